@@ -1,0 +1,5 @@
+"""``python -m gdlcheck``."""
+
+from gdlcheck.cli import main
+
+main()

@@ -1,0 +1,147 @@
+"""A whitelisting parser for the expression strings of spec and matrix files.
+
+The language: numbers (``0.5``, ``1/3``, ``1e-3``), symbols (identifiers), ``+ - * / **``,
+unary minus, parentheses, and the functions ``sqrt exp log sin cos tanh Abs``.  The text
+is parsed with :mod:`ast` and every node is checked against that list before anything is
+built; sympy objects are then built node by node.  Nothing is ever evaluated as Python:
+no ``eval``, no ``sympify`` on user text.
+
+Decimal literals become exact rationals (``0.1`` is ``1/10``), so exact comparison of
+given numbers means what it says.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+
+from gdlcheck.errors import ExprError
+from gdlcheck.limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH, MAX_POW_DIGITS
+
+FUNCTIONS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "Abs")
+_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+_UNARY = (ast.USub, ast.UAdd)
+
+
+def parse_expr(text: str):
+    """Parse one expression string into a sympy expression.
+
+    Raises :class:`ExprError` naming what is not allowed.  Results that are not finite
+    (``1/0``, ``log(0)``) are errors too.
+    """
+    import sympy
+
+    if not isinstance(text, str):
+        raise ExprError(f"expected an expression string, got {type(text).__name__}")
+    if len(text) > MAX_EXPR_CHARS:
+        raise ExprError(f"expression of {len(text)} characters exceeds the limit of {MAX_EXPR_CHARS}")
+    if not text.strip():
+        raise ExprError("empty expression")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        raise ExprError(f"cannot parse expression {text!r}") from None
+    _check(tree.body, text, 0)
+    value = _build(tree.body, sympy)
+    if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        raise ExprError(f"expression {text!r} is not finite")
+    return value
+
+
+def _check(node: ast.AST, text: str, depth: int) -> None:
+    if depth > MAX_EXPR_DEPTH:
+        raise ExprError(f"expression {_short(text)!r} is nested deeper than {MAX_EXPR_DEPTH}")
+    if isinstance(node, ast.BinOp):
+        if not isinstance(node.op, _BINOPS):
+            raise ExprError(f"operator {type(node.op).__name__} is not allowed in {_short(text)!r}; use + - * / **")
+        _check(node.left, text, depth + 1)
+        _check(node.right, text, depth + 1)
+    elif isinstance(node, ast.UnaryOp):
+        if not isinstance(node.op, _UNARY):
+            raise ExprError(f"operator {type(node.op).__name__} is not allowed in {_short(text)!r}")
+        _check(node.operand, text, depth + 1)
+    elif isinstance(node, ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            raise ExprError(f"only numbers, symbols and + - * / ** are allowed, not {node.value!r}")
+    elif isinstance(node, ast.Name):
+        if node.id.startswith("_"):
+            raise ExprError(f"symbol {node.id!r} is not allowed: names may not start with '_'")
+        if node.id in FUNCTIONS:
+            raise ExprError(f"{node.id!r} is a function: write {node.id}(x)")
+    elif isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
+            shown = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
+            raise ExprError(
+                f"call of {shown!r} is not allowed in {_short(text)!r}; the functions are {' '.join(FUNCTIONS)}"
+            )
+        if node.keywords or len(node.args) != 1:
+            raise ExprError(f"{node.func.id} takes exactly one argument")
+        _check(node.args[0], text, depth + 1)
+    else:
+        raise ExprError(f"{type(node).__name__} is not allowed in {_short(text)!r}; only numbers, symbols, "
+                        "+ - * / **, parentheses and the functions " + " ".join(FUNCTIONS))
+
+
+def _build(node: ast.AST, sympy):
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, int):
+            return sympy.Integer(node.value)
+        if not math.isfinite(node.value):
+            raise ExprError(f"number {node.value!r} is not finite")
+        return sympy.Rational(repr(node.value))
+    if isinstance(node, ast.Name):
+        return symbol(node.id)
+    if isinstance(node, ast.UnaryOp):
+        value = _build(node.operand, sympy)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.Call):
+        arg = _build(node.args[0], sympy)
+        return getattr(sympy, node.func.id)(arg)
+    left = _build(node.left, sympy)
+    right = _build(node.right, sympy)
+    op = node.op
+    if isinstance(op, ast.Add):
+        return left + right
+    if isinstance(op, ast.Sub):
+        return left - right
+    if isinstance(op, ast.Mult):
+        return left * right
+    if isinstance(op, ast.Div):
+        return left / right
+    _check_power(left, right)
+    return left**right
+
+
+def _check_power(base, exponent) -> None:
+    """Refuse powers whose exact value would have more than MAX_POW_DIGITS digits."""
+    if not (base.is_number and exponent.is_number):
+        if exponent.is_number and exponent.is_Integer and abs(int(exponent)) > MAX_POW_DIGITS:
+            raise ExprError(f"exponent {exponent} exceeds the limit of {MAX_POW_DIGITS}")
+        return
+    try:
+        if base.is_Rational:
+            p, q = abs(int(base.p)), int(base.q)
+            magnitude = abs((math.log10(p) if p else 0.0) - math.log10(q))
+        else:
+            magnitude = abs(math.log10(max(abs(float(base)), 1e-300)))
+        size = abs(float(exponent)) * magnitude
+    except (TypeError, ValueError, OverflowError):
+        raise ExprError("a power in the expression is too large to compute") from None
+    if size > MAX_POW_DIGITS:
+        raise ExprError(f"a power in the expression would have about {size:.3g} digits, over the limit of {MAX_POW_DIGITS}")
+
+
+_SYMBOLS: dict[str, object] = {}
+
+
+def symbol(name: str):
+    """The sympy symbol for ``name``; all symbols are real, so the same name is the same symbol."""
+    import sympy
+
+    if name not in _SYMBOLS:
+        _SYMBOLS[name] = sympy.Symbol(name, real=True)
+    return _SYMBOLS[name]
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,323 @@
+"""Layers built from spec trees: a registry of kinds, each with a numpy forward pass.
+
+``X`` is ``n x d``: rows are the set elements / nodes / positions that the group permutes.
+A layer may also say it is exactly linear (``linear_form``), which lets verification
+compare weights entry by entry instead of probing with random inputs.
+
+New kinds register with :func:`register`; the spec keys each kind accepts are declared
+there, so unknown keys are rejected with a suggestion before the builder runs.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from gdlcheck.errors import GdlcheckError, SpecError
+from gdlcheck.matrices import is_symbolic, to_array
+from gdlcheck.spec import Spec, check_keys, suggest
+
+# --------------------------------------------------------------------------- the base
+
+
+class Layer:
+    """A layer ``f(X)`` (or ``f(X, A)`` for graph layers).
+
+    Attributes a kind may set:
+
+    * ``kind``: the spec's kind name;
+    * ``uses_graph``: the layer reads an adjacency ``A`` that is permuted with the features
+      (``graph: input``), so the law is ``f(PX, P A P^T) = P f(X, A)``;
+    * ``invariant``: the output has no point axis (pooling);
+    * ``depends_on``: what the aggregation matrix G of ``Y = G(X, A) V(X)`` depends on.
+    """
+
+    kind = "layer"
+    uses_graph = False
+    invariant = False
+    depends_on = "constant"
+
+    def forward(self, X: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
+        raise NotImplementedError
+
+    def linear_form(self):
+        """``(W, b)`` when ``f(X) = W X + b`` exactly (W is n x n, b None, scalar or length n)."""
+        return None
+
+    def graph(self) -> np.ndarray | None:
+        """The adjacency this layer (or a sublayer) reads, if any."""
+        return None
+
+    def symbols(self) -> set:
+        return set()
+
+    def subs(self, values: dict) -> "Layer":
+        """A numeric copy with the symbols replaced by ``values``."""
+        return self
+
+
+def numeric(a, values: dict):
+    """Substitute ``values`` into a symbolic array (or scalar) and return floats."""
+    if isinstance(a, np.ndarray) and a.dtype == object:
+        import sympy
+
+        syms = sorted(set().union(*(e.free_symbols for e in a.flat if hasattr(e, "free_symbols"))), key=str)
+        if not syms:
+            return a.astype(np.float64)
+        f = sympy.lambdify(syms, sympy.Matrix(a.reshape(a.shape[0], -1)) if a.ndim else a, modules="numpy")
+        out = np.asarray(f(*[values[s] for s in syms]), dtype=np.float64)
+        return out.reshape(a.shape)
+    if hasattr(a, "free_symbols"):
+        return float(a.subs(values))
+    return a
+
+
+def free_symbols(*arrays) -> set:
+    out: set = set()
+    for a in arrays:
+        if isinstance(a, np.ndarray) and a.dtype == object:
+            for e in a.flat:
+                out |= getattr(e, "free_symbols", set())
+        elif hasattr(a, "free_symbols"):
+            out |= a.free_symbols
+    return out
+
+
+# --------------------------------------------------------------------------- building
+
+
+@dataclass
+class BuildContext:
+    """What a builder needs besides its own keys: the spec, the size, the channels, the seed."""
+
+    spec: Spec | None
+    n: int | None
+    channels: int = 1
+    seed: int = 0
+    path: str = "-"
+    graph: np.ndarray | None = field(default=None, repr=False)
+
+    def error(self, what: str, where: str) -> SpecError:
+        if self.spec is not None:
+            return self.spec.error(what, where)
+        return SpecError(what, file=self.path, where=where)
+
+    def need_n(self, where: str) -> int:
+        if self.n is None:
+            raise self.error("the number of points n is not known: give symmetry: {group: ..., n: N} or -n N", where)
+        return self.n
+
+    def value(self, raw, where: str, ndim: int | None = 2, shape: tuple | None = None) -> np.ndarray:
+        """A weight: a literal, ``{file: w.npy}`` (relative to the spec) or ``{random: [rows, cols]}``."""
+        if isinstance(raw, dict):
+            check_keys(raw, ("file", "random"), where, self.spec)
+            if len(raw) != 1:
+                raise self.error("a weight is a literal, {file: PATH} or {random: [rows, cols]}", where)
+            if "file" in raw:
+                a = self._from_file(raw["file"], f"{where}.file")
+            else:
+                a = self._random(raw["random"], f"{where}.random")
+        else:
+            try:
+                a = to_array(raw, where, ndim=ndim)
+            except GdlcheckError as err:
+                raise err.located(file=self.path) from None
+        if ndim is not None and a.ndim != ndim:
+            raise self.error(f"expected a {ndim}-D array, got shape {list(a.shape)}", where)
+        if shape is not None and tuple(a.shape) != tuple(shape):
+            raise self.error(f"has shape {' x '.join(map(str, a.shape))}, expected {' x '.join(map(str, shape))}", where)
+        return a
+
+    def _from_file(self, name, where: str) -> np.ndarray:
+        import os
+
+        from gdlcheck.matrices import load_matrix
+
+        if not isinstance(name, str) or not name:
+            raise self.error("file must be a path", where)
+        folder = self.spec.folder if self.spec is not None else os.getcwd()
+        full = os.path.join(folder, name)
+        try:
+            return load_matrix(full, what="weight")
+        except GdlcheckError as err:
+            raise self.error(str(err.what) + f" ({name})", where) from None
+
+    def _random(self, dims, where: str) -> np.ndarray:
+        if isinstance(dims, int) and not isinstance(dims, bool):
+            dims = [dims]
+        if not isinstance(dims, list) or not dims or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0
+                                                              for d in dims):
+            raise self.error("random takes a list of positive sizes, e.g. {random: [4, 4]}", where)
+        from gdlcheck.limits import MAX_MATRIX_ENTRIES
+
+        if int(np.prod(dims)) > MAX_MATRIX_ENTRIES:
+            raise self.error(f"{int(np.prod(dims))} random entries exceed the limit of {MAX_MATRIX_ENTRIES}", where)
+        return self.rng(where).standard_normal(dims) / np.sqrt(dims[0])
+
+    def rng(self, where: str) -> np.random.Generator:
+        """A generator seeded by the spec's seed and the key path, so weights do not depend on order."""
+        return np.random.default_rng([self.seed, zlib.crc32(where.encode())])
+
+    def scalar(self, raw, where: str):
+        if isinstance(raw, (list, dict)):
+            raise self.error("expected a number or an expression", where)
+        return to_array(raw, where, ndim=0)[()]
+
+
+Builder = Callable[[dict, BuildContext, str], Layer]
+KINDS: dict[str, tuple[Builder, tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def register(name: str, keys: tuple[str, ...] = (), required: tuple[str, ...] = ()):
+    """Register a layer kind: ``keys`` are the spec keys it accepts besides ``kind`` and ``name``."""
+
+    def decorate(builder: Builder) -> Builder:
+        KINDS[name] = (builder, tuple(keys), tuple(required))
+        return builder
+
+    return decorate
+
+
+def build_layer(raw, ctx: BuildContext, where: str = "layer") -> Layer:
+    """Build the layer tree ``raw`` (a mapping with ``kind``, or a list = sequential)."""
+    _load_kinds()
+    if isinstance(raw, list):
+        raw = {"kind": "sequential", "layers": raw}
+    if not isinstance(raw, dict):
+        raise ctx.error("a layer is a mapping with a 'kind' key, or a list of layers", where)
+    kind = raw.get("kind")
+    if kind is None:
+        raise ctx.error("missing key 'kind'", where)
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ctx.error(f"unknown layer kind {kind!r}{suggest(kind, KINDS)}; known: {', '.join(sorted(KINDS))}",
+                        f"{where}.kind")
+    builder, keys, required = KINDS[kind]
+    check_keys(raw, ("kind", "name") + keys, where, ctx.spec)
+    for key in required:
+        if key not in raw:
+            raise ctx.error(f"layer kind {kind!r} needs key {key!r}", where)
+    return builder(raw, ctx, where)
+
+
+def _load_kinds() -> None:
+    """Import the modules that register further kinds (kept out of the import of this one)."""
+    import importlib
+
+    for module in EXTRA_KIND_MODULES:
+        importlib.import_module(module)
+
+
+# Modules that register more kinds when imported.
+EXTRA_KIND_MODULES: list[str] = []
+
+
+# --------------------------------------------------------------------------- linear kinds
+
+
+@dataclass
+class Linear(Layer):
+    """``Y = W X + b``."""
+
+    W: np.ndarray
+    b: object = None
+    kind: str = "linear"
+
+    def forward(self, X, A=None):
+        Y = self.W @ X
+        if self.b is not None:
+            b = np.asarray(self.b, dtype=np.float64)
+            Y = Y + (b[:, None] if b.ndim == 1 else b)
+        return Y
+
+    def linear_form(self):
+        return self.W, self.b
+
+    def symbols(self):
+        return free_symbols(self.W, self.b if self.b is not None else None)
+
+    def subs(self, values):
+        b = None if self.b is None else numeric(self.b if isinstance(self.b, np.ndarray) else self.b, values)
+        return type(self)(numeric(self.W, values), b, self.kind)
+
+
+def _bias(raw: dict, ctx: BuildContext, where: str, n: int):
+    if raw.get("bias") is None:
+        return None
+    value = raw["bias"]
+    if isinstance(value, (list, dict)):
+        b = ctx.value(value, f"{where}.bias", ndim=1)
+        if b.shape[0] != n:
+            raise ctx.error(f"bias has {b.shape[0]} entries, expected n = {n} (or one scalar)", f"{where}.bias")
+        return b
+    return ctx.scalar(value, f"{where}.bias")
+
+
+@register("linear", keys=("weight", "bias"), required=("weight",))
+def _build_linear(raw, ctx, where):
+    W = ctx.value(raw["weight"], f"{where}.weight")
+    if W.shape[0] != W.shape[1]:
+        raise ctx.error(f"weight is {W.shape[0]} x {W.shape[1]}, expected a square n x n matrix", f"{where}.weight")
+    if ctx.n is not None and W.shape[0] != ctx.n:
+        raise ctx.error(f"weight is {W.shape[0]} x {W.shape[0]} but the group acts on n = {ctx.n} points",
+                        f"{where}.weight")
+    return Linear(W, _bias(raw, ctx, where, W.shape[0]))
+
+
+def circulant(kernel: np.ndarray, n: int) -> np.ndarray:
+    """``W[i, j] = kernel[(i - j) mod n]``, zero past the kernel's length."""
+    theta = np.zeros(n, dtype=kernel.dtype)
+    if kernel.dtype == object:
+        theta[:] = 0
+    theta[: len(kernel)] = kernel
+    idx = (np.arange(n)[:, None] - np.arange(n)[None, :]) % n
+    return theta[idx]
+
+
+@dataclass
+class Conv(Linear):
+    kind: str = "conv"
+    depends_on = "offset"
+
+
+@register("conv", keys=("kernel", "bias", "shape"), required=("kernel",))
+def _build_conv(raw, ctx, where):
+    n = ctx.need_n(where)
+    kernel = ctx.value(raw["kernel"], f"{where}.kernel", ndim=None)
+    if kernel.ndim != 1:
+        raise ctx.error("a 1-D kernel is a list of numbers or expressions", f"{where}.kernel")
+    if len(kernel) > n:
+        raise ctx.error(f"kernel has {len(kernel)} entries, more than n = {n}", f"{where}.kernel")
+    if "shape" in raw:
+        raise ctx.error("2-D kernels with 'shape' are not supported yet", f"{where}.shape")
+    return Conv(circulant(kernel, n), _bias(raw, ctx, where, n))
+
+
+@dataclass
+class DeepSets(Linear):
+    kind: str = "deepsets"
+
+
+@register("deepsets", keys=("alpha", "beta", "lambda", "gamma"))
+def _build_deepsets(raw, ctx, where):
+    n = ctx.need_n(where)
+    if "lambda" in raw or "gamma" in raw:
+        raise ctx.error("channel matrices lambda/gamma are not supported yet; give alpha and beta", where)
+    for key in ("alpha", "beta"):
+        if key not in raw:
+            raise ctx.error(f"layer kind 'deepsets' needs key {key!r}", where)
+    alpha = ctx.scalar(raw["alpha"], f"{where}.alpha")
+    beta = ctx.scalar(raw["beta"], f"{where}.beta")
+    if isinstance(alpha, float) and isinstance(beta, float):
+        W = alpha * np.eye(n) + beta * np.ones((n, n))
+    else:
+        W = np.empty((n, n), dtype=object)
+        W[:] = beta
+        for i in range(n):
+            W[i, i] = alpha + beta
+    return DeepSets(W)
+
+
+__all__ = ["Layer", "BuildContext", "build_layer", "register", "KINDS", "circulant", "is_symbolic"]

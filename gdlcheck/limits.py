@@ -1,0 +1,13 @@
+"""Size budgets. A request past one is refused at once with a message that states it."""
+
+MAX_POINTS = 1_000_000          # n, the number of points of a group
+MAX_FILE_BYTES = 256 * 2**20     # a matrix or spec file
+MAX_MATRIX_ENTRIES = 64 * 2**20  # entries of one matrix (8192^2 is 2^26)
+MAX_SYMBOLIC_ENTRIES = 64 * 64 * 16  # symbolic matrices are compared entry by entry in Python
+MAX_EXPR_CHARS = 2000            # one expression string
+MAX_EXPR_DEPTH = 50              # nesting of one expression
+MAX_POW_DIGITS = 10_000          # digits of a number an expression may build with **
+MAX_CELLS = 64 * 2**20           # index tuples n^(k+l) a derivation may label (int32: 256 MiB)
+MAX_YAML_DEPTH = 64              # nesting of a spec document
+MAX_YAML_NODES = 2_000_000       # nodes of a spec document, aliases expanded
+SYMBOLIC_SECONDS = 5.0           # time budget for sympy simplification in one check

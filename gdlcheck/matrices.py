@@ -1,0 +1,249 @@
+"""Matrices from files and from spec values.
+
+A matrix is a numpy array: ``float64`` when every entry is a number, else ``object`` holding
+sympy expressions (numbers among them become exact sympy numbers).  Entries are numbers or
+expression strings (see :mod:`gdlcheck.expr`); NaN and infinities are input errors.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+
+import numpy as np
+
+from gdlcheck.errors import GdlcheckError, SpecError
+from gdlcheck.limits import MAX_FILE_BYTES, MAX_MATRIX_ENTRIES
+
+MATRIX_SUFFIXES = (".npy", ".csv", ".tsv", ".txt", ".json")
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+def is_symbolic(a: np.ndarray) -> bool:
+    return a.dtype == object
+
+
+def entry_value(value, where: str | None = None):
+    """One entry: a float for a number, a sympy expression for a symbolic string."""
+    from gdlcheck.expr import parse_expr
+
+    if isinstance(value, bool) or value is None:
+        raise SpecError(f"entry {value!r} is not a number or an expression", where=where)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        x = float(value)
+        if not math.isfinite(x):
+            raise SpecError(f"entry {value!r} is not finite", where=where)
+        return x
+    if isinstance(value, str):
+        try:
+            x = float(value)
+        except ValueError:
+            pass
+        else:
+            if not math.isfinite(x):
+                raise SpecError(f"entry {value!r} is not finite", where=where)
+            return x
+        try:
+            expr = parse_expr(value)
+        except GdlcheckError as err:
+            raise err.located(prefix=where) from None
+        if expr.free_symbols:
+            return expr
+        x = float(expr)
+        if not math.isfinite(x):
+            raise SpecError(f"entry {value!r} is not finite in float64", where=where)
+        return x
+    raise SpecError(f"entry of type {type(value).__name__} is not a number or an expression", where=where)
+
+
+def to_array(data, where: str = "", ndim: int | None = 2) -> np.ndarray:
+    """A nested list (or scalar) of numbers and expression strings as an array.
+
+    ``ndim`` is the expected number of dimensions (None: any).  Ragged rows are reported as
+    ``row 2 has 3 entries, expected 4``.
+    """
+    shape = _shape_of(data, where)
+    if ndim is not None and len(shape) != ndim:
+        kinds = {0: "a scalar", 1: "a list", 2: "a matrix (a list of rows)"}
+        raise SpecError(f"expected {kinds.get(ndim, f'{ndim} nested lists')}, got {kinds.get(len(shape), f'{len(shape)} nested lists')}",
+                        where=where or None)
+    if math.prod(shape) > MAX_MATRIX_ENTRIES:
+        raise SpecError(f"{math.prod(shape)} entries exceed the limit of {MAX_MATRIX_ENTRIES}", where=where or None)
+    flat = list(_flatten(data))
+    values = [entry_value(v, _entry_where(where, shape, k)) for k, v in enumerate(flat)]
+    if any(not isinstance(v, float) for v in values):
+        import sympy
+
+        values = [v if not isinstance(v, float) else _exact_number(v, flat[k], sympy) for k, v in enumerate(values)]
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out.reshape(shape)
+    return np.asarray(values, dtype=np.float64).reshape(shape)
+
+
+def _exact_number(x: float, original, sympy):
+    """A number beside symbols becomes exact: ints stay ints, decimals their shortest repr."""
+    if isinstance(original, str):
+        from gdlcheck.expr import parse_expr
+
+        return parse_expr(original)
+    if float(x).is_integer():
+        return sympy.Integer(int(x))
+    return sympy.Rational(repr(float(x)))
+
+
+def _entry_where(where: str, shape, k: int) -> str:
+    if not shape:
+        return where
+    idx = np.unravel_index(k, shape)
+    return f"{where}[{']['.join(map(str, idx))}]" if where else f"entry [{', '.join(map(str, idx))}]"
+
+
+def _shape_of(data, where: str) -> tuple[int, ...]:
+    if not isinstance(data, (list, tuple)):
+        return ()
+    if len(data) == 0:
+        raise SpecError("empty list", where=where or None)
+    shapes = [_shape_of(row, where) for row in data]
+    first = shapes[0]
+    for i, s in enumerate(shapes):
+        if s != first:
+            what = f"row {i} has {s[0]} entries, expected {first[0]}" if len(s) == 1 and len(first) == 1 \
+                else f"row {i} has shape {list(s)}, expected {list(first)}"
+            raise SpecError(what, where=where or None)
+    return (len(data),) + first
+
+
+def _flatten(data):
+    if isinstance(data, (list, tuple)):
+        for row in data:
+            yield from _flatten(row)
+    else:
+        yield data
+
+
+def check_finite(a: np.ndarray, where: str | None = None) -> np.ndarray:
+    if a.dtype != object and not np.all(np.isfinite(a)):
+        bad = np.argwhere(~np.isfinite(a))[0]
+        raise SpecError(f"entry [{', '.join(map(str, bad))}] is {a[tuple(bad)]}, not a finite number", where=where)
+    return a
+
+
+# --------------------------------------------------------------------------- files
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of ``path`` (``-`` is standard input), refusing files over the size limit."""
+    import sys
+
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    else:
+        try:
+            size = os.path.getsize(path)
+        except OSError as err:
+            raise SpecError(f"cannot read: {err.strerror.lower()}", file=path) from None
+        if os.path.isdir(path):
+            raise SpecError("is a folder, not a file", file=path)
+        if size > MAX_FILE_BYTES:
+            raise SpecError(f"file of {size} bytes exceeds the limit of {MAX_FILE_BYTES}", file=path)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_FILE_BYTES + 1)
+        except OSError as err:
+            raise SpecError(f"cannot read: {err.strerror.lower()}", file=path) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise SpecError(f"input exceeds the limit of {MAX_FILE_BYTES} bytes", file=path)
+    return data
+
+
+def _decode(data: bytes, path: str) -> str:
+    if b"\x00" in data:
+        raise SpecError("binary data where text was expected", file=path)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SpecError("not UTF-8 text", file=path) from None
+
+
+def load_matrix(path: str, data: bytes | None = None, what: str = "matrix") -> np.ndarray:
+    """Load a 2-D matrix from ``.npy``, ``.csv``, ``.tsv``, ``.txt`` or ``.json``.
+
+    ``data`` may hold the file's bytes already (standard input); its format is then told
+    apart by content.
+    """
+    suffix = os.path.splitext(path)[1].lower() if path != "-" else ""
+    if data is None:
+        data = read_bytes(path)
+    try:
+        if suffix == ".npy" or data[:6] == b"\x93NUMPY":
+            a = _load_npy(data, path)
+        else:
+            text = _decode(data, path)
+            if suffix == ".json" or (not suffix and text.lstrip().startswith("[")):
+                a = _load_json(text, path)
+            else:
+                delimiter = {".csv": ",", ".tsv": "\t"}.get(suffix)
+                a = parse_table(text, delimiter)
+    except GdlcheckError as err:
+        raise err.located(file=path) from None
+    if a.ndim != 2:
+        raise SpecError(f"a {what} must be 2-D, got {a.ndim}-D", file=path)
+    return a
+
+
+def _load_npy(data: bytes, path: str) -> np.ndarray:
+    try:
+        a = np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as err:
+        raise SpecError(f"not a readable .npy file ({err})") from None
+    if a.dtype.kind not in "biuf":
+        raise SpecError(f".npy array of dtype {a.dtype} is not real numbers")
+    if a.size > MAX_MATRIX_ENTRIES:
+        raise SpecError(f"{a.size} entries exceed the limit of {MAX_MATRIX_ENTRIES}")
+    return check_finite(a.astype(np.float64, copy=False))
+
+
+def _load_json(text: str, path: str) -> np.ndarray:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as err:
+        raise SpecError(f"invalid JSON: {err}") from None
+    if not isinstance(data, list):
+        raise SpecError("a JSON matrix must be a list of rows")
+    return to_array(data, "")
+
+
+def parse_table(text: str, delimiter: str | None = None) -> np.ndarray:
+    """CSV, TSV or whitespace-separated rows; ``#`` starts a comment line.
+
+    With ``delimiter`` None the first data line decides: a comma, else a tab, else white space.
+    """
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise SpecError("no matrix rows (the input is empty)")
+    if delimiter is None:
+        delimiter = "," if "," in lines[0] else ("\t" if "\t" in lines[0] else None)
+    rows = [[c.strip() for c in (ln.split(delimiter) if delimiter else ln.split())] for ln in lines]
+    width = len(rows[0])
+    for i, r in enumerate(rows):
+        if len(r) != width:
+            raise SpecError(f"row {i} has {len(r)} entries, expected {width}")
+        if delimiter and any(c == "" for c in r):
+            raise SpecError(f"row {i} has an empty entry")
+    if len(rows) * width > MAX_MATRIX_ENTRIES:
+        raise SpecError(f"{len(rows) * width} entries exceed the limit of {MAX_MATRIX_ENTRIES}")
+    try:
+        a = np.array(rows, dtype=np.float64)
+    except ValueError:
+        return to_array(rows, "")
+    return check_finite(a)
+
+
+def check_square(a: np.ndarray, file: str | None = None, where: str | None = None) -> np.ndarray:
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise SpecError(f"matrix is {' x '.join(map(str, a.shape))}, expected a square n x n matrix",
+                        file=file, where=where)
+    return a

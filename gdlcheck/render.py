@@ -1,0 +1,186 @@
+"""Rich renderables for people.  Nothing here prints or creates a Console.
+
+User text (paths, names, expressions) goes in as ``Text``, never as markup.  Verdicts are
+words (PASS / FAIL / INCONCLUSIVE), not colour alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from rich import box
+from rich.console import Group as RGroup
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from gdlcheck.groups import CATALOGUE, PermGroup
+
+# A cycle of distinguishable styles for parameters in a sharing pattern.
+_PALETTE = ["red", "green", "blue", "magenta", "cyan", "yellow", "bright_red", "bright_green", "bright_blue",
+            "bright_magenta", "bright_cyan", "orange3", "purple", "dark_green", "deep_pink3", "gold3"]
+MAX_SHOWN = 12  # rows and columns of a matrix shown before an ellipsis
+
+VERDICT_WORDS = {
+    "holds": ("PASS", "bold green", "holds exactly"),
+    "holds_within_tolerance": ("PASS", "bold green", "holds within tolerance (not exactly)"),
+    "holds_numerically": ("PASS", "bold green", "holds on every numeric trial"),
+    "fails": ("FAIL", "bold red", "does not hold"),
+    "inconclusive": ("INCONCLUSIVE", "bold yellow", "could not be decided exactly"),
+    "error": ("ERROR", "bold red", "input error"),
+}
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.3g}"
+
+
+def group_line(group: PermGroup) -> Text:
+    size = "x".join(map(str, group.shape)) if group.shape else f"n={group.n}"
+    return Text(f"{group.name} ({size}), order {group.order}, {len(group.gens)} generator(s)")
+
+
+def render_verify(result) -> RGroup:
+    word, style, meaning = VERDICT_WORDS[result.verdict]
+    title = Text.assemble((word, style), "  ", (result.input, "bold"),
+                          (f"  [{result.name}]" if result.name else "", "dim"))
+    head = Table.grid(padding=(0, 2))
+    head.add_row("layer", Text(result.kind))
+    head.add_row("group", group_line(result.group))
+    head.add_row("expect", Text(result.expect))
+    head.add_row("verdict", Text.assemble((word, style), f": the layer is {result.expect} -- {meaning}"
+                                          if result.passed else f": {meaning}"))
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    table.add_column("generator", no_wrap=True)
+    table.add_column("method")
+    table.add_column("max abs error", justify="right")
+    table.add_column("relative", justify="right")
+    table.add_column("result")
+    for c in result.checks:
+        res = "PASS" if c.passed else ("FAIL" if c.passed is False else "UNDECIDED")
+        if c.passed and c.exact is True:
+            res = "PASS (exact)"
+        elif c.passed and c.exact is False:
+            res = "PASS (within tol)"
+        method = c.method + (f" x{c.trials}" if c.trials else "")
+        table.add_row(Text(c.generator), method, _fmt(c.max_abs_error), _fmt(c.relative_error),
+                      Text(res, style="green" if c.passed else ("red" if c.passed is False else "yellow")))
+    parts: list = [head, table]
+    for c in result.failing[:3]:
+        parts.append(Text(f"counterexample for {c.generator} ({c.method}): {counterexample_text(c)}", style="red"))
+    if result.constraints:
+        parts.append(Text("would hold if: " + "; ".join(result.constraints), style="yellow"))
+    for note in result.notes:
+        parts.append(Text(note, style="dim"))
+    return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))
+
+
+def counterexample_text(check) -> str:
+    c = check.counterexample or {}
+    if "text" in c:
+        return c["text"]
+    if "trial" in c:
+        return (f"trial {c['trial']} (seed {c['seed']}): output entry {c.get('entry')} is {c.get('got')!r}, "
+                f"expected {c.get('expected')!r}")
+    return str(c)
+
+
+def render_summary(results, errors: int) -> Table:
+    table = Table(title="summary", box=box.SIMPLE_HEAD)
+    table.add_column("input")
+    table.add_column("layer")
+    table.add_column("group")
+    table.add_column("verdict")
+    for r in results:
+        word, style, _ = VERDICT_WORDS[r.verdict]
+        table.add_row(Text(r.input), Text(r.kind), group_line(r.group), Text(word, style=style))
+    if errors:
+        table.caption = f"{errors} input(s) could not be read (see standard error)"
+    return table
+
+
+class PatternView:
+    """The matrix of parameter names, each parameter in its own colour.
+
+    Rows and columns past what fits (at most MAX_SHOWN) are elided with an ellipsis in the
+    middle, so the corners of the pattern stay visible.
+    """
+
+    def __init__(self, names: list[str], pattern: np.ndarray):
+        self.names = names
+        self.pattern = pattern
+
+    def __rich_console__(self, console, options):
+        n_rows, n_cols = self.pattern.shape
+        cell = max(len(x) for x in self.names) + 1
+        fits = max(3, (options.max_width - 2) // cell - 1)
+        rows = _shown(n_rows, MAX_SHOWN)
+        cols = _shown(n_cols, min(MAX_SHOWN, fits))
+        table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 1, 0, 0))
+        for _ in cols:
+            table.add_column(justify="center", no_wrap=True, min_width=cell - 1)
+        for i in rows:
+            cells = []
+            for j in cols:
+                if i is None or j is None:
+                    cells.append(Text("..." if (i is None) != (j is None) else "", style="dim"))
+                    continue
+                k = int(self.pattern[i, j])
+                cells.append(Text(self.names[k], style=_PALETTE[k % len(_PALETTE)]))
+            table.add_row(*cells)
+        yield table
+
+
+def _shown(size: int, limit: int) -> list:
+    if size <= limit:
+        return list(range(size))
+    half = max(1, (limit - 1) // 2)
+    return list(range(half)) + [None] + list(range(size - half, size))
+
+
+def render_derive(d, explain_lines: list[str] | None = None) -> RGroup:
+    g = d.group
+    head = Table.grid(padding=(0, 2))
+    head.add_row("group", group_line(g))
+    head.add_row("orders", Text(f"{d.in_order} -> {d.out_order}"))
+    head.add_row("form", Text(f"{d.form}: {d.formula}"))
+    head.add_row("dimension", Text(str(d.dimension)))
+    head.add_row("parameters", Text(f"{d.unconstrained_parameters} -> {d.free_parameters}"
+                                    + (f"  ({d.dimension} x {d.channels_in} x {d.channels_out})"
+                                       if (d.channels_in, d.channels_out) != (1, 1) else "")))
+    shown = d.parameters if len(d.parameters) <= 16 else d.parameters[:8] + ["..."] + d.parameters[-4:]
+    head.add_row("names", Text(", ".join(shown)))
+    parts: list = [head]
+    if (d.in_order, d.out_order) == (1, 1):
+        parts.append(PatternView(d.entries or d.parameters, d.pattern))
+    if explain_lines:
+        parts.append(Text("derivation", style="bold"))
+        parts.extend(Text(line) for line in explain_lines)
+    return RGroup(Panel(RGroup(*parts), title=Text("derive", style="bold"), title_align="left", box=box.ROUNDED))
+
+
+def render_catalogue() -> Table:
+    table = Table(title="groups", box=box.SIMPLE_HEAD)
+    table.add_column("name")
+    table.add_column("needs")
+    table.add_column("generators")
+    table.add_column("order")
+    aliases = {"cyclic": "shift", "symmetric": "permutation", "translations": "torus"}
+    for name, (needs, gens, order) in CATALOGUE.items():
+        label = name + (f" ({aliases[name]})" if name in aliases else "")
+        table.add_row(label, needs, gens, order)
+    return table
+
+
+def render_group(group: PermGroup) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_row("name", Text(group.name))
+    table.add_row("n", Text(str(group.n)))
+    if group.shape:
+        table.add_row("shape", Text("x".join(map(str, group.shape))))
+    table.add_row("order", Text(str(group.order)))
+    table.add_row("transitive", Text("yes" if group.is_transitive else "no"))
+    gens = group.generator_strings
+    table.add_row("generators", Text("\n".join(gens) if gens else "(none)"))
+    return table

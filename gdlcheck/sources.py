@@ -1,0 +1,162 @@
+"""From an INPUT argument and the group options to a layer, a group and what to expect.
+
+An input is a spec file (``.yaml``/``.yml``), a matrix file (``.npy .csv .tsv .txt .json``),
+or ``-`` for standard input, told apart by content.  The group comes from the command line,
+else from the spec's ``symmetry``; ``n`` is taken from the input where it can be.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from gdlcheck.errors import GdlcheckError, GroupError, SpecError
+from gdlcheck.groups import PermGroup, build_group
+from gdlcheck.layers import BuildContext, Layer, Linear, build_layer
+from gdlcheck.matrices import SPEC_SUFFIXES, _decode, check_square, load_matrix, read_bytes
+from gdlcheck.spec import Spec, is_spec_text, load_spec
+
+
+@dataclass
+class GroupOptions:
+    """The group as the command line gives it (all optional)."""
+
+    name: str | None = None
+    n: int | None = None
+    shape: str | None = None
+    generators: tuple[str, ...] = ()
+    graph: str | None = None
+
+    @property
+    def given(self) -> bool:
+        return self.name is not None
+
+    def build(self, n_default: int | None = None) -> PermGroup:
+        graph = load_graph(self.graph) if self.graph else None
+        name = self.name
+        if name is None and self.generators:
+            name = "generators"
+        if name is None and graph is not None:
+            name = "automorphisms"
+        if name is None:
+            raise GroupError("no group: give --group NAME")
+        n = self.n if self.n is not None else (n_default if not self.shape and graph is None else None)
+        return build_group(name, n=n, shape=self.shape, generators=list(self.generators) or None, graph=graph)
+
+
+def load_graph(path: str) -> np.ndarray:
+    A = load_matrix(path, what="graph")
+    if A.dtype == object:
+        raise SpecError("a graph's adjacency matrix must hold numbers", file=path)
+    return check_square(A, file=path)
+
+
+@dataclass
+class Job:
+    """One input, ready to verify."""
+
+    input: str
+    layer: Layer
+    group: PermGroup
+    expect: str = "equivariant"
+    channels: int = 1
+    kind: str = "matrix"
+    name: str | None = None
+    seed: int | None = None
+    spec: Spec | None = None
+
+
+def resolve(path: str, options: GroupOptions, stdin_data: bytes | None = None) -> Job:
+    """Read ``path`` and decide the layer and the group.  Raises GdlcheckError with the file set."""
+    try:
+        if path == "-":
+            data = stdin_data if stdin_data is not None else read_bytes("-")
+            text = None
+            if not data.startswith(b"\x93NUMPY"):
+                text = _decode(data, "-")
+            if text is not None and is_spec_text(text):
+                return _from_spec(load_spec("-", text), options)
+            return _from_matrix("-", load_matrix("-", data), options)
+        if os.path.splitext(path)[1].lower() in SPEC_SUFFIXES:
+            return _from_spec(load_spec(path), options)
+        return _from_matrix(path, load_matrix(path), options)
+    except GdlcheckError as err:
+        raise err.located(file=path) from None
+
+
+def _from_matrix(path: str, W: np.ndarray, options: GroupOptions) -> Job:
+    check_square(W, file=path)
+    if not options.given and not options.generators and not options.graph:
+        raise SpecError("a bare matrix carries no symmetry: give --group NAME (e.g. --group cyclic)", file=path)
+    group = options.build(n_default=W.shape[0])
+    if group.n != W.shape[0]:
+        raise SpecError(f"matrix is {W.shape[0]} x {W.shape[0]} but the group acts on n = {group.n} points", file=path)
+    return Job(input=path, layer=Linear(W), group=group)
+
+
+def _spec_group_options(spec: Spec, layer_graph: np.ndarray | None) -> tuple[dict, np.ndarray | None]:
+    sym = dict(spec.symmetry or {})
+    graph = sym.pop("graph", None)
+    if graph is None:
+        return sym, None
+    if isinstance(graph, str) and graph in ("layer", "adjacency-of-layer"):
+        if layer_graph is None:
+            raise spec.error("graph: layer needs a layer with an adjacency matrix", "symmetry.graph")
+        return sym, layer_graph
+    ctx = BuildContext(spec=spec, n=None, path=spec.path)
+    A = ctx.value(graph, "symmetry.graph")
+    if A.dtype == object:
+        raise spec.error("a graph's adjacency matrix must hold numbers", "symmetry.graph")
+    check_square(A, file=spec.path, where="symmetry.graph")
+    return sym, A
+
+
+def _from_spec(spec: Spec, options: GroupOptions) -> Job:
+    sym = spec.symmetry or {}
+    cli_group = options.given or bool(options.generators) or bool(options.graph)
+    if not cli_group and not sym:
+        raise SpecError("no group: the spec has no 'symmetry' and no --group was given", file=spec.path)
+    n_hint = options.n if options.n is not None else sym.get("n")
+    if n_hint is None and not options.shape:
+        if sym.get("shape") is not None:
+            try:
+                from gdlcheck.groups import parse_shape
+
+                n_hint = int(np.prod(parse_shape(sym["shape"])))
+            except GroupError as err:
+                raise spec.error(err.what, "symmetry.shape") from None
+    if n_hint is not None and (isinstance(n_hint, bool) or not isinstance(n_hint, int) or n_hint < 1):
+        raise spec.error(f"n must be a positive integer, got {n_hint!r}", "symmetry.n")
+    channels = spec.channels or 1
+    ctx = BuildContext(spec=spec, n=n_hint, channels=channels, seed=spec.seed, path=spec.path)
+    layer = build_layer(spec.layer, ctx)
+    n_layer = _points_of(layer)
+    if cli_group:
+        group = options.build(n_default=n_hint or n_layer)
+    else:
+        args, graph = _spec_group_options(spec, layer.graph())
+        try:
+            group = build_group(args.get("group"), n=args.get("n", None if graph is not None or args.get("shape")
+                                                            else n_layer),
+                                shape=args.get("shape"), generators=args.get("generators"), graph=graph)
+        except GroupError as err:
+            raise spec.error(err.what, "symmetry") from None
+    if n_layer is not None and n_layer != group.n:
+        raise SpecError(f"the layer acts on {n_layer} points but the group on n = {group.n}", file=spec.path)
+    if n_hint is None and n_layer is None:
+        # the layer needed no size to be built; build it again now that n is known
+        ctx.n = group.n
+        layer = build_layer(spec.layer, ctx)
+    channels = spec.channels or getattr(layer, "in_channels", None) or 1
+    kind = spec.layer.get("kind", "sequential") if isinstance(spec.layer, dict) else "sequential"
+    return Job(input=spec.path, layer=layer, group=group, expect=spec.expect, channels=channels, kind=str(kind),
+               name=spec.name, seed=spec.seed, spec=spec)
+
+
+def _points_of(layer: Layer) -> int | None:
+    form = layer.linear_form()
+    if form is not None:
+        return int(form[0].shape[0])
+    return getattr(layer, "points", None)

@@ -1,0 +1,189 @@
+"""Layer spec files: YAML through the safe loader, checked key by key.
+
+The document is composed into YAML nodes (the safe loader's composer), and turned into
+plain Python values here, so that
+
+* only the standard YAML tags are accepted (a ``!!python/...`` tag is an input error, never
+  a constructor call);
+* nesting depth and the number of nodes, aliases expanded, are bounded (a "billion laughs"
+  document is refused as soon as the budget runs out);
+* every key path remembers its line, for error messages.
+
+This is the only module that imports ``yaml``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from difflib import get_close_matches
+
+from gdlcheck.errors import GdlcheckError, SpecError
+from gdlcheck.limits import MAX_YAML_DEPTH, MAX_YAML_NODES
+
+TOP_KEYS = ("name", "symmetry", "expect", "seed", "channels", "layer", "layers", "description")
+SYMMETRY_KEYS = ("group", "n", "shape", "graph", "generators")
+EXPECT = ("equivariant", "invariant")
+
+_STANDARD_TAGS = {
+    "tag:yaml.org,2002:" + t
+    for t in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp", "binary", "merge")
+}
+
+
+@dataclass
+class Spec:
+    """A parsed spec file. ``layer`` is the raw layer tree, checked when it is built."""
+
+    path: str
+    layer: object
+    name: str | None = None
+    symmetry: dict | None = None
+    expect: str = "equivariant"
+    seed: int = 0
+    channels: int | None = None
+    lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def folder(self) -> str:
+        return os.path.dirname(os.path.abspath(self.path)) if self.path != "-" else os.getcwd()
+
+    def error(self, what: str, where: str) -> SpecError:
+        """A SpecError at ``where`` with the line of that key, when known."""
+        line = self.lines.get(where)
+        return SpecError(what + (f" (line {line})" if line else ""), file=self.path, where=where)
+
+
+def suggest(key: str, allowed) -> str:
+    close = get_close_matches(str(key), list(allowed), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_keys(mapping: dict, allowed, where: str, spec: Spec | None = None) -> None:
+    """Reject keys not in ``allowed``, with a 'did you mean' for near misses."""
+    for key in mapping:
+        if key not in allowed:
+            what = f"unknown key {key!r}{suggest(key, allowed)}; allowed: {', '.join(allowed)}"
+            path = f"{where}.{key}" if where else str(key)
+            if spec is not None:
+                raise spec.error(what, path)
+            raise SpecError(what, where=path)
+
+
+def parse_yaml(text: str, path: str) -> tuple[object, dict[str, int]]:
+    """Safe-load ``text``; returns the value and a map from key paths to 1-based lines."""
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise SpecError(f"invalid YAML: {problem}{where}", file=path) from None
+    except RecursionError:
+        raise SpecError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels", file=path) from None
+    if node is None:
+        raise SpecError("empty spec file", file=path)
+    lines: dict[str, int] = {}
+    budget = [MAX_YAML_NODES]
+    constructor = yaml.SafeLoader("")
+    value = _to_python(node, "", 0, lines, budget, constructor, path)
+    return value, lines
+
+
+def _to_python(node, where, depth, lines, budget, constructor, path):
+    import yaml
+
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise SpecError(f"YAML document expands to more than {MAX_YAML_NODES} nodes (aliases counted)", file=path)
+    if depth > MAX_YAML_DEPTH:
+        raise SpecError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels", file=path, where=where or None)
+    if node.tag not in _STANDARD_TAGS:
+        raise SpecError(f"YAML tag {node.tag!r} is not allowed (line {node.start_mark.line + 1}); "
+                        "only plain YAML data is read", file=path, where=where or None)
+    if where:
+        lines.setdefault(where, node.start_mark.line + 1)
+    if isinstance(node, yaml.ScalarNode):
+        try:
+            return constructor.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, OverflowError) as err:
+            raise SpecError(f"bad YAML value {node.value!r}: {err}", file=path, where=where or None) from None
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_python(item, f"{where}[{i}]", depth + 1, lines, budget, constructor, path)
+                for i, item in enumerate(node.value)]
+    out = {}
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in _STANDARD_TAGS:
+            raise SpecError(f"a mapping key must be a plain word (line {key_node.start_mark.line + 1})",
+                            file=path, where=where or None)
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            raise SpecError(f"YAML merge keys '<<' are not supported (line {key_node.start_mark.line + 1})",
+                            file=path, where=where or None)
+        key = str(key_node.value)
+        child = f"{where}.{key}" if where else key
+        if key in out:
+            raise SpecError(f"key {key!r} appears twice (line {key_node.start_mark.line + 1})", file=path,
+                            where=child)
+        lines.setdefault(child, key_node.start_mark.line + 1)
+        out[key] = _to_python(value_node, child, depth + 1, lines, budget, constructor, path)
+    return out
+
+
+def load_spec(path: str, text: str | None = None) -> Spec:
+    """Read and check the top level of a spec file (the layer tree is checked when built)."""
+    if text is None:
+        from gdlcheck.matrices import _decode, read_bytes
+
+        text = _decode(read_bytes(path), path)
+    value, lines = parse_yaml(text, path)
+    return spec_from_value(value, path, lines)
+
+
+def spec_from_value(value, path: str, lines: dict[str, int] | None = None) -> Spec:
+    if not isinstance(value, dict):
+        raise SpecError("a spec must be a mapping with a 'layer' key", file=path)
+    spec = Spec(path=path, layer=None, lines=lines or {})
+    check_keys(value, TOP_KEYS, "", spec)
+    if "layer" in value and "layers" in value:
+        raise spec.error("give 'layer' or 'layers', not both", "layers")
+    if "layer" not in value and "layers" not in value:
+        raise SpecError("missing key 'layer' (the layer to verify)", file=path)
+    spec.layer = value["layer"] if "layer" in value else {"kind": "sequential", "layers": value["layers"]}
+    if value.get("name") is not None:
+        spec.name = str(value["name"])
+    expect = value.get("expect", "equivariant")
+    if expect not in EXPECT:
+        raise spec.error(f"expect must be one of {', '.join(EXPECT)}, got {expect!r}{suggest(expect, EXPECT)}",
+                         "expect")
+    spec.expect = expect
+    seed = value.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise spec.error(f"seed must be a non-negative integer, got {seed!r}", "seed")
+    spec.seed = seed
+    channels = value.get("channels")
+    if channels is not None and (isinstance(channels, bool) or not isinstance(channels, int) or channels < 1):
+        raise spec.error(f"channels must be a positive integer, got {channels!r}", "channels")
+    spec.channels = channels
+    sym = value.get("symmetry")
+    if sym is not None:
+        if isinstance(sym, str):
+            sym = {"group": sym}
+        if not isinstance(sym, dict):
+            raise spec.error("symmetry must be a mapping like {group: cyclic, n: 8}", "symmetry")
+        check_keys(sym, SYMMETRY_KEYS, "symmetry", spec)
+        if "group" not in sym:
+            raise spec.error("missing key 'group'", "symmetry")
+        spec.symmetry = sym
+    return spec
+
+
+def is_spec_text(text: str) -> bool:
+    """Whether standard input holds a YAML spec rather than a matrix: its first line is a key."""
+    import re
+
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            return line.lstrip().startswith("{") or re.match(r"^\s*[A-Za-z_][\w-]*\s*:(\s|$)", line) is not None
+    return False

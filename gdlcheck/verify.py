@@ -1,0 +1,392 @@
+"""Does a layer commute with a group?  Measured per generator, then judged.
+
+Two ways to look (DESIGN.md section 5):
+
+* **exact**, for layers that say they are linear (``Y = W X + b``): ``W[s[i], s[j]] == W[i, j]``
+  for every generator ``s`` (``W[i, s[j]] == W[i, j]`` for an invariant output) and
+  ``b[s[i]] == b[i]``.  Numbers are compared as given; sympy expressions structurally first,
+  then by simplification under a time budget.
+* **numeric**, for every layer: for each generator and seeded random input ``X``, compare
+  ``f(g.X)`` with ``g.f(X)`` (with ``f(X)`` for an invariant output).
+
+A group is respected exactly when each of its generators is, so only generators are checked.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gdlcheck.groups import PermGroup, act, act_on_both, cycle_string
+from gdlcheck.layers import Layer
+from gdlcheck.limits import SYMBOLIC_SECONDS
+
+TINY = np.finfo(np.float64).tiny
+METHODS = ("auto", "exact", "numeric", "both")
+
+# Verdicts (JSON "verdict"); README documents them.
+HOLDS = "holds"                                   # exact check: holds with no deviation at all
+HOLDS_WITHIN_TOLERANCE = "holds_within_tolerance"  # exact check: deviation within --tol of the largest entry
+HOLDS_NUMERICALLY = "holds_numerically"           # only the numeric check applies, and it holds
+FAILS = "fails"
+INCONCLUSIVE = "inconclusive"
+ERROR = "error"
+
+
+@dataclass
+class Options:
+    method: str = "auto"
+    tol: float = 1e-9
+    trials: int = 8
+    seed: int = 0
+
+
+@dataclass
+class Check:
+    """One generator, one method: what was measured and whether it passed (None: undecided)."""
+
+    generator: str
+    method: str
+    passed: bool | None
+    max_abs_error: float | None = None
+    relative_error: float | None = None
+    counterexample: dict | None = None
+    exact: bool | None = None
+    trials: int | None = None
+    note: str | None = None
+
+    def to_json(self) -> dict:
+        out = {
+            "generator": self.generator,
+            "method": self.method,
+            "passed": self.passed,
+            "max_abs_error": _json_float(self.max_abs_error),
+            "relative_error": _json_float(self.relative_error),
+            "counterexample": self.counterexample,
+        }
+        if self.exact is not None:
+            out["exact"] = self.exact
+        if self.trials is not None:
+            out["trials"] = self.trials
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass
+class VerifyResult:
+    input: str
+    kind: str
+    group: PermGroup
+    expect: str
+    passed: bool
+    verdict: str
+    checks: list[Check]
+    constraints: list[str] = field(default_factory=list)
+    name: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failing(self) -> list[Check]:
+        return [c for c in self.checks if c.passed is False]
+
+    def to_json(self) -> dict:
+        from gdlcheck.report import group_json
+
+        out = {
+            "schema_version": 1,
+            "input": self.input,
+            "kind": self.kind,
+            "group": group_json(self.group),
+            "expect": self.expect,
+            "passed": self.passed,
+            "verdict": self.verdict,
+            "checks": [c.to_json() for c in self.checks],
+            "constraints": self.constraints,
+        }
+        if self.name:
+            out["name"] = self.name
+        if self.notes:
+            out["notes"] = self.notes
+        return out
+
+
+def _json_float(x):
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+# --------------------------------------------------------------------------- exact, linear
+
+
+def exact_checks(W: np.ndarray, b, group: PermGroup, expect: str, tol: float) -> tuple[list[Check], list[str]]:
+    """Compare the weights with their images under each generator.
+
+    Returns the checks and, for symbolic weights that fail, the solved constraints that
+    would make them hold (e.g. ``b = c``).
+    """
+    if W.shape[0] != group.n:
+        from gdlcheck.errors import SpecError
+
+        raise SpecError(f"the layer acts on {W.shape[0]} points but the group on n = {group.n}")
+    symbolic = W.dtype == object or (isinstance(b, np.ndarray) and b.dtype == object) or hasattr(b, "free_symbols")
+    checks, equations = [], []
+    for s in group.gen_arrays():
+        if symbolic:
+            check, eqs = _exact_symbolic(W, b, s, expect)
+            equations.extend(eqs)
+        else:
+            check = _exact_numeric(W, b, s, expect, tol)
+        checks.append(check)
+    constraints = solve_constraints(equations) if equations else []
+    return checks, constraints
+
+
+def _image(W: np.ndarray, s: np.ndarray, expect: str) -> np.ndarray:
+    """``W[s[i], s[j]]`` for equivariance, ``W[i, s[j]]`` for invariance."""
+    return W[:, s] if expect == "invariant" else W[np.ix_(s, s)]
+
+
+def _pair_text(s: np.ndarray, i: int, j: int, expect: str) -> tuple[str, str]:
+    image = f"W[{i}, {s[j]}]" if expect == "invariant" else f"W[{s[i]}, {s[j]}]"
+    return image, f"W[{i}, {j}]"
+
+
+def _exact_numeric(W, b, s, expect, tol) -> Check:
+    gen = cycle_string(tuple(s.tolist()))
+    image = _image(W, s, expect)
+    scale = float(np.max(np.abs(W))) if W.size else 0.0
+    diff = np.abs(image - W)
+    dev = float(diff.max()) if diff.size else 0.0
+    counter = None
+    worst = dev
+    if dev > 0:
+        i, j = np.unravel_index(int(np.argmax(diff > tol * scale) if np.any(diff > tol * scale) else np.argmax(diff)),
+                                W.shape)
+        a, c = _pair_text(s, int(i), int(j), expect)
+        counter = {"entry": [int(i), int(j)], "image_entry": [int(v) for v in _image_index(s, i, j, expect)],
+                   "value": float(W[i, j]), "image_value": float(image[i, j]),
+                   "text": f"{a} = {float(image[i, j])!r} but {c} = {float(W[i, j])!r}"}
+    bias_dev = 0.0
+    if b is not None and expect != "invariant" and np.ndim(b) == 1:
+        bvec = np.asarray(b, dtype=np.float64)
+        bd = np.abs(bvec[s] - bvec)
+        bias_dev = float(bd.max())
+        if bias_dev > 0 and (counter is None or bias_dev > dev):
+            k = int(np.argmax(bd))
+            counter = {"entry": [k], "image_entry": [int(s[k])], "value": float(bvec[k]),
+                       "image_value": float(bvec[s[k]]),
+                       "text": f"b[{s[k]}] = {float(bvec[s[k]])!r} but b[{k}] = {float(bvec[k])!r}"}
+        scale = max(scale, float(np.max(np.abs(bvec))))
+        worst = max(dev, bias_dev)
+    rel = worst / scale if scale > 0 else 0.0
+    return Check(gen, "exact", passed=bool(rel <= tol), max_abs_error=worst, relative_error=rel,
+                 counterexample=counter, exact=worst == 0)
+
+
+def _image_index(s, i, j, expect):
+    return (int(i), int(s[j])) if expect == "invariant" else (int(s[i]), int(s[j]))
+
+
+def _exact_symbolic(W, b, s, expect) -> tuple[Check, list]:
+    import sympy
+
+    gen = cycle_string(tuple(s.tolist()))
+    image = _image(W, s, expect)
+    differ = np.argwhere(image != W)
+    pairs = [(image[i, j], W[i, j], (int(i), int(j))) for i, j in differ]
+    if b is not None and expect != "invariant" and isinstance(b, np.ndarray) and b.ndim == 1:
+        pairs += [(b[s[k]], b[k], (int(k),)) for k in np.argwhere(b[s] != b).ravel()]
+    first_bad, undecided, equations = None, False, []
+    for left, right, where in pairs:
+        same = equal_exactly(left, right)
+        if same is True:
+            continue
+        if same is None:
+            undecided = True
+            continue
+        equations.append(sympy.expand(left - right))
+        if first_bad is None:
+            first_bad = (left, right, where)
+    counter = None
+    if first_bad is not None:
+        left, right, where = first_bad
+        if len(where) == 2:
+            a, c = _pair_text(s, *where, expect)
+            image_at = _image_index(s, *where, expect)
+        else:
+            k = where[0]
+            a, c = f"b[{s[k]}]", f"b[{k}]"
+            image_at = (int(s[k]),)
+        counter = {"entry": list(where), "image_entry": list(image_at), "value": str(right), "image_value": str(left),
+                   "text": f"{a} = {left} but {c} = {right}"}
+    passed = False if first_bad is not None else (None if undecided else True)
+    note = f"sympy could not decide within {SYMBOLIC_SECONDS:g} s" if passed is None else None
+    return Check(gen, "exact", passed=passed, counterexample=counter, exact=passed, note=note), equations
+
+
+def equal_exactly(a, b) -> bool | None:
+    """Whether two sympy expressions are identical: True, False, or None if undecided in time."""
+    import sympy
+
+    if a == b:
+        return True
+    diff = a - b
+    if diff.is_number:
+        if diff.is_zero is not None:
+            return bool(diff.is_zero)
+    done, simplified = run_with_time_limit(lambda: sympy.simplify(diff), SYMBOLIC_SECONDS)
+    if done and simplified == 0:
+        return True
+    # A point where the two sides differ proves they are different functions.
+    rng = np.random.default_rng(0)
+    syms = sorted(diff.free_symbols, key=str)
+    for _ in range(3):
+        point = {x: sympy.Rational(int(rng.integers(1, 97)), int(rng.integers(1, 89))) for x in syms}
+        try:
+            value = complex(diff.subs(point).evalf(30))
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue
+        if abs(value) > 1e-20:
+            return False
+    return None
+
+
+def run_with_time_limit(fn, seconds: float):
+    """Run ``fn()``; give up after ``seconds`` (main thread only).  Returns (done, value)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return True, fn()
+
+    class _Timeout(Exception):
+        pass
+
+    def _raise(signum, frame):
+        raise _Timeout
+
+    previous = signal.signal(signal.SIGALRM, _raise)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return True, fn()
+    except _Timeout:
+        return False, None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def solve_constraints(equations: list) -> list[str]:
+    """Solve ``expr = 0`` for the symbols: the weight tying that would make the layer hold."""
+    import sympy
+
+    unique = list(dict.fromkeys(equations))
+    syms = sorted(set().union(*(e.free_symbols for e in unique)), key=str)
+    if not syms:
+        return []
+    done, solutions = run_with_time_limit(lambda: sympy.solve(unique, syms, dict=True), SYMBOLIC_SECONDS)
+    if not done:
+        return [f"{e} = 0" for e in unique[:20]]
+    if not solutions:
+        return ["no values of the symbols make it hold"]
+    texts = []
+    for sol in solutions:
+        texts.append(", ".join(f"{k} = {v}" for k, v in sorted(sol.items(), key=lambda kv: str(kv[0]))))
+    if len(texts) == 1:
+        return texts[0].split(", ")
+    return [" or ".join(f"({t})" for t in texts)]
+
+
+# --------------------------------------------------------------------------- numeric
+
+
+def numeric_checks(layer: Layer, group: PermGroup, expect: str, channels: int, options: Options) -> list[Check]:
+    """Probe ``f(g.X)`` against ``g.f(X)`` with seeded random inputs, per generator."""
+    n = group.n
+    gens = group.gen_arrays()
+    worst = [(0.0, 0.0, None)] * len(gens)
+    syms = sorted(layer.symbols(), key=str)
+    A = layer.graph()
+    for t in range(options.trials):
+        rng = np.random.default_rng([options.seed, t])
+        X = rng.standard_normal((n, channels))
+        f = layer.subs({x: float(rng.standard_normal()) for x in syms}) if syms else layer
+        fx = np.asarray(f.forward(X, A), dtype=np.float64)
+        scale = float(np.max(np.abs(fx))) if fx.size else 0.0
+        for k, s in enumerate(gens):
+            gA = act_on_both(s, A) if (A is not None and layer.uses_graph) else A
+            fgx = np.asarray(f.forward(act(s, X), gA), dtype=np.float64)
+            target = fx if expect == "invariant" else act(s, fx)
+            if fgx.shape != target.shape:
+                raise ValueError(f"output shape changed under the permutation: {fgx.shape} vs {target.shape}")
+            diff = np.abs(fgx - target)
+            err = float(diff.max()) if diff.size else 0.0
+            if not math.isfinite(err):
+                err = math.inf
+            rel = err / (scale + TINY) if err > 0 else 0.0
+            if rel > worst[k][1] or (worst[k][2] is None and rel > options.tol):
+                entry = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.size else ()
+                counter = {"trial": t, "seed": options.seed, "entry": [int(e) for e in entry],
+                           "expected": _json_float(target[entry]) if diff.size else None,
+                           "got": _json_float(fgx[entry]) if diff.size else None}
+                worst[k] = (err, rel, counter)
+    checks = []
+    for s, (err, rel, counter) in zip(gens, worst):
+        passed = bool(rel <= options.tol)
+        checks.append(Check(cycle_string(tuple(s.tolist())), "numeric", passed=passed, max_abs_error=err,
+                            relative_error=rel, counterexample=None if passed else counter,
+                            exact=None, trials=options.trials))
+    return checks
+
+
+# --------------------------------------------------------------------------- policy
+
+
+def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant", channels: int = 1,
+                 options: Options | None = None, input: str = "-", kind: str | None = None,
+                 name: str | None = None) -> VerifyResult:
+    """Run the checks ``options.method`` asks for and reach a verdict (DESIGN.md section 5)."""
+    options = options or Options()
+    checks: list[Check] = []
+    constraints: list[str] = []
+    notes: list[str] = []
+    form = layer.linear_form()
+    exact_applies = form is not None
+    if options.method in ("auto", "both", "exact") and exact_applies:
+        W, b = form
+        exact, constraints = exact_checks(W, b, group, expect, options.tol)
+        if options.method == "exact":
+            for c in exact:
+                if c.passed and c.exact is False:
+                    c.passed = False
+                    c.note = "holds only within tolerance; --method exact demands exactness"
+        checks.extend(exact)
+    if options.method in ("auto", "both", "numeric"):
+        checks.extend(numeric_checks(layer, group, expect, channels, options))
+
+    exact_list = [c for c in checks if c.method == "exact"]
+    numeric_list = [c for c in checks if c.method == "numeric"]
+    if options.method == "exact" and not exact_applies:
+        verdict, passed = INCONCLUSIVE, False
+        notes.append(f"no exact check applies to layer kind {layer.kind!r}")
+    elif any(c.passed is False for c in checks):
+        verdict, passed = FAILS, False
+    elif exact_list and all(c.passed for c in exact_list):
+        passed = True
+        verdict = HOLDS if all(c.exact for c in exact_list) else HOLDS_WITHIN_TOLERANCE
+    elif exact_list:  # some exact check undecided
+        if options.method == "exact":
+            verdict, passed = INCONCLUSIVE, False
+        else:
+            verdict, passed = HOLDS_NUMERICALLY, True
+            notes.append("the exact check could not decide; the verdict rests on the numeric check")
+    else:
+        verdict, passed = (HOLDS_NUMERICALLY, True) if numeric_list else (INCONCLUSIVE, False)
+    return VerifyResult(input=input, kind=kind or layer.kind, group=group, expect=expect, passed=passed,
+                        verdict=verdict, checks=checks, constraints=constraints if not passed else [],
+                        name=name, notes=notes)
