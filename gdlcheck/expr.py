@@ -62,7 +62,7 @@ def _check(node: ast.AST, text: str, depth: int) -> None:
         _check(node.operand, text, depth + 1)
     elif isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            raise ExprError(f"only numbers, symbols and + - * / ** are allowed, not {node.value!r}")
+            raise ExprError(f"{node.value!r} is not allowed: only numbers, symbols, + - * / ** and parentheses")
     elif isinstance(node, ast.Name):
         if node.id.startswith("_"):
             raise ExprError(f"symbol {node.id!r} is not allowed: names may not start with '_'")
