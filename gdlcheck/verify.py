@@ -371,7 +371,10 @@ def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant",
 
     exact_list = [c for c in checks if c.method == "exact"]
     numeric_list = [c for c in checks if c.method == "numeric"]
-    if options.method == "exact" and not exact_applies:
+    if not group.gens:
+        verdict, passed = HOLDS, True
+        notes.append("the group has no generators besides the identity: every layer commutes with it")
+    elif options.method == "exact" and not exact_applies:
         verdict, passed = INCONCLUSIVE, False
         notes.append(f"no exact check applies to layer kind {layer.kind!r}")
     elif any(c.passed is False for c in checks):
