@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import math
+import warnings
 
 from gdlcheck.errors import ExprError
 from gdlcheck.limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH, MAX_POW_DIGITS
@@ -38,7 +39,9 @@ def parse_expr(text: str):
     if not text.strip():
         raise ExprError("empty expression")
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        with warnings.catch_warnings():  # "invalid decimal literal" and the like must not reach stderr
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text.strip(), mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         raise ExprError(f"cannot parse expression {text!r}") from None
     _check(tree.body, text, 0)

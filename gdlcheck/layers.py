@@ -108,6 +108,11 @@ class BuildContext:
     def need_n(self, where: str) -> int:
         if self.n is None:
             raise self.error("the number of points n is not known: give symmetry: {group: ..., n: N} or -n N", where)
+        from gdlcheck.limits import MAX_MATRIX_ENTRIES
+
+        if self.n * self.n > MAX_MATRIX_ENTRIES:
+            raise self.error(f"the layer's n x n matrices at n = {self.n} would have {self.n * self.n:.3g} entries, "
+                             f"over the limit of {MAX_MATRIX_ENTRIES}", where)
         return self.n
 
     def value(self, raw, where: str, ndim: int | None = 2, shape: tuple | None = None) -> np.ndarray:

@@ -55,7 +55,11 @@ class Spec:
 
 
 def suggest(key: str, allowed) -> str:
-    close = get_close_matches(str(key), list(allowed), n=1, cutoff=0.6)
+    """`` (did you mean 'layer'?)`` for a near miss or a prefix of an allowed word, else ``""``."""
+    key = str(key)
+    close = get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    if not close and len(key) >= 3:
+        close = [a for a in allowed if len(a) >= 3 and (key.startswith(a) or a.startswith(key))][:1]
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
@@ -85,11 +89,36 @@ def parse_yaml(text: str, path: str) -> tuple[object, dict[str, int]]:
         raise SpecError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels", file=path) from None
     if node is None:
         raise SpecError("empty spec file", file=path)
+    size = _expanded_size(node, {}, 0, path)
+    if size > MAX_YAML_NODES:
+        raise SpecError(f"YAML document expands to {size:.3g} nodes with its aliases, over the limit of "
+                        f"{MAX_YAML_NODES}", file=path)
     lines: dict[str, int] = {}
     budget = [MAX_YAML_NODES]
     constructor = yaml.SafeLoader("")
     value = _to_python(node, "", 0, lines, budget, constructor, path)
     return value, lines
+
+
+def _expanded_size(node, memo: dict, depth: int, path: str) -> int:
+    """Nodes in the document with every alias expanded, counted without expanding (memoised)."""
+    import yaml
+
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    if depth > MAX_YAML_DEPTH:
+        raise SpecError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels (line {node.start_mark.line + 1})",
+                        file=path)
+    if isinstance(node, yaml.ScalarNode):
+        size = 1
+    elif isinstance(node, yaml.SequenceNode):
+        size = 1 + sum(_expanded_size(item, memo, depth + 1, path) for item in node.value)
+    else:
+        size = 1 + sum(_expanded_size(k, memo, depth + 1, path) + _expanded_size(v, memo, depth + 1, path)
+                       for k, v in node.value)
+    memo[key] = size
+    return size
 
 
 def _to_python(node, where, depth, lines, budget, constructor, path):

@@ -1,0 +1,79 @@
+"""Every kind of malformed input gets exit 2 and one line naming the file, the place and the problem.
+
+The README's table "Bad input" lists the same cases; ``test_readme_table_matches`` keeps
+the two in step.
+"""
+
+import pytest
+
+from tests.conftest import ROOT
+
+SQUARE = "symmetry: {group: cyclic, n: 3}\n"
+
+# (what, file name, content (None: file absent), extra args, message fragment)
+CASES = [
+    ("empty file", "empty.yaml", "", [], "empty spec file"),
+    ("empty matrix", "empty.csv", "\n", ["-g", "cyclic"], "no matrix rows"),
+    ("binary garbage", "garbage.csv", "\x00\x01\x02binary", ["-g", "cyclic"], "binary data where text was expected"),
+    ("invalid YAML", "invalid.yaml", "layer: [unclosed\n", [], "invalid YAML"),
+    ("unknown key", "key.yaml", SQUARE + "layr: {kind: linear, weight: [[1]]}\n", [],
+     "unknown key 'layr' (did you mean 'layer'?)"),
+    ("unknown layer kind", "kind.yaml", SQUARE + "layer: {kind: convolution, kernel: [1]}\n", [],
+     "unknown layer kind 'convolution' (did you mean 'conv'?)"),
+    ("ragged matrix", "ragged.csv", "1,2,3\n4,5\n6,7,8\n", ["-g", "cyclic"], "row 1 has 2 entries, expected 3"),
+    ("non-square matrix", "wide.csv", "1,2,3\n4,5,6\n", ["-g", "cyclic"], "matrix is 2 x 3, expected a square"),
+    ("non-numeric entry", "word.csv", "1,2\n3,x y\n", ["-g", "cyclic"], "entry [1, 1]: cannot parse expression"),
+    ("NaN entry", "nan.csv", "1,2\n3,nan\n", ["-g", "cyclic"], "is nan, not a finite number"),
+    ("infinite entry", "inf.yaml", "symmetry: {group: cyclic, n: 2}\nlayer: {kind: linear, weight: [[1, .inf], [1, 1]]}\n",
+     [], "is not finite"),
+    ("1/0", "div.yaml", 'symmetry: {group: cyclic, n: 2}\nlayer: {kind: linear, weight: [[1, "1/0"], [1, 1]]}\n', [],
+     "expression '1/0' is not finite"),
+    ("zero n", "n0.yaml", "symmetry: {group: cyclic, n: 0}\nlayer: {kind: conv, kernel: [1]}\n", [],
+     "n must be a positive integer, got 0"),
+    ("negative n", "nneg.yaml", "symmetry: {group: cyclic, n: -3}\nlayer: {kind: conv, kernel: [1]}\n", [],
+     "n must be a positive integer, got -3"),
+    ("kernel longer than n", "kernel.yaml", "symmetry: {group: cyclic, n: 2}\nlayer: {kind: conv, kernel: [1, 2, 3]}\n",
+     [], "kernel has 3 entries, more than n = 2"),
+    ("weight of the wrong size", "size.yaml", SQUARE + "layer: {kind: linear, weight: [[1, 2], [2, 1]]}\n", [],
+     "weight is 2 x 2 but the group acts on n = 3 points"),
+    ("missing {file: ...}", "file.yaml", SQUARE + "layer: {kind: linear, weight: {file: nothere.npy}}\n", [],
+     "cannot read: no such file or directory (nothere.npy)"),
+    ("missing input file", "absent.csv", None, ["-g", "cyclic"], "cannot read: no such file or directory"),
+    ("generator not a bijection", "bij.csv", "1,2,3\n3,1,2\n2,3,1\n", ["-g", "generators", "--generators", "[0, 0, 1]"],
+     "is not a bijection: 0 appears twice and 2 is missing"),
+    ("overlapping cycles", "overlap.yaml",
+     'symmetry: {group: generators, n: 3, generators: ["(0 1)(1 2)"]}\nlayer: {kind: linear, weight: [[1,2,3],[3,1,2],[2,3,1]]}\n',
+     [], "point 1 appears in more than one place; cycles must be disjoint"),
+    ("generator out of range", "range.csv", "1,2\n2,1\n", ["-g", "generators", "--generators", "(0 5)"],
+     "point 5 is out of range 0..1"),
+    ("unknown group", "group.csv", "1,2\n2,1\n", ["-g", "cyclc"], "unknown group 'cyclc' (did you mean 'cyclic'?)"),
+    ("bare matrix, no group", "bare.csv", "1,2\n2,1\n", [], "a bare matrix carries no symmetry"),
+    ("bad expect", "expect.yaml", SQUARE + "expect: invarient\nlayer: {kind: linear, weight: [[1,2,3],[3,1,2],[2,3,1]]}\n",
+     [], "expect must be one of equivariant, invariant, got 'invarient' (did you mean 'invariant'?)"),
+    ("missing layer", "nolayer.yaml", SQUARE, [], "missing key 'layer'"),
+    ("graph not square", "graph.csv", "1,2\n2,1\n", ["-g", "automorphisms", "--graph", "{tmp}/wide.csv"],
+     "matrix is 2 x 3, expected a square"),
+]
+
+
+@pytest.mark.parametrize("what, name, content, args, message", CASES, ids=[c[0] for c in CASES])
+def test_bad_input(run, tmp_path, what, name, content, args, message):
+    (tmp_path / "wide.csv").write_text("1,2,3\n4,5,6\n")
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content.encode())
+    result = run(["verify", path] + [a.replace("{tmp}", str(tmp_path)) for a in args])
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    assert result.stderr.startswith("gdlcheck: error: ")
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert message in result.stderr
+    assert name in result.stderr or "wide.csv" in result.stderr
+
+
+def test_readme_table_matches():
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("### Bad input"):]
+    for what, _, _, _, message in CASES:
+        assert f"| {what} |" in table, what
+        assert message in table, message
