@@ -39,9 +39,40 @@ class Layer:
     uses_graph = False
     invariant = False
     depends_on = "constant"
+    # Channels the layer reads and writes (None: any / unchanged), and the number of points
+    # it is tied to (None: any n); builders set them from the weights.
+    in_channels: int | None = None
+    out_channels: int | None = None
+    points: int | None = None
+    # Whether forward_symbolic runs on a matrix of sympy symbols (the exact check of
+    # non-linear layers).
+    supports_symbolic = False
 
     def forward(self, X: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
         raise NotImplementedError
+
+    def forward_symbolic(self, X: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
+        """``f(X)`` for an object array ``X`` of sympy expressions, in exact arithmetic.
+
+        Given numbers become exact rationals first, so that ``f(PX)`` and ``P f(X)`` are built
+        from the same terms and can be compared structurally.
+        """
+        raise NotImplementedError
+
+    def aggregations(self, X: np.ndarray, A: np.ndarray | None = None) -> list[np.ndarray] | None:
+        """The matrices G of the unified form ``Y = G(X, A) V(X)`` at ``X`` (None: no G of its own)."""
+        return None
+
+    def children(self) -> list["Layer"]:
+        """Sublayers, in the order they run."""
+        return []
+
+    def breaks(self, s: np.ndarray) -> list[str]:
+        """Reasons, known from the layer's structure, why generator ``s`` is not respected."""
+        out: list[str] = []
+        for child in self.children():
+            out.extend(child.breaks(s))
+        return out
 
     def linear_form(self):
         """``(W, b)`` when ``f(X) = W X + b`` exactly (W is n x n, b None, scalar or length n)."""
@@ -72,6 +103,26 @@ def numeric(a, values: dict):
         return out.reshape(a.shape)
     if hasattr(a, "free_symbols"):
         return float(a.subs(values))
+    return a
+
+
+def exact_array(a):
+    """Floats as exact sympy rationals (``0.1`` becomes ``1/10``), for symbolic forward passes."""
+    import sympy
+
+    if a is None:
+        return None
+    if isinstance(a, np.ndarray):
+        if a.dtype == object:
+            return a
+        out = np.empty(a.shape, dtype=object)
+        flat = out.reshape(-1)
+        for k, x in enumerate(a.reshape(-1).tolist()):
+            flat[k] = sympy.Integer(int(x)) if float(x).is_integer() else sympy.Rational(repr(float(x)))
+        return out
+    if isinstance(a, (int, float, np.floating, np.integer)):
+        x = float(a)
+        return sympy.Integer(int(x)) if x.is_integer() else sympy.Rational(repr(x))
     return a
 
 
@@ -190,7 +241,9 @@ def build_layer(raw, ctx: BuildContext, where: str = "layer") -> Layer:
     """Build the layer tree ``raw`` (a mapping with ``kind``, or a list = sequential)."""
     _load_kinds()
     if isinstance(raw, list):
-        raw = {"kind": "sequential", "layers": raw}
+        # a list is a sequential; its items sit at where[i] in the file
+        builder = KINDS["sequential"][0]
+        return builder({"kind": "sequential", "layers": raw}, ctx, where, items_at=where)
     if not isinstance(raw, dict):
         raise ctx.error("a layer is a mapping with a 'kind' key, or a list of layers", where)
     kind = raw.get("kind")
@@ -216,7 +269,7 @@ def _load_kinds() -> None:
 
 
 # Modules that register more kinds when imported.
-EXTRA_KIND_MODULES: list[str] = []
+EXTRA_KIND_MODULES: list[str] = ["gdlcheck.nn"]
 
 
 # --------------------------------------------------------------------------- linear kinds
@@ -236,6 +289,31 @@ class Linear(Layer):
             b = np.asarray(self.b, dtype=np.float64)
             Y = Y + (b[:, None] if b.ndim == 1 else b)
         return Y
+
+    supports_symbolic = True
+
+    def forward_symbolic(self, X, A=None):
+        Y = exact_array(self.W) @ X
+        if self.b is not None:
+            b = exact_array(self.b)
+            Y = Y + (b[:, None] if isinstance(b, np.ndarray) and b.ndim == 1 else b)
+        return Y
+
+    @property
+    def points(self):
+        return int(self.W.shape[1])
+
+    def aggregations(self, X, A=None):
+        return [self.W]
+
+    def breaks(self, s):
+        if isinstance(self.b, np.ndarray) and self.b.ndim == 1 and self.b.shape[0] == len(s):
+            moved = np.nonzero(self.b[s] != self.b)[0]
+            if moved.size:
+                k = int(moved[0])
+                return [f"the bias is not constant on the orbits: b[{int(s[k])}] = {self.b[s[k]]} but "
+                        f"b[{k}] = {self.b[k]}; a scalar bias (or one constant on each orbit) keeps the symmetry"]
+        return []
 
     def linear_form(self):
         return self.W, self.b
@@ -307,9 +385,11 @@ class DeepSets(Linear):
 
 @register("deepsets", keys=("alpha", "beta", "lambda", "gamma"))
 def _build_deepsets(raw, ctx, where):
-    n = ctx.need_n(where)
     if "lambda" in raw or "gamma" in raw:
-        raise ctx.error("channel matrices lambda/gamma are not supported yet; give alpha and beta", where)
+        from gdlcheck.nn import build_channel_deepsets
+
+        return build_channel_deepsets(raw, ctx, where)
+    n = ctx.need_n(where)
     for key in ("alpha", "beta"):
         if key not in raw:
             raise ctx.error(f"layer kind 'deepsets' needs key {key!r}", where)

@@ -149,14 +149,58 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
         # the layer needed no size to be built; build it again now that n is known
         ctx.n = group.n
         layer = build_layer(spec.layer, ctx)
-    channels = spec.channels or getattr(layer, "in_channels", None) or 1
+    in_channels = getattr(layer, "in_channels", None)
+    if spec.channels is not None and in_channels is not None and in_channels != spec.channels:
+        raise spec.error(f"channels is {spec.channels} but the layer reads {in_channels} channels", "channels")
+    channels = spec.channels or in_channels or 1
     kind = spec.layer.get("kind", "sequential") if isinstance(spec.layer, dict) else "sequential"
     return Job(input=spec.path, layer=layer, group=group, expect=spec.expect, channels=channels, kind=str(kind),
                name=spec.name, seed=spec.seed, spec=spec)
 
 
 def _points_of(layer: Layer) -> int | None:
+    """The number of points the layer is tied to (the columns of its linear form), if any."""
     form = layer.linear_form()
     if form is not None:
-        return int(form[0].shape[0])
+        return int(form[0].shape[1])
     return getattr(layer, "points", None)
+
+
+def resolve_layer(path: str, n: int | None = None, stdin_data: bytes | None = None) -> Job:
+    """Read ``path`` for ``inspect``: the layer and its size; the group is built only if the spec has one.
+
+    ``n`` comes from ``n`` (the command line), the spec's symmetry, or the layer's weights.
+    """
+    try:
+        if path == "-":
+            data = stdin_data if stdin_data is not None else read_bytes("-")
+            text = None if data.startswith(b"\x93NUMPY") else _decode(data, "-")
+            if text is not None and is_spec_text(text):
+                return _layer_from_spec(load_spec("-", text), n)
+            W = load_matrix("-", data)
+        elif os.path.splitext(path)[1].lower() in SPEC_SUFFIXES:
+            return _layer_from_spec(load_spec(path), n)
+        else:
+            W = load_matrix(path)
+        check_square(W, file=path)
+        return Job(input=path, layer=Linear(W), group=None)
+    except GdlcheckError as err:
+        raise err.located(file=path) from None
+
+
+def _layer_from_spec(spec: Spec, n: int | None) -> Job:
+    if spec.symmetry:
+        return _from_spec(spec, GroupOptions(n=n))
+    ctx = BuildContext(spec=spec, n=n, channels=spec.channels or 1, seed=spec.seed, path=spec.path)
+    layer = build_layer(spec.layer, ctx)
+    n_layer = _points_of(layer)
+    if n is None and n_layer is None:
+        raise SpecError("the number of points is not known: give symmetry: {group: ..., n: N} or -n N",
+                        file=spec.path)
+    if n is not None and n_layer is not None and n != n_layer:
+        raise SpecError(f"the layer acts on {n_layer} points, not n = {n}", file=spec.path)
+    in_channels = getattr(layer, "in_channels", None)
+    kind = spec.layer.get("kind", "sequential") if isinstance(spec.layer, dict) else "sequential"
+    return Job(input=spec.path, layer=layer, group=None, expect=spec.expect,
+               channels=spec.channels or in_channels or 1, kind=str(kind), name=spec.name, seed=spec.seed,
+               spec=spec)
