@@ -1,0 +1,81 @@
+"""Shared pieces of the benchmark scripts: timing, peak memory, the machine, the table."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import statistics
+import time
+import tracemalloc
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+def machine() -> str:
+    import numpy
+
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return (f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, numpy {numpy.__version__}; "
+            f"{datetime.date.today().isoformat()}")
+
+
+def timed(fn, repeat: int = 5, warmup: int = 1) -> float:
+    """Median wall time of ``fn()`` in seconds, after ``warmup`` calls (in-process, warm)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def peak_memory(fn) -> int:
+    """Peak bytes allocated by ``fn()`` (numpy reports its buffers to tracemalloc)."""
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def fmt_seconds(s: float | None) -> str:
+    if s is None:
+        return "-"
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} us"
+    if s < 1:
+        return f"{s * 1e3:.1f} ms"
+    return f"{s:.2f} s"
+
+
+def fmt_bytes(b: int | None) -> str:
+    if b is None:
+        return "-"
+    return f"{b / 2**20:.1f} MiB"
+
+
+def table(title: str, header: list[str], rows: list[list[str]]) -> str:
+    lines = [f"## {title}", "", f"Machine: {machine()}", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def emit(name: str, text: str) -> None:
+    """Print the table and write it to benchmarks/results/NAME.md."""
+    print(text)
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(os.path.join(RESULTS, f"{name}.md"), "w") as fh:
+        fh.write(text)
