@@ -306,6 +306,46 @@ def project(matrix, group, n, shape, generators, graph, fmt, output):
         _print_rich(RGroup(*body), output)
 
 
+# --------------------------------------------------------------------------- inspect
+
+
+@cli.command()
+@click.argument("spec", metavar="SPEC")
+@click.option("-n", "n", type=click.IntRange(min=1), help="Number of points, if the spec does not fix it.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Seed of the sample inputs [default: the spec's seed, else 0].")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def inspect(spec, n, seed, fmt):
+    """Show SPEC's layer in the unified form Y = G(X, A) V(X) and the properties of G.
+
+    What G depends on (constant, offset, graph, content) and whether it is static, square,
+    sparse or approximately sparse, symmetric, row-stochastic and non-negative, measured on
+    seeded sample inputs, beside the texts' adjacency-versus-attention comparison.
+
+    \b
+    Example:
+      gdlcheck inspect samples/attention.yaml
+      gdlcheck inspect samples/gcn.yaml --format json
+    """
+    from gdlcheck.nn import inspect_layer
+    from gdlcheck.report import dumps
+    from gdlcheck.sources import _points_of, resolve_layer
+
+    job = resolve_layer(spec, n)
+    points = job.group.n if job.group is not None else (n or _points_of(job.layer))
+    try:
+        result = inspect_layer(job.layer, points, job.channels, input=spec, kind=job.kind,
+                               seed=seed if seed is not None else (job.seed or 0))
+    except GdlcheckError as err:
+        raise err.located(file=spec) from None
+    if fmt == "json":
+        click.echo(dumps(result.to_json()))
+    else:
+        from gdlcheck.render import render_inspect
+
+        _console().print(render_inspect(result))
+
+
 # --------------------------------------------------------------------------- groups
 
 

@@ -354,8 +354,8 @@ class GCN(NNLayer):
         if self.graph_mode == "fixed":
             moved = act_on_both_(s, self.A)
             if not np.array_equal(moved, self.A):
-                return ["with graph: fixed the GCN commutes only with the automorphisms of A, and this generator "
-                        "is not one (P A P^T != A); graph: input permutes A with the features (Theorem 3)"]
+                return ["P A P^T != A: this generator is not an automorphism of the graph, which graph: fixed "
+                        "needs"]
         return []
 
     def why_not_symmetric(self) -> list[str]:
@@ -367,6 +367,17 @@ class GCN(NNLayer):
             out.append("random_walk normalisation D~^-1 (A + I) scales each row by its own degree, so G[i, j] = "
                        "1/deg(i) differs from G[j, i] = 1/deg(j) when the degrees differ")
         return out
+
+
+def with_graph_mode(layer: Layer, mode: str) -> Layer:
+    """A copy of ``layer`` whose GCN sublayers read the graph as ``mode`` (``input`` or ``fixed``)."""
+    if isinstance(layer, GCN):
+        new = copy.copy(layer)
+        new.graph_mode = mode
+        return new
+    if isinstance(layer, NNLayer) and layer._children:
+        return layer._mapped(lambda a: a, lambda c: with_graph_mode(c, mode))
+    return layer
 
 
 def act_on_both_(s, A):

@@ -71,6 +71,8 @@ def render_verify(result) -> RGroup:
         parts.append(Text(f"counterexample for {c.generator} ({c.method}): {counterexample_text(c)}", style="red"))
     if result.constraints:
         parts.append(Text("would hold if: " + "; ".join(result.constraints), style="yellow"))
+    for line in getattr(result, "diagnosis", None) or []:
+        parts.append(Text("diagnosis: " + line, style="yellow"))
     for note in result.notes:
         parts.append(Text(note, style="dim"))
     return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))
@@ -81,8 +83,8 @@ def counterexample_text(check) -> str:
     if "text" in c:
         return c["text"]
     if "trial" in c:
-        return (f"trial {c['trial']} (seed {c['seed']}): output entry {c.get('entry')} is {c.get('got')!r}, "
-                f"expected {c.get('expected')!r}")
+        return (f"trial {c['trial']} (input from default_rng([{c['seed']}, {c['trial']}])): output entry "
+                f"{c.get('entry')} is {c.get('got')!r}, expected {c.get('expected')!r}")
     return str(c)
 
 
@@ -184,3 +186,58 @@ def render_group(group: PermGroup) -> Table:
     gens = group.generator_strings
     table.add_row("generators", Text("\n".join(gens) if gens else "(none)"))
     return table
+
+
+# --------------------------------------------------------------------------- inspect
+
+_PROPERTY_LABELS = {
+    "static": ("static", "dynamic"),
+    "square": ("square", "not square"),
+    "sparse": ("sparse", "dense"),
+    "approximately_sparse": ("approx. sparse", "not approx. sparse"),
+    "symmetric": ("symmetric", "non-symmetric"),
+    "row_stochastic": ("row-stochastic", "no"),
+    "nonnegative": ("non-negative", "has negative entries"),
+}
+
+_DEPENDS_TEXT = {
+    "constant": "nothing: G is a constant matrix (linear / DeepSets)",
+    "offset": "the cyclic offset i - j: G is circulant (convolution)",
+    "graph": "the graph: G = G(A) (GCN)",
+    "content": "the content: G = G(X) (attention)",
+}
+
+
+def render_inspect(inspection) -> RGroup:
+    """The layer in the unified form Y = G(X, A) V(X), and the texts' comparison table."""
+    from gdlcheck.nn import PROPERTIES, TEXT_TABLE
+
+    head = Table.grid(padding=(0, 2))
+    head.add_row("layer", Text(inspection.kind))
+    head.add_row("form", Text("Y = G(X, A) V(X)"))
+    head.add_row("G depends on", Text(f"{inspection.depends_on} -- {_DEPENDS_TEXT.get(inspection.depends_on, '')}"))
+    shape = " x ".join(map(str, inspection.shape))
+    many = f", {inspection.heads} matrices (heads)" if inspection.heads > 1 else ""
+    head.add_row("measured", Text(f"G of the {inspection.measured} layer, {shape}{many}, on {inspection.samples} "
+                                  "seeded inputs (graph held fixed)"))
+    table = Table(title="G against the texts' comparison (Transformers as generalised GCNs)", box=box.SIMPLE_HEAD,
+                  title_justify="left")
+    table.add_column("property", no_wrap=True)
+    table.add_column("this layer's G")
+    table.add_column("adjacency (text)")
+    table.add_column("attention (text)")
+
+    def word(key, value):
+        if value is None:
+            return Text("-", style="dim")
+        yes, no = _PROPERTY_LABELS[key]
+        return Text(yes if value else no)
+
+    for key in PROPERTIES:
+        table.add_row(key, word(key, inspection.properties[key]), word(key, TEXT_TABLE["adjacency"][key]),
+                      word(key, TEXT_TABLE["attention"][key]))
+    parts: list = [head, table]
+    for note in inspection.notes:
+        parts.append(Text(note, style="yellow"))
+    title = Text.assemble(("inspect", "bold"), "  ", (inspection.input, "bold"))
+    return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))

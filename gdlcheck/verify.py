@@ -24,6 +24,10 @@ from gdlcheck.layers import Layer
 from gdlcheck.limits import SYMBOLIC_SECONDS
 
 TINY = np.finfo(np.float64).tiny
+# The exact check of a non-linear layer runs it on an n x d matrix of symbols: small n, d only.
+SYMBOLIC_MAX_POINTS = 6
+SYMBOLIC_MAX_CHANNELS = 2
+DIAGNOSIS_TRIALS = 3
 METHODS = ("auto", "exact", "numeric", "both")
 
 # Verdicts (JSON "verdict"); README documents them.
@@ -87,6 +91,7 @@ class VerifyResult:
     constraints: list[str] = field(default_factory=list)
     name: str | None = None
     notes: list[str] = field(default_factory=list)
+    diagnosis: list[str] | None = None
 
     @property
     def failing(self) -> list[Check]:
@@ -110,6 +115,8 @@ class VerifyResult:
             out["name"] = self.name
         if self.notes:
             out["notes"] = self.notes
+        if self.diagnosis is not None:
+            out["diagnosis"] = self.diagnosis
         return out
 
 
@@ -129,10 +136,13 @@ def exact_checks(W: np.ndarray, b, group: PermGroup, expect: str, tol: float) ->
     Returns the checks and, for symbolic weights that fail, the solved constraints that
     would make them hold (e.g. ``b = c``).
     """
-    if W.shape[0] != group.n:
+    if W.shape[1] != group.n or (expect != "invariant" and W.shape[0] != group.n):
         from gdlcheck.errors import SpecError
 
-        raise SpecError(f"the layer acts on {W.shape[0]} points but the group on n = {group.n}")
+        if expect != "invariant" and W.shape[1] == group.n:
+            raise SpecError(f"the layer's output has {W.shape[0]} row(s), not n = {group.n}: a pooled output is "
+                            "invariant; use expect: invariant", where="expect")
+        raise SpecError(f"the layer acts on {W.shape[1]} points but the group on n = {group.n}")
     symbolic = W.dtype == object or (isinstance(b, np.ndarray) and b.dtype == object) or hasattr(b, "free_symbols")
     checks, equations = [], []
     for s in group.gen_arrays():
@@ -159,9 +169,13 @@ def _pair_text(s: np.ndarray, i: int, j: int, expect: str) -> tuple[str, str]:
 def _exact_numeric(W, b, s, expect, tol) -> Check:
     gen = cycle_string(tuple(s.tolist()))
     image = _image(W, s, expect)
-    scale = float(np.max(np.abs(W))) if W.size else 0.0
-    diff = np.abs(image - W)
-    dev = float(diff.max()) if diff.size else 0.0
+    # The common case, an exact pass, costs one gather and one comparison (the numpy floor).
+    if np.array_equal(image, W):
+        scale, diff, dev = 0.0, None, 0.0
+    else:
+        scale = float(np.max(np.abs(W)))
+        diff = np.abs(image - W)
+        dev = float(diff.max())
     counter = None
     worst = dev
     if dev > 0:
@@ -181,7 +195,7 @@ def _exact_numeric(W, b, s, expect, tol) -> Check:
             counter = {"entry": [k], "image_entry": [int(s[k])], "value": float(bvec[k]),
                        "image_value": float(bvec[s[k]]),
                        "text": f"b[{s[k]}] = {float(bvec[s[k]])!r} but b[{k}] = {float(bvec[k])!r}"}
-        scale = max(scale, float(np.max(np.abs(bvec))))
+        scale = max(scale, float(np.max(np.abs(W))), float(np.max(np.abs(bvec))))
         worst = max(dev, bias_dev)
     rel = worst / scale if scale > 0 else 0.0
     return Check(gen, "exact", passed=bool(rel <= tol), max_abs_error=worst, relative_error=rel,
@@ -305,8 +319,22 @@ def solve_constraints(equations: list) -> list[str]:
 # --------------------------------------------------------------------------- numeric
 
 
+def _output_check(layer: Layer, fx: np.ndarray, n: int, expect: str) -> None:
+    """An equivariant check needs the output's first axis to be the n points."""
+    if expect != "invariant" and (fx.ndim == 0 or fx.shape[0] != n):
+        from gdlcheck.errors import SpecError
+
+        rows = fx.shape[0] if fx.ndim else 0
+        raise SpecError(f"the layer's output has {rows} row(s), not n = {n}: a pooled output is invariant; "
+                        "use expect: invariant", where="expect")
+
+
 def numeric_checks(layer: Layer, group: PermGroup, expect: str, channels: int, options: Options) -> list[Check]:
-    """Probe ``f(g.X)`` against ``g.f(X)`` with seeded random inputs, per generator."""
+    """Probe ``f(g.X)`` against ``g.f(X)`` with seeded random inputs, per generator.
+
+    Trial ``t`` draws its input from ``numpy.random.default_rng([seed, t])``; a failing check
+    reports that trial, the seed and the output entry that differs most.
+    """
     n = group.n
     gens = group.gen_arrays()
     worst = [(0.0, 0.0, None)] * len(gens)
@@ -317,6 +345,7 @@ def numeric_checks(layer: Layer, group: PermGroup, expect: str, channels: int, o
         X = rng.standard_normal((n, channels))
         f = layer.subs({x: float(rng.standard_normal()) for x in syms}) if syms else layer
         fx = np.asarray(f.forward(X, A), dtype=np.float64)
+        _output_check(layer, fx, n, expect)
         scale = float(np.max(np.abs(fx))) if fx.size else 0.0
         for k, s in enumerate(gens):
             gA = act_on_both(s, A) if (A is not None and layer.uses_graph) else A
@@ -330,8 +359,10 @@ def numeric_checks(layer: Layer, group: PermGroup, expect: str, channels: int, o
                 err = math.inf
             rel = err / (scale + TINY) if err > 0 else 0.0
             if rel > worst[k][1] or (worst[k][2] is None and rel > options.tol):
-                entry = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.size else ()
-                counter = {"trial": t, "seed": options.seed, "entry": [int(e) for e in entry],
+                entry = np.unravel_index(int(np.argmax(np.where(np.isnan(diff), np.inf, diff))), diff.shape) \
+                    if diff.size else ()
+                counter = {"trial": t, "seed": options.seed, "input_seed": [options.seed, t],
+                           "entry": [int(e) for e in entry],
                            "expected": _json_float(target[entry]) if diff.size else None,
                            "got": _json_float(fgx[entry]) if diff.size else None}
                 worst[k] = (err, rel, counter)
@@ -344,22 +375,253 @@ def numeric_checks(layer: Layer, group: PermGroup, expect: str, channels: int, o
     return checks
 
 
+# --------------------------------------------------------------------------- exact, non-linear
+
+
+def symbolic_applies(layer: Layer, n: int, channels: int) -> str | None:
+    """Why the symbolic exact check does not apply (None: it does)."""
+    if not getattr(layer, "supports_symbolic", False):
+        return f"layer kind {layer.kind!r} has no symbolic forward pass"
+    if n > SYMBOLIC_MAX_POINTS:
+        return f"the exact check of a non-linear layer runs for n <= {SYMBOLIC_MAX_POINTS} (n = {n})"
+    if channels > SYMBOLIC_MAX_CHANNELS:
+        return f"the exact check of a non-linear layer runs for d <= {SYMBOLIC_MAX_CHANNELS} channels (d = {channels})"
+    return None
+
+
+def symbolic_checks(layer: Layer, group: PermGroup, expect: str, channels: int,
+                    seconds: float = SYMBOLIC_SECONDS) -> list[Check]:
+    """Run the layer on an n x d matrix of symbols and compare ``f(PX)`` with ``P f(X)`` as expressions.
+
+    Given numbers become exact rationals, so the two sides are built from the same terms and
+    are compared structurally; pairs that differ are told apart at a random rational point
+    or, failing that, simplified.  What is not decided within ``seconds`` is undecided.
+    """
+    import sympy
+
+    n = group.n
+    gens = group.gen_arrays()
+    X = np.empty((n, channels), dtype=object)
+    for i in range(n):
+        for c in range(channels):
+            X[i, c] = sympy.Symbol(f"x_{i}_{c}")
+    from gdlcheck.layers import exact_array
+
+    A = layer.graph()
+    A = exact_array(np.asarray(A, dtype=np.float64)) if A is not None else None
+    done: list[Check] = []
+
+    def work():
+        fx = layer.forward_symbolic(X, A)
+        _output_check(layer, fx, n, expect)
+        for s in gens:
+            gA = act_on_both(s, A) if (A is not None and layer.uses_graph) else A
+            fgx = layer.forward_symbolic(act(s, X), gA)
+            target = fx if expect == "invariant" else act(s, fx)
+            done.append(_compare_symbolic(s, fgx, target))
+
+    finished, _ = run_with_time_limit(work, seconds)
+    checks = list(done)
+    for s in gens[len(done):]:
+        checks.append(Check(cycle_string(tuple(s.tolist())), "exact", passed=None, exact=None,
+                            note=f"sympy could not decide within {seconds:g} s"))
+    return checks
+
+
+def _short(expr, limit: int = 160) -> str:
+    text = str(expr)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _compare_symbolic(s, got: np.ndarray, target: np.ndarray) -> Check:
+    import sympy
+
+    gen = cycle_string(tuple(s.tolist()))
+    if got.shape != target.shape:
+        return Check(gen, "exact", passed=False, exact=False,
+                     counterexample={"text": f"output shape {list(got.shape)} vs {list(target.shape)}"})
+    differ = [idx for idx in np.ndindex(got.shape) if got[idx] != target[idx]]
+    undecided = []
+    rng = np.random.default_rng(0)
+    for idx in differ:
+        diff = got[idx] - target[idx]
+        verdict = _differs_at_a_point(diff, rng, sympy)
+        if verdict:
+            entry = [int(v) for v in idx]
+            counter = {"entry": entry, "expected": _short(target[idx]), "got": _short(got[idx]),
+                       "text": f"output entry {entry}: f(PX) gives {_short(got[idx], 80)} but the law wants "
+                               f"{_short(target[idx], 80)}"}
+            return Check(gen, "exact", passed=False, exact=False, counterexample=counter)
+        undecided.append(diff)
+    for diff in undecided:
+        if sympy.simplify(diff) != 0:
+            return Check(gen, "exact", passed=None, exact=None, note="sympy could not decide")
+    return Check(gen, "exact", passed=True, max_abs_error=0.0, relative_error=0.0, exact=True,
+                 note="symbolic: f(PX) and P f(X) are the same expressions" if not undecided else
+                 "symbolic: f(PX) and P f(X) simplify to the same expressions")
+
+
+def _differs_at_a_point(diff, rng, sympy) -> bool:
+    """True when ``diff`` is clearly non-zero at a random rational point (30 digits)."""
+    syms = sorted(diff.free_symbols, key=str)
+    for _ in range(2):
+        point = {x: sympy.Rational(int(rng.integers(-40, 41)), int(rng.integers(7, 23))) for x in syms}
+        try:
+            value = complex(diff.xreplace(point).evalf(30))
+        except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+            continue
+        if math.isfinite(abs(value)) and abs(value) > 1e-20:
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- diagnosis
+
+
+def _law_text(x: str, a: str | None, y: str) -> str:
+    """``Y(PX, P A P^T) = P Y(X, A)`` and its neighbours."""
+    if a is None:
+        left = "Y(PX)" if x == "P" else "Y(P^T X)"
+        right = {"P": "P Y(X)", "PT": "P^T Y(X)", "none": "Y(X)"}[y]
+    else:
+        left = "Y(PX, " + {"both": "P A P^T", "rows": "P A", "fixed": "A"}[a] + ")"
+        right = {"P": "P Y(X, A)", "PT": "P^T Y(X, A)", "none": "Y(X, A)"}[y]
+    return f"{left} = {right}"
+
+
+def _law_holds(layer: Layer, s: np.ndarray, n: int, channels: int, options: Options, a: str | None, y: str) -> bool:
+    from gdlcheck.groups import inverse
+
+    A = layer.graph()
+    syms = sorted(layer.symbols(), key=str)
+    s_inv = np.asarray(inverse(tuple(int(v) for v in s)), dtype=np.int64)
+    for t in range(DIAGNOSIS_TRIALS):
+        rng = np.random.default_rng([options.seed, 10_000 + t])
+        X = rng.standard_normal((n, channels))
+        f = layer.subs({x: float(rng.standard_normal()) for x in syms}) if syms else layer
+        fx = np.asarray(f.forward(X, A), dtype=np.float64)
+        if A is None or a is None or a == "fixed":
+            gA = A
+        elif a == "both":
+            gA = act_on_both(s, A)
+        else:
+            gA = act(s, A)
+        fgx = np.asarray(f.forward(act(s, X), gA), dtype=np.float64)
+        if y == "none":
+            target = fx
+        else:
+            if fx.shape[0] != n:
+                return False
+            target = act(s if y == "P" else s_inv, fx)
+        if fgx.shape != target.shape:
+            return False
+        scale = float(np.max(np.abs(fx))) if fx.size else 0.0
+        err = float(np.max(np.abs(fgx - target))) if fx.size else 0.0
+        if not math.isfinite(err) or err > options.tol * (scale + TINY) and err > 0:
+            return False
+    return True
+
+
+def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options: Options,
+             checks: list[Check]) -> list[str]:
+    """When a check fails, try the neighbouring laws and say which one holds.
+
+    The neighbours of ``Y(PX, P A P^T) = P Y(X, A)`` are the usual mistakes: permuting only
+    the rows of A, keeping A fixed (or permuting it when the layer keeps it fixed), P
+    against P^T, and invariance against equivariance.
+    """
+    failing = {c.generator for c in checks if c.passed is False}
+    if not failing:
+        return []
+    n = group.n
+    gens = [s for s in group.gen_arrays() if cycle_string(tuple(s.tolist())) in failing]
+    A = layer.graph()
+    a_law = None if A is None else ("both" if layer.uses_graph else "fixed")
+    y_law = "none" if expect == "invariant" else "P"
+    out = [f"fails for {_law_text('P', a_law, y_law)} under generator(s) {', '.join(sorted(failing))}"]
+
+    def holds(a, y, probe=layer):
+        try:
+            return all(_law_holds(probe, s, n, channels, options, a, y) for s in gens)
+        except (ValueError, IndexError):
+            return False
+
+    found = False
+    if y_law == "P" and holds(a_law, "none"):
+        out.append(f"holds for {_law_text('P', a_law, 'none')}: the output is invariant, not equivariant; "
+                   "use expect: invariant")
+        found = True
+    if y_law == "none" and holds(a_law, "P"):
+        out.append(f"holds for {_law_text('P', a_law, 'P')}: the output is equivariant, not invariant; use "
+                   "expect: equivariant (or pool over the points for an invariant output)")
+        found = True
+    if y_law == "P" and any(not np.array_equal(s, np.argsort(s)) for s in gens) and holds(a_law, "PT"):
+        out.append(f"holds for {_law_text('P', a_law, 'PT')}: P and P^T are mixed up somewhere; with "
+                   "P[sigma[j], j] = 1 the entry at j moves to sigma[j]")
+        found = True
+    if A is not None:
+        if a_law == "both":
+            if holds("rows", y_law):
+                out.append(f"holds for {_law_text('P', 'rows', y_law)} (rows of A only), not for P A P^T")
+                found = True
+            if holds("fixed", y_law):
+                out.append(f"holds for {_law_text('P', 'fixed', y_law)}: the layer does not read the permuted "
+                           "graph")
+                found = True
+        else:
+            autos = [cycle_string(tuple(s.tolist())) for s in gens if np.array_equal(act_on_both(s, A), A)]
+            from gdlcheck.nn import with_graph_mode
+
+            if holds("both", y_law, with_graph_mode(layer, "input")):
+                not_autos = [g for g in sorted(failing) if g not in autos]
+                out.append(f"holds for {_law_text('P', 'both', y_law)} (Theorem 3): with the graph held fixed it "
+                           "holds only for the automorphisms of A"
+                           + (f", and {', '.join(not_autos)} is not one; use graph: input to permute A with "
+                              "the features" if not_autos else ""))
+                found = True
+    if not found:
+        tried = (["rows-only P A", "fixed A"] if a_law == "both" else ["P A P^T"] if a_law == "fixed" else [])
+        tried += ["P^T", "equivariance" if y_law == "none" else "invariance"]
+        out.append(f"none of the neighbouring laws ({', '.join(tried)}) holds either: the layer itself breaks "
+                   "the symmetry")
+    for s in gens:
+        for reason in layer.breaks(s):
+            line = f"{cycle_string(tuple(s.tolist()))}: {reason}"
+            if line not in out:
+                out.append(line)
+    return out
+
+
 # --------------------------------------------------------------------------- policy
 
 
 def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant", channels: int = 1,
                  options: Options | None = None, input: str = "-", kind: str | None = None,
                  name: str | None = None) -> VerifyResult:
-    """Run the checks ``options.method`` asks for and reach a verdict (DESIGN.md section 5)."""
+    """Run the checks ``options.method`` asks for and reach a verdict (DESIGN.md section 5).
+
+    The exact check is the weight comparison for a linear layer, else the symbolic forward
+    pass for a non-linear layer with n <= 6 and d <= 2; it may be undecided, which keeps the
+    numeric verdict (``inconclusive`` only with ``--method exact``).
+    """
     options = options or Options()
     checks: list[Check] = []
     constraints: list[str] = []
     notes: list[str] = []
     form = layer.linear_form()
-    exact_applies = form is not None
-    if options.method in ("auto", "both", "exact") and exact_applies:
-        W, b = form
-        exact, constraints = exact_checks(W, b, group, expect, options.tol)
+    why_not = None
+    if form is not None:
+        exact_kind = "linear"
+    else:
+        why_not = symbolic_applies(layer, group.n, channels)
+        exact_kind = "symbolic" if why_not is None else None
+    exact_applies = exact_kind is not None
+    if options.method in ("auto", "both", "exact") and exact_applies and group.gens:
+        if exact_kind == "linear":
+            W, b = form
+            exact, constraints = exact_checks(W, b, group, expect, options.tol)
+        else:
+            exact = symbolic_checks(layer, group, expect, channels)
         if options.method == "exact":
             for c in exact:
                 if c.passed and c.exact is False:
@@ -376,7 +638,7 @@ def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant",
         notes.append("the group has no generators besides the identity: every layer commutes with it")
     elif options.method == "exact" and not exact_applies:
         verdict, passed = INCONCLUSIVE, False
-        notes.append(f"no exact check applies to layer kind {layer.kind!r}")
+        notes.append(f"no exact check applies: {why_not}")
     elif any(c.passed is False for c in checks):
         verdict, passed = FAILS, False
     elif exact_list and all(c.passed for c in exact_list):
@@ -390,6 +652,11 @@ def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant",
             notes.append("the exact check could not decide; the verdict rests on the numeric check")
     else:
         verdict, passed = (HOLDS_NUMERICALLY, True) if numeric_list else (INCONCLUSIVE, False)
+    if verdict == HOLDS_NUMERICALLY and not exact_list and why_not and options.method != "numeric":
+        notes.append(f"numeric check only: {why_not}")
+    diagnosis = None
+    if verdict == FAILS:
+        diagnosis = diagnose(layer, group, expect, channels, options, checks)
     return VerifyResult(input=input, kind=kind or layer.kind, group=group, expect=expect, passed=passed,
                         verdict=verdict, checks=checks, constraints=constraints if not passed else [],
-                        name=name, notes=notes)
+                        name=name, notes=notes, diagnosis=diagnosis)
