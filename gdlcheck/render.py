@@ -191,13 +191,13 @@ def render_group(group: PermGroup) -> Table:
 # --------------------------------------------------------------------------- inspect
 
 _PROPERTY_LABELS = {
-    "static": ("static", "dynamic"),
-    "square": ("square", "not square"),
-    "sparse": ("sparse", "dense"),
-    "approximately_sparse": ("approx. sparse", "not approx. sparse"),
-    "symmetric": ("symmetric", "non-symmetric"),
-    "row_stochastic": ("row-stochastic", "no"),
-    "nonnegative": ("non-negative", "has negative entries"),
+    "static": ("static", ("static", "dynamic")),
+    "square": ("square", ("yes", "no")),
+    "sparse": ("sparse", ("yes", "no")),
+    "approximately_sparse": ("approx. sparse", ("yes", "no")),
+    "symmetric": ("symmetric", ("yes", "no")),
+    "row_stochastic": ("row-stochastic", ("yes", "no")),
+    "nonnegative": ("non-negative", ("yes", "no")),
 }
 
 _DEPENDS_TEXT = {
@@ -220,21 +220,22 @@ def render_inspect(inspection) -> RGroup:
     many = f", {inspection.heads} matrices (heads)" if inspection.heads > 1 else ""
     head.add_row("measured", Text(f"G of the {inspection.measured} layer, {shape}{many}, on {inspection.samples} "
                                   "seeded inputs (graph held fixed)"))
-    table = Table(title="G against the texts' comparison (Transformers as generalised GCNs)", box=box.SIMPLE_HEAD,
-                  title_justify="left")
+    table = Table(title="G against the texts' comparison of the two matrices", box=box.SIMPLE_HEAD,
+                  title_justify="left", caption="text: as the Transformers-vs-GCN text describes them",
+                  caption_justify="left")
     table.add_column("property", no_wrap=True)
-    table.add_column("this layer's G")
-    table.add_column("adjacency (text)")
-    table.add_column("attention (text)")
+    table.add_column("this G", no_wrap=True)
+    table.add_column("adjacency (text)", no_wrap=True)
+    table.add_column("attention (text)", no_wrap=True)
 
     def word(key, value):
         if value is None:
             return Text("-", style="dim")
-        yes, no = _PROPERTY_LABELS[key]
+        yes, no = _PROPERTY_LABELS[key][1]
         return Text(yes if value else no)
 
     for key in PROPERTIES:
-        table.add_row(key, word(key, inspection.properties[key]), word(key, TEXT_TABLE["adjacency"][key]),
+        table.add_row(_PROPERTY_LABELS[key][0], word(key, inspection.properties[key]), word(key, TEXT_TABLE["adjacency"][key]),
                       word(key, TEXT_TABLE["attention"][key]))
     parts: list = [head, table]
     for note in inspection.notes:
