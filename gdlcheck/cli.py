@@ -111,7 +111,7 @@ def cli(debug: bool) -> None:
 
 
 @cli.command()
-@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
+@click.argument("inputs", nargs=-1, required=False, metavar="INPUT...")
 @group_options
 @click.option("--method", type=click.Choice(["auto", "exact", "numeric", "both"]), default="auto", show_default=True,
               help="exact: compare weights (sympy for symbols); numeric: random inputs; auto: both where they apply.")
@@ -122,13 +122,24 @@ def cli(debug: bool) -> None:
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the random inputs [default: the spec's seed, else 0].")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; the exit code tells the verdict.")
-def verify(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet):
+@click.option("--callable", "target", metavar="MODULE:ATTR",
+              help="Verify a Python callable or torch module instead of INPUT (runs your code; MODULE is "
+                   "imported from the current folder or the installed packages).")
+@click.option("--input-shape", metavar="NxD", help="With --callable: the input's shape, N points by D channels.")
+@click.option("--dtype", type=click.Choice(["float64", "float32"]), default=None,
+              help="With --callable: run it in this dtype (compared in float64; float32 --tol default 1e-5) "
+                   "[default: float64].")
+@click.option("--expect", type=click.Choice(["equivariant", "invariant"]), default=None,
+              help="With --callable: invariant for an output without the points axis [default: equivariant].")
+def verify(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, target, input_shape,
+           dtype, expect):
     """Check that each INPUT (a spec or a matrix; - for standard input) commutes with a group.
 
     \b
     Example:
       gdlcheck verify samples/conv.yaml
       gdlcheck verify weights.npy --group dihedral --format json
+      gdlcheck verify --callable mylayers:centred --input-shape 6x2 --group symmetric
     """
     from gdlcheck.report import dumps, error_json
     from gdlcheck.sources import resolve
@@ -137,15 +148,30 @@ def verify(inputs, group, n, shape, generators, graph, method, tol, trials, seed
     opts = _group_options(group, n, shape, generators, graph)
     if inputs.count("-") > 1:
         raise click.UsageError("standard input '-' can be read only once")
+    if target is not None and inputs:
+        raise click.UsageError("give INPUT files or --callable MODULE:ATTR, not both")
+    if target is None and not inputs:
+        raise click.UsageError("missing INPUT: give a spec or matrix file (- for standard input), or --callable")
+    if target is None and (input_shape or dtype or expect):
+        raise click.UsageError("--input-shape, --dtype and --expect go with --callable (a spec says expect:)")
+    if target is not None:
+        from gdlcheck.api import verify_target
+
+        inputs = (target,)
+        tol_given = click.get_current_context().get_parameter_source("tol") is not click.core.ParameterSource.DEFAULT
     codes, results, errors = [], [], 0
     console = None if (fmt == "json" or quiet) else _console()
     for path in inputs:
         try:
-            job = resolve(path, opts)
-            options = Options(method=method, tol=tol, trials=trials,
-                              seed=seed if seed is not None else (job.seed or 0))
-            result = verify_layer(job.layer, job.group, expect=job.expect, channels=job.channels, options=options,
-                                  input=path, kind=job.kind, name=job.name)
+            if target is not None:
+                result = verify_target(target, opts, input_shape, expect=expect, dtype=dtype, method=method,
+                                       tol=tol if tol_given else None, trials=trials, seed=seed)
+            else:
+                job = resolve(path, opts)
+                options = Options(method=method, tol=tol, trials=trials,
+                                  seed=seed if seed is not None else (job.seed or 0))
+                result = verify_layer(job.layer, job.group, expect=job.expect, channels=job.channels,
+                                      options=options, input=path, kind=job.kind, name=job.name)
         except GdlcheckError as err:
             err.located(file=path)
             _error_line(str(err))
