@@ -797,6 +797,11 @@ def _build_sequential(raw, ctx, where, items_at: str | None = None):
             current = layer.out_channels
         elif layer.in_channels is not None and current is None:
             current = layer.in_channels
+        if layer.uses_graph and any(prev.uses_graph for prev in layers):
+            first = next(prev.graph() for prev in layers if prev.uses_graph)
+            if not np.array_equal(first, layer.graph()):
+                raise ctx.error("all graph: input layers of a sequence read one graph, but this adjacency differs "
+                                "from the first one's", here)
         layers.append(layer)
     return Sequential(layers)
 

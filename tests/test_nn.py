@@ -215,3 +215,12 @@ def test_sequence_checks_channels_between_layers():
         build([{"kind": "mlp", "weights": [[[1.0, 2.0, 3.0]]]}, {"kind": "attention", "wq": WQ, "wk": WK, "wv": WV}])
     assert "reads 2 channels but the previous layer outputs 3" in str(info.value)
     assert info.value.where == "layer[1]"
+
+
+def test_a_sequence_reads_one_input_graph():
+    other = [[0, 1, 1, 0], [1, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0]]
+    gcn = {"kind": "gcn", "adjacency": PATH.tolist(), "weight": [[1.0, 0.0], [0.0, 1.0]]}
+    assert build([gcn, gcn]).uses_graph
+    with pytest.raises(GdlcheckError) as info:
+        build([gcn, dict(gcn, adjacency=other)])
+    assert info.value.where == "layer[1]"
