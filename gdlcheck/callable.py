@@ -246,10 +246,10 @@ def _shape_text(shape) -> str:
 
 
 def callable_name(f, label: str | None = None) -> str:
-    """A short name for reports: the function's or the class's name."""
+    """A short name for reports: the function's name (``lambda`` for a lambda) or the class's name."""
     if label:
         return label
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
-    if name == "<lambda>" or not isinstance(name, str):
-        return "lambda" if name == "<lambda>" else type(f).__name__
-    return name if inspect.isfunction(f) or inspect.isclass(f) else type(f).__name__
+    if inspect.isfunction(f) or inspect.ismethod(f) or inspect.isclass(f):
+        name = getattr(f, "__name__", "") or "callable"
+        return "lambda" if name == "<lambda>" else name
+    return type(f).__name__
