@@ -19,6 +19,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Callable
 
 import numpy as np
 
@@ -212,7 +213,8 @@ class PermGroup:
     n: int
     gens: tuple[Perm, ...]
     shape: tuple[int, ...] | None = None
-    order_formula: int | None = field(default=None, compare=False)
+    # an int, or a zero-argument callable for orders too big to compute eagerly (n! for n = 10^6)
+    order_formula: int | Callable[[], int] | None = field(default=None, compare=False)
     graph: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def gen_arrays(self) -> list[np.ndarray]:
@@ -224,9 +226,28 @@ class PermGroup:
 
     @cached_property
     def order(self) -> int:
-        if self.order_formula is not None:
-            return self.order_formula
+        formula = self.order_formula
+        if callable(formula):
+            return int(formula())
+        if formula is not None:
+            return formula
         return int(self.to_sympy().order())
+
+    @property
+    def order_text(self) -> str:
+        """The order for people: the digits, or ``n!`` with its size when it has too many digits.
+
+        >>> symmetric(100).order_text
+        '100! (about 9.33e157)'
+        """
+        big = self.name in ("symmetric", "alternating") and self.n > 25 and callable(self.order_formula)
+        if not big:
+            return _digits(self.order)
+        log10 = math.lgamma(self.n + 1) / math.log(10) - (math.log10(2) if self.name == "alternating" else 0)
+        exponent = math.floor(log10)
+        mantissa = 10 ** (log10 - exponent)
+        suffix = "!/2" if self.name == "alternating" else "!"
+        return f"{self.n}{suffix} (about {mantissa:.3g}e{exponent})"
 
     @cached_property
     def is_transitive(self) -> bool:
@@ -351,7 +372,7 @@ def symmetric(n: int) -> PermGroup:
         return PermGroup("symmetric", 1, (), order_formula=1)
     transposition = (1, 0) + tuple(range(2, n))
     gens = (_shift(n), transposition) if n > 2 else (transposition,)
-    return PermGroup("symmetric", n, gens, order_formula=math.factorial(n))
+    return PermGroup("symmetric", n, gens, order_formula=_lazy_factorial(n, 1))
 
 
 def alternating(n: int) -> PermGroup:
@@ -360,7 +381,14 @@ def alternating(n: int) -> PermGroup:
         g = list(range(n))
         g[i], g[i + 1], g[i + 2] = i + 1, i + 2, i
         gens.append(tuple(g))
-    return PermGroup("alternating", n, tuple(gens), order_formula=max(math.factorial(n) // 2, 1))
+    return PermGroup("alternating", n, tuple(gens), order_formula=_lazy_factorial(n, 2) if n >= 2 else 1)
+
+
+def _lazy_factorial(n: int, divisor: int):
+    """``n! / divisor``, computed only when asked (``1000000!`` takes seconds and has 5.5M digits)."""
+    if n <= 25:
+        return math.factorial(n) // divisor
+    return lambda: math.factorial(n) // divisor
 
 
 def _grid_index(shape: tuple[int, ...]) -> np.ndarray:
@@ -469,4 +497,18 @@ def build_group(name: str, n=None, shape=None, generators=None, graph=None) -> P
 
 def order_json(order: int):
     """An order as JSON: an integer up to 15 digits, else the string of its digits."""
-    return order if order < 10**15 else str(order)
+    return order if order < 10**15 else _digits(order)
+
+
+def _digits(value: int) -> str:
+    """``str(value)`` past Python's default limit of 4300 digits (n! for n >= 1750)."""
+    import sys
+
+    if not hasattr(sys, "get_int_max_str_digits") or value < 10**4000:
+        return str(value)
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return str(value)
+    finally:
+        sys.set_int_max_str_digits(old)

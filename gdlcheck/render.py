@@ -38,7 +38,7 @@ def _fmt(x) -> str:
 
 def group_line(group: PermGroup) -> Text:
     size = "x".join(map(str, group.shape)) if group.shape else f"n={group.n}"
-    return Text(f"{group.name} ({size}), order {group.order}, {len(group.gens)} generator(s)")
+    return Text(f"{group.name} ({size}), order {group.order_text}, {len(group.gens)} generator(s)")
 
 
 def render_verify(result) -> RGroup:
@@ -106,19 +106,26 @@ class PatternView:
     """The matrix of parameter names, each parameter in its own colour.
 
     Rows and columns past what fits (at most MAX_SHOWN) are elided with an ellipsis in the
-    middle, so the corners of the pattern stay visible.
+    middle, so the corners of the pattern stay visible.  ``d`` is a Derivation of order
+    1 -> 1; only the shown corner is computed (``pattern_block``), so a closed form with
+    ``n = 10^6`` prints at once.
     """
 
-    def __init__(self, names: list[str], pattern: np.ndarray):
-        self.names = names
-        self.pattern = pattern
+    def __init__(self, d):
+        self.d = d
 
     def __rich_console__(self, console, options):
-        n_rows, n_cols = self.pattern.shape
-        cell = max(len(x) for x in self.names) + 1
+        d = self.d
+        n = d.n
+        rows = _shown(n, MAX_SHOWN)
+        probe_rows = [i for i in rows if i is not None]
+        block = d.pattern_block(probe_rows, probe_rows)
+        names = {int(k): d.entry(int(k)) for k in np.unique(block)}
+        cell = max(len(x) for x in names.values()) + 1
         fits = max(3, (options.max_width - 2) // cell - 1)
-        rows = _shown(n_rows, MAX_SHOWN)
-        cols = _shown(n_cols, min(MAX_SHOWN, fits))
+        cols = _shown(n, min(MAX_SHOWN, fits))
+        col_index = [j for j in cols if j is not None]
+        block = d.pattern_block(probe_rows, col_index)
         table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 1, 0, 0))
         for _ in cols:
             table.add_column(justify="center", no_wrap=True, min_width=cell - 1)
@@ -128,8 +135,9 @@ class PatternView:
                 if i is None or j is None:
                     cells.append(Text("..." if (i is None) != (j is None) else "", style="dim"))
                     continue
-                k = int(self.pattern[i, j])
-                cells.append(Text(self.names[k], style=_PALETTE[k % len(_PALETTE)]))
+                k = int(block[probe_rows.index(i), col_index.index(j)])
+                name = names.get(k) or d.entry(k)
+                cells.append(Text(name, style=_PALETTE[k % len(_PALETTE)]))
             table.add_row(*cells)
         yield table
 
@@ -141,21 +149,48 @@ def _shown(size: int, limit: int) -> list:
     return list(range(half)) + [None] + list(range(size - half, size))
 
 
+def _names_text(d) -> str:
+    dim = d.dimension
+    if dim <= 16:
+        return ", ".join(d.name_of(k) for k in range(dim))
+    return ", ".join([d.name_of(k) for k in range(8)] + ["..."] + [d.name_of(k) for k in range(dim - 4, dim)])
+
+
 def render_derive(d, explain_lines: list[str] | None = None) -> RGroup:
+    """The derive report: group, orders, form, dimension and parameter counts, the pattern
+    (order 1 -> 1) or the named basis (symmetric group), the channel block form, and the
+    derivation with ``--explain``."""
     g = d.group
     head = Table.grid(padding=(0, 2))
     head.add_row("group", group_line(g))
     head.add_row("orders", Text(f"{d.in_order} -> {d.out_order}"))
     head.add_row("form", Text(f"{d.form}: {d.formula}"))
     head.add_row("dimension", Text(str(d.dimension)))
+    channels = (d.channels_in, d.channels_out) != (1, 1)
     head.add_row("parameters", Text(f"{d.unconstrained_parameters} -> {d.free_parameters}"
-                                    + (f"  ({d.dimension} x {d.channels_in} x {d.channels_out})"
-                                       if (d.channels_in, d.channels_out) != (1, 1) else "")))
-    shown = d.parameters if len(d.parameters) <= 16 else d.parameters[:8] + ["..."] + d.parameters[-4:]
-    head.add_row("names", Text(", ".join(shown)))
+                                    + (f"  ({d.dimension} x {d.channels_in} x {d.channels_out})" if channels else "")))
+    head.add_row("names", Text(_names_text(d)))
+    if channels:
+        out_shape = " x ".join(["n"] * d.out_order) or "1"
+        in_shape = " x ".join(["n"] * d.in_order) or "1"
+        head.add_row("channels", Text(
+            f"W = sum_o B_o (x) Theta_o over the {d.dimension} orbits o: B_o is the 0/1 ({out_shape}) x ({in_shape}) "
+            f"basis element, Theta_o a {d.channels_out} x {d.channels_in} matrix of free parameters "
+            f"(W is (n^{d.out_order} {d.channels_out}) x (n^{d.in_order} {d.channels_in}))"))
     parts: list = [head]
     if (d.in_order, d.out_order) == (1, 1):
-        parts.append(PatternView(d.entries or d.parameters, d.pattern))
+        parts.append(PatternView(d))
+    elif d.partitions is not None:
+        from gdlcheck.derive import partition_meaning, set_partitions
+
+        basis = Table(box=box.SIMPLE_HEAD, show_edge=False)
+        basis.add_column("parameter")
+        basis.add_column("partition")
+        basis.add_column("index pattern")
+        rgs_all = [r for r in set_partitions(d.order) if (max(r) + 1 if r else 0) <= d.n]
+        for k, r in enumerate(rgs_all):
+            basis.add_row(Text(d.name_of(k)), Text(d.partitions[k]), Text(partition_meaning(r, d.out_order)))
+        parts.append(basis)
     if explain_lines:
         parts.append(Text("derivation", style="bold"))
         parts.extend(Text(line) for line in explain_lines)
@@ -181,7 +216,7 @@ def render_group(group: PermGroup) -> Table:
     table.add_row("n", Text(str(group.n)))
     if group.shape:
         table.add_row("shape", Text("x".join(map(str, group.shape))))
-    table.add_row("order", Text(str(group.order)))
+    table.add_row("order", Text(group.order_text))
     table.add_row("transitive", Text("yes" if group.is_transitive else "no"))
     gens = group.generator_strings
     table.add_row("generators", Text("\n".join(gens) if gens else "(none)"))
