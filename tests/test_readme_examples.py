@@ -1,0 +1,62 @@
+"""The README's "Use it from Python and in your tests" section runs as written."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLES
+
+HEADING = "## Use it from Python and in your tests"
+
+
+def section() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert HEADING in text
+    body = text.split(HEADING, 1)[1]
+    end = min(i for i in (body.find("\n## "), body.find("<!-- end of sections -->")) if i >= 0)
+    return body[:end]
+
+
+def python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", section(), flags=re.S)
+
+
+def test_the_section_has_numpy_torch_and_pytest_examples():
+    blocks = python_blocks()
+    assert len(blocks) == 3
+    assert "verify_callable" in blocks[0] and "import torch" in blocks[1]
+    assert "assert_equivariant" in blocks[2] and "def test_" in blocks[2]
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_python_example_runs(index, monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    code = python_blocks()[index]
+    namespace = {"__name__": f"readme_example_{index}"}
+    exec(compile(code, f"README.md[python block {index}]", "exec"), namespace)
+    # a pytest example: run the tests it defines
+    tests = [v for k, v in namespace.items() if k.startswith("test_") and callable(v)]
+    for test in tests:
+        test()
+    if index == 2:
+        assert len(tests) == 2
+
+
+def test_shell_examples_give_the_exit_codes_shown():
+    commands = re.findall(r"^\$ (gdlcheck .*?); echo \"exit \$\?\"\nexit (\d+)$", section(), flags=re.M)
+    assert len(commands) >= 3
+    env = {**os.environ, "NO_COLOR": "1"}
+    bindir = os.path.dirname(sys.executable)
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    for command, code in commands:
+        out = subprocess.run(command, shell=True, cwd=SAMPLES, capture_output=True, text=True, env=env, timeout=120)
+        assert out.returncode == int(code), (command, out.stderr)
+
+
+def test_usage_mentions_callable():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    usage = text.split("## Usage", 1)[1].split("```", 2)[1]
+    assert "--callable MODULE:ATTR --input-shape NxD" in usage
