@@ -205,19 +205,29 @@ def verify(inputs, group, n, shape, generators, graph, method, tol, trials, seed
 @group_options
 @click.option("--in-order", type=click.IntRange(0, 4), default=1, show_default=True, help="Order of the input tensor.")
 @click.option("--out-order", type=click.IntRange(0, 4), default=1, show_default=True, help="Order of the output tensor.")
-@click.option("--channels-in", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--channels-out", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--explain", is_flag=True, help="Show the constraint each generator imposes.")
+@click.option("--channels-in", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Input channels D (free parameters = dimension x D x D2).")
+@click.option("--channels-out", type=click.IntRange(min=1), default=1, show_default=True, help="Output channels D2.")
+@click.option("--explain", is_flag=True, help="Show the constraint each generator imposes, then the orbits.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "latex", "csv", "npy"]), default="text",
-              show_default=True)
+              show_default=True, help="latex: a bmatrix; csv: the 1 -> 1 pattern; npy: the basis array.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE.")
-def derive(group, n, shape, generators, graph, in_order, out_order, channels_in, channels_out, explain, fmt, output):
+@click.option("--export-svg", "svg", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="Also save the text report as an SVG picture.")
+def derive(group, n, shape, generators, graph, in_order, out_order, channels_in, channels_out, explain, fmt, output,
+           svg):
     """Derive the parameter form that a symmetry forces on a linear layer.
+
+    The basis is the orbits of the group on the index tuples [n]^(L+K), output indices
+    first; csv and latex print the order 1 -> 1 matrix, npy the basis array
+    (dimension x output shape x input shape).
 
     \b
     Example:
       gdlcheck derive --group cyclic -n 8
-      gdlcheck derive --group symmetric -n 5 --format json
+      gdlcheck derive --group p4 --shape 8x8 --explain
+      gdlcheck derive --group symmetric -n 5 --in-order 2 --out-order 2 --format json
+      gdlcheck derive --group automorphisms --graph samples/petersen.csv --format npy -o basis.npy
     """
     from gdlcheck import derive as derive_mod
     from gdlcheck.report import derive_json, dumps
@@ -225,6 +235,8 @@ def derive(group, n, shape, generators, graph, in_order, out_order, channels_in,
     g = _build_group(_group_options(group, n, shape, generators, graph), "derive")
     d = derive_mod.derive(g, in_order=in_order, out_order=out_order, channels_in=channels_in,
                           channels_out=channels_out)
+    if svg and fmt != "text":
+        raise click.UsageError("--export-svg saves the text report; use it with --format text")
     if fmt == "npy":
         _write_npy(d.basis(), output)
         return
@@ -235,12 +247,12 @@ def derive(group, n, shape, generators, graph, in_order, out_order, channels_in,
     elif fmt == "csv":
         text = derive_mod.pattern_csv(d.pattern)
     elif fmt == "latex":
-        text = derive_mod.latex_matrix(d.matrix_strings())
+        text = derive_mod.latex_form(d)
     else:
         from gdlcheck.render import render_derive
 
         lines = derive_mod.explain(d) if explain else None
-        _print_rich(render_derive(d, lines), output)
+        _print_rich(render_derive(d, lines), output, svg)
         return
     _write_text(text, output)
 
@@ -268,7 +280,7 @@ def _write_npy(array, output: str | None) -> None:
     click.get_binary_stream("stdout").write(buf.getvalue())
 
 
-def _print_rich(renderable, output: str | None) -> None:
+def _print_rich(renderable, output: str | None, svg: str | None = None) -> None:
     if output:
         from rich.console import Console
 
@@ -276,6 +288,19 @@ def _print_rich(renderable, output: str | None) -> None:
             Console(file=fh, width=120, color_system=None).print(renderable)
     else:
         _console().print(renderable)
+    if svg:
+        import io
+
+        from rich.console import Console
+
+        # a recording console of its own, so the picture keeps the colours even when
+        # standard output is not a terminal
+        recorder = Console(record=True, file=io.StringIO(), width=100, force_terminal=True, color_system="truecolor")
+        recorder.print(renderable)
+        try:
+            recorder.save_svg(svg, title="gdlcheck derive")
+        except OSError as err:
+            raise GdlcheckError(f"cannot write the SVG: {err.strerror}", file=svg) from None
 
 
 # --------------------------------------------------------------------------- project
@@ -284,52 +309,53 @@ def _print_rich(renderable, output: str | None) -> None:
 @cli.command()
 @click.argument("matrix", metavar="MATRIX")
 @group_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "npy"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "npy"]), default="text", show_default=True,
+              help="csv/npy: the matrix alone on standard output, the distance on standard error.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE.")
 def project(matrix, group, n, shape, generators, graph, fmt, output):
     """Print the nearest equivariant matrix to MATRIX (orbit averages) and its distance.
 
+    Every entry is replaced by the mean of its orbit: the orthogonal projection onto the
+    matrices that commute with the group.  The distance is |W - P|_F / |W|_F.
+
     \b
     Example:
       gdlcheck project trained.npy --group cyclic --format csv > tied.csv
+      gdlcheck verify tied.csv --group cyclic
     """
+    import numpy as np
+
     from gdlcheck.derive import project as project_matrix
     from gdlcheck.matrices import check_square, load_matrix
-    from gdlcheck.report import SCHEMA_VERSION, dumps, group_json
+    from gdlcheck.report import project_json, dumps
 
     W = check_square(load_matrix(matrix), file=matrix)
     if W.dtype == object:
         raise GdlcheckError("project needs numbers, not symbols", file=matrix)
-    opts = _group_options(group, n if n is not None else W.shape[0], shape, generators, graph)
-    g = _build_group(opts, "project")
+    from gdlcheck.sources import GroupOptions
+
+    opts = GroupOptions(name=group, n=n, shape=shape, generators=tuple(generators), graph=graph)
+    if opts.name is None and not opts.generators and not opts.graph:
+        raise click.UsageError("project needs --group NAME")
+    g = opts.build(n_default=W.shape[0])
     if g.n != W.shape[0]:
         raise GdlcheckError(f"matrix is {W.shape[0]} x {W.shape[0]} but the group acts on n = {g.n} points",
                             file=matrix)
     P, dist = project_matrix(W, g)
-    if fmt == "npy":
+    if fmt in ("npy", "csv"):
         click.echo(f"relative distance: {dist!r}", err=True)
-        _write_npy(P, output)
-    elif fmt == "csv":
-        click.echo(f"relative distance: {dist!r}", err=True)
-        _write_text("".join(",".join(repr(float(x)) for x in row) + "\n" for row in P), output)
-    elif fmt == "json":
-        obj = {"schema_version": SCHEMA_VERSION, "input": matrix, "group": group_json(g),
-               "relative_distance": dist, "matrix": P.tolist()}
-        _write_text(dumps(obj) + "\n", output)
-    else:
-        from rich.text import Text
+        if fmt == "npy":
+            _write_npy(P, output)
+        else:
+            _write_text("".join(",".join(repr(float(x)) for x in row) + "\n" for row in P.tolist()), output)
+        return
+    if fmt == "json":
+        _write_text(dumps(project_json(matrix, g, P, dist)) + "\n", output)
+        return
+    from gdlcheck.render import render_project
 
-        from gdlcheck.render import group_line
-
-        body = [Text(f"{matrix}: nearest matrix equivariant under "), group_line(g),
-                Text(f"relative Frobenius distance: {dist:.6g}")]
-        import numpy as np
-
-        with np.printoptions(precision=4, suppress=True, linewidth=120, threshold=400):
-            body.append(Text(str(P)))
-        from rich.console import Group as RGroup
-
-        _print_rich(RGroup(*body), output)
+    with np.printoptions(precision=4, suppress=True, linewidth=100, threshold=400, edgeitems=4):
+        _print_rich(render_project(matrix, g, P, dist), output)
 
 
 # --------------------------------------------------------------------------- inspect
@@ -411,6 +437,42 @@ def groups(name, n, shape, generators, graph, fmt):
         from gdlcheck.render import render_group
 
         _console().print(render_group(g))
+
+
+# --------------------------------------------------------------------------- symmetries
+
+
+@cli.command()
+@click.argument("matrix", metavar="MATRIX")
+@click.option("--tol", type=click.FloatRange(min=0), default=1e-9, show_default=True,
+              help="Entries within tol x the largest entry count as equal.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def symmetries(matrix, tol, fmt):
+    """Find every permutation that MATRIX commutes with, and name the groups it contains.
+
+    The permutations sigma with W[sigma(i), sigma(j)] == W[i, j] are the automorphisms of W
+    as an edge-coloured directed graph (equal entries share a colour); their group comes
+    from BLISS (igraph): its order, generators, and the catalogue groups inside it.
+
+    \b
+    Example:
+      gdlcheck symmetries trained.npy
+      gdlcheck symmetries samples/petersen.csv --format json
+    """
+    from gdlcheck.matrices import check_square, load_matrix
+    from gdlcheck.report import dumps, symmetries_json
+    from gdlcheck.graphs import find_symmetries
+
+    W = check_square(load_matrix(matrix), file=matrix)
+    if W.dtype == object:
+        raise GdlcheckError("symmetries needs numbers, not symbols", file=matrix)
+    found = find_symmetries(W, tol=tol)
+    if fmt == "json":
+        click.echo(dumps(symmetries_json(matrix, found)))
+    else:
+        from gdlcheck.render import render_symmetries
+
+        _console().print(render_symmetries(matrix, found))
 
 
 def main() -> None:

@@ -21,6 +21,8 @@ directed cycle gives the cyclic group, not the dihedral one.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from gdlcheck.errors import GroupError
@@ -236,3 +238,61 @@ def automorphism_group(A: np.ndarray, tol: float = 0.0) -> PermGroup:
         raise GroupError(f"a graph's adjacency matrix must be square, got shape {'x'.join(map(str, A.shape))}")
     # the group keeps the colour matrix as its graph: stabilisers are computed from it
     return coloured_automorphisms(colour_classes(A, tol), name="automorphisms")
+
+
+# --------------------------------------------------------------------------- symmetries of a matrix
+
+
+@dataclass
+class Symmetries:
+    """What ``gdlcheck symmetries`` finds: the group of ``W`` and the catalogue groups inside it."""
+
+    group: PermGroup
+    colours: int                  # colour classes of the entries
+    contains: list[str]           # catalogue groups (with their shape) whose generators fix W
+    tol: float
+
+
+def find_symmetries(W: np.ndarray, tol: float = 1e-9) -> Symmetries:
+    """The permutations ``sigma`` with ``W[sigma(i), sigma(j)] == W[i, j]`` (within ``tol`` times
+    the largest entry), as a group, and the catalogue groups it contains.
+
+    Parameters
+    ----------
+    W : (n, n) numbers.
+    """
+    W = np.asarray(W, dtype=float)
+    C = colour_classes(W, tol)
+    group = coloured_automorphisms(C, name="symmetries")
+    return Symmetries(group=group, colours=int(C.max()) + 1 if C.size else 0,
+                      contains=contained_groups(C), tol=tol)
+
+
+def _fixes(C: np.ndarray, g) -> bool:
+    g = np.asarray(g)
+    B = np.empty_like(C)
+    B[np.ix_(g, g)] = C
+    return bool(np.array_equal(B, C))
+
+
+def contained_groups(C: np.ndarray) -> list[str]:
+    """The catalogue groups on ``n = len(C)`` points (grids on every shape ``HxW`` with ``H*W = n``)
+    whose generators all keep the colour matrix ``C``; a grid group is named with its shape."""
+    from gdlcheck import groups as G
+
+    n = C.shape[0]
+    candidates = [("trivial", G.trivial(n)), ("cyclic", G.cyclic(n))]
+    if n >= 3:
+        candidates.append(("dihedral", G.dihedral(n)))
+    candidates.append(("symmetric", G.symmetric(n)))
+    if n >= 3:
+        candidates.append(("alternating", G.alternating(n)))
+    for h in range(2, n):
+        if n % h == 0 and n // h >= 2:
+            shape = (h, n // h)
+            label = f"{h}x{n // h}"
+            candidates.append((f"translations {label}", G.translations(shape)))
+            if h == n // h:
+                candidates.append((f"p4 {label}", G.p4(shape)))
+                candidates.append((f"p4m {label}", G.p4m(shape)))
+    return [name for name, grp in candidates if all(_fixes(C, g) for g in grp.gens)]

@@ -176,7 +176,7 @@ def render_derive(d, explain_lines: list[str] | None = None) -> RGroup:
         head.add_row("channels", Text(
             f"W = sum_o B_o (x) Theta_o over the {d.dimension} orbits o: B_o is the 0/1 ({out_shape}) x ({in_shape}) "
             f"basis element, Theta_o a {d.channels_out} x {d.channels_in} matrix of free parameters "
-            f"(W is (n^{d.out_order} {d.channels_out}) x (n^{d.in_order} {d.channels_in}))"))
+            f"(W is (n^{d.out_order}*{d.channels_out}) x (n^{d.in_order}*{d.channels_in}))"))
     parts: list = [head]
     if (d.in_order, d.out_order) == (1, 1):
         parts.append(PatternView(d))
@@ -277,3 +277,30 @@ def render_inspect(inspection) -> RGroup:
         parts.append(Text(note, style="yellow"))
     title = Text.assemble(("inspect", "bold"), "  ", (inspection.input, "bold"))
     return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))
+
+
+def render_project(input_name: str, group: PermGroup, P: np.ndarray, distance: float) -> RGroup:
+    """``gdlcheck project``: the group, the relative distance and the nearest equivariant matrix."""
+    head = Table.grid(padding=(0, 2))
+    head.add_row("input", Text(input_name))
+    head.add_row("group", group_line(group))
+    head.add_row("distance", Text(f"{distance:.6g} (relative Frobenius, |W - P| / |W|)"))
+    body = Text(np.array2string(P))
+    return RGroup(Panel(RGroup(head, Text("nearest equivariant matrix P (orbit averages):", style="bold"), body),
+                        title=Text("project", style="bold"), title_align="left", box=box.ROUNDED))
+
+
+def render_symmetries(input_name: str, found) -> RGroup:
+    """``gdlcheck symmetries``: order, generators and the catalogue groups contained."""
+    g = found.group
+    head = Table.grid(padding=(0, 2))
+    head.add_row("input", Text(input_name))
+    head.add_row("n", Text(str(g.n)))
+    head.add_row("colours", Text(f"{found.colours} classes of equal entries (tol {found.tol:g})"))
+    head.add_row("order", Text(g.order_text))
+    head.add_row("transitive", Text("yes" if g.is_transitive else "no"))
+    gens = g.generator_strings
+    shown = gens[:12] + ([f"... {len(gens) - 12} more"] if len(gens) > 12 else [])
+    head.add_row("generators", Text("\n".join(shown) if gens else "(none: only the identity)"))
+    head.add_row("contains", Text(", ".join(found.contains)))
+    return RGroup(Panel(head, title=Text("symmetries", style="bold"), title_align="left", box=box.ROUNDED))

@@ -45,6 +45,8 @@ def derive_json(d) -> dict:
     if d.channels_in != 1 or d.channels_out != 1:
         out["channels_in"] = d.channels_in
         out["channels_out"] = d.channels_out
+    if getattr(d, "partitions", None) is not None:
+        out["partitions"] = d.partitions
     matrix = d.matrix_strings()
     if matrix is not None:
         out["matrix"] = matrix
@@ -60,3 +62,18 @@ def error_json(input_name: str, message: str) -> dict:
 def dumps(obj: dict) -> str:
     """One line of JSON; floats keep full round-trip precision (``repr``)."""
     return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(", ", ": "))
+
+
+def project_json(input_name: str, group: PermGroup, P, distance: float) -> dict:
+    """``gdlcheck project --format json``: the nearest equivariant matrix and the distance."""
+    return {"schema_version": SCHEMA_VERSION, "input": input_name, "group": group_json(group),
+            "relative_distance": distance, "matrix": [[float(x) for x in row] for row in P.tolist()]}
+
+
+def symmetries_json(input_name: str, found) -> dict:
+    """``gdlcheck symmetries --format json``."""
+    g = found.group
+    return {"schema_version": SCHEMA_VERSION, "input": input_name, "n": g.n,
+            "group": {"order": order_json(g.order), "generators": g.generator_strings,
+                      "transitive": g.is_transitive},
+            "contains": list(found.contains), "colours": found.colours, "tol": found.tol}
