@@ -193,7 +193,11 @@ class CallableLayer(Layer):
         except GdlcheckError:
             raise
         except Exception as err:
-            raise CallableError(f"raised {_describe(err)}", file=self.label) from err
+            hint = ""
+            if "dtype" in str(err) and ("Double" in str(err) or "Float" in str(err)) and not self.is_torch:
+                hint = (f" (gdlcheck runs it on {self.dtype} inputs: give --dtype/dtype= to match its weights, "
+                        "or pass the torch.nn.Module itself so gdlcheck converts a copy)")
+            raise CallableError(f"raised {_describe(err)}{hint}", file=self.label) from err
         return self._to_array(out)
 
     def _call(self, args):
@@ -210,7 +214,11 @@ class CallableLayer(Layer):
                 raise
             try:
                 out = torch_bridge.call(self.f, args)
-            except Exception:
+            except Exception as second:
+                # torch's complaint about a numpy input says "Tensor": then the tensor
+                # attempt's error is the one that tells what is wrong.
+                if "Tensor" in str(first):
+                    raise second from None
                 raise first from None
             self._tensor_inputs = True
             return out

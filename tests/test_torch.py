@@ -157,3 +157,12 @@ def test_cli_verifies_a_torch_module_from_the_current_folder():
         assert out.returncode == 0, out.stderr
         obj = json.loads(out.stdout)
         assert obj["kind"] == "torch.nn.Module" and obj["verdict"] == "holds_numerically"
+
+
+def test_a_lambda_around_a_float32_module_says_how_to_fix_the_dtype():
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(3, 2)
+    batched = lambda X: lin(X[None])[0]  # noqa: E731 -- a module that wants a batch axis, wrapped
+    with pytest.raises(CallableError, match="must have the same dtype.*dtype="):
+        gdlcheck.verify_callable(batched, "symmetric", shape=(4, 3))
+    assert gdlcheck.verify_callable(batched, "symmetric", shape=(4, 3), dtype="float32").passed
