@@ -1,0 +1,87 @@
+"""gdlcheck project: the orthogonal projection onto the equivariant matrices."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from gdlcheck import groups
+from gdlcheck.derive import derive, project
+
+
+def group_average(W, g):
+    """(1/|G|) sum_g P_g W P_g^T over every element."""
+    total = np.zeros_like(W)
+    elements = g.elements()
+    for e in elements:
+        P = groups.perm_matrix(e)
+        total += P @ W @ P.T
+    return total / len(elements)
+
+
+GROUPS = [groups.cyclic(5), groups.dihedral(6), groups.symmetric(4), groups.build_group("p4", shape="3x3"),
+          groups.from_generators(6, ["(0 1 2)", "(3 4)"])]
+
+
+@pytest.mark.parametrize("g", GROUPS, ids=lambda g: g.name)
+def test_projection_is_idempotent_orthogonal_and_the_group_average(g):
+    W = np.random.default_rng(0).normal(size=(g.n, g.n))
+    P, dist = project(W, g)
+    assert np.allclose(project(P, g)[0], P) and project(P, g)[1] < 1e-12
+    B = derive(g).basis().astype(float)
+    assert np.allclose(np.einsum("kij,ij->k", B, W - P), 0)
+    assert np.allclose(P, group_average(W, g))
+    assert dist == pytest.approx(np.linalg.norm(W - P) / np.linalg.norm(W))
+
+
+@given(st.integers(2, 5).flatmap(lambda n: st.tuples(st.lists(st.permutations(range(n)), min_size=1, max_size=2),
+                                                    st.lists(st.floats(-10, 10), min_size=n * n, max_size=n * n))))
+def test_projection_laws_for_random_groups(case):
+    perms, values = case
+    n = len(perms[0])
+    g = groups.from_generators(n, [list(p) for p in perms])
+    W = np.array(values).reshape(n, n)
+    P, _ = project(W, g)
+    assert np.allclose(P, group_average(W, g))
+    for s in g.gens:                      # P commutes with every generator
+        s = np.asarray(s)
+        moved = np.empty_like(P)
+        moved[np.ix_(s, s)] = P
+        assert np.allclose(moved, P)
+
+
+def test_cli_csv_output_verifies_under_the_same_group(run, tmp_path):
+    W = np.random.default_rng(1).normal(size=(6, 6))
+    path = tmp_path / "w.csv"
+    np.savetxt(path, W, delimiter=",")
+    result = run(["project", path, "-g", "dihedral", "--format", "csv"])
+    assert result.exit_code == 0 and result.stderr.startswith("relative distance: ")
+    assert np.allclose(np.loadtxt(io.StringIO(result.stdout), delimiter=","), project(W, groups.dihedral(6))[0])
+    assert run(["verify", "-", "-g", "dihedral"], input=result.stdout).exit_code == 0
+    assert run(["verify", path, "-g", "dihedral"]).exit_code == 1
+
+
+def test_cli_json_npy_and_text(run, tmp_path):
+    W = np.arange(16.0).reshape(4, 4)
+    path = tmp_path / "w.npy"
+    np.save(path, W)
+    obj = json.loads(run(["project", path, "-g", "symmetric", "--format", "json"]).stdout)
+    assert obj["schema_version"] == 1 and obj["group"]["order"] == 24
+    P = np.array(obj["matrix"])
+    assert np.allclose(np.diag(P), np.trace(W) / 4) and obj["relative_distance"] > 0
+    out = tmp_path / "p.npy"
+    assert run(["project", path, "-g", "cyclic", "--format", "npy", "-o", out]).exit_code == 0
+    assert np.allclose(np.load(out), project(W, groups.cyclic(4))[0])
+    text = run(["project", path, "-g", "cyclic"])
+    assert text.exit_code == 0 and "relative Frobenius" in text.stdout
+
+
+def test_cli_project_errors(run, tmp_path):
+    path = tmp_path / "w.csv"
+    np.savetxt(path, np.eye(4), delimiter=",")
+    result = run(["project", path, "-g", "cyclic", "-n", "5"])
+    assert result.exit_code == 2 and "n = 5" in result.stderr
+    assert run(["project", path]).exit_code == 2
+    assert run(["project", tmp_path / "missing.csv", "-g", "cyclic"]).exit_code == 2

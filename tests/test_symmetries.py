@@ -1,0 +1,82 @@
+"""gdlcheck symmetries: the whole permutation group a matrix commutes with."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from gdlcheck import groups
+from gdlcheck.graphs import find_symmetries
+
+
+def circulant(theta):
+    n = len(theta)
+    i, j = np.indices((n, n))
+    return np.asarray(theta)[(i - j) % n]
+
+
+def test_random_circulant_has_the_cyclic_group():
+    W = circulant(np.random.default_rng(0).normal(size=7))
+    found = find_symmetries(W)
+    assert found.group.order == 7
+    assert set(found.group.elements()) == set(groups.cyclic(7).elements())
+    assert "cyclic" in found.contains and "dihedral" not in found.contains
+
+
+def test_deepsets_matrix_has_the_symmetric_group():
+    W = 1.5 * np.eye(6) - 0.25 * np.ones((6, 6))
+    found = find_symmetries(W)
+    assert found.group.order == math.factorial(6)
+    assert {"symmetric", "alternating", "dihedral", "cyclic", "translations 2x3"} <= set(found.contains)
+
+
+def test_symmetric_circulant_has_the_dihedral_group():
+    theta = np.random.default_rng(1).normal(size=8)
+    theta = theta + theta[(-np.arange(8)) % 8]
+    found = find_symmetries(circulant(theta))
+    assert found.group.order == 16 and "dihedral" in found.contains and "symmetric" not in found.contains
+
+
+def test_grid_convolution_contains_translations():
+    g = groups.build_group("p4", shape="5x5")
+    from gdlcheck.derive import derive
+
+    d = derive(g)
+    W = np.random.default_rng(2).normal(size=d.dimension)[d.pattern]
+    found = find_symmetries(W)
+    assert {"translations 5x5", "p4 5x5"} <= set(found.contains) and "p4m 5x5" not in found.contains
+    assert found.group.order == 100
+
+
+def test_tolerance_merges_rounding_noise():
+    W = circulant(np.random.default_rng(3).normal(size=5))
+    noisy = W + 1e-13 * np.random.default_rng(4).normal(size=W.shape)
+    assert find_symmetries(noisy, tol=0).group.order == 1
+    assert find_symmetries(noisy, tol=1e-9).group.order == 5
+
+
+def test_random_matrix_has_only_the_identity():
+    found = find_symmetries(np.random.default_rng(5).normal(size=(9, 9)))
+    assert found.group.order == 1 and found.group.gens == () and found.contains == ["trivial"]
+
+
+def test_cli_json_and_text(run, tmp_path):
+    path = tmp_path / "w.csv"
+    np.savetxt(path, circulant([3.0, 1.0, 0.5, 0.25, 0.5, 1.0]), delimiter=",")
+    result = run(["symmetries", path, "--format", "json"])
+    assert result.exit_code == 0, result.stderr
+    obj = json.loads(result.stdout)
+    assert set(obj) >= {"schema_version", "input", "group", "contains"}
+    assert obj["group"]["order"] == 12 and "dihedral" in obj["contains"]
+    assert all(isinstance(g, str) and g.startswith("(") for g in obj["group"]["generators"])
+    text = run(["symmetries", path])
+    assert text.exit_code == 0 and "dihedral" in text.stdout and "12" in text.stdout
+
+
+@pytest.mark.parametrize("content, message", [("1,2,3\n4,5,6\n", "square"), ("a,b\nc,d\n", "numbers")])
+def test_cli_bad_matrices(run, tmp_path, content, message):
+    path = tmp_path / "w.csv"
+    path.write_text(content)
+    result = run(["symmetries", path])
+    assert result.exit_code == 2 and result.stderr.startswith("gdlcheck: error:")
