@@ -285,7 +285,10 @@ def orbitals(group: PermGroup, seed: int = 0) -> np.ndarray:
     orbit_of, reps, T = _transversal(group)
     k = len(reps)
     Tinv = np.empty_like(T)
-    Tinv[np.arange(n)[:, None], T] = np.arange(n, dtype=np.int32)[None, :]
+    ident = np.arange(n, dtype=np.int32)
+    for start in range(0, n, 256):  # in row blocks: the index arrays stay small
+        rows = np.arange(start, min(start + 256, n))
+        Tinv[rows[:, None], T[rows]] = ident[None, :]
     exact = _exact_stabilisers(group, reps)
     if exact is not None:
         return _orbitals_from(exact, orbit_of, Tinv, n)
@@ -329,8 +332,13 @@ def _orbitals_from(stabilisers, orbit_of, Tinv, n: int) -> np.ndarray:
     # node (a, x) is cell (reps[a], x) (T[r] is the identity): node order is the row-major
     # order of the rows holding every orbit's first cell, so first appearance over the nodes
     # numbers the orbits as the reference method does
-    remap = first_appearance(comp)
-    return remap[(orbit_of[:, None] * n).astype(np.int64) + Tinv].astype(np.int32, copy=False)
+    remap = first_appearance(comp).astype(np.int32)
+    offset = (orbit_of * n).astype(np.int32)
+    pattern = np.empty(Tinv.shape, dtype=np.int32)
+    for start in range(0, n, 256):  # in row blocks: no n x n int64 temporary
+        stop = min(start + 256, n)
+        pattern[start:stop] = remap[Tinv[start:stop] + offset[start:stop, None]]
+    return pattern
 
 
 # Individualising a point costs one BLISS run per point orbit; past this many orbits the
@@ -419,7 +427,7 @@ def _symmetric_form(n: int, m: int):
 
 
 def _grid_coords(shape: tuple[int, ...]) -> list[np.ndarray]:
-    return [c.ravel() for c in np.indices(shape)]
+    return [c.ravel().astype(np.int32) for c in np.indices(shape)]
 
 
 def _grid_offset_label(shape: tuple[int, ...]):
@@ -430,8 +438,13 @@ def _grid_offset_label(shape: tuple[int, ...]):
         flat = None
         for axis, size in enumerate(shape):
             c = coords[axis]
-            d = (c[j] - c[i]) % size
-            flat = d if flat is None else flat * size + d
+            d = c[j] - c[i]
+            d %= np.int32(size)
+            if flat is None:
+                flat = d
+            else:
+                flat *= np.int32(size)
+                flat += d
         return flat
 
     return offset
