@@ -22,7 +22,7 @@ from _common import emit, fmt_seconds, table, timed  # noqa: E402
 from gdlcheck import groups  # noqa: E402
 from gdlcheck.layers import Linear  # noqa: E402
 from gdlcheck.matrices import to_array  # noqa: E402
-from gdlcheck.verify import Options, exact_checks, verify_layer  # noqa: E402
+from gdlcheck.verification import Options, exact_checks, verify_layer  # noqa: E402
 
 
 def circulant(theta: np.ndarray) -> np.ndarray:

@@ -15,7 +15,7 @@ import atheris
 with atheris.instrument_imports():
     from gdlcheck.errors import GdlcheckError
     from gdlcheck.sources import GroupOptions, resolve
-    from gdlcheck.verify import Options, verify_layer
+    from gdlcheck.verification import Options, verify_layer
 
 
 def test_one_input(data: bytes) -> None:

@@ -30,7 +30,7 @@ from gdlcheck.callable import (EXPECT, DTYPES, CallableError, CallableLayer, bui
 from gdlcheck.errors import GdlcheckError, GroupError, LimitError, SpecError
 from gdlcheck.groups import PermGroup, build_group
 from gdlcheck.sources import GroupOptions, load_graph
-from gdlcheck.verify import METHODS, Options, VerifyResult, verify_layer
+from gdlcheck.verification import METHODS, Options, VerifyResult, verify_layer
 
 __all__ = ["group", "derive", "verify", "verify_callable", "Derived", "VerifyResult", "PermGroup",
            "GdlcheckError", "CallableError"]
@@ -126,7 +126,7 @@ class Derived:
     free_parameters : int
         ``dimension * channels_in * channels_out``.
 
-    Other attributes of :class:`gdlcheck.derive.Derivation` are passed through.
+    Other attributes of :class:`gdlcheck.derivation.Derivation` are passed through.
     """
 
     def __init__(self, derivation):
@@ -215,7 +215,7 @@ def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in:
     GroupError
         if ``group`` is not a group; LimitError for orders or sizes over the budget.
     """
-    from gdlcheck import derive as derive_mod
+    from gdlcheck import derivation
 
     if not isinstance(group, PermGroup):
         raise GroupError(f"derive needs a group, e.g. gdlcheck.derive(gdlcheck.group('cyclic', n=6)); "
@@ -224,7 +224,7 @@ def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in:
                          ("channels_out", channels_out)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise LimitError(f"{label} must be an integer, got {value!r}")
-    return Derived(derive_mod.derive(group, in_order=int(in_order), out_order=int(out_order),
+    return Derived(derivation.derive(group, in_order=int(in_order), out_order=int(out_order),
                                      channels_in=int(channels_in), channels_out=int(channels_out)))
 
 

@@ -3,7 +3,7 @@
 The callable ``f`` takes an array whose first axis is the group's points (``X : (n, d)`` or
 any ``(n, ...)``) and returns an array with the same first axis (equivariant) or without
 it (invariant).  It is wrapped in a :class:`~gdlcheck.layers.Layer`, so the numeric checks
-are the ones every other layer gets (:func:`gdlcheck.verify.numeric_checks`).
+are the ones every other layer gets (:func:`gdlcheck.verification.numeric_checks`).
 
 PyTorch modules and functions that return tensors are bridged by
 :mod:`gdlcheck.torch_bridge`; torch is imported only when the object is already a torch

@@ -143,7 +143,7 @@ def verify(inputs, group, n, shape, generators, graph, method, tol, trials, seed
     """
     from gdlcheck.report import dumps, error_json
     from gdlcheck.sources import resolve
-    from gdlcheck.verify import Options, verify_layer
+    from gdlcheck.verification import Options, verify_layer
 
     opts = _group_options(group, n, shape, generators, graph)
     if inputs.count("-") > 1:
@@ -229,11 +229,11 @@ def derive(group, n, shape, generators, graph, in_order, out_order, channels_in,
       gdlcheck derive --group symmetric -n 5 --in-order 2 --out-order 2 --format json
       gdlcheck derive --group automorphisms --graph samples/petersen.csv --format npy -o basis.npy
     """
-    from gdlcheck import derive as derive_mod
+    from gdlcheck import derivation
     from gdlcheck.report import derive_json, dumps
 
     g = _build_group(_group_options(group, n, shape, generators, graph), "derive")
-    d = derive_mod.derive(g, in_order=in_order, out_order=out_order, channels_in=channels_in,
+    d = derivation.derive(g, in_order=in_order, out_order=out_order, channels_in=channels_in,
                           channels_out=channels_out)
     if svg and fmt != "text":
         raise click.UsageError("--export-svg saves the text report; use it with --format text")
@@ -245,13 +245,13 @@ def derive(group, n, shape, generators, graph, in_order, out_order, channels_in,
     if fmt == "json":
         text = dumps(derive_json(d)) + "\n"
     elif fmt == "csv":
-        text = derive_mod.pattern_csv(d.pattern)
+        text = derivation.pattern_csv(d.pattern)
     elif fmt == "latex":
-        text = derive_mod.latex_form(d)
+        text = derivation.latex_form(d)
     else:
         from gdlcheck.render import render_derive
 
-        lines = derive_mod.explain(d) if explain else None
+        lines = derivation.explain(d) if explain else None
         _print_rich(render_derive(d, lines), output, svg)
         return
     _write_text(text, output)
@@ -325,7 +325,7 @@ def project(matrix, group, n, shape, generators, graph, fmt, output):
     """
     import numpy as np
 
-    from gdlcheck.derive import project as project_matrix
+    from gdlcheck.derivation import project as project_matrix
     from gdlcheck.matrices import check_square, load_matrix
     from gdlcheck.report import project_json, dumps
 

@@ -181,7 +181,7 @@ def render_derive(d, explain_lines: list[str] | None = None) -> RGroup:
     if (d.in_order, d.out_order) == (1, 1):
         parts.append(PatternView(d))
     elif d.partitions is not None:
-        from gdlcheck.derive import partition_meaning, set_partitions
+        from gdlcheck.derivation import partition_meaning, set_partitions
 
         basis = Table(box=box.SIMPLE_HEAD, show_edge=False)
         basis.add_column("parameter")

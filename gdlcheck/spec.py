@@ -137,8 +137,9 @@ def _to_python(node, where, depth, lines, budget, constructor, path):
     if isinstance(node, yaml.ScalarNode):
         try:
             return constructor.construct_object(node, deep=True)
-        except (yaml.YAMLError, ValueError, OverflowError) as err:
-            raise SpecError(f"bad YAML value {node.value!r}: {err}", file=path, where=where or None) from None
+        except Exception as err:  # PyYAML's constructors raise IndexError, ValueError, ... on bad scalars
+            raise SpecError(f"bad YAML value {node.value!r} for tag {node.tag.rsplit(':', 1)[-1]}: "
+                            f"{str(err) or type(err).__name__}", file=path, where=where or None) from None
     if isinstance(node, yaml.SequenceNode):
         return [_to_python(item, f"{where}[{i}]", depth + 1, lines, budget, constructor, path)
                 for i, item in enumerate(node.value)]

@@ -13,7 +13,7 @@ the failure can be reproduced.  Its own frame is hidden from pytest's traceback
 
 from __future__ import annotations
 
-from gdlcheck.verify import VerifyResult
+from gdlcheck.verification import VerifyResult
 
 __all__ = ["assert_equivariant", "failure_lines"]
 

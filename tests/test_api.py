@@ -43,13 +43,10 @@ def test_exports():
         gdlcheck.no_such_thing
 
 
-def test_derive_and_verify_are_still_the_modules():
-    # `from gdlcheck import derive` (the CLI does this) must keep giving the module.
-    from gdlcheck import derive as derive_mod
-    from gdlcheck import verify as verify_mod
+def test_derive_and_verify_are_the_api_functions():
+    from gdlcheck import api
 
-    assert hasattr(derive_mod, "pattern_csv") and hasattr(verify_mod, "verify_layer")
-    assert gdlcheck.derive is derive_mod and gdlcheck.verify is verify_mod
+    assert gdlcheck.derive is api.derive and gdlcheck.verify is api.verify
     assert gdlcheck.derive(gdlcheck.group("cyclic", n=3)).dimension == 3
 
 

@@ -77,3 +77,11 @@ def test_readme_table_matches():
     for what, _, _, _, message in CASES:
         assert f"| {what} |" in table, what
         assert message in table, message
+
+
+def test_empty_tagged_scalar_is_an_input_error(run, tmp_path):
+    # found by the fuzzer: PyYAML's int constructor raises IndexError on an empty !!int
+    path = tmp_path / "tag.yaml"
+    path.write_text("symmetry: {group: symmetric, n: 3}\nlayer: {kind: deepsets, alpha: 1, beta: !!int }\n")
+    result = run(["verify", path])
+    assert result.exit_code == 2 and "bad YAML value '' for tag int" in result.stderr

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gdlcheck import groups
-from gdlcheck.derive import derive, explain, orbit_labels, orbitals
+from gdlcheck.derivation import derive, explain, orbit_labels, orbitals
 
 
 def commutes(basis_element, s, out_order):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from gdlcheck import groups
-from gdlcheck.derive import derive, orbit_labels, orbitals
+from gdlcheck.derivation import derive, orbit_labels, orbitals
 from gdlcheck.graphs import automorphism_group, colour_classes
 
 

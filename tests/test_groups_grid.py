@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from gdlcheck import groups
-from gdlcheck.derive import burnside_dimension, derive, orbit_labels, orbitals
+from gdlcheck.derivation import burnside_dimension, derive, orbit_labels, orbitals
 
 
 def bfs_partition(group, order):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from gdlcheck import groups
-from gdlcheck.derive import derive, project
+from gdlcheck.derivation import derive, project
 
 
 def group_average(W, g):

@@ -40,7 +40,7 @@ def test_symmetric_circulant_has_the_dihedral_group():
 
 def test_grid_convolution_contains_translations():
     g = groups.build_group("p4", shape="5x5")
-    from gdlcheck.derive import derive
+    from gdlcheck.derivation import derive
 
     d = derive(g)
     W = np.random.default_rng(2).normal(size=d.dimension)[d.pattern]

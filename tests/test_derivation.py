@@ -6,9 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gdlcheck import groups
-from gdlcheck.derive import burnside_dimension, closed_form_pattern, derive, orbit_labels
+from gdlcheck.derivation import burnside_dimension, closed_form_pattern, derive, orbit_labels
 from gdlcheck.layers import Linear
-from gdlcheck.verify import verify_layer
+from gdlcheck.verification import verify_layer
 
 
 def seed_circulant(n):

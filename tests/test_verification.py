@@ -7,7 +7,7 @@ from gdlcheck import groups
 from gdlcheck.expr import parse_expr
 from gdlcheck.layers import Linear
 from gdlcheck.matrices import to_array
-from gdlcheck.verify import Options, exact_checks, verify_layer
+from gdlcheck.verification import Options, exact_checks, verify_layer
 
 
 def circulant(theta):
