@@ -277,7 +277,8 @@ def _write_npy(array, output: str | None) -> None:
         raise click.UsageError("--format npy writes binary: give -o FILE or redirect standard output")
     buf = io.BytesIO()
     np.save(buf, array)
-    click.get_binary_stream("stdout").write(buf.getvalue())
+    sys.stdout.buffer.write(buf.getvalue())
+    sys.stdout.flush()
 
 
 def _print_rich(renderable, output: str | None, svg: str | None = None) -> None:
