@@ -847,7 +847,7 @@ def _orbit_lines(d: Derivation, shown: int = 6, per_orbit: int = 6) -> list[str]
     starts = np.concatenate([[0], np.cumsum(sizes)])
     lines = ["The orbits:"]
     for k in range(min(d.dimension, shown)):
-        flat = order[starts[k]:starts[k] + per_orbit]
+        flat = order[starts[k]:min(starts[k + 1], starts[k] + per_orbit)]
         cells = [np.unravel_index(int(f), (d.n,) * d.order) for f in flat]
         text = ", ".join("(" + ", ".join(str(int(x)) for x in c) + ")" for c in cells)
         more = ", ..." if sizes[k] > per_orbit else ""

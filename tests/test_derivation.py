@@ -107,3 +107,25 @@ def test_pattern_numbering_by_first_appearance_for_other_groups():
             seen.append(x)
     assert seen == list(range(d.dimension))
     assert d.parameters[0] == "w_0"
+
+
+@pytest.mark.parametrize("name, n", [("cyclic", 5), ("dihedral", 6), ("generators", 4)])
+def test_explain_lists_only_cells_of_each_orbit(name, n):
+    import re
+
+    from gdlcheck.derivation import explain
+
+    g = groups.build_group(name, n=n, generators=["(0 1)(2 3)"] if name == "generators" else None)
+    d = derive(g)
+    names = d.entry_names()
+    listed = 0
+    for line in explain(d):
+        m = re.match(r"\s+(\S+) \((\d+) entries\): (.*)", line)
+        if not m:
+            continue
+        k = names.index(m.group(1))
+        cells = [tuple(map(int, c.split(", "))) for c in re.findall(r"\((\d+, \d+)\)", m.group(3))]
+        assert cells and all(d.pattern[c] == k for c in cells)
+        assert len(cells) <= int(m.group(2))
+        listed += 1
+    assert listed >= 1
