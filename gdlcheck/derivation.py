@@ -162,11 +162,26 @@ def _check_count(count: int, what: str) -> None:
 
 
 def _full_labels(label, n: int, order: int) -> np.ndarray:
+    """The whole pattern of a closed form, written block by block of the first index.
+
+    Index arrays are int32 and each block's temporaries stay near ``_BLOCK_CELLS`` cells, so
+    the peak stays close to the int32 pattern itself (DESIGN.md section 7: within 4x).
+    """
     if order == 0:
         return np.asarray(label(), dtype=np.int32).reshape(())
-    idx = [np.arange(n, dtype=np.int64).reshape([n if a == b else 1 for b in range(order)]) for a in range(order)]
-    out = label(*idx)
-    return np.ascontiguousarray(np.broadcast_to(out, (n,) * order), dtype=np.int32)
+    itype = np.int32 if n < 2**31 else np.int64
+    idx = [np.arange(n, dtype=itype).reshape([n if a == b else 1 for b in range(order)]) for a in range(order)]
+    out = np.empty((n,) * order, dtype=np.int32)
+    step = max(1, _BLOCK_CELLS // max(1, n ** (order - 1)))
+    for start in range(0, n, step):
+        stop = min(start + step, n)
+        block = label(idx[0][start:stop], *idx[1:])
+        out[start:stop] = np.broadcast_to(block, (stop - start,) + (n,) * (order - 1))
+    return out
+
+
+# Cells per block when a pattern is written in pieces: small temporaries, few Python steps.
+_BLOCK_CELLS = 1 << 20
 
 
 # --------------------------------------------------------------------------- reference method
@@ -178,10 +193,13 @@ def orbit_labels(group: PermGroup, order: int) -> np.ndarray:
     The reference method.  Returns an int32 array of shape ``(n,) * order``; cell
     ``(i1, .., im)`` holds its orbit's index, and orbits are numbered in the row-major order of
     their first cell.
-    """
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
 
+    The components of the graph ``cell -> generator(cell)`` are found by min-label
+    propagation: every cell holds the least cell reached so far, takes the least label of its
+    images and preimages under each generator, then jumps to its label's label; at the fixed
+    point each cell holds its orbit's first cell.  All in place on one int32 array, in blocks
+    of the first index, so the peak stays within a few times the pattern (no edge list).
+    """
     n = group.n
     cells = check_cells(n, order)
     if order == 0:
@@ -189,16 +207,54 @@ def orbit_labels(group: PermGroup, order: int) -> np.ndarray:
     gens = group.gen_arrays()
     if not gens:
         return np.arange(cells, dtype=np.int32).reshape((n,) * order)
-    index_dtype = np.int32 if cells < 2**31 else np.int64
-    src = np.arange(cells, dtype=index_dtype)
-    targets = [_moved_cells(s, order, index_dtype) for s in gens]
-    graph = coo_matrix(
-        (np.ones(cells * len(gens), dtype=np.int8), (np.tile(src, len(gens)), np.concatenate(targets))),
-        shape=(cells, cells),
-    )
-    del targets
-    _, labels = connected_components(graph, directed=True, connection="weak")
-    return first_appearance(labels).reshape((n,) * order)
+    itype = np.int32 if cells < 2**31 else np.int64
+    label = np.arange(cells, dtype=itype)
+    rest = n ** (order - 1)
+    step = max(1, _BLOCK_CELLS // rest)
+    maps = []
+    for s in gens:
+        s = np.asarray(s, dtype=np.int64)
+        inv = np.empty_like(s)
+        inv[s] = np.arange(n)
+        for p in (s, inv):  # images, then preimages
+            maps.append(((p * rest).astype(itype), _moved_cells(p, order - 1, itype)))
+    while True:
+        changed = False
+        for head, tail in maps:
+            for start in range(0, n, step):
+                stop = min(start + step, n)
+                block = label[start * rest:stop * rest]
+                moved = (head[start:stop, None] + tail[None, :]).ravel()
+                other = label[moved]
+                if (other < block).any():
+                    np.minimum(block, other, out=block)
+                    changed = True
+        # pointer jumping: label[c] is a cell of c's orbit, and label[label[c]] <= label[c]
+        jumping = True
+        while jumping:
+            jumping = False
+            for start in range(0, cells, _BLOCK_CELLS):
+                block = label[start:start + _BLOCK_CELLS]
+                jumped = label[block]
+                if not np.array_equal(jumped, block):
+                    block[...] = jumped
+                    jumping = changed = True
+        if not changed:
+            break
+    # the roots (cells that are their own label) are the orbits' first cells, in row-major
+    # order: an orbit's number is the count of roots before it
+    rank = np.empty(cells, dtype=np.int32)
+    total = 0
+    for start in range(0, cells, _BLOCK_CELLS):
+        block = label[start:start + _BLOCK_CELLS]
+        is_root = block == np.arange(start, start + block.size, dtype=itype)
+        np.cumsum(is_root, dtype=np.int32, out=rank[start:start + block.size])
+        rank[start:start + block.size] += np.int32(total - 1)
+        total += int(is_root.sum())
+    for start in range(0, cells, _BLOCK_CELLS):
+        block = label[start:start + _BLOCK_CELLS]
+        block[...] = rank[block]
+    return label.astype(np.int32, copy=False).reshape((n,) * order)
 
 
 def _moved_cells(s: np.ndarray, order: int, dtype) -> np.ndarray:
@@ -289,6 +345,9 @@ def orbitals(group: PermGroup, seed: int = 0) -> np.ndarray:
     for start in range(0, n, 256):  # in row blocks: the index arrays stay small
         rows = np.arange(start, min(start + 256, n))
         Tinv[rows[:, None], T[rows]] = ident[None, :]
+    # Only T^-1 is kept (the rows of T a Schreier sample needs are inverted back from it):
+    # T, T^-1 and the pattern are n x n each, and never more than two live at once.
+    del T
     exact = _exact_stabilisers(group, reps)
     if exact is not None:
         return _orbitals_from(exact, orbit_of, Tinv, n)
@@ -302,12 +361,25 @@ def orbitals(group: PermGroup, seed: int = 0) -> np.ndarray:
         for pairs in pairs_all:
             exhaustive &= len(pairs) <= budget
             pts, which = pairs[:budget, 0], pairs[:budget, 1]
+            T_pts = np.empty((len(pts), n), dtype=np.int32)
+            T_pts[np.arange(len(pts))[:, None], Tinv[pts]] = ident[None, :]
             # Schreier generator for (i, s): t_(s(i))^-1 after s after t_i; it fixes r
-            stabilisers.append(Tinv[G[which, pts][:, None], G[which[:, None], T[pts]]])
+            stabilisers.append(Tinv[G[which, pts][:, None], G[which[:, None], T_pts]])
         pattern = _orbitals_from(stabilisers, orbit_of, Tinv, n)
-        if exhaustive or all(np.array_equal(pattern[np.ix_(s, s)], pattern) for s in G):
+        if exhaustive or all(_maps_to_itself(pattern, s) for s in G):
             return pattern
+        del pattern
         budget *= 2
+
+
+def _maps_to_itself(pattern: np.ndarray, s: np.ndarray) -> bool:
+    """``pattern[np.ix_(s, s)] == pattern``, compared in row blocks (no n x n copy)."""
+    n = len(s)
+    for start in range(0, n, 256):
+        stop = min(start + 256, n)
+        if not np.array_equal(pattern[np.ix_(s[start:stop], s)], pattern[start:stop]):
+            return False
+    return True
 
 
 def _orbitals_from(stabilisers, orbit_of, Tinv, n: int) -> np.ndarray:
@@ -321,8 +393,9 @@ def _orbitals_from(stabilisers, orbit_of, Tinv, n: int) -> np.ndarray:
     for a, sigma in enumerate(stabilisers):
         sigma = np.asarray(sigma).reshape(-1, n)
         if sigma.size:
-            src_parts.append(np.broadcast_to(np.arange(n, dtype=np.int64) + a * n, sigma.shape).ravel())
-            dst_parts.append(sigma.ravel().astype(np.int64) + a * n)
+            # int32 node numbers: k * n <= n^2 is within the cell budget
+            src_parts.append(np.broadcast_to(np.arange(n, dtype=np.int32) + np.int32(a * n), sigma.shape).ravel())
+            dst_parts.append(sigma.ravel().astype(np.int32) + np.int32(a * n))
     if src_parts:
         src, dst = np.concatenate(src_parts), np.concatenate(dst_parts)
         graph = coo_matrix((np.ones(src.size, dtype=np.int8), (src, dst)), shape=(nodes, nodes))
@@ -411,6 +484,7 @@ def _symmetric_form(n: int, m: int):
     table = np.full(max(math.factorial(m), 1), -1, dtype=np.int32)
     for index, r in enumerate(rgs_all):
         table[_first_equal_code(r)] = index
+    is_identity = bool(np.array_equal(table, np.arange(table.size)))
 
     def label(*idx):
         if m <= 1:
@@ -421,6 +495,8 @@ def _symmetric_form(n: int, m: int):
             for b in range(a - 1, -1, -1):
                 f = np.where(idx[b] == idx[a], np.int8(b), f)
             code = code + f.astype(np.uint16) * np.uint16(math.factorial(a))
+        if is_identity:  # order 2: the code is the label; no int64 index temporary
+            return code.astype(np.int32)
         return table[code]
 
     return rgs_all, label

@@ -66,26 +66,28 @@ def _layered_graph(C: np.ndarray, fixed: int | None = None):
 
     n = C.shape[0]
     C = _compact(C)
-    off = C.copy()
-    np.fill_diagonal(off, -1)
-    mask = ~np.eye(n, dtype=bool)
+    # Boolean n x n temporaries only (no int64 copies of C): the stabiliser of each point
+    # orbit's representative rebuilds this graph, inside derive's memory budget.
+    diag = np.diag(C)
     if n > 1:
-        background = int(np.argmax(np.bincount(off[mask])))
+        counts = np.bincount(C.ravel())
+        counts[: int(diag.max()) + 1] -= np.bincount(diag)
+        background = int(np.argmax(counts))
     else:
         background = -1
     vertex_class = vertex_invariants(C, fixed)
     n_vertex_classes = int(vertex_class.max()) + 1 if n else 1
     if n_vertex_classes == n:  # every vertex told apart: only the identity, no graph needed
         return None, None
-    is_edge = mask & (off != background)
+    is_edge = C != background
+    np.fill_diagonal(is_edge, False)
     if not is_edge.any():
         return None, vertex_class
-    directed = not np.array_equal(is_edge, is_edge.T) or not np.array_equal(np.where(is_edge, off, -1),
-                                                                            np.where(is_edge, off, -1).T)
+    directed = not np.array_equal(is_edge, is_edge.T) or not np.all((C == C.T)[is_edge])
     if not directed:
-        is_edge &= np.triu(np.ones((n, n), dtype=bool), 1)
+        is_edge = np.triu(is_edge, 1)
     src, dst = np.nonzero(is_edge)
-    code = _compact(off[src, dst]) + 1
+    code = _compact(C[src, dst]) + 1
     layers = max(1, int(code.max()).bit_length()) if code.size else 1
     edges = []
     for layer in range(layers):
@@ -109,8 +111,15 @@ def vertex_invariants(C: np.ndarray, fixed: int | None = None) -> np.ndarray:
     rng = np.random.default_rng(20240601)
     R1 = rng.integers(1, 2**63 - 1, size=k, dtype=np.uint64)
     R2 = rng.integers(1, 2**63 - 1, size=k, dtype=np.uint64)
-    keys = np.stack([np.diag(C).astype(np.uint64), R1[C].sum(axis=1, dtype=np.uint64),
-                     R2[C].sum(axis=0, dtype=np.uint64), np.zeros(n, dtype=np.uint64)], axis=1)
+    # row and column sums in blocks of rows: no n x n uint64 temporary
+    rows = np.zeros(n, dtype=np.uint64)
+    cols = np.zeros(n, dtype=np.uint64)
+    step = max(1, (1 << 18) // max(n, 1))
+    for start in range(0, n, step):
+        block = C[start:start + step]
+        rows[start:start + step] = R1[block].sum(axis=1, dtype=np.uint64)
+        cols += R2[block].sum(axis=0, dtype=np.uint64)
+    keys = np.stack([np.diag(C).astype(np.uint64), rows, cols, np.zeros(n, dtype=np.uint64)], axis=1)
     if fixed is not None:
         keys[fixed, 3] = 1
     _, classes = np.unique(keys, axis=0, return_inverse=True)
@@ -158,11 +167,15 @@ def _automorphisms(C: np.ndarray, fixed: int | None = None, count: bool = True):
 
 def _compact(values: np.ndarray) -> np.ndarray:
     """Non-negative integer labels renumbered ``0..k-1`` in increasing order (no sort)."""
-    values = np.asarray(values, dtype=np.int64)
+    values = np.asarray(values)
+    if not np.issubdtype(values.dtype, np.integer):
+        values = values.astype(np.int64)
     if values.size == 0:
         return values
     present = np.zeros(int(values.max()) + 1, dtype=bool)
     present[values] = True
+    if present.all():  # already 0..k-1 (colour_classes' labels): no copy
+        return values
     rank = np.cumsum(present) - 1
     return rank[values]
 
