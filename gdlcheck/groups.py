@@ -96,7 +96,19 @@ def act(p, x: np.ndarray) -> np.ndarray:
 
 
 def act_on_both(p, A: np.ndarray) -> np.ndarray:
-    """``P A P^T``: ``B[p[i], p[j]] = A[i, j]``."""
+    """``P A P^T``: ``B[p[i], p[j]] = A[i, j]``.
+
+    A scipy.sparse ``A`` stays sparse, in its own format: its stored entries are moved
+    (``O(nnz)``), never a dense n x n array.
+    """
+    import sys
+
+    sparse = sys.modules.get("scipy.sparse")  # if scipy.sparse is not loaded, A is not sparse
+    if sparse is not None and sparse.issparse(A):
+        C = A.tocoo()
+        idx = np.asarray(p, dtype=C.row.dtype)
+        B = type(C)((C.data, (idx[C.row], idx[C.col])), shape=A.shape)
+        return B.asformat(A.format)
     idx = np.asarray(p)
     B = np.empty_like(A)
     B[np.ix_(idx, idx)] = A

@@ -276,8 +276,11 @@ def normalize_adjacency(A: np.ndarray, normalization: str = "symmetric", self_lo
     """``G(A)``: ``D~^-1/2 (A + I) D~^-1/2`` (symmetric), ``D~^-1 (A + I)`` (random_walk) or ``A + I``.
 
     ``D~`` is the diagonal of row sums of ``A + I``; a node of degree 0 gets a zero row.
-    Works on float arrays and on object arrays of exact sympy numbers.
+    Works on float arrays, on object arrays of exact sympy numbers, and on scipy.sparse
+    matrices (the result is then sparse CSR, scaled by sparse diagonals: never dense n x n).
     """
+    if is_sparse(A):
+        return _normalize_sparse(A, normalization, self_loops)
     n = A.shape[0]
     At = A
     if self_loops:
@@ -308,8 +311,40 @@ def normalize_adjacency(A: np.ndarray, normalization: str = "symmetric", self_lo
         return inv[:, None] * At
 
 
+def is_sparse(A) -> bool:
+    """A scipy.sparse matrix or array (scipy is not imported to answer no)."""
+    import sys
+
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(A)
+
+
+def _normalize_sparse(A, normalization: str, self_loops: bool):
+    import scipy.sparse as sp
+
+    n = A.shape[0]
+    At = sp.csr_matrix(A, dtype=np.float64)
+    if self_loops:
+        At = At + sp.identity(n, dtype=np.float64, format="csr")
+    if normalization == "none":
+        return At
+    deg = np.asarray(At.sum(axis=1)).ravel()
+    with np.errstate(divide="ignore"):
+        if normalization == "symmetric":
+            inv = np.where(deg > 0, 1.0 / np.sqrt(np.where(deg > 0, deg, 1.0)), 0.0)
+            D = sp.diags(inv, format="csr")
+            return (D @ At @ D).tocsr()
+        inv = np.where(deg != 0, 1.0 / np.where(deg != 0, deg, 1.0), 0.0)
+        return (sp.diags(inv, format="csr") @ At).tocsr()
+
+
 class GCN(NNLayer):
-    """``Y = act(G(A) X W)`` (Theorem 3)."""
+    """``Y = act(G(A) X W)`` (Theorem 3).
+
+    ``A`` may be a scipy.sparse matrix (from the Python API): ``G(A)`` stays sparse and the
+    forward pass is a sparse-times-dense product, so a large sparse graph never becomes a
+    dense n x n array (the exact symbolic check, n <= 6, densifies).
+    """
 
     kind = "gcn"
     _weights = ("A", "W")
@@ -333,6 +368,8 @@ class GCN(NNLayer):
     def _G(self, A):
         if A is None or self.graph_mode == "fixed":
             A = self.A
+        if is_sparse(A) and is_symbolic_array(self.W):
+            A = A.toarray()  # the symbolic check runs for n <= 6 only
         if is_symbolic_array(self.W) or is_symbolic_array(A):
             A = exact_array(A)
         return normalize_adjacency(A, self.normalization, self.self_loops)
@@ -353,15 +390,20 @@ class GCN(NNLayer):
     def breaks(self, s):
         if self.graph_mode == "fixed":
             moved = act_on_both_(s, self.A)
-            if not np.array_equal(moved, self.A):
+            same = (moved != self.A).nnz == 0 if is_sparse(self.A) else np.array_equal(moved, self.A)
+            if not same:
                 return ["P A P^T != A: this generator is not an automorphism of the graph, which graph: fixed "
                         "needs"]
         return []
 
     def why_not_symmetric(self) -> list[str]:
         out = []
-        A = np.asarray(self.A, dtype=np.float64)
-        if not np.array_equal(A, A.T):
+        if is_sparse(self.A):
+            is_symmetric = (self.A != self.A.T).nnz == 0
+        else:
+            A = np.asarray(self.A, dtype=np.float64)
+            is_symmetric = np.array_equal(A, A.T)
+        if not is_symmetric:
             out.append("the adjacency A is not symmetric (a directed graph)")
         if self.normalization == "random_walk":
             out.append("random_walk normalisation D~^-1 (A + I) scales each row by its own degree, so G[i, j] = "
