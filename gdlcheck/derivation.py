@@ -181,7 +181,7 @@ def _full_labels(label, n: int, order: int) -> np.ndarray:
 
 
 # Cells per block when a pattern is written in pieces: small temporaries, few Python steps.
-_BLOCK_CELLS = 1 << 20
+_BLOCK_CELLS = 1 << 16
 
 
 # --------------------------------------------------------------------------- reference method
@@ -350,26 +350,54 @@ def orbitals(group: PermGroup, seed: int = 0) -> np.ndarray:
     del T
     exact = _exact_stabilisers(group, reps)
     if exact is not None:
-        return _orbitals_from(exact, orbit_of, Tinv, n)
+        return _orbitals_from([_merge_components(np.arange(n, dtype=np.int32), sigma) for sigma in exact],
+                              orbit_of, Tinv, n)
     rng = np.random.default_rng(seed)
     members = [np.nonzero(orbit_of == a)[0] for a in range(k)]
     pairs_all = [rng.permutation(np.stack(np.meshgrid(m, np.arange(len(G)), indexing="ij"), -1).reshape(-1, 2))
                  for m in members]
+    # the stabiliser orbits of each representative, grown as the sample doubles: Schreier
+    # generators are made and merged _SCHREIER_CHUNK at a time, never all held at once
+    comps = [np.arange(n, dtype=np.int32) for _ in range(k)]
+    done = 0
     budget = 8 + 4 * len(G)
     while True:
-        stabilisers, exhaustive = [], True
-        for pairs in pairs_all:
+        exhaustive = True
+        for a, pairs in enumerate(pairs_all):
             exhaustive &= len(pairs) <= budget
-            pts, which = pairs[:budget, 0], pairs[:budget, 1]
-            T_pts = np.empty((len(pts), n), dtype=np.int32)
-            T_pts[np.arange(len(pts))[:, None], Tinv[pts]] = ident[None, :]
-            # Schreier generator for (i, s): t_(s(i))^-1 after s after t_i; it fixes r
-            stabilisers.append(Tinv[G[which, pts][:, None], G[which[:, None], T_pts]])
-        pattern = _orbitals_from(stabilisers, orbit_of, Tinv, n)
+            for start in range(done, min(budget, len(pairs)), _SCHREIER_CHUNK):
+                chunk = pairs[start:min(start + _SCHREIER_CHUNK, budget)]
+                pts, which = chunk[:, 0], chunk[:, 1]
+                T_pts = np.empty((len(pts), n), dtype=np.int32)
+                T_pts[np.arange(len(pts))[:, None], Tinv[pts]] = ident[None, :]
+                # Schreier generator for (i, s): t_(s(i))^-1 after s after t_i; it fixes r
+                comps[a] = _merge_components(comps[a], Tinv[G[which, pts][:, None], G[which[:, None], T_pts]])
+        pattern = _orbitals_from(comps, orbit_of, Tinv, n)
         if exhaustive or all(_maps_to_itself(pattern, s) for s in G):
             return pattern
         del pattern
+        done = budget
         budget *= 2
+
+
+# Schreier generators (rows of n points) made and merged at once.
+_SCHREIER_CHUNK = 32
+
+
+def _merge_components(comp: np.ndarray, sigma) -> np.ndarray:
+    """Point components ``comp`` (labels ``0..n-1``) joined along the permutations ``sigma`` (rows)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = len(comp)
+    sigma = np.asarray(sigma).reshape(-1, n)
+    if not sigma.size:
+        return comp
+    src = np.broadcast_to(comp, sigma.shape).ravel()
+    dst = comp[sigma].ravel()
+    graph = coo_matrix((np.ones(src.size, dtype=np.int8), (src, dst)), shape=(n, n))
+    _, joined = connected_components(graph, directed=True, connection="weak")
+    return joined.astype(np.int32)[comp]
 
 
 def _maps_to_itself(pattern: np.ndarray, s: np.ndarray) -> bool:
@@ -382,26 +410,11 @@ def _maps_to_itself(pattern: np.ndarray, s: np.ndarray) -> bool:
     return True
 
 
-def _orbitals_from(stabilisers, orbit_of, Tinv, n: int) -> np.ndarray:
-    """The 1 -> 1 pattern from generators of each representative's stabiliser (one array per orbit)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    k = len(stabilisers)
-    nodes = k * n
-    src_parts, dst_parts = [], []
-    for a, sigma in enumerate(stabilisers):
-        sigma = np.asarray(sigma).reshape(-1, n)
-        if sigma.size:
-            # int32 node numbers: k * n <= n^2 is within the cell budget
-            src_parts.append(np.broadcast_to(np.arange(n, dtype=np.int32) + np.int32(a * n), sigma.shape).ravel())
-            dst_parts.append(sigma.ravel().astype(np.int32) + np.int32(a * n))
-    if src_parts:
-        src, dst = np.concatenate(src_parts), np.concatenate(dst_parts)
-        graph = coo_matrix((np.ones(src.size, dtype=np.int8), (src, dst)), shape=(nodes, nodes))
-        _, comp = connected_components(graph, directed=True, connection="weak")
-    else:
-        comp = np.arange(nodes)
+def _orbitals_from(comps, orbit_of, Tinv, n: int) -> np.ndarray:
+    """The 1 -> 1 pattern from the stabiliser orbits of each representative (``comps[a][x]``)."""
+    k = len(comps)
+    comp = np.concatenate([np.asarray(c, dtype=np.int64) + a * n for a, c in enumerate(comps)]) if k else \
+        np.zeros(0, dtype=np.int64)
     # node (a, x) is cell (reps[a], x) (T[r] is the identity): node order is the row-major
     # order of the rows holding every orbit's first cell, so first appearance over the nodes
     # numbers the orbits as the reference method does
