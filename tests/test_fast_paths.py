@@ -1,7 +1,8 @@
 """Every fast path of derive gives exactly the pattern of the general component method.
 
 The reference is ``orbit_labels`` (orbits as connected components, numbered by first
-appearance).  Cyclic and dihedral number their orbits by the offset instead (documented);
+appearance).  Cyclic, dihedral and translations number their orbits by the offset instead
+(documented);
 for them the partition is the same and the numbering is the formula.  Not timed.
 """
 
@@ -29,7 +30,6 @@ FIRST_APPEARANCE = [
     (groups.symmetric(5), 1, 1), (groups.symmetric(5), 2, 1), (groups.symmetric(4), 2, 2),
     (groups.symmetric(3), 2, 2), (groups.symmetric(7), 0, 3), (groups.alternating(6), 2, 2),
     (groups.alternating(5), 1, 1), (groups.trivial(3), 2, 1), (groups.trivial(4), 1, 1),
-    (groups.build_group("translations", shape="3x4"), 1, 1), (groups.build_group("translations", shape="2x2x3"), 1, 1),
     (groups.build_group("p4", shape="4x4"), 1, 1), (groups.build_group("p4", shape="5x5"), 1, 1),
     (groups.build_group("p4m", shape="4x4"), 1, 1), (groups.build_group("p4m", shape="5x5"), 1, 1),
     # orbitals from a Schreier sample (any group, 1 -> 1)
@@ -59,6 +59,29 @@ def test_cyclic_and_dihedral_are_the_reference_partition_numbered_by_offset(n):
         fast = derive(g).pattern
         assert np.array_equal(fast, formula)
         assert same_partition(fast, orbit_labels(g, 2))
+
+
+@pytest.mark.parametrize("shape", ["1", "4", "7", "3x4", "2x2x3"])
+def test_translations_are_the_reference_partition_numbered_by_offset(shape):
+    # orbit k is the offset vector (coord(i) - coord(j)) mod shape, flattened row-major:
+    # the circulant's sign, so a 1-D shape is exactly cyclic
+    g = groups.build_group("translations", shape=shape)
+    dims = tuple(int(s) for s in shape.split("x"))
+    coords = np.unravel_index(np.arange(g.n), dims)
+    offset = [(c[:, None] - c[None, :]) % size for c, size in zip(coords, dims)]
+    expected = np.ravel_multi_index(offset, dims)
+    fast = derive(g).pattern
+    assert np.array_equal(fast, expected)
+    assert same_partition(fast, orbit_labels(g, 2))
+    assert np.array_equal(orbitals(g), orbit_labels(g, 2))
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 9])
+def test_one_dimensional_translations_derive_exactly_as_cyclic(n):
+    t, c = derive(groups.build_group("translations", shape=str(n))), derive(groups.cyclic(n))
+    assert np.array_equal(t.pattern, c.pattern)
+    assert t.parameters == c.parameters == [f"theta_{k}" for k in range(n)]
+    assert t.matrix_strings() == c.matrix_strings()
 
 
 def test_blocked_construction_matches_the_one_block_result(monkeypatch):
