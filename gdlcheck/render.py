@@ -36,6 +36,16 @@ def _fmt(x) -> str:
     return f"{x:.3g}"
 
 
+# Generators wider than this are shortened in the verify table (the full cycle string is in
+# the JSON output and in the counterexample line), so the verdict columns always fit.
+GENERATOR_WIDTH = 20
+
+
+def short_generator(text: str, width: int = GENERATOR_WIDTH) -> str:
+    """``text`` if it fits in ``width`` characters, else its start and an ellipsis."""
+    return text if len(text) <= width else text[:width - 1].rstrip() + "\u2026"
+
+
 def group_line(group: PermGroup) -> Text:
     size = "x".join(map(str, group.shape)) if group.shape else f"n={group.n}"
     return Text(f"{group.name} ({size}), order {group.order_text}, {len(group.gens)} generator(s)")
@@ -56,7 +66,7 @@ def render_verify(result) -> RGroup:
     table.add_column("method")
     table.add_column("max abs error", justify="right")
     table.add_column("relative", justify="right")
-    table.add_column("result")
+    table.add_column("result", no_wrap=True)
     for c in result.checks:
         res = "PASS" if c.passed else ("FAIL" if c.passed is False else "UNDECIDED")
         if c.passed and c.exact is True:
@@ -64,7 +74,7 @@ def render_verify(result) -> RGroup:
         elif c.passed and c.exact is False:
             res = "PASS (within tol)"
         method = c.method + (f" x{c.trials}" if c.trials else "")
-        table.add_row(Text(c.generator), method, _fmt(c.max_abs_error), _fmt(c.relative_error),
+        table.add_row(Text(short_generator(c.generator)), method, _fmt(c.max_abs_error), _fmt(c.relative_error),
                       Text(res, style="green" if c.passed else ("red" if c.passed is False else "yellow")))
     parts: list = [head, table]
     for c in result.failing[:3]:
