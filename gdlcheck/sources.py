@@ -68,20 +68,30 @@ class Job:
     spec: Spec | None = None
 
 
+def read_input(path: str, stdin_data: bytes | None = None) -> Spec | np.ndarray:
+    """What ``path`` holds: a ``Spec``, or a matrix (not yet checked to be square).
+
+    ``-`` is standard input (``stdin_data`` if given), told apart by content: ``.npy``
+    bytes, a YAML spec, or JSON/CSV/whitespace text.  Files go by their suffix.
+    """
+    if path == "-":
+        data = stdin_data if stdin_data is not None else read_bytes("-")
+        text = None if data.startswith(b"\x93NUMPY") else _decode(data, "-")
+        if text is not None and is_spec_text(text):
+            return load_spec("-", text)
+        return load_matrix("-", data)
+    if os.path.splitext(path)[1].lower() in SPEC_SUFFIXES:
+        return load_spec(path)
+    return load_matrix(path)
+
+
 def resolve(path: str, options: GroupOptions, stdin_data: bytes | None = None) -> Job:
     """Read ``path`` and decide the layer and the group.  Raises GdlcheckError with the file set."""
     try:
-        if path == "-":
-            data = stdin_data if stdin_data is not None else read_bytes("-")
-            text = None
-            if not data.startswith(b"\x93NUMPY"):
-                text = _decode(data, "-")
-            if text is not None and is_spec_text(text):
-                return _from_spec(load_spec("-", text), options)
-            return _from_matrix("-", load_matrix("-", data), options)
-        if os.path.splitext(path)[1].lower() in SPEC_SUFFIXES:
-            return _from_spec(load_spec(path), options)
-        return _from_matrix(path, load_matrix(path), options)
+        source = read_input(path, stdin_data)
+        if isinstance(source, Spec):
+            return _from_spec(source, options)
+        return _from_matrix(path, source, options)
     except GdlcheckError as err:
         raise err.located(file=path) from None
 
@@ -149,6 +159,11 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
         # the layer needed no size to be built; build it again now that n is known
         ctx.n = group.n
         layer = build_layer(spec.layer, ctx)
+    return _spec_job(spec, layer, group)
+
+
+def _spec_job(spec: Spec, layer: Layer, group: PermGroup | None) -> Job:
+    """The job of a spec's layer: its kind, and its channels (the spec's, else the layer's, else 1)."""
     in_channels = getattr(layer, "in_channels", None)
     if spec.channels is not None and in_channels is not None and in_channels != spec.channels:
         raise spec.error(f"channels is {spec.channels} but the layer reads {in_channels} channels", "channels")
@@ -172,18 +187,11 @@ def resolve_layer(path: str, n: int | None = None, stdin_data: bytes | None = No
     ``n`` comes from ``n`` (the command line), the spec's symmetry, or the layer's weights.
     """
     try:
-        if path == "-":
-            data = stdin_data if stdin_data is not None else read_bytes("-")
-            text = None if data.startswith(b"\x93NUMPY") else _decode(data, "-")
-            if text is not None and is_spec_text(text):
-                return _layer_from_spec(load_spec("-", text), n)
-            W = load_matrix("-", data)
-        elif os.path.splitext(path)[1].lower() in SPEC_SUFFIXES:
-            return _layer_from_spec(load_spec(path), n)
-        else:
-            W = load_matrix(path)
-        check_square(W, file=path)
-        return Job(input=path, layer=Linear(W), group=None)
+        source = read_input(path, stdin_data)
+        if isinstance(source, Spec):
+            return _layer_from_spec(source, n)
+        check_square(source, file=path)
+        return Job(input=path, layer=Linear(source), group=None)
     except GdlcheckError as err:
         raise err.located(file=path) from None
 
@@ -199,8 +207,4 @@ def _layer_from_spec(spec: Spec, n: int | None) -> Job:
                         file=spec.path)
     if n is not None and n_layer is not None and n != n_layer:
         raise SpecError(f"the layer acts on {n_layer} points, not n = {n}", file=spec.path)
-    in_channels = getattr(layer, "in_channels", None)
-    kind = spec.layer.get("kind", "sequential") if isinstance(spec.layer, dict) else "sequential"
-    return Job(input=spec.path, layer=layer, group=None, expect=spec.expect,
-               channels=spec.channels or in_channels or 1, kind=str(kind), name=spec.name, seed=spec.seed,
-               spec=spec)
+    return _spec_job(spec, layer, None)

@@ -99,3 +99,23 @@ def test_inspect_errors(run, samples, tmp_path):
     result = run(["inspect", spec])
     assert result.exit_code == 2 and "number of points" in result.stderr
     assert run(["inspect", spec, "-n", "4", "--format", "json"]).exit_code == 0
+
+
+def test_inspect_checks_a_specs_channels_as_verify_does(run, tmp_path):
+    # a spec without a symmetry goes the inspect-only way; its channels are checked the same
+    body = "channels: 3\nlayer: {kind: deepsets, lambda: [[1, 0], [0, 1]], gamma: [[1, 0], [0, 1]]}\n"
+    spec = tmp_path / "channels.yaml"
+    spec.write_text(body)
+    inspected = run(["inspect", spec, "-n", "4"])
+    spec.write_text("symmetry: {group: symmetric, n: 4}\n" + body)
+    verified = run(["verify", spec])
+    assert inspected.exit_code == verified.exit_code == 2
+    assert "channels is 3 but the layer reads 2 channels" in inspected.stderr
+    assert "channels is 3 but the layer reads 2 channels" in verified.stderr
+
+
+def test_inspect_reads_a_spec_or_a_matrix_from_stdin(run, samples):
+    spec = (samples / "gcn.yaml").read_text()
+    assert json.loads(run(["inspect", "-", "--format", "json"], input=spec).stdout)["kind"] == "gcn"
+    out = json.loads(run(["inspect", "-", "--format", "json"], input="1,2\n2,1\n").stdout)
+    assert out["depends_on"] == "constant"
