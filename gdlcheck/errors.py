@@ -46,8 +46,8 @@ class LimitError(GdlcheckError):
     """The request exceeds a size budget."""
 
 
-class InconclusiveError(GdlcheckError):
-    """An exact check was demanded and could not be decided."""
+class LayerError(GdlcheckError):
+    """A layer cannot be evaluated on the inputs it is checked with (e.g. float64 overflow)."""
 
 
 def join_path(prefix: str, rest: str | None) -> str:

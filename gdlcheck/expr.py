@@ -17,7 +17,7 @@ import math
 import warnings
 
 from gdlcheck.errors import ExprError
-from gdlcheck.limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH, MAX_POW_DIGITS
+from gdlcheck.limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH, MAX_POW_DIGITS, MAX_SYMBOLIC_POWER
 
 FUNCTIONS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "Abs")
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
@@ -47,7 +47,9 @@ def parse_expr(text: str):
     _check(tree.body, text, 0)
     value = _build(tree.body, sympy)
     if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
-        raise ExprError(f"expression {text!r} is not finite")
+        raise ExprError(f"expression {_short(text)!r} is not finite")
+    if value.is_real is False:
+        raise ExprError(f"expression {_short(text)!r} is not a real number (it is {value})")
     return value
 
 
@@ -118,8 +120,9 @@ def _build(node: ast.AST, sympy):
 def _check_power(base, exponent) -> None:
     """Refuse powers whose exact value would have more than MAX_POW_DIGITS digits."""
     if not (base.is_number and exponent.is_number):
-        if exponent.is_number and exponent.is_Integer and abs(int(exponent)) > MAX_POW_DIGITS:
-            raise ExprError(f"exponent {exponent} exceeds the limit of {MAX_POW_DIGITS}")
+        # a symbolic base: (a + b)**3000 would expand into millions of terms
+        if exponent.is_number and (not exponent.is_Rational or abs(exponent) > MAX_SYMBOLIC_POWER):
+            raise ExprError(f"exponent {exponent} of a symbolic base exceeds the limit of {MAX_SYMBOLIC_POWER}")
         return
     try:
         if base.is_Rational:

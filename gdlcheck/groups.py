@@ -133,7 +133,8 @@ def cycle_string(p: Perm) -> str:
     return "".join(cycles) or "()"
 
 
-_CYCLES_RE = re.compile(r"^\s*(\(\s*[^()]*\)\s*)+$")
+# One quantifier per character class: "( 0)( 0)...(" must fail in linear time.
+_CYCLES_RE = re.compile(r"^\s*(?:\([^()]*\)\s*)+$")
 
 
 def parse_perm(text: str, n: int | None) -> Perm:
@@ -165,6 +166,11 @@ def parse_perm(text: str, n: int | None) -> Perm:
     if any(x < 0 for x in points):
         raise GroupError(f"generator {text!r}: points are 0-based and cannot be negative")
     degree = n if n is not None else (max(points) + 1 if points else 0)
+    from gdlcheck.limits import MAX_POINTS
+
+    if degree > MAX_POINTS:
+        raise GroupError(f"generator {_short(text)!r}: point {degree - 1} makes n = {degree}, over the limit of "
+                         f"{MAX_POINTS} points")
     if any(x >= degree for x in points):
         bad = max(points)
         raise GroupError(f"generator {text!r}: point {bad} is out of range 0..{degree - 1}")
@@ -176,6 +182,11 @@ def parse_perm(text: str, n: int | None) -> Perm:
         for a, b in zip(c, c[1:] + c[:1]):
             image[a] = b
     return tuple(image)
+
+
+def _short(text) -> str:
+    text = str(text)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _parse_array_form(s: str, n: int | None) -> Perm:
@@ -473,6 +484,18 @@ def from_generators(n: int | None, generators) -> PermGroup:
     return PermGroup("generators", n, _dedupe(tuple(parsed), n))
 
 
+def _grid_shape_from_n(key: str, n):
+    """Without --shape, ``n`` is the number of points: ``(n,)`` for translations, N x N for p4/p4m."""
+    if n is None:
+        return None
+    if key == "translations":
+        return n
+    side = math.isqrt(n) if isinstance(n, int) and n > 0 else 0
+    if side * side != n:
+        raise GroupError(f"group {key!r} acts on an N x N grid, and n = {n} is not a square; give --shape NxN")
+    return [side, side]
+
+
 def build_group(name: str, n=None, shape=None, generators=None, graph=None) -> PermGroup:
     """Build a group from the catalogue (DESIGN.md section 2).
 
@@ -480,7 +503,7 @@ def build_group(name: str, n=None, shape=None, generators=None, graph=None) -> P
     """
     key = canonical_name(name)
     if key in ("translations", "p4", "p4m"):
-        dims = parse_shape(shape if shape is not None else ([n, n] if key != "translations" and n else n))
+        dims = parse_shape(shape if shape is not None else _grid_shape_from_n(key, n))
         from gdlcheck.limits import MAX_POINTS
 
         if math.prod(dims) > MAX_POINTS:
@@ -507,6 +530,23 @@ def build_group(name: str, n=None, shape=None, generators=None, graph=None) -> P
     return group
 
 
+def group_order_json(group: PermGroup):
+    """The group's order for JSON, refusing at once an order too long to write out exactly.
+
+    n! is estimated with lgamma before it is computed: 1000000! alone takes seconds.
+    """
+    if group.name in ("symmetric", "alternating") and callable(group.order_formula):
+        from gdlcheck.limits import MAX_ORDER_DIGITS
+
+        digits = int(math.lgamma(group.n + 1) / math.log(10)) + 1
+        if digits > MAX_ORDER_DIGITS:
+            from gdlcheck.errors import LimitError
+
+            raise LimitError(f"the order {group.n}! has about {digits} digits, over the limit of {MAX_ORDER_DIGITS} "
+                             "digits that JSON output writes out exactly (the text format prints it approximately)")
+    return order_json(group.order)
+
+
 def order_json(order: int):
     """An order as JSON: an integer up to 15 digits, else the string of its digits."""
     return order if order < 10**15 else _digits(order)
@@ -518,6 +558,14 @@ def _digits(value: int) -> str:
 
     if not hasattr(sys, "get_int_max_str_digits") or value < 10**4000:
         return str(value)
+    from gdlcheck.errors import LimitError
+    from gdlcheck.limits import MAX_ORDER_DIGITS
+
+    digits = int(value.bit_length() * 0.30103) + 1
+    if digits > MAX_ORDER_DIGITS:
+        # CPython's int -> str is quadratic: 5.5 million digits would take minutes
+        raise LimitError(f"the group's order has about {digits} digits, over the limit of {MAX_ORDER_DIGITS} "
+                         "digits that JSON output writes out exactly")
     old = sys.get_int_max_str_digits()
     sys.set_int_max_str_digits(0)
     try:

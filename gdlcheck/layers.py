@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError, SpecError
-from gdlcheck.matrices import is_symbolic, to_array
+from gdlcheck.matrices import exact_number, is_symbolic, to_array
 from gdlcheck.spec import Spec, check_keys, suggest
 
 # --------------------------------------------------------------------------- the base
@@ -90,15 +90,28 @@ class Layer:
         return self
 
 
-def numeric(a, values: dict):
-    """Substitute ``values`` into a symbolic array (or scalar) and return floats."""
-    if isinstance(a, np.ndarray) and a.dtype == object:
-        import sympy
+_LAMBDIFIED: dict[int, tuple] = {}  # id(array) -> (array, symbols, compiled function)
 
-        syms = sorted(set().union(*(e.free_symbols for e in a.flat if hasattr(e, "free_symbols"))), key=str)
+
+def numeric(a, values: dict):
+    """Substitute ``values`` into a symbolic array (or scalar) and return floats.
+
+    The compiled function is kept per array, so trial after trial only evaluates it.
+    """
+    if isinstance(a, np.ndarray) and a.dtype == object:
+        hit = _LAMBDIFIED.get(id(a))
+        if hit is None or hit[0] is not a:
+            import sympy
+
+            syms = sorted(set().union(*(e.free_symbols for e in a.flat if hasattr(e, "free_symbols"))), key=str)
+            f = sympy.lambdify(syms, sympy.Matrix(a.reshape(a.shape[0], -1)) if a.ndim else a, modules="numpy") \
+                if syms else None
+            if len(_LAMBDIFIED) >= 64:
+                _LAMBDIFIED.pop(next(iter(_LAMBDIFIED)))
+            hit = _LAMBDIFIED[id(a)] = (a, syms, f)
+        _, syms, f = hit
         if not syms:
             return a.astype(np.float64)
-        f = sympy.lambdify(syms, sympy.Matrix(a.reshape(a.shape[0], -1)) if a.ndim else a, modules="numpy")
         out = np.asarray(f(*[values[s] for s in syms]), dtype=np.float64)
         return out.reshape(a.shape)
     if hasattr(a, "free_symbols"):
@@ -108,21 +121,16 @@ def numeric(a, values: dict):
 
 def exact_array(a):
     """Floats as exact sympy rationals (``0.1`` becomes ``1/10``), for symbolic forward passes."""
-    import sympy
-
     if a is None:
         return None
     if isinstance(a, np.ndarray):
         if a.dtype == object:
             return a
         out = np.empty(a.shape, dtype=object)
-        flat = out.reshape(-1)
-        for k, x in enumerate(a.reshape(-1).tolist()):
-            flat[k] = sympy.Integer(int(x)) if float(x).is_integer() else sympy.Rational(repr(float(x)))
+        out.reshape(-1)[:] = [exact_number(x) for x in a.reshape(-1).tolist()]
         return out
     if isinstance(a, (int, float, np.floating, np.integer)):
-        x = float(a)
-        return sympy.Integer(int(x)) if x.is_integer() else sympy.Rational(repr(x))
+        return exact_number(a)
     return a
 
 

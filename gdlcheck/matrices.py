@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError, SpecError
-from gdlcheck.limits import MAX_FILE_BYTES, MAX_MATRIX_ENTRIES
+from gdlcheck.limits import MAX_FILE_BYTES, MAX_MATRIX_ENTRIES, MAX_SYMBOLIC_ENTRIES
 
 MATRIX_SUFFIXES = (".npy", ".csv", ".tsv", ".txt", ".json")
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -51,7 +51,10 @@ def entry_value(value, where: str | None = None):
             raise err.located(prefix=where) from None
         if expr.free_symbols:
             return expr
-        x = float(expr)
+        try:
+            x = float(expr)
+        except (TypeError, ValueError, OverflowError):
+            raise SpecError(f"entry {value!r} is not a finite real number in float64", where=where) from None
         if not math.isfinite(x):
             raise SpecError(f"entry {value!r} is not finite in float64", where=where)
         return x
@@ -72,26 +75,32 @@ def to_array(data, where: str = "", ndim: int | None = 2) -> np.ndarray:
     if math.prod(shape) > MAX_MATRIX_ENTRIES:
         raise SpecError(f"{math.prod(shape)} entries exceed the limit of {MAX_MATRIX_ENTRIES}", where=where or None)
     flat = list(_flatten(data))
-    values = [entry_value(v, _entry_where(where, shape, k)) for k, v in enumerate(flat)]
+    values = []
+    for k, v in enumerate(flat):
+        value = entry_value(v, _entry_where(where, shape, k))
+        if not isinstance(value, float) and len(flat) > MAX_SYMBOLIC_ENTRIES:  # refuse at the first symbol
+            raise SpecError(f"a symbolic array of {len(flat)} entries exceeds the limit of {MAX_SYMBOLIC_ENTRIES} "
+                            "(symbolic entries are compared one by one)", where=where or None)
+        values.append(value)
     if any(not isinstance(v, float) for v in values):
-        import sympy
-
-        values = [v if not isinstance(v, float) else _exact_number(v, flat[k], sympy) for k, v in enumerate(values)]
+        values = [v if not isinstance(v, float) else exact_number(v) for v in values]
         out = np.empty(len(values), dtype=object)
         out[:] = values
         return out.reshape(shape)
     return np.asarray(values, dtype=np.float64).reshape(shape)
 
 
-def _exact_number(x: float, original, sympy):
-    """A number beside symbols becomes exact: ints stay ints, decimals their shortest repr."""
-    if isinstance(original, str):
-        from gdlcheck.expr import parse_expr
+def exact_number(x):
+    """The sympy number of a float64 value: ints stay ints, others their shortest repr (0.1 -> 1/10).
 
-        return parse_expr(original)
-    if float(x).is_integer():
-        return sympy.Integer(int(x))
-    return sympy.Rational(repr(float(x)))
+    Entries without symbols are float64 values wherever they stand (``1/3`` is rounded
+    first), so the same two entries compare the same in a numeric and in a symbolic matrix;
+    numbers inside a symbolic expression (``a/3``) stay exact.
+    """
+    import sympy
+
+    x = float(x)
+    return sympy.Integer(int(x)) if x.is_integer() else sympy.Rational(repr(x))
 
 
 def _entry_where(where: str, shape, k: int) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from gdlcheck.groups import PermGroup, order_json
+from gdlcheck.groups import PermGroup, group_order_json
 
 SCHEMA_VERSION = 1
 
@@ -13,7 +13,7 @@ def group_json(group: PermGroup) -> dict:
     out = {
         "name": group.name,
         "n": group.n,
-        "order": order_json(group.order),
+        "order": group_order_json(group),
         "generators": group.generator_strings,
     }
     if group.shape is not None:
@@ -30,6 +30,7 @@ def groups_json(group: PermGroup) -> dict:
 
 
 def derive_json(d) -> dict:
+    pattern = d.pattern  # first: a pattern over the size budget is refused before anything else is built
     out = {
         "schema_version": SCHEMA_VERSION,
         "group": group_json(d.group),
@@ -50,7 +51,7 @@ def derive_json(d) -> dict:
     matrix = d.matrix_strings()
     if matrix is not None:
         out["matrix"] = matrix
-    out["pattern"] = d.pattern.tolist()
+    out["pattern"] = pattern.tolist()
     return out
 
 
@@ -74,6 +75,6 @@ def symmetries_json(input_name: str, found) -> dict:
     """``gdlcheck symmetries --format json``."""
     g = found.group
     return {"schema_version": SCHEMA_VERSION, "input": input_name, "n": g.n,
-            "group": {"order": order_json(g.order), "generators": g.generator_strings,
+            "group": {"order": group_order_json(g), "generators": g.generator_strings,
                       "transitive": g.is_transitive},
             "contains": list(found.contains), "colours": found.colours, "tol": found.tol}

@@ -215,5 +215,8 @@ def is_spec_text(text: str) -> bool:
 
     for line in text.splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
-            return line.lstrip().startswith("{") or re.match(r"^\s*[A-Za-z_][\w-]*\s*:(\s|$)", line) is not None
+            head = line.strip()
+            if head.startswith(("---", "%YAML", "{")):  # a YAML document marker or a flow mapping
+                return True
+            return re.match(r"^\s*[A-Za-z_][\w-]*\s*:(\s|$)", line) is not None
     return False

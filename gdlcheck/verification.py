@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gdlcheck.errors import LayerError
 from gdlcheck.groups import PermGroup, act, act_on_both, cycle_string
 from gdlcheck.layers import Layer
 from gdlcheck.limits import SYMBOLIC_SECONDS
@@ -223,7 +224,7 @@ def _exact_symbolic(W, b, s, expect) -> tuple[Check, list]:
         if same is None:
             undecided = True
             continue
-        equations.append(sympy.expand(left - right))
+        equations.append(left - right)
         if first_bad is None:
             first_bad = (left, right, where)
     counter = None
@@ -244,30 +245,46 @@ def _exact_symbolic(W, b, s, expect) -> tuple[Check, list]:
 
 
 def equal_exactly(a, b) -> bool | None:
-    """Whether two sympy expressions are identical: True, False, or None if undecided in time."""
+    """Whether two sympy expressions are identical: True, False, or None if undecided in time.
+
+    Different at a random rational point proves different; simplifying the difference to 0
+    proves equal; neither within the time budget leaves it undecided.
+    """
     import sympy
 
     if a == b:
         return True
     diff = a - b
-    if diff.is_number:
-        if diff.is_zero is not None:
-            return bool(diff.is_zero)
+    if diff.is_number and diff.is_zero is not None:
+        return bool(diff.is_zero)
+    if differ_at_a_point(a, b, np.random.default_rng(0)):
+        return False
     done, simplified = run_with_time_limit(lambda: sympy.simplify(diff), SYMBOLIC_SECONDS)
     if done and simplified == 0:
         return True
-    # A point where the two sides differ proves they are different functions.
-    rng = np.random.default_rng(0)
-    syms = sorted(diff.free_symbols, key=str)
-    for _ in range(3):
-        point = {x: sympy.Rational(int(rng.integers(1, 97)), int(rng.integers(1, 89))) for x in syms}
-        try:
-            value = complex(diff.subs(point).evalf(30))
-        except (TypeError, ValueError, ZeroDivisionError):
-            continue
-        if abs(value) > 1e-20:
-            return False
     return None
+
+
+def differ_at_a_point(left, right, rng, tries: int = 3) -> bool:
+    """True when ``left`` and ``right`` clearly differ at a random rational point.
+
+    Both sides are evaluated to 30 digits and compared relative to their size, so weights of
+    1e-30 are told apart as well as weights of 1e30.
+    """
+    import sympy
+
+    syms = sorted((getattr(left, "free_symbols", set()) | getattr(right, "free_symbols", set())), key=str)
+    for _ in range(tries):
+        point = {x: sympy.Rational(int(rng.integers(-40, 41)), int(rng.integers(7, 23))) for x in syms}
+        try:
+            lv, rv = (complex(x.xreplace(point).evalf(30)) if isinstance(x, sympy.Basic) else complex(x)
+                      for x in (left, right))
+        except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+            continue
+        gap, size = abs(lv - rv), max(abs(lv), abs(rv))
+        if math.isfinite(gap) and math.isfinite(size) and gap > 1e-15 * size:
+            return True
+    return False
 
 
 def run_with_time_limit(fn, seconds: float):
@@ -301,8 +318,8 @@ def solve_constraints(equations: list) -> list[str]:
 
     unique = list(dict.fromkeys(equations))
     syms = sorted(set().union(*(e.free_symbols for e in unique)), key=str)
-    if not syms:
-        return []
+    if not syms:  # two different numbers: no tying of the symbols mends that
+        return ["no values of the symbols make it hold"] if unique else []
     done, solutions = run_with_time_limit(lambda: sympy.solve(unique, syms, dict=True), SYMBOLIC_SECONDS)
     if not done:
         return [f"{e} = 0" for e in unique[:20]]
@@ -329,6 +346,24 @@ def _output_check(layer: Layer, fx: np.ndarray, n: int, expect: str) -> None:
                         "use expect: invariant", where="expect")
 
 
+def _finite_output(f: Layer, X: np.ndarray, A, trial: int, seed: int) -> np.ndarray:
+    """``f(X, A)`` as float64; an output with inf or NaN cannot be compared, so it is an error.
+
+    A NaN would otherwise compare as "no difference" and pass silently.
+    """
+    from gdlcheck.errors import LayerError
+
+    with np.errstate(all="ignore"):
+        try:
+            out = np.asarray(f.forward(X, A), dtype=np.float64)
+        except (OverflowError, FloatingPointError) as err:
+            raise LayerError(f"the layer overflows on random input (trial {trial}, seed {seed}): {err}") from None
+    if not np.all(np.isfinite(out)):
+        raise LayerError(f"the layer's output is not finite (inf or NaN) on random input (trial {trial}, "
+                         f"default_rng([{seed}, {trial}])): float64 overflows; scale the weights down")
+    return out
+
+
 def numeric_checks(layer: Layer, group: PermGroup, expect: str, channels: int, options: Options) -> list[Check]:
     """Probe ``f(g.X)`` against ``g.f(X)`` with seeded random inputs, per generator.
 
@@ -344,12 +379,12 @@ def numeric_checks(layer: Layer, group: PermGroup, expect: str, channels: int, o
         rng = np.random.default_rng([options.seed, t])
         X = rng.standard_normal((n, channels))
         f = layer.subs({x: float(rng.standard_normal()) for x in syms}) if syms else layer
-        fx = np.asarray(f.forward(X, A), dtype=np.float64)
+        fx = _finite_output(f, X, A, t, options.seed)
         _output_check(layer, fx, n, expect)
         scale = float(np.max(np.abs(fx))) if fx.size else 0.0
         for k, s in enumerate(gens):
             gA = act_on_both(s, A) if (A is not None and layer.uses_graph) else A
-            fgx = np.asarray(f.forward(act(s, X), gA), dtype=np.float64)
+            fgx = _finite_output(f, act(s, X), gA, t, options.seed)
             target = fx if expect == "invariant" else act(s, fx)
             if fgx.shape != target.shape:
                 raise ValueError(f"output shape changed under the permutation: {fgx.shape} vs {target.shape}")
@@ -446,35 +481,19 @@ def _compare_symbolic(s, got: np.ndarray, target: np.ndarray) -> Check:
     undecided = []
     rng = np.random.default_rng(0)
     for idx in differ:
-        diff = got[idx] - target[idx]
-        verdict = _differs_at_a_point(diff, rng, sympy)
-        if verdict:
+        if differ_at_a_point(got[idx], target[idx], rng, tries=2):
             entry = [int(v) for v in idx]
             counter = {"entry": entry, "expected": _short(target[idx]), "got": _short(got[idx]),
                        "text": f"output entry {entry}: f(PX) gives {_short(got[idx], 80)} but the law wants "
                                f"{_short(target[idx], 80)}"}
             return Check(gen, "exact", passed=False, exact=False, counterexample=counter)
-        undecided.append(diff)
+        undecided.append(got[idx] - target[idx])
     for diff in undecided:
         if sympy.simplify(diff) != 0:
             return Check(gen, "exact", passed=None, exact=None, note="sympy could not decide")
     return Check(gen, "exact", passed=True, max_abs_error=0.0, relative_error=0.0, exact=True,
                  note="symbolic: f(PX) and P f(X) are the same expressions" if not undecided else
                  "symbolic: f(PX) and P f(X) simplify to the same expressions")
-
-
-def _differs_at_a_point(diff, rng, sympy) -> bool:
-    """True when ``diff`` is clearly non-zero at a random rational point (30 digits)."""
-    syms = sorted(diff.free_symbols, key=str)
-    for _ in range(2):
-        point = {x: sympy.Rational(int(rng.integers(-40, 41)), int(rng.integers(7, 23))) for x in syms}
-        try:
-            value = complex(diff.xreplace(point).evalf(30))
-        except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
-            continue
-        if math.isfinite(abs(value)) and abs(value) > 1e-20:
-            return True
-    return False
 
 
 # --------------------------------------------------------------------------- diagnosis
@@ -610,6 +629,17 @@ def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant",
                  name: str | None = None) -> VerifyResult:
     """Run the checks ``options.method`` asks for and reach a verdict (DESIGN.md section 5).
 
+    Floating-point warnings are silenced: overflow is detected and reported explicitly.
+    """
+    with np.errstate(all="ignore"):
+        return _verify_layer(layer, group, expect=expect, channels=channels, options=options, input=input,
+                             kind=kind, name=name)
+
+
+def _verify_layer(layer: Layer, group: PermGroup, *, expect: str, channels: int, options: Options | None,
+                  input: str, kind: str | None, name: str | None) -> VerifyResult:
+    """Run the checks ``options.method`` asks for and reach a verdict (DESIGN.md section 5).
+
     The exact check is the weight comparison for a linear layer, else the symbolic forward
     pass for a non-linear layer with n <= 6 and d <= 2; it may be undecided, which keeps the
     numeric verdict (``inconclusive`` only with ``--method exact``).
@@ -639,7 +669,13 @@ def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant",
                     c.note = "holds only within tolerance; --method exact demands exactness"
         checks.extend(exact)
     if options.method in ("auto", "both", "numeric"):
-        checks.extend(numeric_checks(layer, group, expect, channels, options))
+        try:
+            checks.extend(numeric_checks(layer, group, expect, channels, options))
+        except LayerError as err:
+            # An exact verdict stands on its own; without one the overflow is the user's to fix.
+            if not checks or any(c.passed is None for c in checks):
+                raise
+            notes.append(f"numeric check skipped: {err.what}")
 
     exact_list = [c for c in checks if c.method == "exact"]
     numeric_list = [c for c in checks if c.method == "numeric"]

@@ -29,7 +29,8 @@ TOKENS = ["-", ":", ",", "[", "]", "{", "}", "\n", "  ", "*a", "&a", "!!python/o
           "invariant", "seed", "channels", "conv", "linear", "deepsets", "cyclic", "symmetric", "dihedral",
           "generators", "(0 1)", "[1, 0]", "0", "1", "-1", "3", "8", "1e308", "1e-320", "nan", ".inf", "1/0",
           "a", "b*c", "sqrt(2)", "log(0)", "2**2**2**2", "__import__", "'x'", '"', "#", "null", "~", "{file: x.npy}",
-          "{random: [2, 2]}", "999999", "0.1"]
+          "{random: [2, 2]}", "999999", "0.1", "( 0)( 0)( 0)( 0)(", "sqrt(-1)", "log(-1)", "1e200", "---",
+          "%YAML 1.1", "(a+b)**3000", "tanh(exp(exp(100)))", "(0 300000000)", "p4", "attention", "causal"]
 
 _SPLIT = re.compile(r"(\s+|[\[\]{}:,\n])")
 

@@ -1,0 +1,105 @@
+"""Numeric honesty and bounded work: overflow, tiny and huge symbolic weights, exactness rules."""
+
+import time
+
+import numpy as np
+import pytest
+
+from gdlcheck import groups
+from gdlcheck.errors import GroupError, LayerError
+from gdlcheck.layers import Linear
+from gdlcheck.matrices import to_array
+from gdlcheck.verification import Options, verify_layer
+
+
+def test_overflowing_output_is_an_error_not_a_silent_pass():
+    W = np.random.default_rng(0).standard_normal((40, 40))
+    W[0] = 1.7e308
+    with pytest.raises(LayerError, match="not finite"):
+        verify_layer(Linear(W), groups.cyclic(40), options=Options(method="numeric"))
+
+
+def test_an_exact_verdict_stands_when_the_numeric_check_overflows():
+    n = 6
+    theta = np.full(n, 1e308)
+    theta[1] = -1e308
+    W = theta[(np.arange(n)[:, None] - np.arange(n)[None, :]) % n]
+    r = verify_layer(Linear(W), groups.cyclic(n))
+    assert r.passed and r.verdict == "holds"
+    assert any("numeric check skipped" in note for note in r.notes)
+
+
+def test_overflow_prints_no_numpy_warnings(run, tmp_path):
+    W = np.random.default_rng(0).standard_normal((8, 8))
+    W[0] = 1.7e308
+    np.save(tmp_path / "w.npy", W)
+    result = run(["verify", tmp_path / "w.npy", "-g", "cyclic", "-q"])
+    assert result.exit_code == 1 and result.stderr == ""
+
+
+@pytest.mark.parametrize("scale", ["10**30", "10**-30"])
+def test_symbolic_weights_at_any_scale_fail_with_the_constraint(scale):
+    W = to_array([[f"a/{scale}", f"b/{scale}"], [f"c/{scale}", f"a/{scale}"]])
+    r = verify_layer(Linear(W), groups.cyclic(2), options=Options(method="exact"))
+    assert r.verdict == "fails" and r.constraints == ["b = c"]
+
+
+def test_numbers_compare_the_same_beside_symbols_as_alone():
+    alone = to_array([["1/3", 1], [1, "0.3333333333333333"]])
+    beside = to_array([["1/3", "a"], ["a", "0.3333333333333333"]])
+    assert verify_layer(Linear(alone), groups.cyclic(2)).verdict == "holds"
+    assert verify_layer(Linear(beside), groups.cyclic(2)).verdict == "holds"
+    r = verify_layer(Linear(to_array([["1/2", "a"], ["a", "0.3"]])), groups.cyclic(2))
+    assert r.constraints == ["no values of the symbols make it hold"]
+
+
+def test_cycle_notation_is_read_in_linear_time():
+    start = time.perf_counter()
+    with pytest.raises(GroupError, match="neither cycle notation"):
+        groups.parse_perm("( 0)" * 2000 + "(", None)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_a_far_point_is_refused_before_allocating():
+    start = time.perf_counter()
+    with pytest.raises(GroupError, match="over the limit"):
+        groups.build_group("generators", generators=["(0 300000000)"])
+    assert time.perf_counter() - start < 1.0
+
+
+def test_p4_takes_n_as_the_number_of_points():
+    assert groups.build_group("p4", n=16).shape == (4, 4)
+    assert groups.build_group("p4m", n=9).order == 72
+    with pytest.raises(GroupError, match="not a square"):
+        groups.build_group("p4", n=10)
+
+
+def test_p4_group_from_a_matrix_size(run, tmp_path):
+    from gdlcheck.derivation import derive
+
+    d = derive(groups.build_group("p4", shape="4x4"))
+    np.save(tmp_path / "w.npy", np.arange(d.dimension, dtype=float)[d.pattern])
+    assert run(["verify", tmp_path / "w.npy", "-g", "p4"]).exit_code == 0
+
+
+def test_huge_order_in_json_is_refused_at_once(run):
+    start = time.perf_counter()
+    result = run(["groups", "symmetric", "-n", "1000000", "--format", "json"])
+    assert time.perf_counter() - start < 2.0
+    assert result.exit_code == 2 and "digits" in result.stderr
+
+
+def test_stdin_yaml_with_a_document_marker(run, samples):
+    text = (samples / "conv.yaml").read_text()
+    assert run(["verify", "-"], input="---\n" + text).exit_code == 0
+    assert run(["verify", "-"], input="%YAML 1.1\n---\n" + text).exit_code == 0
+
+
+def test_symbolic_matrix_size_is_bounded(run, tmp_path):
+    n = 300
+    path = tmp_path / "sym.csv"
+    path.write_text("\n".join(",".join(f"t_{(i - j) % n}" for j in range(n)) for i in range(n)))
+    start = time.perf_counter()
+    result = run(["verify", path, "-g", "cyclic"])
+    assert time.perf_counter() - start < 2.0
+    assert result.exit_code == 2 and "exceeds the limit of 65536" in result.stderr
