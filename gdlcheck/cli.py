@@ -87,10 +87,11 @@ def _group_options(group, n, shape, generators, graph):
     return GroupOptions(name=group, n=n, shape=shape, generators=tuple(generators), graph=graph)
 
 
-def _build_group(opts, what: str):
+def _build_group(opts, what: str, n_default: int | None = None):
+    """The group the options name (``n_default``: the input's size, used when -n is not given)."""
     if opts.name is None and not opts.generators and not opts.graph:
         raise click.UsageError(f"{what} needs --group NAME")
-    return opts.build()
+    return opts.build(n_default=n_default)
 
 
 @click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
@@ -333,12 +334,7 @@ def project(matrix, group, n, shape, generators, graph, fmt, output):
     W = check_square(load_matrix(matrix), file=matrix)
     if W.dtype == object:
         raise GdlcheckError("project needs numbers, not symbols", file=matrix)
-    from gdlcheck.sources import GroupOptions
-
-    opts = GroupOptions(name=group, n=n, shape=shape, generators=tuple(generators), graph=graph)
-    if opts.name is None and not opts.generators and not opts.graph:
-        raise click.UsageError("project needs --group NAME")
-    g = opts.build(n_default=W.shape[0])
+    g = _build_group(_group_options(group, n, shape, generators, graph), "project", n_default=W.shape[0])
     if g.n != W.shape[0]:
         raise GdlcheckError(f"matrix is {W.shape[0]} x {W.shape[0]} but the group acts on n = {g.n} points",
                             file=matrix)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gdlcheck.groups import act_on_both
 from gdlcheck.layers import BuildContext, Layer, build_layer, exact_array, free_symbols, numeric, register
 from gdlcheck.spec import check_keys, suggest
 
@@ -389,7 +390,7 @@ class GCN(NNLayer):
 
     def breaks(self, s):
         if self.graph_mode == "fixed":
-            moved = act_on_both_(s, self.A)
+            moved = act_on_both(s, self.A)
             same = (moved != self.A).nnz == 0 if is_sparse(self.A) else np.array_equal(moved, self.A)
             if not same:
                 return ["P A P^T != A: this generator is not an automorphism of the graph, which graph: fixed "
@@ -420,12 +421,6 @@ def with_graph_mode(layer: Layer, mode: str) -> Layer:
     if isinstance(layer, NNLayer) and layer._children:
         return layer._mapped(lambda a: a, lambda c: with_graph_mode(c, mode))
     return layer
-
-
-def act_on_both_(s, A):
-    from gdlcheck.groups import act_on_both
-
-    return act_on_both(s, A)
 
 
 @register("gcn", keys=("adjacency", "weight", "activation", "normalization", "self_loops", "graph"),

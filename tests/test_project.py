@@ -85,3 +85,13 @@ def test_cli_project_errors(run, tmp_path):
     assert result.exit_code == 2 and "n = 5" in result.stderr
     assert run(["project", path]).exit_code == 2
     assert run(["project", tmp_path / "missing.csv", "-g", "cyclic"]).exit_code == 2
+
+
+def test_project_group_errors_and_size_from_the_matrix(run, samples):
+    # the group is built by the same helper as derive's: -n defaults to the matrix's size
+    result = run(["project", samples / "dense.csv"])
+    assert result.exit_code == 2 and "project needs --group NAME" in result.stderr
+    result = run(["project", samples / "dense.csv", "-g", "cyclic", "-n", "3"])
+    assert result.exit_code == 2 and "matrix is 6 x 6 but the group acts on n = 3 points" in result.stderr
+    out = json.loads(run(["project", samples / "dense.csv", "-g", "cyclic", "--format", "json"]).stdout)
+    assert out["group"]["n"] == 6
