@@ -39,6 +39,8 @@ def _fmt(x) -> str:
 # Generators wider than this are shortened in the verify table (the full cycle string is in
 # the JSON output and in the counterexample line), so the verdict columns always fit.
 GENERATOR_WIDTH = 20
+# Where generators have a line of their own (groups, symmetries): a 10^6-cycle is 6.9 MB of text.
+LONG_GENERATOR_WIDTH = 200
 
 
 def short_generator(text: str, width: int = GENERATOR_WIDTH) -> str:
@@ -228,7 +230,7 @@ def render_group(group: PermGroup) -> Table:
         table.add_row("shape", Text("x".join(map(str, group.shape))))
     table.add_row("order", Text(group.order_text))
     table.add_row("transitive", Text("yes" if group.is_transitive else "no"))
-    gens = group.generator_strings
+    gens = [short_generator(g, LONG_GENERATOR_WIDTH) for g in group.generator_strings]
     table.add_row("generators", Text("\n".join(gens) if gens else "(none)"))
     return table
 
@@ -310,7 +312,8 @@ def render_symmetries(input_name: str, found) -> RGroup:
     head.add_row("order", Text(g.order_text))
     head.add_row("transitive", Text("yes" if g.is_transitive else "no"))
     gens = g.generator_strings
-    shown = gens[:12] + ([f"... {len(gens) - 12} more"] if len(gens) > 12 else [])
+    shown = [short_generator(x, LONG_GENERATOR_WIDTH) for x in gens[:12]]
+    shown += [f"... {len(gens) - 12} more"] if len(gens) > 12 else []
     head.add_row("generators", Text("\n".join(shown) if gens else "(none: only the identity)"))
     head.add_row("contains", Text(", ".join(found.contains)))
     return RGroup(Panel(head, title=Text("symmetries", style="bold"), title_align="left", box=box.ROUNDED))
