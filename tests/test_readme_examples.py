@@ -1,4 +1,4 @@
-"""The README's "Use it from Python and in your tests" section runs as written."""
+"""The README's "Use it from Python and in your tests" section runs as written; Usage's reports are current."""
 
 import os
 import re
@@ -60,3 +60,16 @@ def test_usage_mentions_callable():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     usage = text.split("## Usage", 1)[1].split("```", 2)[1]
     assert "--callable MODULE:ATTR --input-shape NxD" in usage
+
+
+@pytest.mark.parametrize("command", ["gdlcheck verify samples/symbolic-broken.yaml",
+                                     "gdlcheck derive --group cyclic -n 8"])
+def test_usage_reports_are_what_the_tool_prints_at_80_columns(command):
+    # the Usage section shows these reports verbatim: refresh the README when the report changes
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = text.split(f"$ {command}\n", 1)[1]
+    shown = shown[:min(i for i in (shown.find("\n$ "), shown.find("\n```")) if i >= 0) + 1]
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80"}
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    out = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    assert out.stdout == shown
