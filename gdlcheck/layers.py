@@ -164,15 +164,19 @@ class BuildContext:
             return self.spec.error(what, where)
         return SpecError(what, file=self.path, where=where)
 
-    def need_n(self, where: str) -> int:
-        if self.n is None:
+    def need_n(self, where: str, n: int | None = None) -> int:
+        """The number of points (``n`` where the layer itself fixes it), within the size budget."""
+        if n is not None and self.n is not None and n != self.n:
+            raise self.error(f"the layer acts on {n} points but the group on n = {self.n}", where)
+        n = self.n if n is None else n
+        if n is None:
             raise self.error("the number of points n is not known: give symmetry: {group: ..., n: N} or -n N", where)
         from gdlcheck.limits import MAX_MATRIX_ENTRIES
 
-        if self.n * self.n > MAX_MATRIX_ENTRIES:
-            raise self.error(f"the layer's n x n matrices at n = {self.n} would have {self.n * self.n:.3g} entries, "
+        if n * n > MAX_MATRIX_ENTRIES:
+            raise self.error(f"the layer's n x n matrices at n = {n} would have {n * n:.3g} entries, "
                              f"over the limit of {MAX_MATRIX_ENTRIES}", where)
-        return self.n
+        return n
 
     def value(self, raw, where: str, ndim: int | None = 2, shape: tuple | None = None) -> np.ndarray:
         """A weight: a literal, ``{file: w.npy}`` (relative to the spec) or ``{random: [rows, cols]}``."""
@@ -357,14 +361,18 @@ def _build_linear(raw, ctx, where):
     return Linear(W, _bias(raw, ctx, where, W.shape[0]))
 
 
-def circulant(kernel: np.ndarray, n: int) -> np.ndarray:
-    """``W[i, j] = kernel[(i - j) mod n]``, zero past the kernel's length."""
-    theta = np.zeros(n, dtype=kernel.dtype)
-    if kernel.dtype == object:
-        theta[:] = 0
-    theta[: len(kernel)] = kernel
-    idx = (np.arange(n)[:, None] - np.arange(n)[None, :]) % n
-    return theta[idx]
+def circulant(kernel: np.ndarray, shape) -> np.ndarray:
+    """The circular convolution with ``kernel`` on a grid of ``shape`` (an int for 1-D), as a matrix.
+
+    ``W[p, q] = kernel[(p - q) mod shape]`` coordinate by coordinate, zero past the kernel's
+    extent; points are flattened row-major.  In 1-D, ``W[i, j] = kernel[(i - j) mod n]``.
+    """
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    theta = np.zeros(shape, dtype=kernel.dtype)
+    theta[tuple(slice(0, k) for k in kernel.shape)] = kernel
+    coords = np.indices(shape).reshape(len(shape), -1)
+    offsets = tuple((c[:, None] - c[None, :]) % size for c, size in zip(coords, shape))
+    return theta[offsets]
 
 
 @dataclass
@@ -375,15 +383,28 @@ class Conv(Linear):
 
 @register("conv", keys=("kernel", "bias", "shape"), required=("kernel",))
 def _build_conv(raw, ctx, where):
-    n = ctx.need_n(where)
     kernel = ctx.value(raw["kernel"], f"{where}.kernel", ndim=None)
-    if kernel.ndim != 1:
-        raise ctx.error("a 1-D kernel is a list of numbers or expressions", f"{where}.kernel")
-    if len(kernel) > n:
-        raise ctx.error(f"kernel has {len(kernel)} entries, more than n = {n}", f"{where}.kernel")
-    if "shape" in raw:
-        raise ctx.error("2-D kernels with 'shape' are not supported yet", f"{where}.shape")
-    return Conv(circulant(kernel, n), _bias(raw, ctx, where, n))
+    if "shape" not in raw:
+        n = ctx.need_n(where)
+        if kernel.ndim != 1:
+            raise ctx.error("a 1-D kernel is a list of numbers or expressions; a 2-D kernel needs "
+                            "shape: [H, W], the grid it slides over", f"{where}.kernel")
+        if len(kernel) > n:
+            raise ctx.error(f"kernel has {len(kernel)} entries, more than n = {n}", f"{where}.kernel")
+        return Conv(circulant(kernel, n), _bias(raw, ctx, where, n))
+    from gdlcheck.groups import parse_shape
+
+    try:
+        shape = parse_shape(raw["shape"])
+    except GdlcheckError as err:
+        raise ctx.error(err.what, f"{where}.shape") from None
+    n = ctx.need_n(where, int(np.prod(shape)))
+    if kernel.ndim != len(shape):
+        raise ctx.error(f"kernel is {kernel.ndim}-D but shape {list(shape)} is {len(shape)}-D", f"{where}.kernel")
+    if any(k > s for k, s in zip(kernel.shape, shape)):
+        raise ctx.error(f"kernel of shape {list(kernel.shape)} is larger than the grid {list(shape)}",
+                        f"{where}.kernel")
+    return Conv(circulant(kernel, shape), _bias(raw, ctx, where, n))
 
 
 @dataclass

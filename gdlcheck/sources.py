@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError, GroupError, SpecError
-from gdlcheck.groups import PermGroup, build_group
+from gdlcheck.groups import PermGroup, build_group, canonical_name
 from gdlcheck.layers import BuildContext, Layer, Linear, build_layer
 from gdlcheck.matrices import SPEC_SUFFIXES, _decode, check_square, load_matrix, read_bytes
 from gdlcheck.spec import Spec, is_spec_text, load_spec
@@ -144,6 +144,12 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
     layer = build_layer(spec.layer, ctx)
     n_layer = _points_of(layer)
     if cli_group:
+        if (options.shape is None and options.n is None and sym.get("shape") is not None and options.name
+                and canonical_name(options.name) in ("translations", "p4", "p4m")):
+            # a grid group named on the command line takes the spec's grid, not a line of n points
+            from dataclasses import replace
+
+            options = replace(options, shape="x".join(map(str, _shape_list(sym["shape"]))))
         group = options.build(n_default=n_hint or n_layer)
     else:
         args, graph = _spec_group_options(spec, layer.graph())
@@ -208,3 +214,9 @@ def _layer_from_spec(spec: Spec, n: int | None) -> Job:
     if n is not None and n_layer is not None and n != n_layer:
         raise SpecError(f"the layer acts on {n_layer} points, not n = {n}", file=spec.path)
     return _spec_job(spec, layer, None)
+
+
+def _shape_list(shape) -> list:
+    from gdlcheck.groups import parse_shape
+
+    return list(parse_shape(shape))
