@@ -133,14 +133,18 @@ def build_callable(obj, label: str = "callable"):
 
 
 def _is_factory(obj) -> bool:
-    """A plain function that needs no arguments: it builds the layer rather than being it."""
+    """A plain function with no required arguments: it builds the layer rather than being it.
+
+    ``def make(d_in=3, d_out=2)`` is a factory; ``def layer(X, scale=2.0)`` is a layer.
+    """
     if not (inspect.isfunction(obj) or inspect.ismethod(obj)):
         return False
     try:
         params = inspect.signature(obj).parameters.values()
     except (TypeError, ValueError):
         return False
-    takes_input = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+    takes_input = [p for p in params if p.kind == p.VAR_POSITIONAL
+                   or (p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)]
     return not takes_input
 
 

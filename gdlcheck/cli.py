@@ -67,7 +67,9 @@ class _Cli(click.Group):
 def _console(stderr: bool = False):
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    # NO_COLOR: no escape codes at all (rich alone keeps bold and dim on a terminal)
+    no_color = bool(os.environ.get("NO_COLOR"))
+    return Console(stderr=stderr, highlight=False, soft_wrap=False, color_system=None if no_color else "auto")
 
 
 def group_options(fn):
@@ -258,9 +260,17 @@ def derive(group, n, shape, generators, graph, in_order, out_order, channels_in,
     _write_text(text, output)
 
 
+def _open_output(output: str, mode: str):
+    """Open ``-o FILE`` for writing; a path that cannot be written is the user's error (exit 2)."""
+    try:
+        return open(output, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+    except OSError as err:
+        raise GdlcheckError(f"cannot write: {(err.strerror or str(err)).lower()}", file=output) from None
+
+
 def _write_text(text: str, output: str | None) -> None:
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
+        with _open_output(output, "w") as fh:
             fh.write(text)
     else:
         click.echo(text, nl=False)
@@ -272,7 +282,8 @@ def _write_npy(array, output: str | None) -> None:
     import numpy as np
 
     if output:
-        np.save(output, array)
+        with _open_output(output, "wb") as fh:  # a file handle: np.save(path) would append ".npy"
+            np.save(fh, array)
         return
     if sys.stdout.isatty():
         raise click.UsageError("--format npy writes binary: give -o FILE or redirect standard output")
@@ -286,7 +297,7 @@ def _print_rich(renderable, output: str | None, svg: str | None = None) -> None:
     if output:
         from rich.console import Console
 
-        with open(output, "w", encoding="utf-8") as fh:
+        with _open_output(output, "w") as fh:
             Console(file=fh, width=120, color_system=None).print(renderable)
     else:
         _console().print(renderable)

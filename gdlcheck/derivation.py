@@ -726,9 +726,18 @@ def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:
         raise GroupError(f"matrix is {'x'.join(map(str, W.shape))} but the group acts on n = {group.n} points")
     d = derive(group)
     labels = d.pattern.ravel()
-    sums = np.bincount(labels, weights=W.ravel(), minlength=d.dimension)
+    flat = W.ravel()
+    sums = np.bincount(labels, weights=flat, minlength=d.dimension)
     counts = np.bincount(labels, minlength=d.dimension)
-    P = (sums / counts)[labels].reshape(W.shape)
+    means = sums / counts
+    # An orbit whose entries are all equal keeps that value bit for bit (a float mean can
+    # move the last bit), so projecting an equivariant matrix returns it unchanged.
+    low = np.full(d.dimension, np.inf)
+    high = np.full(d.dimension, -np.inf)
+    np.minimum.at(low, labels, flat)
+    np.maximum.at(high, labels, flat)
+    means = np.where(low == high, low, means)
+    P = means[labels].reshape(W.shape)
     norm = float(np.linalg.norm(W))
     dist = float(np.linalg.norm(W - P)) / norm if norm > 0 else 0.0
     return P, dist

@@ -289,23 +289,32 @@ def _fixes(C: np.ndarray, g) -> bool:
 
 
 def contained_groups(C: np.ndarray) -> list[str]:
-    """The catalogue groups on ``n = len(C)`` points (grids on every shape ``HxW`` with ``H*W = n``)
-    whose generators all keep the colour matrix ``C``; a grid group is named with its shape."""
+    """The catalogue groups on ``n = len(C)`` points whose generators all keep the colour matrix ``C``.
+
+    Grid groups are tried on every 2-D and 3-D shape with ``n`` points (sides >= 2) and named
+    with their shape; for small ``n`` the dihedral and alternating groups may be small or
+    trivial, and are listed when they hold, like the others.
+    """
     from gdlcheck import groups as G
 
     n = C.shape[0]
-    candidates = [("trivial", G.trivial(n)), ("cyclic", G.cyclic(n))]
-    if n >= 3:
-        candidates.append(("dihedral", G.dihedral(n)))
-    candidates.append(("symmetric", G.symmetric(n)))
-    if n >= 3:
-        candidates.append(("alternating", G.alternating(n)))
-    for h in range(2, n):
-        if n % h == 0 and n // h >= 2:
-            shape = (h, n // h)
-            label = f"{h}x{n // h}"
-            candidates.append((f"translations {label}", G.translations(shape)))
-            if h == n // h:
-                candidates.append((f"p4 {label}", G.p4(shape)))
-                candidates.append((f"p4m {label}", G.p4m(shape)))
+    candidates = [("trivial", G.trivial(n)), ("cyclic", G.cyclic(n)), ("dihedral", G.dihedral(n)),
+                  ("symmetric", G.symmetric(n)), ("alternating", G.alternating(n))]
+    for shape in _grid_shapes(n):
+        label = "x".join(map(str, shape))
+        candidates.append((f"translations {label}", G.translations(shape)))
+        if len(shape) == 2 and shape[0] == shape[1]:
+            candidates.append((f"p4 {label}", G.p4(shape)))
+            candidates.append((f"p4m {label}", G.p4m(shape)))
     return [name for name, grp in candidates if all(_fixes(C, g) for g in grp.gens)]
+
+
+def _grid_shapes(n: int) -> list[tuple[int, ...]]:
+    """Ordered factorisations of ``n`` into 2 or 3 sides, each at least 2."""
+    two = [(h, n // h) for h in range(2, n // 2 + 1) if n % h == 0 and n // h >= 2]
+    three = [(a,) + rest for a in range(2, n // 4 + 1) if n % a == 0 for rest in _grid_shapes_2(n // a)]
+    return two + three
+
+
+def _grid_shapes_2(m: int) -> list[tuple[int, int]]:
+    return [(h, m // h) for h in range(2, m // 2 + 1) if m % h == 0 and m // h >= 2]

@@ -184,6 +184,9 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix") -> n
     apart by content.
     """
     suffix = os.path.splitext(path)[1].lower() if path != "-" else ""
+    if suffix in SPEC_SUFFIXES:
+        raise SpecError(f"a {what} is read from a matrix file ({' '.join(MATRIX_SUFFIXES)}), "
+                        "not from a layer spec", file=path)
     if data is None:
         data = read_bytes(path)
     try:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gdlcheck.groups import act_on_both
+from gdlcheck.errors import GdlcheckError
 from gdlcheck.layers import BuildContext, Layer, build_layer, exact_array, free_symbols, numeric, register
 from gdlcheck.spec import check_keys, suggest
 
@@ -696,12 +697,21 @@ class LayerNorm(NNLayer):
         return C / _sqrt(var + self.eps)
 
 
+def _eps(raw: dict, ctx: BuildContext, where: str) -> float:
+    """``eps``: a positive number; ``1e-5`` is accepted although YAML reads it as a string."""
+    value = raw.get("eps", 1e-5)
+    try:
+        eps = float(ctx.scalar(value, f"{where}.eps"))
+    except (GdlcheckError, TypeError):
+        eps = math.nan
+    if not (math.isfinite(eps) and eps > 0):
+        raise ctx.error(f"eps must be a positive number, got {value!r}", f"{where}.eps")
+    return eps
+
+
 @register("layernorm", keys=("eps",))
 def _build_layernorm(raw, ctx, where):
-    eps = raw.get("eps", 1e-5)
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0 or not math.isfinite(eps):
-        raise ctx.error(f"eps must be a positive number, got {eps!r}", f"{where}.eps")
-    return LayerNorm(float(eps))
+    return LayerNorm(_eps(raw, ctx, where))
 
 
 class Residual(NNLayer):
@@ -872,7 +882,10 @@ class Pool(NNLayer):
     def aggregations(self, X, A=None):
         n = X.shape[0]
         if self.op == "max":
-            return None
+            # Y[c] = X[argmax_i X[i, c], c]: per channel, G is the one-hot row of the winner,
+            # chosen by the content (ties go to the first row, as numpy's argmax does)
+            winners = np.argmax(np.asarray(X, dtype=np.float64), axis=0)
+            return [np.eye(n)[[w]] for w in winners]
         return [np.full((1, n), 1.0 / n if self.op == "mean" else 1.0)]
 
     @property
@@ -905,9 +918,7 @@ def _build_transformer(raw, ctx, where):
     d_ff = _int(raw, "d_ff", ctx, where, default=4 * d)
     activation = _activation(raw, "activation", ctx, where, "relu")
     mask = _choice(raw, "mask", ctx, where, ("none", "causal"), "none")
-    eps = raw.get("eps", 1e-5)
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
-        raise ctx.error(f"eps must be a positive number, got {eps!r}", f"{where}.eps")
+    eps = _eps(raw, ctx, where)
     from gdlcheck.limits import MAX_MATRIX_ENTRIES
 
     if blocks * (4 * d * d + 2 * d * d_ff) > MAX_MATRIX_ENTRIES:
@@ -963,7 +974,10 @@ class ChannelDeepSets(NNLayer):
 
     def aggregations(self, X, A=None):
         n = X.shape[0]
-        return [np.eye(n), np.ones((n, n))]
+        if self.lam.shape == (1, 1) and not is_symbolic_array(self.lam) and not is_symbolic_array(self.gamma):
+            # one channel: Y = (lambda I + gamma 11^T) X, the same G as alpha/beta DeepSets
+            return [float(self.lam[0, 0]) * np.eye(n) + float(self.gamma[0, 0]) * np.ones((n, n))]
+        return [np.eye(n), np.ones((n, n))]  # Y = I X Lambda + 11^T X Gamma: two terms, each static
 
 
 def build_channel_deepsets(raw, ctx, where):
@@ -1035,8 +1049,6 @@ def _aggregating(layer: Layer) -> Layer | None:
 
 
 def _has_aggregation(node: Layer) -> bool:
-    if isinstance(node, Pool):
-        return node.op != "max"
     return type(node).aggregations is not Layer.aggregations and not isinstance(node, Residual)
 
 

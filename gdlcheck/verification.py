@@ -656,7 +656,12 @@ def _verify_layer(layer: Layer, group: PermGroup, *, expect: str, channels: int,
         why_not = symbolic_applies(layer, group.n, channels)
         exact_kind = "symbolic" if why_not is None else None
     exact_applies = exact_kind is not None
-    if options.method in ("auto", "both", "exact") and exact_applies and group.gens:
+    # DESIGN.md section 5: symbolic weights pass only when the exact check holds, so
+    # --method numeric on them runs the weight comparison as well.
+    symbolic_weights = exact_kind == "linear" and bool(layer.symbols())
+    if options.method == "numeric" and symbolic_weights and group.gens:
+        notes.append("symbolic weights are decided by the exact check, which ran besides the numeric one")
+    if (options.method in ("auto", "both", "exact") or symbolic_weights) and exact_applies and group.gens:
         if exact_kind == "linear":
             W, b = form
             exact, constraints = exact_checks(W, b, group, expect, options.tol)

@@ -178,3 +178,19 @@ def test_load_callable_uses_the_folder_and_builds(tmp_path, monkeypatch):
     assert build_callable(len) is len
     with pytest.raises(CallableError):
         build_callable(3)
+
+
+def test_a_factory_with_default_arguments_is_called_to_build_the_layer(run, user_module):
+    name = user_module("factories", """
+        import numpy as np
+
+        def make_scaled(scale=2.0):
+            return lambda X: scale * X
+
+        def scaled(X, scale=2.0):
+            return scale * X
+    """)
+    assert run(["verify", "--callable", f"{name}:make_scaled", "--input-shape", "4x2", "-g", "symmetric",
+                "-q"]).exit_code == 0
+    assert run(["verify", "--callable", f"{name}:scaled", "--input-shape", "4x2", "-g", "symmetric",
+                "-q"]).exit_code == 0

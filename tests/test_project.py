@@ -95,3 +95,14 @@ def test_project_group_errors_and_size_from_the_matrix(run, samples):
     assert result.exit_code == 2 and "matrix is 6 x 6 but the group acts on n = 3 points" in result.stderr
     out = json.loads(run(["project", samples / "dense.csv", "-g", "cyclic", "--format", "json"]).stdout)
     assert out["group"]["n"] == 6
+
+
+def test_projecting_an_equivariant_matrix_returns_it_bit_for_bit():
+    from gdlcheck import groups
+    from gdlcheck.derivation import derive, project
+
+    g = groups.build_group("cyclic", n=7)
+    d = derive(g)
+    W = np.random.default_rng(5).standard_normal(d.dimension)[d.pattern] / 3.0
+    P, dist = project(W, g)
+    assert np.array_equal(P, W) and dist == 0.0

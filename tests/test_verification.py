@@ -111,10 +111,15 @@ def test_numeric_only_method_reports_trials_and_seed():
     assert check.counterexample["seed"] == 11 and 0 <= check.counterexample["trial"] < 3
 
 
-def test_symbolic_numeric_only_substitutes_values():
+def test_symbolic_weights_under_method_numeric_are_still_decided_exactly():
+    # DESIGN.md section 5: symbolic weights pass only when the exact check holds
     W = to_array([["a", "b"], ["b", "a"]])
     r = verify_layer(Linear(W), groups.symmetric(2), options=Options(method="numeric"))
-    assert r.passed and r.verdict == "holds_numerically"
+    assert r.passed and r.verdict == "holds"
+    assert [c.method for c in r.checks] == ["exact", "numeric"]
+    W = to_array([["a", "b", "c"], ["c", "a", "b"], ["b", "c", "a + 1/10**12"]])
+    r = verify_layer(Linear(W), groups.cyclic(3), options=Options(method="numeric"))
+    assert not r.passed and r.verdict == "fails"
 
 
 def test_parse_expr_entries_are_exact_numbers_beside_symbols():
