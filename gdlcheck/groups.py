@@ -221,6 +221,28 @@ def check_perm(arr, n: int | None, label: str | None = None) -> Perm:
     return tuple(arr)
 
 
+def orbit_representatives(n: int, gens: list[np.ndarray]) -> np.ndarray:
+    """For every point, the least point of its orbit: min-label propagation with pointer jumping.
+
+    A label is always a point of the same orbit, so ``labels[labels]`` jumps within it; at the
+    fixed point labels agree along every generator, i.e. they are constant on orbits.  Plain
+    numpy, so ``gdlcheck groups`` needs no scipy.
+    """
+    labels = np.arange(n)
+    while True:
+        before = labels.copy()
+        for g in gens:
+            np.minimum.at(labels, g, labels)        # the image takes the smaller label ...
+            labels = np.minimum(labels, labels[g])  # ... and the point its image's
+        while True:
+            jumped = labels[labels]
+            if np.array_equal(jumped, labels):
+                break
+            labels = jumped
+        if np.array_equal(before, labels):
+            return labels
+
+
 # --------------------------------------------------------------------------- groups
 
 
@@ -280,16 +302,7 @@ class PermGroup:
 
     def point_orbits(self) -> list[list[int]]:
         """The orbits of the group on single points, each sorted, in order of least point."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
-
-        n = self.n
-        if not self.gens:
-            return [[i] for i in range(n)]
-        src = np.tile(np.arange(n), len(self.gens))
-        dst = np.concatenate(self.gen_arrays())
-        graph = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
-        _, labels = connected_components(graph, directed=True, connection="weak")
+        labels = orbit_representatives(self.n, self.gen_arrays())
         orbits: dict[int, list[int]] = {}
         for i, lab in enumerate(labels.tolist()):
             orbits.setdefault(lab, []).append(i)

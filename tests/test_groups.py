@@ -136,3 +136,11 @@ def test_missing_n():
 def test_transitivity():
     assert groups.build_group("cyclic", n=5).is_transitive
     assert not groups.build_group("generators", n=4, generators=["(0 1)"]).is_transitive
+
+
+@given(st.integers(1, 9).flatmap(lambda n: st.tuples(st.just(n), st.lists(st.permutations(range(n)), max_size=3))))
+def test_point_orbits_agree_with_sympy(case):
+    n, gens = case
+    g = groups.from_generators(n, [list(p) for p in gens]) if gens else groups.trivial(n)
+    expected = sorted(sorted(o) for o in g.to_sympy().orbits()) if g.gens else [[i] for i in range(n)]
+    assert g.point_orbits() == expected
