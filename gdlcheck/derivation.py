@@ -683,12 +683,12 @@ def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in:
     for label, value in (("channels-in", channels_in), ("channels-out", channels_out)):
         if value < 1:
             raise LimitError(f"--{label} must be a positive integer, got {value}")
-    if (in_order, out_order) != (1, 1):
-        # only order 1 -> 1 closed forms are shown without their pattern (as a corner of W)
-        check_cells(group.n, in_order + out_order)
+    # A closed form is named without its pattern (the pattern is checked against the budget
+    # when something needs it: json, csv, npy); the general method always builds it.
     d = _closed_form(group, in_order, out_order)
     if d is None:
         m = in_order + out_order
+        check_cells(group.n, m)
         if (in_order, out_order) == (1, 1):
             pattern = orbitals(group)
         else:

@@ -70,7 +70,9 @@ def test_deep_yaml_is_refused(run, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["derive", "-g", "symmetric", "-n", "1000", "--in-order", "2", "--out-order", "2"], "index cells"),
+    (["derive", "-g", "symmetric", "-n", "1000", "--in-order", "2", "--out-order", "2", "--format", "json"],
+     "index cells"),
+    (["derive", "-g", "cyclic", "-n", "1000", "--in-order", "2", "--out-order", "2"], "index cells"),
     (["derive", "-g", "cyclic", "-n", "2000000"], "exceeds the limit"),
     (["verify", "{spec}"], "over the limit"),
 ])
@@ -98,3 +100,10 @@ def test_large_random_weight_is_refused(run, tmp_path):
     spec.write_text("symmetry: {group: cyclic, n: 2}\nlayer: {kind: linear, weight: {random: [100000, 100000]}}\n")
     result = run(["verify", spec])
     assert result.exit_code == 2 and "exceed the limit" in result.stderr
+
+
+def test_a_closed_form_is_named_at_any_size_without_its_pattern(run):
+    start = time.perf_counter()
+    result = run(["derive", "-g", "symmetric", "-n", "1000", "--in-order", "2", "--out-order", "2"])
+    assert time.perf_counter() - start < 2.0
+    assert result.exit_code == 0 and "Bell(4) = 15" in result.stdout and "w_14" in result.stdout
