@@ -1068,19 +1068,22 @@ def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind
     A property holds when it holds on every sample; sparse and approximately sparse count
     the entries of all samples together.
     """
-    node = _aggregating(layer)
+    rng0 = np.random.default_rng([seed, 999])
+    syms = sorted(layer.symbols(), key=str)
+    numeric_layer = layer.subs({x: float(rng0.standard_normal()) for x in syms}) if syms else layer
+    node = _aggregating(numeric_layer)
     if node is None:
         node = _Identity()
-    syms = sorted(node.symbols(), key=str)
-    rng0 = np.random.default_rng([seed, 999])
-    if syms:
-        node = node.subs({x: float(rng0.standard_normal()) for x in syms})
     A = node.graph()
-    d = node.in_channels or channels
     mats: list[list[np.ndarray]] = []
     for t in range(samples):
-        X = np.random.default_rng([seed, t]).standard_normal((n, d))
-        Gs = node.aggregations(X, A)
+        X = np.random.default_rng([seed, t]).standard_normal((n, channels))
+        # G is measured on what the aggregating sublayer receives inside the whole layer
+        X_node = _input_of(numeric_layer, node, X, numeric_layer.graph()) if node is not numeric_layer else None
+        if X_node is None:
+            X_node = X if (node.in_channels or channels) == channels else \
+                np.random.default_rng([seed, t]).standard_normal((n, node.in_channels))
+        Gs = node.aggregations(X_node, A)
         mats.append([np.asarray(G, dtype=np.float64) for G in Gs])
     flat = [G for Gs in mats for G in Gs]
     first = mats[0]
@@ -1120,6 +1123,26 @@ def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind
     return Inspection(input=input, kind=shown_kind, depends_on=layer.depends_on, properties=props,
                       measured=node.kind, shape=tuple(first[0].shape), samples=samples, notes=notes,
                       heads=len(first))
+
+
+def _input_of(node: Layer, target: Layer | None, X: np.ndarray, A) -> np.ndarray | None:
+    """The input ``target`` receives when ``node`` runs on ``X`` (None: it is not inside ``node``)."""
+    if target is None:
+        return None
+    if node is target:
+        return X
+    if isinstance(node, Sequential):
+        for child in node.layers:
+            found = _input_of(child, target, X, A)
+            if found is not None:
+                return found
+            X = child.forward(X, A)
+        return None
+    for child in node.children() if isinstance(node, NNLayer) else []:
+        found = _input_of(child, target, X, A)  # a residual's layer sees the residual's input
+        if found is not None:
+            return found
+    return None
 
 
 def _same(G: np.ndarray, H: np.ndarray) -> bool:

@@ -119,3 +119,18 @@ def test_inspect_reads_a_spec_or_a_matrix_from_stdin(run, samples):
     assert json.loads(run(["inspect", "-", "--format", "json"], input=spec).stdout)["kind"] == "gcn"
     out = json.loads(run(["inspect", "-", "--format", "json"], input="1,2\n2,1\n").stdout)
     assert out["depends_on"] == "constant"
+
+
+def test_G_is_measured_on_the_input_the_aggregating_sublayer_receives():
+    from gdlcheck.layers import BuildContext, build_layer
+    from gdlcheck.nn import _aggregating, _input_of
+
+    ctx = BuildContext(spec=None, n=5, channels=2)
+    layer = build_layer({"kind": "sequential", "layers": [{"kind": "pointwise", "activation": "square"},
+                                                          {"kind": "pool", "op": "max"}]}, ctx)
+    X = np.random.default_rng(1).standard_normal((5, 2))
+    pool = _aggregating(layer)
+    seen = _input_of(layer, pool, X, None)
+    np.testing.assert_array_equal(seen, X**2)
+    (G0, G1) = pool.aggregations(seen)
+    assert G0[0, np.argmax(X[:, 0] ** 2)] == 1 and G1[0, np.argmax(X[:, 1] ** 2)] == 1
