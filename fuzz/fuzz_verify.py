@@ -1,7 +1,8 @@
 """Coverage-guided fuzzing of gdlcheck's input path with atheris (run by hand, not in CI).
 
     python -m pip install atheris
-    python fuzz/fuzz_verify.py -max_total_time=600 samples/
+    mkdir -p fuzz/corpus && cp samples/*.yaml samples/*.csv fuzz/corpus/
+    python fuzz/fuzz_verify.py -max_total_time=600 -timeout=20 fuzz/corpus/
 
 Each input is read as ``gdlcheck verify -`` reads standard input (a spec or a matrix, told
 apart by content) and verified against the cyclic group. gdlcheck's own input errors
