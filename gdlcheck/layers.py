@@ -158,6 +158,7 @@ class BuildContext:
     seed: int = 0
     path: str = "-"
     graph: np.ndarray | None = field(default=None, repr=False)
+    built: int = 0  # layers built so far, against MAX_LAYERS
 
     def error(self, what: str, where: str) -> SpecError:
         if self.spec is not None:
@@ -258,6 +259,11 @@ def build_layer(raw, ctx: BuildContext, where: str = "layer") -> Layer:
         return builder({"kind": "sequential", "layers": raw}, ctx, where, items_at=where)
     if not isinstance(raw, dict):
         raise ctx.error("a layer is a mapping with a 'kind' key, or a list of layers", where)
+    from gdlcheck.limits import MAX_LAYERS
+
+    ctx.built += 1
+    if ctx.built > MAX_LAYERS:
+        raise ctx.error(f"the spec has more than {MAX_LAYERS} layers (every trial runs them all)", where)
     kind = raw.get("kind")
     if kind is None:
         raise ctx.error("missing key 'kind'", where)

@@ -14,3 +14,5 @@ MAX_YAML_DEPTH = 64              # nesting of a spec document
 MAX_YAML_NODES = 2_000_000       # nodes of a spec document, aliases expanded
 SYMBOLIC_SECONDS = 5.0           # time budget for sympy simplification in one check
 MAX_ORDER_DIGITS = 100_000       # digits of a group order written out exactly (n! up to n of about 25,000)
+MAX_ENCODER_BLOCKS = 64          # blocks of one transformer_encoder (each trial runs every block)
+MAX_LAYERS = 1000                # layers in one spec, sequentials and residuals counted

@@ -919,8 +919,11 @@ def _build_transformer(raw, ctx, where):
     activation = _activation(raw, "activation", ctx, where, "relu")
     mask = _choice(raw, "mask", ctx, where, ("none", "causal"), "none")
     eps = _eps(raw, ctx, where)
-    from gdlcheck.limits import MAX_MATRIX_ENTRIES
+    from gdlcheck.limits import MAX_ENCODER_BLOCKS, MAX_MATRIX_ENTRIES
 
+    if blocks > MAX_ENCODER_BLOCKS:
+        raise ctx.error(f"{blocks} encoder blocks exceed the limit of {MAX_ENCODER_BLOCKS} (every trial runs "
+                        "them all)", f"{where}.layers")
     if blocks * (4 * d * d + 2 * d * d_ff) > MAX_MATRIX_ENTRIES:
         raise ctx.error(f"{blocks * (4 * d * d + 2 * d * d_ff)} weights exceed the limit of {MAX_MATRIX_ENTRIES}",
                         where)

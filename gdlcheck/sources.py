@@ -164,6 +164,7 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
     if n_hint is None and n_layer is None:
         # the layer needed no size to be built; build it again now that n is known
         ctx.n = group.n
+        ctx.built = 0
         layer = build_layer(spec.layer, ctx)
     return _spec_job(spec, layer, group)
 

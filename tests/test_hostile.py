@@ -108,3 +108,22 @@ def test_a_closed_form_is_named_at_any_size_without_its_pattern(run):
     result = run(["derive", "-g", "symmetric", "-n", "1000", "--in-order", "2", "--out-order", "2"])
     assert time.perf_counter() - start < 2.0
     assert result.exit_code == 0 and "Bell(4) = 15" in result.stdout and "w_14" in result.stdout
+
+
+def test_encoder_depth_is_bounded(run, tmp_path):
+    spec = tmp_path / "deep.yaml"
+    spec.write_text("symmetry: {group: symmetric, n: 4}\nchannels: 8\n"
+                    "layer: {kind: transformer_encoder, layers: 100000, d_model: 8, heads: 2, d_ff: 16}\n")
+    start = time.perf_counter()
+    result = run(["verify", spec])
+    assert time.perf_counter() - start < 2.0
+    assert result.exit_code == 2 and "encoder blocks exceed the limit of 64" in result.stderr
+
+
+def test_layer_count_is_bounded(run, tmp_path):
+    spec = tmp_path / "long.yaml"
+    spec.write_text("symmetry: {group: symmetric, n: 4}\nlayer:\n" + "  - {kind: pointwise, activation: tanh}\n" * 5000)
+    start = time.perf_counter()
+    result = run(["verify", spec])
+    assert time.perf_counter() - start < 2.0
+    assert result.exit_code == 2 and "more than 1000 layers" in result.stderr
