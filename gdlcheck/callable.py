@@ -188,7 +188,6 @@ class CallableLayer(Layer):
         return self.adjacency
 
     def forward(self, X, A=None):
-        from gdlcheck import torch_bridge
 
         x = np.asarray(X, dtype=np.float64).reshape(self.shape).astype(self.dtype)
         args = [x] if A is None else [x, np.asarray(A, dtype=np.float64).astype(self.dtype)]

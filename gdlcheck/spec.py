@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 
-from gdlcheck.errors import GdlcheckError, SpecError
+from gdlcheck.errors import SpecError
 from gdlcheck.limits import MAX_YAML_DEPTH, MAX_YAML_NODES
 
 TOP_KEYS = ("name", "symmetry", "expect", "seed", "channels", "layer", "layers", "description")

@@ -208,7 +208,6 @@ def _image_index(s, i, j, expect):
 
 
 def _exact_symbolic(W, b, s, expect) -> tuple[Check, list]:
-    import sympy
 
     gen = cycle_string(tuple(s.tolist()))
     image = _image(W, s, expect)
