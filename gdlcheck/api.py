@@ -298,8 +298,7 @@ def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=No
     GdlcheckError
         (SpecError, GroupError, ...) for a missing or malformed input or group.
     """
-    from gdlcheck.layers import Linear
-    from gdlcheck.sources import Job, resolve
+    from gdlcheck.sources import matrix_job, resolve
 
     _check_options(method, tol, trials, seed)
     if expect is not None and expect not in EXPECT:
@@ -320,14 +319,7 @@ def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=No
             raise
     else:
         label = "<matrix>"
-        W = _matrix(source)
-        if opts.name is None and not opts.generators and opts.graph is None:
-            raise SpecError("a bare matrix carries no symmetry: give group=, e.g. group='cyclic'", file=label)
-        g = opts.build(n_default=W.shape[0])
-        if g.n != W.shape[0]:
-            raise SpecError(f"matrix is {W.shape[0]} x {W.shape[0]} but the group acts on n = {g.n} points",
-                            file=label)
-        job = Job(input=label, layer=Linear(W), group=g)
+        job = matrix_job(label, _matrix(source), opts, how="group=, e.g. group='cyclic'")
     options = Options(method=method, tol=float(tol), trials=trials,
                       seed=seed if seed is not None else (job.seed or 0))
     try:
@@ -474,7 +466,7 @@ def verify_target(target: str, group_options: GroupOptions, input_shape, *, expe
     if input_shape is None:
         raise CallableError("--callable needs --input-shape NxD (N points by D channels, e.g. 6x2)", file=target)
     dims = parse_input_shape(input_shape)
-    if not group_options.given and not group_options.generators and not group_options.graph:
+    if not group_options.given:
         raise GroupError("--callable needs a group: give --group NAME (e.g. --group symmetric)", file=target)
     g = group_options.build(n_default=dims[0])
     f = load_callable(target, folder)

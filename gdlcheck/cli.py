@@ -91,7 +91,7 @@ def _group_options(group, n, shape, generators, graph):
 
 def _build_group(opts, what: str, n_default: int | None = None):
     """The group the options name (``n_default``: the input's size, used when -n is not given)."""
-    if opts.name is None and not opts.generators and not opts.graph:
+    if not opts.given:
         raise click.UsageError(f"{what} needs --group NAME")
     return opts.build(n_default=n_default)
 

@@ -430,14 +430,16 @@ def _build_deepsets(raw, ctx, where):
             raise ctx.error(f"layer kind 'deepsets' needs key {key!r}", where)
     alpha = ctx.scalar(raw["alpha"], f"{where}.alpha")
     beta = ctx.scalar(raw["beta"], f"{where}.beta")
-    if isinstance(alpha, float) and isinstance(beta, float):
-        W = alpha * np.eye(n) + beta * np.ones((n, n))
-    else:
-        W = np.empty((n, n), dtype=object)
-        W[:] = beta
-        for i in range(n):
-            W[i, i] = alpha + beta
-    return DeepSets(W)
+    return DeepSets(identity_plus_ones(alpha, beta, n))
 
 
-__all__ = ["Layer", "BuildContext", "build_layer", "register", "KINDS", "circulant", "is_symbolic"]
+def identity_plus_ones(alpha, beta, n: int) -> np.ndarray:
+    """``alpha*I + beta*11^T``: float64 for numbers, sympy entries when either is symbolic."""
+    symbolic = hasattr(alpha, "free_symbols") or hasattr(beta, "free_symbols")
+    W = np.full((n, n), beta, dtype=object if symbolic else np.float64)
+    np.fill_diagonal(W, alpha + beta)
+    return W
+
+
+__all__ = ["Layer", "BuildContext", "build_layer", "register", "KINDS", "circulant", "identity_plus_ones",
+           "is_symbolic"]

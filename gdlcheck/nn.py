@@ -24,7 +24,8 @@ import numpy as np
 
 from gdlcheck.groups import act_on_both
 from gdlcheck.errors import GdlcheckError
-from gdlcheck.layers import BuildContext, Layer, build_layer, exact_array, free_symbols, numeric, register
+from gdlcheck.layers import (BuildContext, Layer, build_layer, exact_array, free_symbols, identity_plus_ones,
+                             numeric, register)
 from gdlcheck.spec import check_keys, suggest
 
 # --------------------------------------------------------------------------- elementwise helpers
@@ -286,14 +287,7 @@ def normalize_adjacency(A: np.ndarray, normalization: str = "symmetric", self_lo
     n = A.shape[0]
     At = A
     if self_loops:
-        if A.dtype == object:
-            import sympy
-
-            At = A.copy()
-            for i in range(n):
-                At[i, i] = At[i, i] + sympy.Integer(1)
-        else:
-            At = A + np.eye(n)
+        At = A + np.eye(n, dtype=np.int64)  # integer I keeps sympy entries exact
     if normalization == "none":
         return At
     deg = At.sum(axis=1)
@@ -743,14 +737,7 @@ class Residual(NNLayer):
         if form is None or form[0].shape[0] != form[0].shape[1]:
             return None
         W, b = form
-        n = W.shape[0]
-        if W.dtype == object:
-            I = np.empty((n, n), dtype=object)
-            I[:] = 0
-            for i in range(n):
-                I[i, i] = 1
-            return W + I, b
-        return W + np.eye(n), b
+        return W + np.eye(W.shape[0], dtype=np.int64), b  # integer I keeps sympy entries exact
 
 
 @register("residual", keys=("layer",), required=("layer",))
@@ -965,14 +952,7 @@ class ChannelDeepSets(NNLayer):
     def linear_form(self):
         if self.lam.shape == (1, 1) and self.n is not None:
             n = self.n
-            lam, gam = self.lam[0, 0], self.gamma[0, 0]
-            if not is_symbolic_array(self.lam) and not is_symbolic_array(self.gamma):
-                return lam * np.eye(n) + gam * np.ones((n, n)), None
-            W = np.empty((n, n), dtype=object)
-            W[:] = gam
-            for i in range(n):
-                W[i, i] = lam + gam
-            return W, None
+            return identity_plus_ones(self.lam[0, 0], self.gamma[0, 0], n), None
         return None
 
     def aggregations(self, X, A=None):

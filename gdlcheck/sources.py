@@ -31,7 +31,8 @@ class GroupOptions:
 
     @property
     def given(self) -> bool:
-        return self.name is not None
+        """Whether any group option was given (a name, generators or a graph)."""
+        return self.name is not None or bool(self.generators) or bool(self.graph)
 
     def build(self, n_default: int | None = None) -> PermGroup:
         graph = load_graph(self.graph) if self.graph else None
@@ -91,15 +92,17 @@ def resolve(path: str, options: GroupOptions, stdin_data: bytes | None = None) -
         source = read_input(path, stdin_data)
         if isinstance(source, Spec):
             return _from_spec(source, options)
-        return _from_matrix(path, source, options)
+        return matrix_job(path, source, options)
     except GdlcheckError as err:
         raise err.located(file=path) from None
 
 
-def _from_matrix(path: str, W: np.ndarray, options: GroupOptions) -> Job:
+def matrix_job(path: str, W: np.ndarray, options: GroupOptions,
+               how: str = "--group NAME (e.g. --group cyclic)") -> Job:
+    """A bare matrix as the linear layer ``Y = W X``; it carries no symmetry, so ``options`` must name one."""
     check_square(W, file=path)
-    if not options.given and not options.generators and not options.graph:
-        raise SpecError("a bare matrix carries no symmetry: give --group NAME (e.g. --group cyclic)", file=path)
+    if not options.given:
+        raise SpecError(f"a bare matrix carries no symmetry: give {how}", file=path)
     group = options.build(n_default=W.shape[0])
     if group.n != W.shape[0]:
         raise SpecError(f"matrix is {W.shape[0]} x {W.shape[0]} but the group acts on n = {group.n} points", file=path)
@@ -125,7 +128,7 @@ def _spec_group_options(spec: Spec, layer_graph: np.ndarray | None) -> tuple[dic
 
 def _from_spec(spec: Spec, options: GroupOptions) -> Job:
     sym = spec.symmetry or {}
-    cli_group = options.given or bool(options.generators) or bool(options.graph)
+    cli_group = options.given
     if not cli_group and not sym:
         raise SpecError("no group: the spec has no 'symmetry' and no --group was given", file=spec.path)
     n_hint = options.n if options.n is not None else sym.get("n")
