@@ -12,8 +12,7 @@ use so that ``import gdlcheck`` stays cheap)::
     gdlcheck.verify_callable(lambda X: X - X.mean(axis=0), "symmetric", shape=(6, 2)).passed
     gdlcheck.verify("samples/conv.yaml").verdict
 
-The machinery behind them lives in :mod:`gdlcheck.derivation` and
-:mod:`gdlcheck.verification`.
+The README's "Architecture" section maps every command to the module that does its work.
 """
 
 from __future__ import annotations
@@ -28,10 +27,14 @@ _LAZY = {
     "derive": "gdlcheck.api",
     "verify": "gdlcheck.api",
     "verify_callable": "gdlcheck.api",
+    "project": "gdlcheck.api",
+    "inspect": "gdlcheck.api",
+    "find_symmetries": "gdlcheck.api",
     "assert_equivariant": "gdlcheck.testing",
 }
 
-__all__ = ["__version__", "group", "derive", "verify", "verify_callable", "assert_equivariant"]
+__all__ = ["__version__", "group", "derive", "verify", "verify_callable", "project", "inspect", "find_symmetries",
+           "assert_equivariant"]
 
 
 def __getattr__(name: str):

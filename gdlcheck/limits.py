@@ -1,7 +1,6 @@
 """Size budgets. A request past one is refused at once with a message that states it."""
 
 MAX_POINTS = 1_000_000          # n, the number of points of a group
-MAX_ALTERNATING_POINTS = 4096    # its n - 2 generating 3-cycles are stored in full: n^2 entries
 MAX_FILE_BYTES = 256 * 2**20     # a matrix or spec file
 MAX_MATRIX_ENTRIES = 64 * 2**20  # entries of one matrix (8192^2 is 2^26)
 MAX_SYMBOLIC_ENTRIES = 64 * 64 * 16  # symbolic matrices are compared entry by entry in Python

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gdlcheck.errors import GdlcheckError, GroupError, SpecError
-from gdlcheck.groups import PermGroup, build_group, canonical_name
+from gdlcheck.errors import GdlcheckError, GroupError, SpecError, param
+from gdlcheck.groups import PermGroup, build_group, find_family
+from gdlcheck.inputs.matrices import SPEC_SUFFIXES, _decode, check_finite, check_square, load_matrix, read_bytes
+from gdlcheck.inputs.spec import Spec, is_spec_text, load_spec
 from gdlcheck.layers import BuildContext, Layer, Linear, build_layer
-from gdlcheck.matrices import SPEC_SUFFIXES, _decode, check_square, load_matrix, read_bytes
-from gdlcheck.spec import Spec, is_spec_text, load_spec
+from gdlcheck.text import parse_shape
 
 
 @dataclass
@@ -28,13 +29,16 @@ class GroupOptions:
     shape: str | None = None
     generators: tuple[str, ...] = ()
     graph: str | None = None
+    group: PermGroup | None = None  # a group already built (the Python API's group=)
 
     @property
     def given(self) -> bool:
-        """Whether any group option was given (a name, generators or a graph)."""
-        return self.name is not None or bool(self.generators) or bool(self.graph)
+        """Whether any group option was given (a name, generators, a graph or a group)."""
+        return self.name is not None or bool(self.generators) or bool(self.graph) or self.group is not None
 
     def build(self, n_default: int | None = None) -> PermGroup:
+        if self.group is not None:
+            return self.group
         graph = load_graph(self.graph) if self.graph else None
         name = self.name
         if name is None and self.generators:
@@ -42,7 +46,7 @@ class GroupOptions:
         if name is None and graph is not None:
             name = "automorphisms"
         if name is None:
-            raise GroupError("no group: give --group NAME")
+            raise GroupError(f"no group: give {param('group', 'NAME')}")
         n = self.n if self.n is not None else (n_default if not self.shape and graph is None else None)
         return build_group(name, n=n, shape=self.shape, generators=list(self.generators) or None, graph=graph)
 
@@ -52,6 +56,17 @@ def load_graph(path: str) -> np.ndarray:
     if A.dtype == object:
         raise SpecError("a graph's adjacency matrix must hold numbers", file=path)
     return check_square(A, file=path)
+
+
+def graph_array(graph) -> np.ndarray:
+    """An adjacency matrix given as a path, an array or nested lists, checked square and finite."""
+    if isinstance(graph, (str, os.PathLike)):
+        return load_graph(os.fspath(graph))
+    try:
+        A = np.asarray(graph, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise GroupError("a graph is an adjacency matrix of numbers (or the path of a matrix file)") from None
+    return check_finite(check_square(A, where="graph"), where="graph")
 
 
 @dataclass
@@ -97,12 +112,12 @@ def resolve(path: str, options: GroupOptions, stdin_data: bytes | None = None) -
         raise err.located(file=path) from None
 
 
-def matrix_job(path: str, W: np.ndarray, options: GroupOptions,
-               how: str = "--group NAME (e.g. --group cyclic)") -> Job:
+def matrix_job(path: str, W: np.ndarray, options: GroupOptions) -> Job:
     """A bare matrix as the linear layer ``Y = W X``; it carries no symmetry, so ``options`` must name one."""
     check_square(W, file=path)
     if not options.given:
-        raise SpecError(f"a bare matrix carries no symmetry: give {how}", file=path)
+        raise SpecError(f"a bare matrix carries no symmetry: give {param('group', 'NAME')} (e.g. "
+                        f"{param('group', value='cyclic')})", file=path)
     group = options.build(n_default=W.shape[0])
     if group.n != W.shape[0]:
         raise SpecError(f"matrix is {W.shape[0]} x {W.shape[0]} but the group acts on n = {group.n} points", file=path)
@@ -130,14 +145,12 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
     sym = spec.symmetry or {}
     cli_group = options.given
     if not cli_group and not sym:
-        raise SpecError("no group: the spec has no 'symmetry' and no --group was given", file=spec.path)
+        raise SpecError(f"no group: the spec has no 'symmetry' and no {param('group')} was given", file=spec.path)
     n_hint = options.n if options.n is not None else sym.get("n")
     if n_hint is None and not options.shape:
         if sym.get("shape") is not None:
             try:
-                from gdlcheck.groups import parse_shape
-
-                n_hint = int(np.prod(parse_shape(sym["shape"])))
+                n_hint = int(np.prod(parse_shape(sym["shape"], error=GroupError)))
             except GroupError as err:
                 raise spec.error(err.what, "symmetry.shape") from None
     if n_hint is not None and (isinstance(n_hint, bool) or not isinstance(n_hint, int) or n_hint < 1):
@@ -145,14 +158,14 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
     channels = spec.channels or 1
     ctx = BuildContext(spec=spec, n=n_hint, channels=channels, seed=spec.seed, path=spec.path)
     layer = build_layer(spec.layer, ctx)
-    n_layer = _points_of(layer)
+    n_layer = layer_points(layer)
     if cli_group:
         if (options.shape is None and options.n is None and sym.get("shape") is not None and options.name
-                and canonical_name(options.name) in ("translations", "p4", "p4m")):
+                and find_family(options.name).size in ("shape", "square")):
             # a grid group named on the command line takes the spec's grid, not a line of n points
             from dataclasses import replace
 
-            options = replace(options, shape="x".join(map(str, _shape_list(sym["shape"]))))
+            options = replace(options, shape="x".join(map(str, parse_shape(sym["shape"], error=GroupError))))
         group = options.build(n_default=n_hint or n_layer)
     else:
         args, graph = _spec_group_options(spec, layer.graph())
@@ -183,7 +196,7 @@ def _spec_job(spec: Spec, layer: Layer, group: PermGroup | None) -> Job:
                name=spec.name, seed=spec.seed, spec=spec)
 
 
-def _points_of(layer: Layer) -> int | None:
+def layer_points(layer: Layer) -> int | None:
     """The number of points the layer is tied to (the columns of its linear form), if any."""
     form = layer.linear_form()
     if form is not None:
@@ -211,16 +224,10 @@ def _layer_from_spec(spec: Spec, n: int | None) -> Job:
         return _from_spec(spec, GroupOptions(n=n))
     ctx = BuildContext(spec=spec, n=n, channels=spec.channels or 1, seed=spec.seed, path=spec.path)
     layer = build_layer(spec.layer, ctx)
-    n_layer = _points_of(layer)
+    n_layer = layer_points(layer)
     if n is None and n_layer is None:
         raise SpecError("the number of points is not known: give symmetry: {group: ..., n: N} or -n N",
                         file=spec.path)
     if n is not None and n_layer is not None and n != n_layer:
         raise SpecError(f"the layer acts on {n_layer} points, not n = {n}", file=spec.path)
     return _spec_job(spec, layer, None)
-
-
-def _shape_list(shape) -> list:
-    from gdlcheck.groups import parse_shape
-
-    return list(parse_shape(shape))

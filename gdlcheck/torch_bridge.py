@@ -17,6 +17,8 @@ import sys
 
 import numpy as np
 
+from gdlcheck.errors import CallableError
+
 
 def _torch():
     return sys.modules.get("torch")
@@ -50,8 +52,6 @@ def prepare_module(module, dtype: str = "float64"):
     CallableError
         if the module cannot be copied (it holds something ``deepcopy`` refuses).
     """
-    from gdlcheck.callable import CallableError
-
     try:
         clone = copy.deepcopy(module)
     except Exception as err:

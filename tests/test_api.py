@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gdlcheck
-from gdlcheck.callable import CallableError
+from gdlcheck.errors import CallableError
 from gdlcheck.errors import GdlcheckError, GroupError, SpecError
 
 

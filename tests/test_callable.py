@@ -8,7 +8,8 @@ import textwrap
 
 import pytest
 
-from gdlcheck.callable import CallableError, build_callable, load_callable, parse_input_shape
+from gdlcheck.errors import CallableError
+from gdlcheck.user_code import build_callable, load_callable, parse_input_shape
 from tests.conftest import SAMPLES
 
 
@@ -79,7 +80,7 @@ def test_user_errors_are_one_line_and_exit_2(run, user_module):
         (["ul_err:nope"], "ul_err:nope: module 'ul_err' has no attribute 'nope'"),
         (["no_such_module_xyz:f"], "no_such_module_xyz:f: no module named 'no_such_module_xyz'"),
         (["ul_import_fails:f"], "ul_import_fails:f: importing ul_import_fails raised ModuleNotFoundError"),
-        (["ul_err:pooled"], "expect='invariant'"),
+        (["ul_err:pooled"], "use --expect invariant"),
         (["ul_err:NeedsArgs"], "ul_err:NeedsArgs: building the layer (class called with no arguments) raised "
                                "TypeError"),
         (["ul_err:not_callable"], "int object is not callable"),

@@ -249,12 +249,12 @@ def test_error_line_has_file_where_what(run, tmp_path):
 
 
 def test_internal_error_exits_70_without_traceback(run, monkeypatch, samples):
-    import gdlcheck.verification
+    from gdlcheck.verification import pipeline
 
     def boom(*a, **k):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(gdlcheck.verification, "verify_layer", boom)
+    monkeypatch.setattr(pipeline, "_verify", boom)
     result = run(["verify", samples / "conv.yaml"])
     assert result.exit_code == 70
     assert "internal error" in result.stderr and "Traceback" not in result.stderr

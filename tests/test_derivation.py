@@ -113,7 +113,7 @@ def test_pattern_numbering_by_first_appearance_for_other_groups():
 def test_explain_lists_only_cells_of_each_orbit(name, n):
     import re
 
-    from gdlcheck.derivation import explain
+    from gdlcheck.output.explain import explain
 
     g = groups.build_group(name, n=n, generators=["(0 1)(2 3)"] if name == "generators" else None)
     d = derive(g)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from gdlcheck import groups
-from gdlcheck.derivation import derive, explain, orbit_labels, orbitals
+from gdlcheck.derivation import derive, orbit_labels, orbitals
+from gdlcheck.output.explain import explain
 
 
 def commutes(basis_element, s, out_order):

@@ -70,7 +70,7 @@ def test_matrix_commands_refuse_a_spec_with_a_clear_line(run, samples):
 
 
 def test_no_color_means_no_escape_codes_even_on_a_terminal(monkeypatch):
-    from gdlcheck.cli import _console
+    from gdlcheck.cli.common import console as _console
 
     monkeypatch.setenv("NO_COLOR", "1")
     console = _console()

@@ -4,7 +4,7 @@ import pytest
 import sympy
 
 from gdlcheck.errors import ExprError
-from gdlcheck.expr import parse_expr, symbol
+from gdlcheck.inputs.expr import parse_expr, symbol
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -92,7 +92,7 @@ def test_blocked_construction_matches_the_one_block_result(monkeypatch):
              (groups.from_generators(6, ["(0 1 2)(3 4)"]), 2, 1)]
     whole = [derive(g, k, l).pattern for g, k, l in cases]
     whole_ref = [orbit_labels(g, k + l) for g, k, l in cases]
-    monkeypatch.setattr(derivation, "_BLOCK_CELLS", 7)
+    monkeypatch.setattr(derivation.cells, "_BLOCK_CELLS", 7)
     for (g, k, l), a, b in zip(cases, whole, whole_ref):
         assert np.array_equal(derive(g, k, l).pattern, a)
         assert np.array_equal(orbit_labels(g, k + l), b)

@@ -8,7 +8,8 @@ from hypothesis import given, strategies as st
 
 from gdlcheck import groups
 from gdlcheck.derivation import derive, orbit_labels, orbitals
-from gdlcheck.graphs import automorphism_group, colour_classes
+from gdlcheck.groups import automorphism_group
+from gdlcheck.groups.automorphisms import colour_classes
 
 
 def petersen():

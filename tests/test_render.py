@@ -6,7 +6,7 @@ import numpy as np
 from rich.console import Console
 
 from gdlcheck import api
-from gdlcheck.render import render_verify
+from gdlcheck.output.render import render_verify
 
 
 def rendered(renderable, width: int = 80) -> str:
@@ -44,7 +44,7 @@ def test_long_generators_keep_method_errors_and_verdict_visible():
 
 
 def test_short_generator_keeps_short_strings_and_elides_long_ones():
-    from gdlcheck.render import GENERATOR_WIDTH, short_generator
+    from gdlcheck.output.render import GENERATOR_WIDTH, short_generator
 
     assert short_generator("(0 1 2)") == "(0 1 2)"
     long = "(" + " ".join(map(str, range(40))) + ")"

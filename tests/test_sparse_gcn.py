@@ -6,7 +6,7 @@ import pytest
 sp = pytest.importorskip("scipy.sparse")
 
 from gdlcheck import groups  # noqa: E402
-from gdlcheck.nn import GCN, normalize_adjacency  # noqa: E402
+from gdlcheck.layers import GCN, normalize_adjacency  # noqa: E402
 from gdlcheck.verification import Options, verify_layer  # noqa: E402
 
 
@@ -35,10 +35,10 @@ def test_act_on_both_keeps_sparse_and_follows_the_convention():
     A = (rng.random((6, 6)) < 0.4) * rng.standard_normal((6, 6))
     p = [2, 0, 1, 5, 3, 4]
     for fmt in ("csr", "csc", "coo"):
-        B = groups.act_on_both(p, sp.csr_matrix(A).asformat(fmt))
+        B = groups.conjugate(p, sp.csr_matrix(A).asformat(fmt))
         assert sp.issparse(B) and B.format == fmt
-        assert np.array_equal(B.toarray(), groups.act_on_both(p, A))
-    B = groups.act_on_both(p, sp.csr_array(A))
+        assert np.array_equal(B.toarray(), groups.conjugate(p, A))
+    B = groups.conjugate(p, sp.csr_array(A))
     assert isinstance(B, sp.csr_array)
 
 
@@ -86,9 +86,9 @@ def test_ten_thousand_node_sparse_gcn_is_never_densified(monkeypatch):
     def no_dense(*args, **kwargs):
         raise AssertionError("a sparse adjacency was densified")
 
-    import gdlcheck.nn as nn
+    import gdlcheck.layers.graph as graph
 
-    monkeypatch.setattr(nn, "normalize_adjacency", spy)
+    monkeypatch.setattr(graph, "normalize_adjacency", spy)
     monkeypatch.setattr(sp.csr_matrix, "toarray", no_dense)
     monkeypatch.setattr(sp.csr_matrix, "todense", no_dense)
     result = verify_layer(layer, groups.cyclic(n), channels=4, options=Options(trials=2))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gdlcheck import groups
-from gdlcheck.graphs import find_symmetries
+from gdlcheck.symmetries import find_symmetries
 
 
 def circulant(theta):

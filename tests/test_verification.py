@@ -4,10 +4,12 @@ import numpy as np
 import pytest
 
 from gdlcheck import groups
-from gdlcheck.expr import parse_expr
+from gdlcheck.inputs.expr import parse_expr
 from gdlcheck.layers import Linear
-from gdlcheck.matrices import to_array
-from gdlcheck.verification import Options, exact_checks, verify_layer
+from gdlcheck.inputs.matrices import to_array
+from gdlcheck.verification import Options, verify_layer
+from gdlcheck.verification.measure import weight_residuals
+from gdlcheck.verification.verdict import judge
 
 
 def circulant(theta):
@@ -32,8 +34,8 @@ def test_transposed_circulant_is_also_circulant_but_a_skewed_one_fails():
     exact = [c for c in r.checks if c.method == "exact"][0]
     assert exact.generator == "(0 1 2 3)"
     # the first differing pair in row-major order, with both values
-    i, j = exact.counterexample["entry"]
-    a, b = exact.counterexample["image_entry"]
+    i, j = exact.witness.entry
+    a, b = exact.witness.image_entry
     assert (a, b) == ((i + 1) % 4, (j + 1) % 4)
     assert W[a, b] != W[i, j]
 
@@ -69,7 +71,7 @@ def test_symbolic_failure_names_the_constraint():
     assert r.constraints == ["b = c"]
     exact = [c for c in r.checks if c.method == "exact"][0]
     assert exact.passed is False
-    assert "W[" in exact.counterexample["text"]
+    assert exact.witness.entry == (1, 0) and str(exact.witness.image_value) == "c"
 
 
 def test_symbolic_entries_equal_after_simplification():
@@ -90,7 +92,7 @@ def test_bias_must_be_constant_on_orbits():
     assert verify_layer(Linear(W, np.array([1.0, 1.0, 1.0])), groups.cyclic(3)).passed
     r = verify_layer(Linear(W, np.array([1.0, 2.0, 1.0])), groups.cyclic(3))
     assert not r.passed
-    assert any(c.counterexample and c.counterexample["text"].startswith("b[") for c in r.checks if c.method == "exact")
+    assert any(c.witness is not None and len(c.witness.entry) == 1 for c in r.checks if c.method == "exact")
 
 
 def test_invariant_linear_functional_needs_constant_columns_on_orbits():
@@ -98,8 +100,8 @@ def test_invariant_linear_functional_needs_constant_columns_on_orbits():
     r = verify_layer(Linear(W), groups.symmetric(3), expect="invariant")
     assert r.passed
     W[:, 1] = 2.0
-    checks, _ = exact_checks(W, None, groups.symmetric(3), "invariant", 1e-9)
-    assert not all(c.passed for c in checks)
+    residuals, _ = weight_residuals(W, None, groups.symmetric(3), "invariant", 1e-9)
+    assert not all(judge(r, 1e-9).passed for r in residuals)
 
 
 def test_numeric_only_method_reports_trials_and_seed():
@@ -108,7 +110,7 @@ def test_numeric_only_method_reports_trials_and_seed():
     assert not r.passed
     (check,) = r.checks
     assert check.method == "numeric" and check.trials == 3
-    assert check.counterexample["seed"] == 11 and 0 <= check.counterexample["trial"] < 3
+    assert check.witness.seed == 11 and 0 <= check.witness.trial < 3
 
 
 def test_symbolic_weights_under_method_numeric_are_still_decided_exactly():

@@ -13,7 +13,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from gdlcheck.groups import CATALOGUE, PermGroup
+from gdlcheck.groups import FAMILIES, PermGroup
+from gdlcheck.output.explain import partition_meaning
+from gdlcheck.output.words import constraint_lines, fact_text, witness_text
+from gdlcheck.text import shorten
 
 # A cycle of distinguishable styles for parameters in a sharing pattern.
 _PALETTE = ["red", "green", "blue", "magenta", "cyan", "yellow", "bright_red", "bright_green", "bright_blue",
@@ -45,7 +48,7 @@ LONG_GENERATOR_WIDTH = 200
 
 def short_generator(text: str, width: int = GENERATOR_WIDTH) -> str:
     """``text`` if it fits in ``width`` characters, else its start and an ellipsis."""
-    return text if len(text) <= width else text[:width - 1].rstrip() + "\u2026"
+    return text if len(text) <= width else shorten(text, width - 1, "").rstrip() + "\u2026"
 
 
 def group_line(group: PermGroup) -> Text:
@@ -80,24 +83,15 @@ def render_verify(result) -> RGroup:
                       Text(res, style="green" if c.passed else ("red" if c.passed is False else "yellow")))
     parts: list = [head, table]
     for c in result.failing[:3]:
-        parts.append(Text(f"counterexample for {c.generator} ({c.method}): {counterexample_text(c)}", style="red"))
-    if result.constraints:
-        parts.append(Text("would hold if: " + "; ".join(result.constraints), style="yellow"))
-    for line in getattr(result, "diagnosis", None) or []:
-        parts.append(Text("diagnosis: " + line, style="yellow"))
+        parts.append(Text(f"counterexample for {c.generator} ({c.method}): {witness_text(c.witness)}", style="red"))
+    constraints = constraint_lines(result)
+    if constraints:
+        parts.append(Text("would hold if: " + "; ".join(constraints), style="yellow"))
+    for finding in result.diagnosis or []:
+        parts.append(Text("diagnosis: " + fact_text(finding), style="yellow"))
     for note in result.notes:
-        parts.append(Text(note, style="dim"))
+        parts.append(Text(fact_text(note), style="dim"))
     return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))
-
-
-def counterexample_text(check) -> str:
-    c = check.counterexample or {}
-    if "text" in c:
-        return c["text"]
-    if "trial" in c:
-        return (f"trial {c['trial']} (input from default_rng([{c['seed']}, {c['trial']}])): output entry "
-                f"{c.get('entry')} is {c.get('got')!r}, expected {c.get('expected')!r}")
-    return str(c)
 
 
 def render_summary(results, errors: int) -> Table:
@@ -193,7 +187,7 @@ def render_derive(d, explain_lines: list[str] | None = None) -> RGroup:
     if (d.in_order, d.out_order) == (1, 1):
         parts.append(PatternView(d))
     elif d.partitions is not None:
-        from gdlcheck.derivation import partition_meaning, set_partitions
+        from gdlcheck.derivation import set_partitions
 
         basis = Table(box=box.SIMPLE_HEAD, show_edge=False)
         basis.add_column("parameter")
@@ -215,10 +209,9 @@ def render_catalogue() -> Table:
     table.add_column("needs")
     table.add_column("generators")
     table.add_column("order")
-    aliases = {"cyclic": "shift", "symmetric": "permutation", "translations": "torus"}
-    for name, (needs, gens, order) in CATALOGUE.items():
-        label = name + (f" ({aliases[name]})" if name in aliases else "")
-        table.add_row(label, needs, gens, order)
+    for family in FAMILIES.values():
+        label = family.name + (f" ({', '.join(family.aliases)})" if family.aliases else "")
+        table.add_row(label, family.needs, family.generators, family.order_text)
     return table
 
 
@@ -257,7 +250,7 @@ _DEPENDS_TEXT = {
 
 def render_inspect(inspection) -> RGroup:
     """The layer in the unified form Y = G(X, A) V(X), and the texts' comparison table."""
-    from gdlcheck.nn import PROPERTIES, TEXT_TABLE
+    from gdlcheck.inspection import PROPERTIES, TEXT_TABLE
 
     head = Table.grid(padding=(0, 2))
     head.add_row("layer", Text(inspection.kind))
@@ -286,7 +279,7 @@ def render_inspect(inspection) -> RGroup:
                       word(key, TEXT_TABLE["attention"][key]))
     parts: list = [head, table]
     for note in inspection.notes:
-        parts.append(Text(note, style="yellow"))
+        parts.append(Text(fact_text(note), style="yellow"))
     title = Text.assemble(("inspect", "bold"), "  ", (inspection.input, "bold"))
     return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))
 

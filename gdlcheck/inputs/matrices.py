@@ -27,7 +27,7 @@ def is_symbolic(a: np.ndarray) -> bool:
 
 def entry_value(value, where: str | None = None):
     """One entry: a float for a number, a sympy expression for a symbolic string."""
-    from gdlcheck.expr import parse_expr
+    from gdlcheck.inputs.expr import parse_expr
 
     if isinstance(value, bool) or value is None:
         raise SpecError(f"entry {value!r} is not a number or an expression", where=where)
@@ -259,3 +259,39 @@ def check_square(a: np.ndarray, file: str | None = None, where: str | None = Non
         raise SpecError(f"matrix is {' x '.join(map(str, a.shape))}, expected a square n x n matrix",
                         file=file, where=where)
     return a
+
+
+def as_matrix(source, label: str = "<matrix>") -> np.ndarray:
+    """A square matrix from Python: numpy (real numbers), nested lists of numbers and expression
+    strings, or a sympy Matrix (its entries' text goes through the whitelisting parser)."""
+    if hasattr(source, "tolist") and type(source).__module__.startswith("sympy"):
+        source = source.tolist()
+    if isinstance(source, np.ndarray) and source.dtype != object:
+        if not np.issubdtype(source.dtype, np.number) or np.iscomplexobj(source):
+            raise SpecError(f"a matrix of {source.dtype} values; expected real numbers", file=label)
+        W = source.astype(np.float64)
+    else:
+        if isinstance(source, np.ndarray):
+            source = source.tolist()
+        if not isinstance(source, (list, tuple)):
+            raise SpecError(f"expected a path, a spec or a matrix, got {type(source).__name__}", file=label)
+        try:
+            W = to_array(_plain(source), "matrix", ndim=2)
+        except GdlcheckError as err:
+            raise err.located(file=label) from None
+    return check_square(check_finite(W, where="matrix"), file=label)
+
+
+def _plain(rows):
+    """Nested lists with sympy numbers and numpy scalars as Python numbers or strings."""
+    out = []
+    for row in rows:
+        if isinstance(row, (list, tuple)):
+            out.append(_plain(row))
+        elif isinstance(row, (int, float, str)) and not isinstance(row, bool):
+            out.append(row)
+        elif isinstance(row, np.generic):
+            out.append(row.item())
+        else:  # a sympy expression: its text goes through the whitelisting parser
+            out.append(str(row))
+    return out

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from difflib import get_close_matches
 
 from gdlcheck.errors import SpecError
 from gdlcheck.limits import MAX_YAML_DEPTH, MAX_YAML_NODES
+from gdlcheck.text import suggest
 
 TOP_KEYS = ("name", "symmetry", "expect", "seed", "channels", "layer", "layers", "description")
 SYMMETRY_KEYS = ("group", "n", "shape", "graph", "generators")
@@ -54,15 +54,6 @@ class Spec:
         return SpecError(what + (f" (line {line})" if line else ""), file=self.path, where=where)
 
 
-def suggest(key: str, allowed) -> str:
-    """`` (did you mean 'layer'?)`` for a near miss or a prefix of an allowed word, else ``""``."""
-    key = str(key)
-    close = get_close_matches(key, list(allowed), n=1, cutoff=0.6)
-    if not close and len(key) >= 3:
-        close = [a for a in allowed if len(a) >= 3 and (key.startswith(a) or a.startswith(key))][:1]
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
 def check_keys(mapping: dict, allowed, where: str, spec: Spec | None = None) -> None:
     """Reject keys not in ``allowed``, with a 'did you mean' for near misses."""
     for key in mapping:
@@ -74,16 +65,27 @@ def check_keys(mapping: dict, allowed, where: str, spec: Spec | None = None) -> 
             raise SpecError(what, where=path)
 
 
+def _loader(yaml):
+    """libyaml's composer where PyYAML was built with it (9x faster), else the pure-Python one.
+
+    Only the composer runs (text to nodes); scalars are constructed one by one below, under
+    the tag, node and depth budgets, so both loaders read the same documents the same way.
+    """
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def parse_yaml(text: str, path: str) -> tuple[object, dict[str, int]]:
     """Safe-load ``text``; returns the value and a map from key paths to 1-based lines."""
     import yaml
 
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_loader(yaml))
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        if "nesting depth" in problem:  # libyaml's own depth limit, far past ours
+            raise SpecError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels{where}", file=path) from None
         raise SpecError(f"invalid YAML: {problem}{where}", file=path) from None
     except RecursionError:
         raise SpecError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels", file=path) from None
@@ -164,7 +166,7 @@ def _to_python(node, where, depth, lines, budget, constructor, path):
 def load_spec(path: str, text: str | None = None) -> Spec:
     """Read and check the top level of a spec file (the layer tree is checked when built)."""
     if text is None:
-        from gdlcheck.matrices import _decode, read_bytes
+        from gdlcheck.inputs.matrices import _decode, read_bytes
 
         text = _decode(read_bytes(path), path)
     value, lines = parse_yaml(text, path)
@@ -220,3 +222,13 @@ def is_spec_text(text: str) -> bool:
                 return True
             return re.match(r"^\s*[A-Za-z_][\w-]*\s*:(\s|$)", line) is not None
     return False
+
+
+def dump_yaml(value: dict, label: str = "<spec>") -> str:
+    """A spec given as a Python dict, as YAML text (read back by :func:`load_spec`)."""
+    import yaml
+
+    try:
+        return yaml.safe_dump(value, sort_keys=False)
+    except yaml.YAMLError as err:
+        raise SpecError(f"the spec holds a value YAML cannot represent ({err})", file=label) from None

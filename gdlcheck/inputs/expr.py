@@ -18,6 +18,7 @@ import warnings
 
 from gdlcheck.errors import ExprError
 from gdlcheck.limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH, MAX_POW_DIGITS, MAX_SYMBOLIC_POWER
+from gdlcheck.text import shorten
 
 FUNCTIONS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "Abs")
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
@@ -150,4 +151,4 @@ def symbol(name: str):
 
 
 def _short(text: str) -> str:
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shorten(text, 60)

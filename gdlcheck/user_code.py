@@ -19,29 +19,17 @@ import importlib
 import inspect
 import os
 import sys
-from difflib import get_close_matches
 
 import numpy as np
 
-from gdlcheck.errors import GdlcheckError
+from gdlcheck import torch_bridge
+from gdlcheck.errors import CallableError, GdlcheckError, param
 from gdlcheck.layers import Layer
 from gdlcheck.limits import MAX_MATRIX_ENTRIES
+from gdlcheck.text import parse_shape, suggest
 
 EXPECT = ("equivariant", "invariant")
 DTYPES = ("float64", "float32")
-# float32 arithmetic carries ~6e-8 relative rounding per operation; a layer that holds
-# exactly still deviates by a few ulps after a dozen operations.
-TOL_FLOAT64 = 1e-9
-TOL_FLOAT32 = 1e-5
-
-
-class CallableError(GdlcheckError):
-    """A user's callable could not be imported, built or run (the user's error: exit 2)."""
-
-
-def default_tol(dtype: str) -> float:
-    """The tolerance for ``dtype`` when none is given: 1e-9 for float64, 1e-5 for float32."""
-    return TOL_FLOAT32 if dtype == "float32" else TOL_FLOAT64
 
 
 def parse_input_shape(text) -> tuple[int, ...]:
@@ -52,22 +40,8 @@ def parse_input_shape(text) -> tuple[int, ...]:
     CallableError
         for anything else (one line that quotes the value).
     """
-    if isinstance(text, str):
-        parts = text.lower().replace("×", "x").split("x")
-        try:
-            dims = tuple(int(p) for p in parts)
-        except ValueError:
-            raise CallableError(f"--input-shape {text!r} is not like NxD (e.g. 6x2): N points by D channels") \
-                from None
-    elif isinstance(text, (int, np.integer)) and not isinstance(text, bool):
-        dims = (int(text),)
-    elif isinstance(text, (tuple, list)) and all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
-                                                  for d in text):
-        dims = tuple(int(d) for d in text)
-    else:
-        raise CallableError(f"shape {text!r} must be a tuple of positive integers like (6, 2)")
-    if not dims or any(d < 1 for d in dims):
-        raise CallableError(f"input shape {text!r} must have positive sizes, like 6x2")
+    dims = parse_shape(text, what=param("input_shape", python="shape"), error=CallableError,
+                       example="NxD (e.g. 6x2): N points by D channels")
     if int(np.prod(dims)) > MAX_MATRIX_ENTRIES:
         raise CallableError(f"input shape {text!r} has {int(np.prod(dims))} entries, over the limit of "
                             f"{MAX_MATRIX_ENTRIES}")
@@ -91,7 +65,7 @@ def load_callable(target: str, folder: str | None = None):
         raises, or the result is not callable.
     """
     if not isinstance(target, str) or target.count(":") != 1 or not all(target.split(":")):
-        raise CallableError(f"--callable {target!r} is not like module:attr (e.g. mylayers:centred)")
+        raise CallableError(f"{param('callable')} {target!r} is not like module:attr (e.g. mylayers:centred)")
     module_name, attr = target.split(":")
     folder = os.path.abspath(folder or os.getcwd())
     if folder not in sys.path:
@@ -110,9 +84,7 @@ def load_callable(target: str, folder: str | None = None):
     for part in attr.split("."):
         if not hasattr(obj, part):
             names = [k for k in dir(obj) if not k.startswith("_") and not inspect.ismodule(getattr(obj, k, None))]
-            close = get_close_matches(part, names, n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise CallableError(f"module {module_name!r} has no attribute {attr!r}{hint}", file=target)
+            raise CallableError(f"module {module_name!r} has no attribute {attr!r}{suggest(part, names)}", file=target)
         obj = getattr(obj, part)
     return build_callable(obj, target)
 
@@ -168,8 +140,6 @@ class CallableLayer(Layer):
 
     def __init__(self, f, shape: tuple[int, ...], *, expect: str = "equivariant", dtype: str = "float64",
                  adjacency: np.ndarray | None = None, label: str = "callable"):
-        from gdlcheck import torch_bridge
-
         self.shape = tuple(shape)
         self.points = self.shape[0]
         self.in_channels = int(np.prod(self.shape[1:], dtype=np.int64))
@@ -198,14 +168,14 @@ class CallableLayer(Layer):
         except Exception as err:
             hint = ""
             if "dtype" in str(err) and ("Double" in str(err) or "Float" in str(err)) and not self.is_torch:
-                hint = (f" (gdlcheck runs it on {self.dtype} inputs: give --dtype/dtype= to match its weights, "
+                other = "float32" if self.dtype == "float64" else "float64"
+                hint = (f" (gdlcheck runs it on {self.dtype} inputs: give {param('dtype', value=other)} to match its "
+                        "weights, "
                         "or pass the torch.nn.Module itself so gdlcheck converts a copy)")
             raise CallableError(f"raised {_describe(err)}{hint}", file=self.label) from err
         return self._to_array(out)
 
     def _call(self, args):
-        from gdlcheck import torch_bridge
-
         if self._tensor_inputs:
             return torch_bridge.call(self.f, args)
         try:
@@ -227,8 +197,6 @@ class CallableLayer(Layer):
             return out
 
     def _to_array(self, out) -> np.ndarray:
-        from gdlcheck import torch_bridge
-
         if isinstance(out, (tuple, list)) and not isinstance(out, np.ndarray):
             if out and (torch_bridge.is_tensor(out[0]) or isinstance(out[0], np.ndarray)):
                 raise CallableError(f"returned a {type(out).__name__} of {len(out)} items; return one array "
@@ -242,8 +210,8 @@ class CallableLayer(Layer):
                                 file=self.label) from None
         if self.expect == "equivariant" and (Y.ndim == 0 or Y.shape[0] != self.points):
             raise CallableError(f"returned shape {_shape_text(Y.shape)}, but an equivariant output's first axis "
-                                f"is the {self.points} points; for a pooled output use expect='invariant' "
-                                "(--expect invariant)", file=self.label)
+                                f"is the {self.points} points; for a pooled output use "
+                                f"{param('expect', value='invariant')}", file=self.label)
         if self._out_shape is None:
             self._out_shape = Y.shape
         elif Y.shape != self._out_shape:

@@ -1,4 +1,4 @@
-"""Automorphism groups of weighted, directed graphs, from a real automorphism library.
+"""Automorphisms of weighted, directed graphs, from a real automorphism library.
 
 igraph's ``automorphism_group`` and ``count_automorphisms`` run BLISS, which colours
 vertices but not edges.  A weighted or directed adjacency matrix keeps its weights and
@@ -21,12 +21,11 @@ directed cycle gives the cyclic group, not the dihedral one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
 from gdlcheck.errors import GroupError
-from gdlcheck.groups import PermGroup, identity
+from gdlcheck.groups.perm import fixes, identity
 
 
 def colour_classes(values: np.ndarray, tol: float = 0.0) -> np.ndarray:
@@ -180,8 +179,8 @@ def _compact(values: np.ndarray) -> np.ndarray:
     return rank[values]
 
 
-def coloured_automorphisms(C: np.ndarray, name: str = "automorphisms") -> PermGroup:
-    """The permutations ``sigma`` with ``C[sigma(i), sigma(j)] == C[i, j]``, by BLISS.
+def coloured_automorphisms(C: np.ndarray) -> tuple[list[tuple[int, ...]], int]:
+    """Generators and order of the permutations ``sigma`` with ``C[sigma(i), sigma(j)] == C[i, j]``, by BLISS.
 
     Parameters
     ----------
@@ -189,17 +188,18 @@ def coloured_automorphisms(C: np.ndarray, name: str = "automorphisms") -> PermGr
 
     Returns
     -------
-    PermGroup named ``name``, with its true order (igraph's exact count).
+    (generators, order): array forms, and the true order (igraph's exact count).
     """
     C = np.asarray(C)
     n = C.shape[0]
     if n == 0:
         raise GroupError("the graph has no nodes")
     gens, order = _automorphisms(C)
-    group = PermGroup(name, n, tuple(gens), order_formula=order, graph=C)
     if len(gens) * n * n <= 1 << 24:
-        _check_automorphisms(C, group)
-    return group
+        # cheap insurance that the layering kept every colour: each generator must fix C
+        if not all(fixes(g, C) for g in gens):  # pragma: no cover - a bug, not a user error
+            raise RuntimeError("an automorphism from BLISS does not preserve the colour matrix")
+    return gens, order
 
 
 def _count(graph, colours) -> int:
@@ -220,101 +220,3 @@ def stabiliser_generators(C: np.ndarray, point: int) -> list[tuple[int, ...]]:
     """Generators of the stabiliser of ``point`` in the automorphism group of colour matrix ``C``."""
     gens, _ = _automorphisms(np.asarray(C), fixed=point, count=False)
     return gens
-
-
-def _check_automorphisms(C: np.ndarray, group: PermGroup) -> None:
-    # Cheap insurance that the layering kept every colour: each generator must fix C.
-    for g in group.gen_arrays():
-        B = np.empty_like(C)
-        B[np.ix_(g, g)] = C
-        if not np.array_equal(B, C):  # pragma: no cover - a bug, not a user error
-            raise RuntimeError("an automorphism from BLISS does not preserve the colour matrix")
-
-
-def automorphism_group(A: np.ndarray, tol: float = 0.0) -> PermGroup:
-    """The automorphism group of the graph with adjacency matrix ``A``.
-
-    Weights and directions count: ``sigma`` is an automorphism exactly when
-    ``A[sigma(i), sigma(j)] == A[i, j]`` for all ``i, j`` (within ``tol`` times the largest
-    entry, if given).  The group is named ``automorphisms``; its order is BLISS's exact count.
-
-    Raises
-    ------
-    GroupError
-        for a matrix that is not square, or holds non-finite or non-numeric entries.
-    """
-    try:
-        A = np.asarray(A, dtype=float)
-    except (TypeError, ValueError):
-        raise GroupError("a graph's adjacency matrix must hold numbers") from None
-    if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise GroupError(f"a graph's adjacency matrix must be square, got shape {'x'.join(map(str, A.shape))}")
-    # the group keeps the colour matrix as its graph: stabilisers are computed from it
-    return coloured_automorphisms(colour_classes(A, tol), name="automorphisms")
-
-
-# --------------------------------------------------------------------------- symmetries of a matrix
-
-
-@dataclass
-class Symmetries:
-    """What ``gdlcheck symmetries`` finds: the group of ``W`` and the catalogue groups inside it."""
-
-    group: PermGroup
-    colours: int                  # colour classes of the entries
-    contains: list[str]           # catalogue groups (with their shape) whose generators fix W
-    tol: float
-
-
-def find_symmetries(W: np.ndarray, tol: float = 1e-9) -> Symmetries:
-    """The permutations ``sigma`` with ``W[sigma(i), sigma(j)] == W[i, j]`` (within ``tol`` times
-    the largest entry), as a group, and the catalogue groups it contains.
-
-    Parameters
-    ----------
-    W : (n, n) numbers.
-    """
-    W = np.asarray(W, dtype=float)
-    C = colour_classes(W, tol)
-    group = coloured_automorphisms(C, name="symmetries")
-    return Symmetries(group=group, colours=int(C.max()) + 1 if C.size else 0,
-                      contains=contained_groups(C), tol=tol)
-
-
-def _fixes(C: np.ndarray, g) -> bool:
-    g = np.asarray(g)
-    B = np.empty_like(C)
-    B[np.ix_(g, g)] = C
-    return bool(np.array_equal(B, C))
-
-
-def contained_groups(C: np.ndarray) -> list[str]:
-    """The catalogue groups on ``n = len(C)`` points whose generators all keep the colour matrix ``C``.
-
-    Grid groups are tried on every 2-D and 3-D shape with ``n`` points (sides >= 2) and named
-    with their shape; for small ``n`` the dihedral and alternating groups may be small or
-    trivial, and are listed when they hold, like the others.
-    """
-    from gdlcheck import groups as G
-
-    n = C.shape[0]
-    candidates = [("trivial", G.trivial(n)), ("cyclic", G.cyclic(n)), ("dihedral", G.dihedral(n)),
-                  ("symmetric", G.symmetric(n)), ("alternating", G.alternating(n))]
-    for shape in _grid_shapes(n):
-        label = "x".join(map(str, shape))
-        candidates.append((f"translations {label}", G.translations(shape)))
-        if len(shape) == 2 and shape[0] == shape[1]:
-            candidates.append((f"p4 {label}", G.p4(shape)))
-            candidates.append((f"p4m {label}", G.p4m(shape)))
-    return [name for name, grp in candidates if all(_fixes(C, g) for g in grp.gens)]
-
-
-def _grid_shapes(n: int) -> list[tuple[int, ...]]:
-    """Ordered factorisations of ``n`` into 2 or 3 sides, each at least 2."""
-    two = [(h, n // h) for h in range(2, n // 2 + 1) if n % h == 0 and n // h >= 2]
-    three = [(a,) + rest for a in range(2, n // 4 + 1) if n % a == 0 for rest in _grid_shapes_2(n // a)]
-    return two + three
-
-
-def _grid_shapes_2(m: int) -> list[tuple[int, int]]:
-    return [(h, m // h) for h in range(2, m // 2 + 1) if m % h == 0 and m // h >= 2]

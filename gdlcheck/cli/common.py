@@ -1,0 +1,131 @@
+"""What every command shares: exit codes, the flag spelling of parameters, error lines,
+the group options, the Console, and writing output to standard output or ``-o FILE``.
+
+The command line is the only code that prints or exits (DESIGN.md section 3).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from gdlcheck.errors import GdlcheckError
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 70
+# With several inputs the exit code is the worst one: 2 over 1 over 3 over 0.
+_SEVERITY = {EXIT_OK: 0, EXIT_INCONCLUSIVE: 1, EXIT_FAIL: 2, EXIT_INPUT: 3}
+
+# The library names its parameters as Python does; the command line spells them as flags.
+FLAGS = {
+    "n": "-n", "shape": "--shape", "generators": "--generators", "graph": "--graph", "group": "--group",
+    "in_order": "--in-order", "out_order": "--out-order", "channels_in": "--channels-in",
+    "channels_out": "--channels-out", "input_shape": "--input-shape", "callable": "--callable", "dtype": "--dtype",
+    "expect": "--expect", "method": "--method", "tol": "--tol", "trials": "--trials", "seed": "--seed",
+}
+
+
+def worst(codes) -> int:
+    return max(codes, key=lambda c: _SEVERITY.get(c, 4), default=EXIT_OK)
+
+
+def message(err: GdlcheckError) -> str:
+    """The error's one line, its parameters spelled as this command line's flags."""
+    return err.message(FLAGS.get)
+
+
+def error_line(text: str) -> None:
+    click.echo(f"gdlcheck: error: {text}", err=True)
+
+
+def console(stderr: bool = False):
+    from rich.console import Console
+
+    # NO_COLOR: no escape codes at all (rich alone keeps bold and dim on a terminal)
+    no_color = bool(os.environ.get("NO_COLOR"))
+    return Console(stderr=stderr, highlight=False, soft_wrap=False, color_system=None if no_color else "auto")
+
+
+def group_options(fn):
+    """--group, -n, --shape, --generators, --graph."""
+    fn = click.option("--graph", type=click.Path(dir_okay=False), help="Adjacency matrix file (group automorphisms).")(fn)
+    fn = click.option("--generators", "generators", multiple=True, metavar="PERM",
+                      help="A generator in cycle notation '(0 1)(2 3)' or array form '[1, 0, 3, 2]'; repeatable.")(fn)
+    fn = click.option("--shape", metavar="HxW", help="Grid shape for translations, p4, p4m (e.g. 8x8).")(fn)
+    fn = click.option("-n", "n", type=click.IntRange(min=1), help="Number of points.")(fn)
+    fn = click.option("--group", "-g", "group", metavar="NAME", help="Group name (see 'gdlcheck groups').")(fn)
+    return fn
+
+
+def make_group_options(group, n, shape, generators, graph):
+    from gdlcheck.sources import GroupOptions
+
+    return GroupOptions(name=group, n=n, shape=shape, generators=tuple(generators), graph=graph)
+
+
+def build_group(opts, what: str, n_default: int | None = None):
+    """The group the options name (``n_default``: the input's size, used when -n is not given)."""
+    if not opts.given:
+        raise click.UsageError(f"{what} needs --group NAME")
+    return opts.build(n_default=n_default)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def open_output(output: str, mode: str):
+    """Open ``-o FILE`` for writing; a path that cannot be written is the user's error (exit 2)."""
+    try:
+        return open(output, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+    except OSError as err:
+        raise GdlcheckError(f"cannot write: {(err.strerror or str(err)).lower()}", file=output) from None
+
+
+def write_text(text: str, output: str | None) -> None:
+    if output:
+        with open_output(output, "w") as fh:
+            fh.write(text)
+    else:
+        click.echo(text, nl=False)
+
+
+def write_npy(array, output: str | None) -> None:
+    import io
+
+    import numpy as np
+
+    if output:
+        with open_output(output, "wb") as fh:  # a file handle: np.save(path) would append ".npy"
+            np.save(fh, array)
+        return
+    if sys.stdout.isatty():
+        raise click.UsageError("--format npy writes binary: give -o FILE or redirect standard output")
+    buf = io.BytesIO()
+    np.save(buf, array)
+    sys.stdout.buffer.write(buf.getvalue())
+    sys.stdout.flush()
+
+
+def print_rich(renderable, output: str | None = None, svg: str | None = None, title: str = "gdlcheck") -> None:
+    """The renderable on standard output (or into ``-o FILE``), and as an SVG picture with ``svg``."""
+    if output:
+        from rich.console import Console
+
+        with open_output(output, "w") as fh:
+            Console(file=fh, width=120, color_system=None).print(renderable)
+    else:
+        console().print(renderable)
+    if svg:
+        import io
+
+        from rich.console import Console
+
+        # a recording console of its own, so the picture keeps the colours even when
+        # standard output is not a terminal
+        recorder = Console(record=True, file=io.StringIO(), width=100, force_terminal=True, color_system="truecolor")
+        recorder.print(renderable)
+        try:
+            recorder.save_svg(svg, title=title)
+        except OSError as err:
+            raise GdlcheckError(f"cannot write the SVG: {err.strerror}", file=svg) from None

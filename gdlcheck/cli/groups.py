@@ -1,0 +1,44 @@
+"""``gdlcheck groups``: the catalogue, or one group's order and generators."""
+
+from __future__ import annotations
+
+import click
+
+from gdlcheck.cli.common import console, make_group_options
+
+
+@click.command("groups")
+@click.argument("name", required=False)
+@click.option("-n", "n", type=click.IntRange(min=1), help="Number of points.")
+@click.option("--shape", metavar="HxW", help="Grid shape for translations, p4, p4m.")
+@click.option("--generators", multiple=True, metavar="PERM", help="A generator (for NAME = generators); repeatable.")
+@click.option("--graph", type=click.Path(dir_okay=False), help="Adjacency matrix file (for automorphisms).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def command(name, n, shape, generators, graph, fmt):
+    """List the catalogue of groups, or show one group's order and generators.
+
+    \b
+    Example:
+      gdlcheck groups
+      gdlcheck groups cyclic -n 8 --format json
+    """
+    from gdlcheck.output.report import catalogue_json, dumps, groups_json
+
+    if name is None:
+        if fmt == "json":
+            from gdlcheck.groups import FAMILIES
+
+            for family in FAMILIES.values():
+                click.echo(dumps(catalogue_json(family)))
+        else:
+            from gdlcheck.output.render import render_catalogue
+
+            console().print(render_catalogue())
+        return
+    g = make_group_options(name, n, shape, generators, graph).build()
+    if fmt == "json":
+        click.echo(dumps(groups_json(g)))
+    else:
+        from gdlcheck.output.render import render_group
+
+        console().print(render_group(g))

@@ -1,0 +1,37 @@
+"""``gdlcheck symmetries``: every permutation a matrix commutes with, and the groups it contains."""
+
+from __future__ import annotations
+
+import click
+
+from gdlcheck.cli.common import console
+from gdlcheck.tolerances import TOL
+
+
+@click.command("symmetries")
+@click.argument("matrix", metavar="MATRIX")
+@click.option("--tol", type=click.FloatRange(min=0), default=TOL, show_default=True,
+              help="Entries within tol x the largest entry count as equal.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def command(matrix, tol, fmt):
+    """Find every permutation that MATRIX commutes with, and name the groups it contains.
+
+    The permutations sigma with W[sigma(i), sigma(j)] == W[i, j] are the automorphisms of W
+    as an edge-coloured directed graph (equal entries share a colour); their group comes
+    from BLISS (igraph): its order, generators, and the catalogue groups inside it.
+
+    \b
+    Example:
+      gdlcheck symmetries trained.npy
+      gdlcheck symmetries samples/petersen.csv --format json
+    """
+    from gdlcheck import api
+    from gdlcheck.output.report import dumps
+
+    found = api.find_symmetries(matrix, tol=tol)
+    if fmt == "json":
+        click.echo(dumps(found.to_json(matrix)))
+    else:
+        from gdlcheck.output.render import render_symmetries
+
+        console().print(render_symmetries(matrix, found))

@@ -1,0 +1,120 @@
+"""``Derivation``: the equivariant maps of one group between two tensor orders, as data.
+
+Its ``pattern`` (the orbit of each index cell) is built on first use, so a closed form is
+named and printed without it.  Pattern numbering: cyclic, dihedral and translations use the
+offset (translations: the offset vector ``(coord(i) - coord(j)) mod shape`` flattened
+row-major, so ``translations`` on shape ``n`` equals ``cyclic`` on ``n``); every other group
+numbers orbits by the row-major order of their first cell (symmetric 1 -> 1: diagonal 0,
+off-diagonal 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from gdlcheck.derivation.cells import MAX_BASIS_ENTRIES, check_cells, check_count, full_labels, orbit_labels
+from gdlcheck.errors import LimitError
+from gdlcheck.groups import PermGroup
+
+
+@dataclass
+class Derivation:
+    """The equivariant maps of one group between two tensor orders.
+
+    ``pattern`` (int32, shape ``(n,) * (out_order + in_order)``, output indices first) holds
+    the orbit index of each cell.  It is built on first use: closed forms give ``label`` (a
+    function of broadcastable index arrays), so a form can be shown without it.
+    """
+
+    group: PermGroup
+    in_order: int
+    out_order: int
+    dimension: int
+    form: str                     # the form's name, e.g. "circulant"
+    formula: str                  # e.g. "W[i, j] = theta_((i - j) mod n)"
+    name_of: Callable[[int], str]  # parameter name of orbit k
+    entry_of: Callable[[int], str] | None = None  # the matrix entry of orbit k (order 1 -> 1)
+    label: Callable[..., np.ndarray] | None = None  # closed form: index arrays -> orbit index
+    partitions: list[str] | None = None  # symmetric group: the set partition of each orbit
+    channels_in: int = 1
+    channels_out: int = 1
+    notes: list[str] = field(default_factory=list)
+    _pattern: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def n(self) -> int:
+        return self.group.n
+
+    @property
+    def order(self) -> int:
+        return self.in_order + self.out_order
+
+    @property
+    def cells(self) -> int:
+        return self.n ** self.order
+
+    @property
+    def free_parameters(self) -> int:
+        return self.dimension * self.channels_in * self.channels_out
+
+    @property
+    def unconstrained_parameters(self) -> int:
+        n = self.n
+        return (n**self.out_order * self.channels_out) * (n**self.in_order * self.channels_in)
+
+    @property
+    def pattern(self) -> np.ndarray:
+        if self._pattern is None:
+            check_cells(self.n, self.order)
+            if self.label is not None:
+                self._pattern = full_labels(self.label, self.n, self.order)
+            else:
+                self._pattern = orbit_labels(self.group, self.order)
+        return self._pattern
+
+    def pattern_block(self, rows, cols) -> np.ndarray:
+        """``pattern[np.ix_(rows, cols)]`` for order 1 -> 1, without building the whole pattern."""
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        if self._pattern is None and self.label is not None:
+            return np.broadcast_to(self.label(rows[:, None], cols[None, :]), (len(rows), len(cols)))
+        return self.pattern[np.ix_(rows, cols)]
+
+    @property
+    def parameters(self) -> list[str]:
+        check_count(self.dimension, "parameter names")
+        return [self.name_of(k) for k in range(self.dimension)]
+
+    def entry_names(self) -> list[str]:
+        fn = self.entry_of or self.name_of
+        return [fn(k) for k in range(self.dimension)]
+
+    def entry(self, k: int) -> str:
+        return (self.entry_of or self.name_of)(k)
+
+    def matrix_strings(self) -> list[list[str]] | None:
+        """``matrix[i][j]``: the entry as a string, for order 1 -> 1."""
+        if (self.out_order, self.in_order) != (1, 1):
+            return None
+        names = np.asarray(self.entry_names(), dtype=object)
+        return names[self.pattern].tolist()
+
+    def orbit_sizes(self) -> np.ndarray:
+        return np.bincount(self.pattern.ravel(), minlength=self.dimension)
+
+    def basis(self) -> np.ndarray:
+        """The basis array: ``dimension x (out shape) x (in shape)``, 0/1 entries (int8)."""
+        total = self.dimension * self.cells
+        if total > MAX_BASIS_ENTRIES:
+            raise LimitError(
+                f"the basis array would have {self.dimension} x {self.cells} = {total:.3g} entries "
+                f"({total / 2**30:.3g} GiB as int8), over the limit of {MAX_BASIS_ENTRIES} entries; "
+                "use --format json for the pattern"
+            )
+        flat = self.pattern.ravel()
+        out = np.zeros((self.dimension, flat.size), dtype=np.int8)
+        out[flat, np.arange(flat.size)] = 1
+        return out.reshape((self.dimension,) + self.pattern.shape)

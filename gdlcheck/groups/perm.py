@@ -1,0 +1,249 @@
+"""Permutations in array form, and how they act (DESIGN.md section 1).
+
+The convention, as runnable examples (pytest runs them with ``--doctest-modules``):
+
+* A permutation is a tuple ``p`` with ``p[i]`` the image of point ``i`` (0-based).  Its
+  matrix is ``P[p[j], j] = 1``:
+
+  >>> p = (1, 2, 0)
+  >>> perm_matrix(p)
+  array([[0, 0, 1],
+         [1, 0, 0],
+         [0, 1, 0]])
+
+* so ``(P x)[p[j]] = x[j]``: the entry at ``j`` moves to ``p[j]``, and :func:`act` is ``P x``
+  without the matrix:
+
+  >>> x = np.array([10, 20, 30])
+  >>> act(p, x)
+  array([30, 10, 20])
+  >>> bool(np.array_equal(act(p, x), perm_matrix(p) @ x))
+  True
+
+* the unit shift ``j -> j + 1 mod n`` is the seed's ``S``, ``(S x)[i] = x[i - 1]``, which is
+  ``np.roll(x, 1)``:
+
+  >>> S = perm_matrix(shift(4))
+  >>> y = np.array([1, 2, 3, 4])
+  >>> (S @ y).tolist(), np.roll(y, 1).tolist()
+  ([4, 1, 2, 3], [4, 1, 2, 3])
+
+* ``then(p, q)`` applies ``p`` first, then ``q`` (sympy's ``p*q``), and its matrix is ``Q P``:
+
+  >>> p, q = (1, 0, 2, 3), (0, 2, 1, 3)
+  >>> then(p, q)
+  (2, 0, 1, 3)
+  >>> bool(np.array_equal(perm_matrix(then(p, q)), perm_matrix(q) @ perm_matrix(p)))
+  True
+
+* conjugation moves both indices, ``P A P^T``: ``B[p[i], p[j]] = A[i, j]``:
+
+  >>> A = np.arange(9).reshape(3, 3)
+  >>> P = perm_matrix((1, 2, 0))
+  >>> bool(np.array_equal(conjugate((1, 2, 0), A), P @ A @ P.T))
+  True
+  >>> fixes((1, 2, 0), np.ones((3, 3)))
+  True
+
+* cycle notation is 0-based with disjoint cycles; fixed points are left out:
+
+  >>> cycle_string((1, 2, 0, 4, 3))
+  '(0 1 2)(3 4)'
+  >>> parse_perm("(0 1 2)(3 4)", None)
+  (1, 2, 0, 4, 3)
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import numpy as np
+
+from gdlcheck.errors import GroupError, param
+from gdlcheck.limits import MAX_POINTS
+from gdlcheck.text import shorten
+
+Perm = tuple[int, ...]
+
+
+def identity(n: int) -> Perm:
+    return tuple(range(n))
+
+
+def shift(n: int) -> Perm:
+    """The unit shift ``j -> j + 1 mod n``."""
+    return tuple((j + 1) % n for j in range(n))
+
+
+def then(p: Perm, q: Perm) -> Perm:
+    """``p`` first, then ``q``: ``then(p, q)[i] == q[p[i]]`` (sympy's ``p*q``)."""
+    return tuple(q[i] for i in p)
+
+
+def inverse(p: Perm) -> Perm:
+    """``inverse(p)[p[i]] == i``.
+
+    >>> inverse((1, 2, 0))
+    (2, 0, 1)
+    """
+    inv = [0] * len(p)
+    for i, image in enumerate(p):
+        inv[image] = i
+    return tuple(inv)
+
+
+def perm_matrix(p: Perm) -> np.ndarray:
+    """The permutation matrix ``P[p[j], j] = 1``."""
+    n = len(p)
+    P = np.zeros((n, n), dtype=np.int64)
+    P[list(p), range(n)] = 1
+    return P
+
+
+def act(p, x: np.ndarray) -> np.ndarray:
+    """``P x`` along the first axis without building ``P``: ``y[p[j]] = x[j]``."""
+    y = np.empty_like(x)
+    y[np.asarray(p)] = x
+    return y
+
+
+def act_rows(p, A):
+    """``P A``: the rows moved, the columns left alone (dense or scipy.sparse)."""
+    if is_sparse(A):
+        return A[np.argsort(np.asarray(p))]   # row i of P A is row p^-1(i) of A
+    return act(p, A)
+
+
+def conjugate(p, A):
+    """``P A P^T``: ``B[p[i], p[j]] = A[i, j]``.
+
+    A scipy.sparse ``A`` stays sparse, in its own format: its stored entries are moved
+    (``O(nnz)``), never a dense n x n array.
+    """
+    if is_sparse(A):
+        C = A.tocoo()
+        idx = np.asarray(p, dtype=C.row.dtype)
+        B = type(C)((C.data, (idx[C.row], idx[C.col])), shape=A.shape)
+        return B.asformat(A.format)
+    idx = np.asarray(p)
+    B = np.empty_like(A)
+    B[np.ix_(idx, idx)] = A
+    return B
+
+
+def fixes(p, A) -> bool:
+    """Whether ``P A P^T == A`` exactly (dense or scipy.sparse; sparse is never densified).
+
+    ``A[p[i], p[j]] == A[i, j]`` for all ``i, j`` is the same statement; this is the one test
+    of "p is an automorphism of A" in gdlcheck.
+    """
+    B = conjugate(p, A)
+    if is_sparse(A):
+        return (B != A).nnz == 0
+    return bool(np.array_equal(B, A))
+
+
+def is_sparse(A) -> bool:
+    """A scipy.sparse matrix or array (scipy is not imported to answer no)."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(A)
+
+
+def cycle_string(p: Perm) -> str:
+    """Disjoint-cycle notation, 0-based, fixed points left out; the identity is ``()``."""
+    seen = [False] * len(p)
+    cycles = []
+    for start in range(len(p)):
+        if seen[start] or p[start] == start:
+            seen[start] = True
+            continue
+        cycle = []
+        i = start
+        while not seen[i]:
+            seen[i] = True
+            cycle.append(i)
+            i = p[i]
+        cycles.append("(" + " ".join(map(str, cycle)) + ")")
+    return "".join(cycles) or "()"
+
+
+# One quantifier per character class: "( 0)( 0)...(" must fail in linear time.
+_CYCLES_RE = re.compile(r"^\s*(?:\([^()]*\)\s*)+$")
+
+
+def parse_perm(text: str, n: int | None) -> Perm:
+    """Read a permutation in cycle notation ``"(0 1 2)(3 4)"`` or array form ``"[1, 0, 2]"``.
+
+    ``n`` is the degree; with cycle notation and ``n`` None the degree is the largest point
+    named plus one.  Raises :class:`GroupError` naming the problem.
+    """
+    s = str(text).strip()
+    if s.startswith("["):
+        return _parse_array_form(s, n)
+    if s == "()" or s == "":
+        if n is None:
+            raise GroupError(f"generator {text!r}: the identity needs an explicit {param('n')}")
+        return identity(n)
+    if not _CYCLES_RE.match(s):
+        raise GroupError(
+            f"generator {text!r} is neither cycle notation like '(0 1)(2 3)' "
+            "nor array form like '[1, 0, 3, 2]'"
+        )
+    cycles = []
+    for body in re.findall(r"\(([^()]*)\)", s):
+        tokens = body.replace(",", " ").split()
+        try:
+            cycles.append([int(t) for t in tokens])
+        except ValueError:
+            raise GroupError(f"generator {text!r}: cycle ({body}) has a point that is not an integer") from None
+    points = [x for c in cycles for x in c]
+    if any(x < 0 for x in points):
+        raise GroupError(f"generator {text!r}: points are 0-based and cannot be negative")
+    degree = n if n is not None else (max(points) + 1 if points else 0)
+    if degree > MAX_POINTS:
+        raise GroupError(f"generator {shorten(text, 40)!r}: point {degree - 1} makes n = {degree}, over the limit of "
+                         f"{MAX_POINTS} points")
+    if any(x >= degree for x in points):
+        bad = max(points)
+        raise GroupError(f"generator {text!r}: point {bad} is out of range 0..{degree - 1}")
+    if len(set(points)) != len(points):
+        dup = next(x for x in points if points.count(x) > 1)
+        raise GroupError(f"generator {text!r}: point {dup} appears in more than one place; cycles must be disjoint")
+    image = list(range(degree))
+    for c in cycles:
+        for a, b in zip(c, c[1:] + c[:1]):
+            image[a] = b
+    return tuple(image)
+
+
+def _parse_array_form(s: str, n: int | None) -> Perm:
+    if not s.endswith("]"):
+        raise GroupError(f"generator {s!r}: array form must look like '[1, 0, 3, 2]'")
+    body = s[1:-1].replace(",", " ").split()
+    try:
+        arr = [int(t) for t in body]
+    except ValueError:
+        raise GroupError(f"generator {s!r}: array form holds a non-integer") from None
+    return check_perm(arr, n, label=s)
+
+
+def check_perm(arr, n: int | None, label: str | None = None) -> Perm:
+    """Check that ``arr`` is a bijection of ``0..n-1`` and return it as a tuple."""
+    label = label or str(list(arr))
+    arr = [int(x) for x in arr]
+    if n is not None and len(arr) != n:
+        raise GroupError(f"generator {label} has length {len(arr)}, expected n = {n}")
+    m = len(arr)
+    out = [x for x in arr if not 0 <= x < m]
+    if out:
+        raise GroupError(f"generator {label}: point {out[0]} is out of range 0..{m - 1}")
+    if len(set(arr)) != m:
+        seen: set[int] = set()
+        dup = next(x for x in arr if x in seen or seen.add(x))
+        missing = min(set(range(m)) - set(arr))
+        raise GroupError(
+            f"generator {label} is not a bijection: {dup} appears twice and {missing} is missing; "
+            f"list each of 0..{m - 1} once"
+        )
+    return tuple(arr)

@@ -1,0 +1,164 @@
+"""The attention kind: ``Y = concat_h(G_h(X) X Wv_h) Wo``, ``G_h = softmax_row(X Wq_h Wk_h^T X^T / sqrt(dk) + B)``.
+
+Theorem 4: the scores transform as ``S(PX) = P S(X) P^T`` and softmax by rows (or any
+pointwise weighting) keeps that, so the layer is equivariant unless a mask, an absolute
+positional table or a relative bias ties it to the positions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gdlcheck.groups.perm import fixes
+from gdlcheck.inputs.spec import check_keys
+from gdlcheck.layers.activations import activate, masked, softmax_rows
+from gdlcheck.layers.base import Composite, Fact, is_symbolic_array, shape_text
+from gdlcheck.layers.build import register
+from gdlcheck.tolerances import SCORE_SYMMETRY_TOL
+
+
+class Attention(Composite):
+    """``Y = concat_h(G_h(X) X Wv_h) Wo`` with ``G_h = softmax_row(scale X Wq_h Wk_h^T X^T + B)`` (Theorem 4)."""
+
+    kind = "attention"
+    depends_on = "content"
+    _weights = ("wq", "wk", "wv", "wo", "table", "bias_b")
+
+    def __init__(self, wq, wk, wv, wo=None, heads=1, weights="softmax", scale=None, mask="none", table=None,
+                 bias_b=None):
+        self.wq, self.wk, self.wv, self.wo = wq, wk, wv, wo
+        self.heads, self.weights, self.scale, self.mask = heads, weights, scale, mask
+        self.table, self.bias_b = table, bias_b
+        self.in_channels = int(wq.shape[0])
+        self.out_channels = int(wo.shape[1] if wo is not None else wv.shape[1])
+        self.points = int(table.shape[0]) if table is not None else (int(bias_b.shape[0]) if bias_b is not None
+                                                                      else None)
+        if scale is not None:
+            self._weights = self._weights + ("scale",)
+
+    @property
+    def dk(self) -> int:
+        return int(self.wq.shape[1]) // self.heads
+
+    def _scale(self, symbolic: bool):
+        if self.scale is not None:
+            return self.scale
+        if symbolic:
+            import sympy
+
+            return 1 / sympy.sqrt(self.dk)
+        return 1.0 / math.sqrt(self.dk)
+
+    def _keep(self, n: int):
+        if self.mask == "causal":
+            return np.tril(np.ones((n, n), dtype=bool))
+        return None
+
+    def _relative(self, n: int, like):
+        idx = (np.arange(n)[:, None] - np.arange(n)[None, :]) % n
+        return self.bias_b[idx]
+
+    def _heads(self, X):
+        """Per head: (G, V)."""
+        symbolic = is_symbolic_array(X)
+        n = X.shape[0]
+        Z = X + self.table if self.table is not None else X
+        keep = self._keep(n)
+        B = self._relative(n, X) if self.bias_b is not None else None
+        scale = self._scale(symbolic)
+        out = []
+        dk, dv = self.dk, int(self.wv.shape[1]) // self.heads
+        for h in range(self.heads):
+            Q = Z @ self.wq[:, h * dk:(h + 1) * dk]
+            K = Z @ self.wk[:, h * dk:(h + 1) * dk]
+            V = Z @ self.wv[:, h * dv:(h + 1) * dv]
+            S = (Q @ K.T) * scale
+            if B is not None:
+                S = S + B
+            if self.weights == "softmax":
+                G = softmax_rows(S, keep)
+            else:
+                G = activate(self.weights, S)
+                if keep is not None:
+                    G = masked(G, keep)
+            out.append((G, V))
+        return out
+
+    def forward(self, X, A=None):
+        parts = [G @ V for G, V in self._heads(X)]
+        Y = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+        return Y @ self.wo if self.wo is not None else Y
+
+    def aggregations(self, X, A=None):
+        return [G for G, _ in self._heads(X)]
+
+    def breaks(self, s):
+        out = []
+        n = len(s)
+        if self.mask == "causal" and np.any(s != np.arange(n)):
+            out.append(Fact("causal_mask"))
+        if self.table is not None and not np.array_equal(self.table[s], self.table):
+            out.append(Fact("absolute_table"))
+        if self.bias_b is not None and not fixes(s, self._relative(n, None)):
+            out.append(Fact("relative_bias"))
+        return out
+
+    def asymmetries(self) -> list[Fact]:
+        out = []
+        if self.mask == "causal":
+            out.append(Fact("causal_mask_triangular"))
+        if self.weights == "softmax":
+            out.append(Fact("softmax_rows"))
+        dk = self.dk
+        for h in range(self.heads):
+            M = np.asarray(self.wq[:, h * dk:(h + 1) * dk] @ self.wk[:, h * dk:(h + 1) * dk].T, dtype=np.float64)
+            gap = float(np.max(np.abs(M - M.T))) if M.size else 0.0
+            if gap > SCORE_SYMMETRY_TOL * max(1.0, float(np.max(np.abs(M)))):
+                out.append(Fact("scores", {"head": h if self.heads > 1 else None, "gap": gap}))
+        if self.bias_b is not None:
+            n = self.bias_b.shape[0]
+            if not np.array_equal(self.bias_b, self.bias_b[(-np.arange(n)) % n]):
+                out.append(Fact("relative_bias_asymmetric"))
+        return out
+
+
+@register("attention", keys=("wq", "wk", "wv", "wo", "heads", "weights", "scale", "mask", "positional"),
+          required=("wq", "wk", "wv"))
+def _build_attention(raw, ctx, where):
+    wq = ctx.matrix(raw["wq"], f"{where}.wq")
+    d = wq.shape[0]
+    wk = ctx.matrix(raw["wk"], f"{where}.wk")
+    if wk.shape != wq.shape:
+        raise ctx.error(f"wk is {shape_text(wk)}, expected the shape of wq ({shape_text(wq)})", f"{where}.wk")
+    wv = ctx.matrix(raw["wv"], f"{where}.wv", rows=d)
+    heads = ctx.integer(raw, "heads", where, default=1)
+    if wq.shape[1] % heads:
+        raise ctx.error(f"wq has {wq.shape[1]} columns, not a multiple of heads = {heads}", f"{where}.heads")
+    if wv.shape[1] % heads:
+        raise ctx.error(f"wv has {wv.shape[1]} columns, not a multiple of heads = {heads}", f"{where}.heads")
+    wo = None
+    if raw.get("wo") is not None:
+        wo = ctx.matrix(raw["wo"], f"{where}.wo", rows=wv.shape[1])
+    weights = ctx.activation(raw, "weights", where, "softmax", extra=("softmax",))
+    scale = None
+    if raw.get("scale") is not None:
+        scale = ctx.scalar(raw["scale"], f"{where}.scale")
+    mask = ctx.choice(raw, "mask", where, ("none", "causal"), "none")
+    table = bias_b = None
+    pos = raw.get("positional")
+    if pos is not None:
+        pwhere = f"{where}.positional"
+        if not isinstance(pos, dict) or len(pos) != 1:
+            raise ctx.error("positional is {absolute: TABLE} or {relative: [b_0, .., b_(n-1)]}", pwhere)
+        check_keys(pos, ("absolute", "relative"), pwhere, ctx.spec)
+        if "absolute" in pos:
+            table = ctx.matrix(pos["absolute"], f"{pwhere}.absolute")
+            if table.shape[1] != d:
+                raise ctx.error(f"table is {shape_text(table)}, expected n x {d} (it is added to X)", f"{pwhere}.absolute")
+            ctx.check_points(table.shape[0], f"{pwhere}.absolute", "the positional table")
+        else:
+            bias_b = ctx.vector(pos["relative"], f"{pwhere}.relative")
+            ctx.check_points(bias_b.shape[0], f"{pwhere}.relative", "the relative bias")
+    return Attention(wq, wk, wv, wo, heads, weights, scale, mask, table, bias_b)

@@ -1,0 +1,262 @@
+"""The layer protocol, the base of composite layers, and exact/numeric weight helpers.
+
+``X`` is ``n x d``: rows are the set elements / nodes / positions that the group permutes.
+A layer may also say it is exactly linear (``linear_form``), which lets verification
+compare weights entry by entry instead of probing with random inputs.
+
+Facts a layer knows about its own structure (why a generator breaks it, why its
+aggregation matrix is not symmetric) are returned as typed :class:`Fact` records; the
+sentences that say them are in :mod:`gdlcheck.output.words`.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gdlcheck.inputs.matrices import exact_number
+
+# What the aggregation matrix G of Y = G(X, A) V(X) depends on, from least to most.
+DEPENDS_ORDER = {"constant": 0, "offset": 1, "graph": 2, "content": 3}
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A fact about a layer's structure: ``what`` it is (a key of the output's sentences) and
+    the values that go into its sentence (``args``)."""
+
+    what: str
+    args: dict = field(default_factory=dict)
+
+
+class Layer:
+    """A layer ``f(X)`` (or ``f(X, A)`` for graph layers).
+
+    Attributes a kind may set:
+
+    * ``kind``: the spec's kind name;
+    * ``uses_graph``: the layer reads an adjacency ``A`` that is permuted with the features
+      (``graph: input``), so the law is ``f(PX, P A P^T) = P f(X, A)``;
+    * ``invariant``: the output has no point axis (pooling);
+    * ``depends_on``: what the aggregation matrix G of ``Y = G(X, A) V(X)`` depends on;
+    * ``in_channels``/``out_channels``: the channels it reads and writes (None: any or
+      unchanged), and ``points``: the number of points it is tied to (None: any n);
+    * ``supports_symbolic``: ``forward_symbolic`` runs on a matrix of sympy symbols.
+    """
+
+    kind = "layer"
+    uses_graph = False
+    invariant = False
+    depends_on = "constant"
+    in_channels: int | None = None
+    out_channels: int | None = None
+    points: int | None = None
+    supports_symbolic = False
+
+    def forward(self, X: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
+        raise NotImplementedError
+
+    def forward_symbolic(self, X: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
+        """``f(X)`` for an object array ``X`` of sympy expressions, in exact arithmetic.
+
+        Given numbers become exact rationals first, so that ``f(PX)`` and ``P f(X)`` are built
+        from the same terms and can be compared structurally.
+        """
+        raise NotImplementedError
+
+    def aggregations(self, X: np.ndarray, A: np.ndarray | None = None) -> list[np.ndarray] | None:
+        """The matrices G of the unified form ``Y = G(X, A) V(X)`` at ``X`` (None: no G of its own)."""
+        return None
+
+    def children(self) -> list["Layer"]:
+        """Sublayers, in the order they run."""
+        return []
+
+    def breaks(self, s: np.ndarray) -> list[Fact]:
+        """What, known from the layer's structure, generator ``s`` breaks (typed facts)."""
+        out: list[Fact] = []
+        for child in self.children():
+            out.extend(child.breaks(s))
+        return out
+
+    def asymmetries(self) -> list[Fact]:
+        """Why this layer's aggregation matrix G is not symmetric, as far as its structure tells."""
+        return []
+
+    def linear_form(self):
+        """``(W, b)`` when ``f(X) = W X + b`` exactly (W is n x n, b None, scalar or length n)."""
+        return None
+
+    def graph(self) -> np.ndarray | None:
+        """The adjacency this layer (or a sublayer) reads, if any."""
+        return None
+
+    def symbols(self) -> set:
+        return set()
+
+    def subs(self, values: dict) -> "Layer":
+        """A numeric copy with the symbols replaced by ``values``."""
+        return self
+
+
+# --------------------------------------------------------------------------- exact and numeric weights
+
+_LAMBDIFIED: dict[int, tuple] = {}  # id(array) -> (array, symbols, compiled function)
+
+
+def numeric(a, values: dict):
+    """Substitute ``values`` into a symbolic array (or scalar) and return floats.
+
+    The compiled function is kept per array, so trial after trial only evaluates it.
+    """
+    if isinstance(a, np.ndarray) and a.dtype == object:
+        hit = _LAMBDIFIED.get(id(a))
+        if hit is None or hit[0] is not a:
+            import sympy
+
+            syms = sorted(set().union(*(e.free_symbols for e in a.flat if hasattr(e, "free_symbols"))), key=str)
+            f = sympy.lambdify(syms, sympy.Matrix(a.reshape(a.shape[0], -1)) if a.ndim else a, modules="numpy") \
+                if syms else None
+            if len(_LAMBDIFIED) >= 64:
+                _LAMBDIFIED.pop(next(iter(_LAMBDIFIED)))
+            hit = _LAMBDIFIED[id(a)] = (a, syms, f)
+        _, syms, f = hit
+        if not syms:
+            return a.astype(np.float64)
+        out = np.asarray(f(*[values[s] for s in syms]), dtype=np.float64)
+        return out.reshape(a.shape)
+    if hasattr(a, "free_symbols"):
+        return float(a.subs(values))
+    return a
+
+
+def exact_array(a):
+    """Floats as exact sympy rationals (``0.1`` becomes ``1/10``), for symbolic forward passes."""
+    if a is None:
+        return None
+    if isinstance(a, np.ndarray):
+        if a.dtype == object:
+            return a
+        out = np.empty(a.shape, dtype=object)
+        out.reshape(-1)[:] = [exact_number(x) for x in a.reshape(-1).tolist()]
+        return out
+    if isinstance(a, (int, float, np.floating, np.integer)):
+        return exact_number(a)
+    return a
+
+
+def free_symbols(*arrays) -> set:
+    out: set = set()
+    for a in arrays:
+        if isinstance(a, np.ndarray) and a.dtype == object:
+            for e in a.flat:
+                out |= getattr(e, "free_symbols", set())
+        elif hasattr(a, "free_symbols"):
+            out |= a.free_symbols
+    return out
+
+
+def is_symbolic_array(X) -> bool:
+    return isinstance(X, np.ndarray) and X.dtype == object
+
+
+def run(layer: Layer, X, A=None):
+    """Run a sublayer numerically or symbolically, as ``X`` is."""
+    return layer.forward_symbolic(X, A) if is_symbolic_array(X) else layer.forward(X, A)
+
+
+# --------------------------------------------------------------------------- composite layers
+
+
+class Composite(Layer):
+    """A layer whose weights are named attributes (``_weights``) and sublayers ``_children``.
+
+    ``symbols``/``subs`` and the exact (rational) copy used by ``forward_symbolic`` come from
+    those two lists, so a kind only writes ``forward``.
+    """
+
+    _weights: tuple[str, ...] = ()
+    _children: tuple[str, ...] = ()
+    supports_symbolic = True
+
+    def children(self) -> list[Layer]:
+        out: list[Layer] = []
+        for name in self._children:
+            value = getattr(self, name)
+            out.extend(value if isinstance(value, list) else [value])
+        return out
+
+    def _arrays(self):
+        for name in self._weights:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                yield from (v for v in value if v is not None)
+            elif value is not None:
+                yield value
+
+    def symbols(self) -> set:
+        out = free_symbols(*self._arrays())
+        for child in self.children():
+            out |= child.symbols()
+        return out
+
+    def mapped(self, fn, children_fn=None):
+        """A shallow copy with ``fn`` applied to every weight and ``children_fn`` to every sublayer."""
+        new = copy.copy(self)
+        for name in self._weights:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                setattr(new, name, [None if v is None else fn(v) for v in value])
+            elif value is not None:
+                setattr(new, name, fn(value))
+        if children_fn is not None:
+            for name in self._children:
+                value = getattr(self, name)
+                setattr(new, name, [children_fn(c) for c in value] if isinstance(value, list) else children_fn(value))
+        return new
+
+    def subs(self, values: dict) -> "Composite":
+        if not self.symbols():
+            return self
+        return self.mapped(lambda a: numeric(a, values), lambda c: c.subs(values))
+
+    def forward_symbolic(self, X, A=None):
+        # own weights become exact; children convert theirs when run() runs them
+        return self.mapped(exact_array).forward(X, A)
+
+    @property
+    def depends_on(self) -> str:  # type: ignore[override]
+        kids = self.children()
+        if not kids:
+            return "constant"
+        return max((c.depends_on for c in kids), key=lambda d: DEPENDS_ORDER.get(d, 0))
+
+    @property
+    def uses_graph(self) -> bool:  # type: ignore[override]
+        return any(c.uses_graph for c in self.children())
+
+    def graph(self):
+        for c in self.children():
+            A = c.graph()
+            if A is not None:
+                return A
+        return None
+
+
+def points_of(layer: Layer) -> int | None:
+    """The number of points a layer (or its first sublayer that says) is tied to."""
+    p = getattr(layer, "points", None)
+    if p is not None:
+        return int(p)
+    for child in layer.children():
+        p = points_of(child)
+        if p is not None:
+            return p
+    return None
+
+
+def shape_text(a: np.ndarray) -> str:
+    """``3 x 4`` for an array of shape (3, 4)."""
+    return " x ".join(map(str, a.shape))

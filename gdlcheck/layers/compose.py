@@ -1,0 +1,230 @@
+"""Combinators: ``residual`` (``X + f(X)``), ``sequential`` (composition), ``pool`` (sum, mean or
+max over the points: an invariant output) and ``transformer_encoder`` (blocks of the above).
+
+Sums and compositions of equivariant maps are equivariant; pooling over the points after an
+equivariant map is invariant.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gdlcheck.layers.attention import Attention
+from gdlcheck.layers.base import Composite, Layer, is_symbolic_array, points_of, run
+from gdlcheck.layers.build import build_layer, register
+from gdlcheck.layers.rowwise import MLP, LayerNorm
+from gdlcheck.limits import MAX_ENCODER_BLOCKS, MAX_MATRIX_ENTRIES
+
+
+class Residual(Composite):
+    """``Y = X + f(X)``."""
+
+    kind = "residual"
+    _children = ("layer",)
+
+    def __init__(self, layer: Layer):
+        self.layer = layer
+        self.in_channels = layer.in_channels
+        self.out_channels = layer.in_channels
+
+    @property
+    def points(self):
+        return points_of(self.layer)
+
+    def forward(self, X, A=None):
+        return X + run(self.layer, X, A)
+
+    def forward_symbolic(self, X, A=None):
+        return self.forward(X, A)
+
+    def aggregations(self, X, A=None):
+        return None
+
+    def linear_form(self):
+        form = self.layer.linear_form()
+        if form is None or form[0].shape[0] != form[0].shape[1]:
+            return None
+        W, b = form
+        return W + np.eye(W.shape[0], dtype=np.int64), b  # integer I keeps sympy entries exact
+
+
+@register("residual", keys=("layer",), required=("layer",))
+def _build_residual(raw, ctx, where):
+    inner = build_layer(raw["layer"], ctx, f"{where}.layer")
+    if inner.in_channels is not None and inner.out_channels is not None and inner.in_channels != inner.out_channels:
+        raise ctx.error(f"the inner layer maps {inner.in_channels} channels to {inner.out_channels}; X + f(X) "
+                        "needs the same number", f"{where}.layer")
+    return Residual(inner)
+
+
+class Sequential(Composite):
+    kind = "sequential"
+    _children = ("layers",)
+
+    def __init__(self, layers: list[Layer]):
+        self.layers = layers
+        self.in_channels = next((c.in_channels for c in layers if c.in_channels is not None), None)
+        out = None
+        for c in layers:
+            if c.out_channels is not None:
+                out = c.out_channels
+        self.out_channels = out
+
+    @property
+    def points(self):
+        return next((p for p in map(points_of, self.layers) if p is not None), None)
+
+    @property
+    def invariant(self):  # type: ignore[override]
+        return any(c.invariant for c in self.layers)
+
+    def forward(self, X, A=None):
+        for layer in self.layers:
+            X = layer.forward(X, A)
+        return X
+
+    def forward_symbolic(self, X, A=None):
+        for layer in self.layers:
+            X = layer.forward_symbolic(X, A)
+        return X
+
+    def linear_form(self):
+        forms = [c.linear_form() for c in self.layers]
+        if any(f is None for f in forms):
+            return None
+        W, b = forms[0]
+        for W2, b2 in forms[1:]:
+            if W2.shape[1] != W.shape[0]:
+                return None
+            if b is not None:
+                if not (isinstance(b, np.ndarray) and b.ndim == 1):
+                    b = np.full(W.shape[0], b, dtype=object if hasattr(b, "free_symbols") else np.float64)
+                b = W2 @ b
+            W = W2 @ W
+            if b2 is not None:
+                b = b2 if b is None else b + b2
+        return W, b
+
+
+@register("sequential", keys=("layers",), required=("layers",))
+def _build_sequential(raw, ctx, where, items_at: str | None = None):
+    items = raw["layers"]
+    at = items_at if items_at is not None else f"{where}.layers"
+    if not isinstance(items, list) or not items:
+        raise ctx.error("layers is a non-empty list of layers", at)
+    spec_channels = ctx.spec.channels if ctx.spec is not None else None
+    current = spec_channels
+    layers = []
+    for k, item in enumerate(items):
+        here = f"{at}[{k}]"
+        layer = build_layer(item, ctx, here)
+        if layer.in_channels is not None and current is not None and layer.in_channels != current:
+            before = f"the previous layer outputs {current}" if k else f"the input has {current}"
+            raise ctx.error(f"reads {layer.in_channels} channels but {before}", here)
+        if any(prev.invariant for prev in layers) and (points_of(layer) is not None or layer.uses_graph):
+            raise ctx.error(f"a {layer.kind} layer tied to the n points comes after a pooling layer, whose output "
+                            "has one row", here)
+        if layer.out_channels is not None:
+            current = layer.out_channels
+        elif layer.in_channels is not None and current is None:
+            current = layer.in_channels
+        if layer.uses_graph and any(prev.uses_graph for prev in layers):
+            first = next(prev.graph() for prev in layers if prev.uses_graph)
+            if not np.array_equal(first, layer.graph()):
+                raise ctx.error("all graph: input layers of a sequence read one graph, but this adjacency differs "
+                                "from the first one's", here)
+        layers.append(layer)
+    return Sequential(layers)
+
+
+class Pool(Composite):
+    """Sum, mean or max over the rows: an invariant output of shape 1 x d."""
+
+    kind = "pool"
+    invariant = True
+
+    def __init__(self, op: str, n: int | None):
+        self.op, self.n = op, n
+
+    def forward(self, X, A=None):
+        if is_symbolic_array(X):
+            import sympy
+
+            if self.op == "max":
+                return np.array([[sympy.Max(*X[:, c]) for c in range(X.shape[1])]], dtype=object)
+            total = X.sum(axis=0, keepdims=True)
+            return total / X.shape[0] if self.op == "mean" else total
+        if self.op == "max":
+            return X.max(axis=0, keepdims=True)
+        return X.mean(axis=0, keepdims=True) if self.op == "mean" else X.sum(axis=0, keepdims=True)
+
+    def linear_form(self):
+        if self.op == "max" or self.n is None:
+            return None
+        return np.full((1, self.n), 1.0 / self.n if self.op == "mean" else 1.0), None
+
+    def aggregations(self, X, A=None):
+        n = X.shape[0]
+        if self.op == "max":
+            # Y[c] = X[argmax_i X[i, c], c]: per channel, G is the one-hot row of the winner,
+            # chosen by the content (ties go to the first row, as numpy's argmax does)
+            winners = np.argmax(np.asarray(X, dtype=np.float64), axis=0)
+            return [np.eye(n)[[w]] for w in winners]
+        return [np.full((1, n), 1.0 / n if self.op == "mean" else 1.0)]
+
+    @property
+    def depends_on(self):  # type: ignore[override]
+        return "content" if self.op == "max" else "constant"
+
+
+@register("pool", keys=("op",))
+def _build_pool(raw, ctx, where):
+    return Pool(ctx.choice(raw, "op", where, ("sum", "mean", "max"), "sum"), ctx.n)
+
+
+# --------------------------------------------------------------------------- transformer encoder
+
+
+class TransformerEncoder(Sequential):
+    """``layers`` blocks of ``X <- LN(X + MHA(X)); X <- LN(X + FF(X))`` (post-norm), seeded random weights."""
+
+    kind = "transformer_encoder"
+
+
+@register("transformer_encoder", keys=("layers", "d_model", "heads", "d_ff", "activation", "mask", "eps"),
+          required=("d_model",))
+def _build_transformer(raw, ctx, where):
+    blocks = ctx.integer(raw, "layers", where, default=1)
+    d = ctx.integer(raw, "d_model", where)
+    heads = ctx.integer(raw, "heads", where, default=1)
+    if d % heads:
+        raise ctx.error(f"d_model = {d} is not a multiple of heads = {heads}", f"{where}.heads")
+    d_ff = ctx.integer(raw, "d_ff", where, default=4 * d)
+    activation = ctx.activation(raw, "activation", where, "relu")
+    mask = ctx.choice(raw, "mask", where, ("none", "causal"), "none")
+    eps = ctx.eps(raw, where)
+
+    if blocks > MAX_ENCODER_BLOCKS:
+        raise ctx.error(f"{blocks} encoder blocks exceed the limit of {MAX_ENCODER_BLOCKS} (every trial runs "
+                        "them all)", f"{where}.layers")
+    if blocks * (4 * d * d + 2 * d * d_ff) > MAX_MATRIX_ENTRIES:
+        raise ctx.error(f"{blocks * (4 * d * d + 2 * d * d_ff)} weights exceed the limit of {MAX_MATRIX_ENTRIES}",
+                        where)
+
+    def rand(name, rows, cols=None):
+        rng = ctx.rng(f"{where}.layers[{b}].{name}")
+        if cols is None:
+            return 0.1 * rng.standard_normal(rows)
+        return rng.standard_normal((rows, cols)) / math.sqrt(rows)
+
+    layers: list[Layer] = []
+    for b in range(blocks):
+        mha = Attention(rand("wq", d, d), rand("wk", d, d), rand("wv", d, d), rand("wo", d, d), heads=heads,
+                        mask=mask)
+        ff = MLP([rand("w1", d, d_ff), rand("w2", d_ff, d)], [rand("b1", d_ff), rand("b2", d)], activation)
+        layers += [Residual(mha), LayerNorm(float(eps)), Residual(ff), LayerNorm(float(eps))]
+    enc = TransformerEncoder(layers)
+    enc.in_channels = enc.out_channels = d
+    return enc

@@ -1,0 +1,163 @@
+"""The graph kind: ``gcn``, ``Y = act(G(A) X W)`` with ``G(A) = D~^-1/2 (A + I) D~^-1/2`` (Theorem 3)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from gdlcheck.groups.perm import fixes, is_sparse
+from gdlcheck.layers.activations import activate
+from gdlcheck.layers.base import Composite, Fact, Layer, exact_array, is_symbolic_array, shape_text
+from gdlcheck.layers.build import register
+
+
+def normalize_adjacency(A: np.ndarray, normalization: str = "symmetric", self_loops: bool = True) -> np.ndarray:
+    """``G(A)``: ``D~^-1/2 (A + I) D~^-1/2`` (symmetric), ``D~^-1 (A + I)`` (random_walk) or ``A + I``.
+
+    ``D~`` is the diagonal of row sums of ``A + I``; a node of degree 0 gets a zero row.
+    Works on float arrays, on object arrays of exact sympy numbers, and on scipy.sparse
+    matrices (the result is then sparse CSR, scaled by sparse diagonals: never dense n x n).
+    """
+    if is_sparse(A):
+        return _normalize_sparse(A, normalization, self_loops)
+    n = A.shape[0]
+    At = A
+    if self_loops:
+        At = A + np.eye(n, dtype=np.int64)  # integer I keeps sympy entries exact
+    if normalization == "none":
+        return At
+    deg = At.sum(axis=1)
+    if A.dtype == object:
+        import sympy
+
+        if normalization == "symmetric":
+            inv = np.array([sympy.Integer(0) if d == 0 else 1 / sympy.sqrt(d) for d in deg], dtype=object)
+            return inv[:, None] * At * inv[None, :]
+        inv = np.array([sympy.Integer(0) if d == 0 else 1 / d for d in deg], dtype=object)
+        return inv[:, None] * At
+    with np.errstate(divide="ignore"):
+        if normalization == "symmetric":
+            inv = np.where(deg > 0, 1.0 / np.sqrt(np.where(deg > 0, deg, 1.0)), 0.0)
+            return inv[:, None] * At * inv[None, :]
+        inv = np.where(deg != 0, 1.0 / np.where(deg != 0, deg, 1.0), 0.0)
+        return inv[:, None] * At
+
+
+def _normalize_sparse(A, normalization: str, self_loops: bool):
+    import scipy.sparse as sp
+
+    n = A.shape[0]
+    At = sp.csr_matrix(A, dtype=np.float64)
+    if self_loops:
+        At = At + sp.identity(n, dtype=np.float64, format="csr")
+    if normalization == "none":
+        return At
+    deg = np.asarray(At.sum(axis=1)).ravel()
+    with np.errstate(divide="ignore"):
+        if normalization == "symmetric":
+            inv = np.where(deg > 0, 1.0 / np.sqrt(np.where(deg > 0, deg, 1.0)), 0.0)
+            D = sp.diags(inv, format="csr")
+            return (D @ At @ D).tocsr()
+        inv = np.where(deg != 0, 1.0 / np.where(deg != 0, deg, 1.0), 0.0)
+        return (sp.diags(inv, format="csr") @ At).tocsr()
+
+
+class GCN(Composite):
+    """``Y = act(G(A) X W)`` (Theorem 3).
+
+    ``A`` may be a scipy.sparse matrix (from the Python API): ``G(A)`` stays sparse and the
+    forward pass is a sparse-times-dense product, so a large sparse graph never becomes a
+    dense n x n array (the exact symbolic check, n <= 6, densifies).
+    """
+
+    kind = "gcn"
+    _weights = ("A", "W")
+
+    def __init__(self, A, W, activation="relu", normalization="symmetric", self_loops=True, graph_mode="input"):
+        self.A, self.W = A, W
+        self.activation, self.normalization, self.self_loops = activation, normalization, self_loops
+        self.graph_mode = graph_mode
+        self.in_channels, self.out_channels = int(W.shape[0]), int(W.shape[1])
+        self.points = int(A.shape[0])
+
+    depends_on = "graph"
+
+    @property
+    def uses_graph(self):  # type: ignore[override]
+        return self.graph_mode == "input"
+
+    def graph(self):
+        return self.A
+
+    def _G(self, A):
+        if A is None or self.graph_mode == "fixed":
+            A = self.A
+        if is_sparse(A) and is_symbolic_array(self.W):
+            A = A.toarray()  # the symbolic check runs for n <= 6 only
+        if is_symbolic_array(self.W) or is_symbolic_array(A):
+            A = exact_array(A)
+        return normalize_adjacency(A, self.normalization, self.self_loops)
+
+    def forward(self, X, A=None):
+        return activate(self.activation, self._G(A) @ X @ self.W)
+
+    def aggregations(self, X, A=None):
+        return [self._G(A)]
+
+    def linear_form(self):
+        # With a fixed graph, no activation and one channel, Y = (w G(A)) X: a linear map.
+        if (self.graph_mode == "fixed" and self.activation == "identity" and self.W.shape == (1, 1)
+                and not is_symbolic_array(self.W)):
+            return self.W[0, 0] * self._G(None), None
+        return None
+
+    def breaks(self, s):
+        if self.graph_mode == "fixed" and not fixes(s, self.A):
+            return [Fact("graph_not_fixed")]
+        return []
+
+    def asymmetries(self) -> list[Fact]:
+        out = []
+        if is_sparse(self.A):
+            is_symmetric = (self.A != self.A.T).nnz == 0
+        else:
+            A = np.asarray(self.A, dtype=np.float64)
+            is_symmetric = np.array_equal(A, A.T)
+        if not is_symmetric:
+            out.append(Fact("directed_graph"))
+        if self.normalization == "random_walk":
+            out.append(Fact("random_walk"))
+        return out
+
+
+def with_graph_mode(layer: Layer, mode: str) -> Layer:
+    """A copy of ``layer`` whose GCN sublayers read the graph as ``mode`` (``input`` or ``fixed``)."""
+    if isinstance(layer, GCN):
+        new = copy.copy(layer)
+        new.graph_mode = mode
+        return new
+    if isinstance(layer, Composite) and layer._children:
+        return layer.mapped(lambda a: a, lambda c: with_graph_mode(c, mode))
+    return layer
+
+
+@register("gcn", keys=("adjacency", "weight", "activation", "normalization", "self_loops", "graph"),
+          required=("adjacency", "weight"))
+def _build_gcn(raw, ctx, where):
+    A = ctx.value(raw["adjacency"], f"{where}.adjacency", ndim=2)
+    if A.dtype == object:
+        raise ctx.error("the adjacency must hold numbers, not symbols", f"{where}.adjacency")
+    if A.shape[0] != A.shape[1]:
+        raise ctx.error(f"adjacency is {shape_text(A)}, expected a square n x n matrix", f"{where}.adjacency")
+    ctx.check_points(A.shape[0], f"{where}.adjacency", "adjacency")
+    W = ctx.matrix(raw["weight"], f"{where}.weight")
+    normalization = ctx.choice(raw, "normalization", where, ("symmetric", "random_walk", "none"), "symmetric")
+    self_loops = ctx.flag(raw, "self_loops", where, True)
+    mode = ctx.choice(raw, "graph", where, ("input", "fixed"), "input")
+    if normalization == "symmetric":
+        deg = A.sum(axis=1) + (1.0 if self_loops else 0.0)
+        if np.any(deg < 0):
+            raise ctx.error("symmetric normalisation needs non-negative degrees (row sums of A + I)",
+                            f"{where}.adjacency")
+    return GCN(A, W, ctx.activation(raw, "activation", where, "relu"), normalization, self_loops, mode)

@@ -1,0 +1,202 @@
+"""Linear kinds: ``linear`` (``Y = W X + b``), ``conv`` (Theorem 1) and ``deepsets`` (Theorem 2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gdlcheck.errors import GdlcheckError
+from gdlcheck.layers.base import Composite, Fact, Layer, exact_array, free_symbols, is_symbolic_array, numeric, shape_text
+from gdlcheck.layers.build import BuildContext, register
+from gdlcheck.text import parse_shape
+
+
+class Linear(Layer):
+    """``Y = W X + b``."""
+
+    kind = "linear"
+    supports_symbolic = True
+
+    def __init__(self, W: np.ndarray, b=None):
+        self.W, self.b = W, b
+
+    def forward(self, X, A=None):
+        Y = self.W @ X
+        if self.b is not None:
+            b = np.asarray(self.b, dtype=np.float64)
+            Y = Y + (b[:, None] if b.ndim == 1 else b)
+        return Y
+
+    def forward_symbolic(self, X, A=None):
+        Y = exact_array(self.W) @ X
+        if self.b is not None:
+            b = exact_array(self.b)
+            Y = Y + (b[:, None] if isinstance(b, np.ndarray) and b.ndim == 1 else b)
+        return Y
+
+    @property
+    def points(self):
+        return int(self.W.shape[1])
+
+    def aggregations(self, X, A=None):
+        return [self.W]
+
+    def breaks(self, s):
+        if isinstance(self.b, np.ndarray) and self.b.ndim == 1 and self.b.shape[0] == len(s):
+            moved = np.nonzero(self.b[s] != self.b)[0]
+            if moved.size:
+                k = int(moved[0])
+                return [Fact("bias", {"k": k, "image": int(s[k]), "value": self.b[k], "image_value": self.b[s[k]]})]
+        return []
+
+    def linear_form(self):
+        return self.W, self.b
+
+    def symbols(self):
+        return free_symbols(self.W, self.b if self.b is not None else None)
+
+    def subs(self, values):
+        b = None if self.b is None else numeric(self.b, values)
+        return type(self)(numeric(self.W, values), b)
+
+
+def _bias(raw: dict, ctx: BuildContext, where: str, n: int):
+    if raw.get("bias") is None:
+        return None
+    value = raw["bias"]
+    if isinstance(value, (list, dict)):
+        b = ctx.value(value, f"{where}.bias", ndim=1)
+        if b.shape[0] != n:
+            raise ctx.error(f"bias has {b.shape[0]} entries, expected n = {n} (or one scalar)", f"{where}.bias")
+        return b
+    return ctx.scalar(value, f"{where}.bias")
+
+
+@register("linear", keys=("weight", "bias"), required=("weight",))
+def _build_linear(raw, ctx, where):
+    W = ctx.value(raw["weight"], f"{where}.weight")
+    if W.shape[0] != W.shape[1]:
+        raise ctx.error(f"weight is {W.shape[0]} x {W.shape[1]}, expected a square n x n matrix", f"{where}.weight")
+    if ctx.n is not None and W.shape[0] != ctx.n:
+        raise ctx.error(f"weight is {W.shape[0]} x {W.shape[0]} but the group acts on n = {ctx.n} points",
+                        f"{where}.weight")
+    return Linear(W, _bias(raw, ctx, where, W.shape[0]))
+
+
+# --------------------------------------------------------------------------- conv
+
+
+def circulant(kernel: np.ndarray, shape) -> np.ndarray:
+    """The circular convolution with ``kernel`` on a grid of ``shape`` (an int for 1-D), as a matrix.
+
+    ``W[p, q] = kernel[(p - q) mod shape]`` coordinate by coordinate, zero past the kernel's
+    extent; points are flattened row-major.  In 1-D, ``W[i, j] = kernel[(i - j) mod n]``:
+
+    >>> circulant(np.array([1, 2]), 3)
+    array([[1, 0, 2],
+           [2, 1, 0],
+           [0, 2, 1]])
+    """
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    theta = np.zeros(shape, dtype=kernel.dtype)
+    theta[tuple(slice(0, k) for k in kernel.shape)] = kernel
+    coords = np.indices(shape).reshape(len(shape), -1)
+    offsets = tuple((c[:, None] - c[None, :]) % size for c, size in zip(coords, shape))
+    return theta[offsets]
+
+
+class Conv(Linear):
+    """A circular convolution: the circulant of its kernel (Theorem 1)."""
+
+    kind = "conv"
+    depends_on = "offset"
+
+
+@register("conv", keys=("kernel", "bias", "shape"), required=("kernel",))
+def _build_conv(raw, ctx, where):
+    kernel = ctx.value(raw["kernel"], f"{where}.kernel", ndim=None)
+    if "shape" not in raw:
+        n = ctx.need_n(where)
+        if kernel.ndim != 1:
+            raise ctx.error("a 1-D kernel is a list of numbers or expressions; a 2-D kernel needs "
+                            "shape: [H, W], the grid it slides over", f"{where}.kernel")
+        if len(kernel) > n:
+            raise ctx.error(f"kernel has {len(kernel)} entries, more than n = {n}", f"{where}.kernel")
+        return Conv(circulant(kernel, n), _bias(raw, ctx, where, n))
+    try:
+        shape = parse_shape(raw["shape"])
+    except GdlcheckError as err:
+        raise ctx.error(err.what, f"{where}.shape") from None
+    n = ctx.need_n(where, int(np.prod(shape)))
+    if kernel.ndim != len(shape):
+        raise ctx.error(f"kernel is {kernel.ndim}-D but shape {list(shape)} is {len(shape)}-D", f"{where}.kernel")
+    if any(k > s for k, s in zip(kernel.shape, shape)):
+        raise ctx.error(f"kernel of shape {list(kernel.shape)} is larger than the grid {list(shape)}",
+                        f"{where}.kernel")
+    return Conv(circulant(kernel, shape), _bias(raw, ctx, where, n))
+
+
+# --------------------------------------------------------------------------- deepsets
+
+
+class DeepSets(Linear):
+    """``Y = alpha X + beta 11^T X``: the matrix ``alpha*I + beta*11^T`` (Theorem 2)."""
+
+    kind = "deepsets"
+
+
+def identity_plus_ones(alpha, beta, n: int) -> np.ndarray:
+    """``alpha*I + beta*11^T``: float64 for numbers, sympy entries when either is symbolic."""
+    symbolic = hasattr(alpha, "free_symbols") or hasattr(beta, "free_symbols")
+    W = np.full((n, n), beta, dtype=object if symbolic else np.float64)
+    np.fill_diagonal(W, alpha + beta)
+    return W
+
+
+class ChannelDeepSets(Composite):
+    """``Y = X Lambda + 11^T X Gamma`` (Theorem 2 with channels)."""
+
+    kind = "deepsets"
+    _weights = ("lam", "gamma")
+
+    def __init__(self, lam, gamma, n=None):
+        self.lam, self.gamma, self.n = lam, gamma, n
+        self.in_channels, self.out_channels = int(lam.shape[0]), int(lam.shape[1])
+
+    def forward(self, X, A=None):
+        pooled = X.sum(axis=0, keepdims=True) @ self.gamma
+        return X @ self.lam + np.repeat(pooled, X.shape[0], axis=0)
+
+    def linear_form(self):
+        if self.lam.shape == (1, 1) and self.n is not None:
+            return identity_plus_ones(self.lam[0, 0], self.gamma[0, 0], self.n), None
+        return None
+
+    def aggregations(self, X, A=None):
+        n = X.shape[0]
+        if self.lam.shape == (1, 1) and not is_symbolic_array(self.lam) and not is_symbolic_array(self.gamma):
+            # one channel: Y = (lambda I + gamma 11^T) X, the same G as alpha/beta DeepSets
+            return [float(self.lam[0, 0]) * np.eye(n) + float(self.gamma[0, 0]) * np.ones((n, n))]
+        return [np.eye(n), np.ones((n, n))]  # Y = I X Lambda + 11^T X Gamma: two terms, each static
+
+
+@register("deepsets", keys=("alpha", "beta", "lambda", "gamma"))
+def _build_deepsets(raw, ctx, where):
+    if "lambda" in raw or "gamma" in raw:
+        if "alpha" in raw or "beta" in raw:
+            raise ctx.error("give alpha and beta, or lambda and gamma, not both", where)
+        for key in ("lambda", "gamma"):
+            if key not in raw:
+                raise ctx.error(f"layer kind 'deepsets' with channels needs key {key!r}", where)
+        lam = ctx.matrix(raw["lambda"], f"{where}.lambda")
+        gamma = ctx.matrix(raw["gamma"], f"{where}.gamma")
+        if gamma.shape != lam.shape:
+            raise ctx.error(f"gamma is {shape_text(gamma)}, expected the shape of lambda ({shape_text(lam)})",
+                            f"{where}.gamma")
+        return ChannelDeepSets(lam, gamma, ctx.n)
+    n = ctx.need_n(where)
+    for key in ("alpha", "beta"):
+        if key not in raw:
+            raise ctx.error(f"layer kind 'deepsets' needs key {key!r}", where)
+    alpha = ctx.scalar(raw["alpha"], f"{where}.alpha")
+    beta = ctx.scalar(raw["beta"], f"{where}.beta")
+    return DeepSets(identity_plus_ones(alpha, beta, n))

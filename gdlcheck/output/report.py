@@ -1,0 +1,137 @@
+"""Every JSON object gdlcheck prints (DESIGN.md section 6), built from the library's results.
+
+Pure data with a deterministic key order; floats keep full round-trip precision (``repr``).
+Every object carries ``schema_version``; keys are added, never renamed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from gdlcheck.groups import PermGroup
+from gdlcheck.output.words import DETAILS, constraint_lines, counterexample, fact_text, json_float
+from gdlcheck.verification.result import Check, VerifyResult
+
+SCHEMA_VERSION = 1
+
+
+def dumps(obj: dict) -> str:
+    """One line of JSON; floats keep full round-trip precision (``repr``)."""
+    return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(", ", ": "))
+
+
+def group_json(group: PermGroup) -> dict:
+    out = {"name": group.name, "n": group.n, "order": group.order_json(), "generators": group.generator_strings}
+    if group.shape is not None:
+        out["shape"] = list(group.shape)
+    return out
+
+
+def groups_json(group: PermGroup) -> dict:
+    """``gdlcheck groups NAME --format json``."""
+    out = {"schema_version": SCHEMA_VERSION}
+    out.update(group_json(group))
+    out["transitive"] = group.is_transitive
+    return out
+
+
+def catalogue_json(family) -> dict:
+    """One line of ``gdlcheck groups --format json``: a family of the catalogue."""
+    return {"schema_version": SCHEMA_VERSION, "name": family.name, "needs": family.needs,
+            "generators": family.generators, "order": family.order_text}
+
+
+def check_json(c: Check) -> dict:
+    out = {"generator": c.generator, "method": c.method, "passed": c.passed,
+           "max_abs_error": json_float(c.max_abs_error), "relative_error": json_float(c.relative_error),
+           "counterexample": counterexample(c.witness)}
+    if c.exact is not None:
+        out["exact"] = c.exact
+    if c.trials is not None:
+        out["trials"] = c.trials
+    if c.detail:
+        out["note"] = DETAILS[c.detail]
+    return out
+
+
+def verify_json(result: VerifyResult) -> dict:
+    """``gdlcheck verify --format json``: one object per input."""
+    out = {
+        "schema_version": SCHEMA_VERSION,
+        "input": result.input,
+        "kind": result.kind,
+        "group": group_json(result.group),
+        "expect": result.expect,
+        "passed": result.passed,
+        "verdict": result.verdict,
+        "checks": [check_json(c) for c in result.checks],
+        "constraints": constraint_lines(result),
+    }
+    if result.name:
+        out["name"] = result.name
+    if result.notes:
+        out["notes"] = [fact_text(note) for note in result.notes]
+    if result.diagnosis is not None:
+        out["diagnosis"] = [fact_text(f) for f in result.diagnosis]
+    return out
+
+
+def error_json(input_name: str, message: str) -> dict:
+    return {"schema_version": SCHEMA_VERSION, "input": input_name, "passed": False, "verdict": "error",
+            "error": message}
+
+
+def derive_json(d) -> dict:
+    pattern = d.pattern  # first: a pattern over the size budget is refused before anything else is built
+    out = {
+        "schema_version": SCHEMA_VERSION,
+        "group": group_json(d.group),
+        "in_order": d.in_order,
+        "out_order": d.out_order,
+        "dimension": d.dimension,
+        "free_parameters": d.free_parameters,
+        "unconstrained_parameters": d.unconstrained_parameters,
+        "form": d.form,
+        "formula": d.formula,
+        "parameters": d.parameters,
+    }
+    if d.channels_in != 1 or d.channels_out != 1:
+        out["channels_in"] = d.channels_in
+        out["channels_out"] = d.channels_out
+    if d.partitions is not None:
+        out["partitions"] = d.partitions
+    matrix = d.matrix_strings()
+    if matrix is not None:
+        out["matrix"] = matrix
+    out["pattern"] = pattern.tolist()
+    return out
+
+
+def project_json(input_name: str, group: PermGroup, P, distance: float) -> dict:
+    """``gdlcheck project --format json``: the nearest equivariant matrix and the distance."""
+    return {"schema_version": SCHEMA_VERSION, "input": input_name, "group": group_json(group),
+            "relative_distance": distance, "matrix": [[float(x) for x in row] for row in P.tolist()]}
+
+
+def symmetries_json(input_name: str, found) -> dict:
+    """``gdlcheck symmetries --format json``."""
+    g = found.group
+    return {"schema_version": SCHEMA_VERSION, "input": input_name, "n": g.n,
+            "group": {"order": g.order_json(), "generators": g.generator_strings, "transitive": g.is_transitive},
+            "contains": list(found.contains), "colours": found.colours, "tol": found.tol}
+
+
+def inspect_json(inspection) -> dict:
+    """``gdlcheck inspect --format json``."""
+    from gdlcheck.inspection import PROPERTIES
+
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "input": inspection.input,
+        "kind": inspection.kind,
+        "depends_on": inspection.depends_on,
+        "properties": {k: bool(inspection.properties[k]) for k in PROPERTIES},
+        "aggregation": {"layer": inspection.measured, "shape": list(inspection.shape), "matrices": inspection.heads,
+                        "samples": inspection.samples},
+        "notes": [fact_text(note) for note in inspection.notes],
+    }

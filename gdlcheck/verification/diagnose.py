@@ -1,0 +1,77 @@
+"""When a check fails: try the neighbouring laws and say which one holds (typed findings).
+
+The neighbours of ``Y(PX, P A P^T) = P Y(X, A)`` are the usual mistakes: permuting only the
+rows of A, keeping A fixed (or permuting it when the layer keeps it fixed), P against P^T,
+and invariance against equivariance.  Each is measured with the same trial loop as the
+numeric check (:func:`~gdlcheck.verification.measure.trial_residuals`), on inputs of its own
+(trials from 10000 on), and judged with the same tolerance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gdlcheck.errors import GdlcheckError
+from gdlcheck.groups import PermGroup, fixes
+from gdlcheck.layers import Fact, Layer, with_graph_mode
+from gdlcheck.verification.measure import _generator, default_law, trial_residuals
+from gdlcheck.verification.result import Check, Law, Options
+
+DIAGNOSIS_TRIALS = 3
+FIRST_TRIAL = 10_000
+
+
+def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options: Options,
+             checks: list[Check]) -> list[Fact]:
+    """Findings, in order: the law that fails and for which generators, the neighbouring laws
+    that hold (or that none does), and what the layer's structure says each failing generator
+    breaks."""
+    failing = {c.generator for c in checks if c.passed is False}
+    if not failing:
+        return []
+    gens = [s for s in group.gen_arrays() if _generator(s) in failing]
+    law = default_law(layer, expect)
+    a, y = law.graph, law.output
+    out = [Fact("fails", {"law": law, "generators": sorted(failing)})]
+
+    def holds(candidate: Law, probe: Layer = layer) -> bool:
+        try:
+            residuals = trial_residuals(probe, group, candidate, channels, DIAGNOSIS_TRIALS, options.seed, gens=gens,
+                                        first_trial=FIRST_TRIAL)
+        except (ValueError, IndexError, GdlcheckError):
+            return False
+        return all(r.relative_error <= options.tol for r in residuals)
+
+    found = False
+    if y == "P" and holds(Law(a, "none")):
+        out.append(Fact("invariant_holds", {"law": Law(a, "none")}))
+        found = True
+    if y == "none" and holds(Law(a, "P")):
+        out.append(Fact("equivariant_holds", {"law": Law(a, "P")}))
+        found = True
+    if y == "P" and any(not np.array_equal(s, np.argsort(s)) for s in gens) and holds(Law(a, "PT")):
+        out.append(Fact("transpose_holds", {"law": Law(a, "PT")}))
+        found = True
+    A = layer.graph()
+    if A is not None:
+        if a == "both":
+            if holds(Law("rows", y)):
+                out.append(Fact("rows_holds", {"law": Law("rows", y)}))
+                found = True
+            if holds(Law("fixed", y)):
+                out.append(Fact("fixed_holds", {"law": Law("fixed", y)}))
+                found = True
+        elif holds(Law("both", y), with_graph_mode(layer, "input")):
+            autos = {_generator(s) for s in gens if fixes(s, A)}
+            out.append(Fact("theorem3_holds", {"law": Law("both", y),
+                                               "not_automorphisms": [g for g in sorted(failing) if g not in autos]}))
+            found = True
+    if not found:
+        tried = ["rows", "fixed"] if a == "both" else ["both"] if a == "fixed" else []
+        out.append(Fact("none_holds", {"tried": tried + ["PT", "equivariance" if y == "none" else "invariance"]}))
+    for s in gens:
+        for fact in layer.breaks(s):
+            finding = Fact("breaks", {"generator": _generator(s), "fact": fact})
+            if finding not in out:
+                out.append(finding)
+    return out

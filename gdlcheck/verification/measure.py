@@ -1,0 +1,291 @@
+"""Measuring: how far a layer is from commuting with each generator.  No verdicts here.
+
+Three measurements (DESIGN.md section 5), each one :class:`Residual` per generator:
+
+* :func:`weight_residuals`, for layers that say they are linear (``Y = W X + b``):
+  ``W[s[i], s[j]]`` against ``W[i, j]`` for every generator ``s`` (``W[i, s[j]]`` for an
+  invariant output) and ``b[s[i]]`` against ``b[i]``.  Numbers are compared as given; sympy
+  expressions structurally first, then by simplification under a time budget.
+* :func:`trial_residuals`, for every layer: for each generator and seeded random input
+  ``X``, ``f(g.X)`` against ``g.f(X)`` under a :class:`Law` (``f(X)`` for an invariant
+  output).  Diagnosis runs the same loop with the neighbouring laws.
+* :func:`symbolic_residuals`: the layer run on a matrix of sympy symbols, ``f(PX)`` against
+  ``P f(X)`` as expressions.
+
+A group is respected exactly when each of its generators is, so only generators are measured.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gdlcheck.errors import LayerError, SpecError
+from gdlcheck.groups import PermGroup, act, act_rows, conjugate, cycle_string
+from gdlcheck.layers import Fact, Layer
+from gdlcheck.layers.base import exact_array
+from gdlcheck.limits import SYMBOLIC_SECONDS
+from gdlcheck.verification.result import (Law, OutputWitness, Residual, ShapeWitness, TrialWitness,
+                                          WeightWitness)
+from gdlcheck.verification.symbolic import differ_at_a_point, equal_exactly, run_with_time_limit
+
+TINY = np.finfo(np.float64).tiny
+# The symbolic forward pass runs a non-linear layer on an n x d matrix of symbols: small n, d only.
+SYMBOLIC_MAX_POINTS = 6
+SYMBOLIC_MAX_CHANNELS = 2
+
+
+def _generator(s: np.ndarray) -> str:
+    return cycle_string(tuple(s.tolist()))
+
+
+# --------------------------------------------------------------------------- weights
+
+
+def weight_residuals(W: np.ndarray, b, group: PermGroup, expect: str, witness_tol: float) -> tuple[list[Residual], list]:
+    """Compare the weights with their images under each generator.
+
+    ``witness_tol`` picks what a numeric witness shows: the first pair in row-major order
+    that deviates by more than ``witness_tol`` times the largest entry, else the largest
+    deviation.  Returns the residuals and, for symbolic weights, the differences ``left -
+    right`` that are not zero (to solve for the symbols).
+    """
+    if W.shape[1] != group.n or (expect != "invariant" and W.shape[0] != group.n):
+        if expect != "invariant" and W.shape[1] == group.n:
+            raise SpecError(f"the layer's output has {W.shape[0]} row(s), not n = {group.n}: a pooled output is "
+                            "invariant; use expect: invariant", where="expect")
+        raise SpecError(f"the layer acts on {W.shape[1]} points but the group on n = {group.n}")
+    symbolic = W.dtype == object or (isinstance(b, np.ndarray) and b.dtype == object) or hasattr(b, "free_symbols")
+    residuals, equations = [], []
+    for s in group.gen_arrays():
+        if symbolic:
+            residual, eqs = _symbolic_weights(W, b, s, expect)
+            equations.extend(eqs)
+        else:
+            residual = _numeric_weights(W, b, s, expect, witness_tol)
+        residuals.append(residual)
+    return residuals, equations
+
+
+def _image(W: np.ndarray, s: np.ndarray, expect: str) -> np.ndarray:
+    """``W[s[i], s[j]]`` for equivariance, ``W[i, s[j]]`` for invariance."""
+    return W[:, s] if expect == "invariant" else W[np.ix_(s, s)]
+
+
+def _image_index(s, i, j, expect) -> tuple[int, int]:
+    return (int(i), int(s[j])) if expect == "invariant" else (int(s[i]), int(s[j]))
+
+
+def _numeric_weights(W, b, s, expect, witness_tol) -> Residual:
+    image = _image(W, s, expect)
+    # The common case, an exact pass, costs one gather and one comparison (the numpy floor).
+    if np.array_equal(image, W):
+        scale, diff, dev = 0.0, None, 0.0
+    else:
+        scale = float(np.max(np.abs(W)))
+        diff = np.abs(image - W)
+        dev = float(diff.max())
+    witness = None
+    worst = dev
+    if dev > 0:
+        beyond = diff > witness_tol * scale
+        i, j = np.unravel_index(int(np.argmax(beyond) if np.any(beyond) else np.argmax(diff)), W.shape)
+        witness = WeightWitness((int(i), int(j)), _image_index(s, i, j, expect), float(W[i, j]), float(image[i, j]))
+    if b is not None and expect != "invariant" and np.ndim(b) == 1:
+        bvec = np.asarray(b, dtype=np.float64)
+        bd = np.abs(bvec[s] - bvec)
+        bias_dev = float(bd.max())
+        if bias_dev > 0 and (witness is None or bias_dev > dev):
+            k = int(np.argmax(bd))
+            witness = WeightWitness((k,), (int(s[k]),), float(bvec[k]), float(bvec[s[k]]))
+        scale = max(scale, float(np.max(np.abs(W))), float(np.max(np.abs(bvec))))
+        worst = max(dev, bias_dev)
+    rel = worst / scale if scale > 0 else 0.0
+    return Residual(_generator(s), "exact", max_abs_error=worst, relative_error=rel, exact=worst == 0,
+                    witness=witness)
+
+
+def _symbolic_weights(W, b, s, expect) -> tuple[Residual, list]:
+    image = _image(W, s, expect)
+    differ = np.argwhere(image != W)
+    pairs = [(image[i, j], W[i, j], (int(i), int(j))) for i, j in differ]
+    if b is not None and expect != "invariant" and isinstance(b, np.ndarray) and b.ndim == 1:
+        pairs += [(b[s[k]], b[k], (int(k),)) for k in np.argwhere(b[s] != b).ravel()]
+    first_bad, undecided, equations = None, False, []
+    for left, right, where in pairs:
+        same = equal_exactly(left, right)
+        if same is True:
+            continue
+        if same is None:
+            undecided = True
+            continue
+        equations.append(left - right)
+        if first_bad is None:
+            first_bad = (left, right, where)
+    witness = None
+    if first_bad is not None:
+        left, right, where = first_bad
+        image_at = _image_index(s, *where, expect) if len(where) == 2 else (int(s[where[0]]),)
+        witness = WeightWitness(where, image_at, right, left)
+    exact = False if first_bad is not None else (None if undecided else True)
+    return Residual(_generator(s), "exact", exact=exact, witness=witness, symbolic=True,
+                    detail="sympy_timeout" if exact is None else None), equations
+
+
+# --------------------------------------------------------------------------- random trials
+
+
+def default_law(layer: Layer, expect: str) -> Law:
+    """The law a layer is checked for: its graph permuted with X (``graph: input``) or held."""
+    A = layer.graph()
+    graph = None if A is None else ("both" if layer.uses_graph else "fixed")
+    return Law(graph=graph, output="none" if expect == "invariant" else "P")
+
+
+def _finite_output(f: Layer, X: np.ndarray, A, trial: int, seed: int) -> np.ndarray:
+    """``f(X, A)`` as float64; an output with inf or NaN cannot be compared, so it is an error.
+
+    A NaN would otherwise compare as "no difference" and pass silently.
+    """
+    with np.errstate(all="ignore"):
+        try:
+            out = np.asarray(f.forward(X, A), dtype=np.float64)
+        except (OverflowError, FloatingPointError) as err:
+            raise LayerError(f"the layer overflows on random input (trial {trial}, seed {seed}): {err}") from None
+    if not np.all(np.isfinite(out)):
+        raise LayerError(f"the layer's output is not finite (inf or NaN) on random input (trial {trial}, "
+                         f"default_rng([{seed}, {trial}])): float64 overflows; scale the weights down")
+    return out
+
+
+def _points_output(fx: np.ndarray, n: int) -> None:
+    """An equivariant output's first axis must be the n points."""
+    if fx.ndim == 0 or fx.shape[0] != n:
+        rows = fx.shape[0] if fx.ndim else 0
+        raise SpecError(f"the layer's output has {rows} row(s), not n = {n}: a pooled output is invariant; "
+                        "use expect: invariant", where="expect")
+
+
+def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, trials: int, seed: int,
+                    gens: list[np.ndarray] | None = None, first_trial: int = 0) -> list[Residual]:
+    """Probe ``f(g.X)`` against the law's target with seeded random inputs, per generator.
+
+    Trial ``t`` draws its input from ``numpy.random.default_rng([seed, first_trial + t])`` (then
+    one value per symbol of the weights); the witness is the trial with the largest relative
+    error ``max|f(gX) - target| / (max|f(X)| + tiny)`` and the output entry that differs most.
+    """
+    n = group.n
+    gens = group.gen_arrays() if gens is None else gens
+    worst: list[tuple[float, float, TrialWitness | None]] = [(0.0, 0.0, None)] * len(gens)
+    syms = sorted(layer.symbols(), key=str)
+    A = layer.graph()
+    for t in range(first_trial, first_trial + trials):
+        rng = np.random.default_rng([seed, t])
+        X = rng.standard_normal((n, channels))
+        f = layer.subs({x: float(rng.standard_normal()) for x in syms}) if syms else layer
+        fx = _finite_output(f, X, A, t, seed)
+        if law.output != "none":
+            _points_output(fx, n)
+        scale = float(np.max(np.abs(fx))) if fx.size else 0.0
+        for k, s in enumerate(gens):
+            gA = _moved_graph(law, s, A)
+            fgx = _finite_output(f, act(s, X), gA, t, seed)
+            target = fx if law.output == "none" else act(s if law.output == "P" else np.argsort(s), fx)
+            if fgx.shape != target.shape:
+                raise ValueError(f"output shape changed under the permutation: {fgx.shape} vs {target.shape}")
+            diff = np.abs(fgx - target)
+            err = float(diff.max()) if diff.size else 0.0
+            if not math.isfinite(err):
+                err = math.inf
+            rel = err / (scale + TINY) if err > 0 else 0.0
+            if rel > worst[k][1]:
+                entry = np.unravel_index(int(np.argmax(np.where(np.isnan(diff), np.inf, diff))), diff.shape) \
+                    if diff.size else ()
+                witness = TrialWitness(t, seed, tuple(int(e) for e in entry),
+                                       float(target[entry]) if diff.size else None,
+                                       float(fgx[entry]) if diff.size else None)
+                worst[k] = (err, rel, witness)
+    return [Residual(_generator(s), "numeric", max_abs_error=err, relative_error=rel, witness=witness, trials=trials)
+            for s, (err, rel, witness) in zip(gens, worst)]
+
+
+def _moved_graph(law: Law, s: np.ndarray, A):
+    if A is None or law.graph in (None, "fixed"):
+        return A
+    return conjugate(s, A) if law.graph == "both" else act_rows(s, A)
+
+
+# --------------------------------------------------------------------------- symbolic forward pass
+
+
+def symbolic_applies(layer: Layer, n: int, channels: int) -> Fact | None:
+    """Why the symbolic forward pass does not apply (None: it does)."""
+    if not getattr(layer, "supports_symbolic", False):
+        return Fact("no_symbolic_pass", {"kind": layer.kind})
+    if n > SYMBOLIC_MAX_POINTS:
+        return Fact("symbolic_points", {"n": n, "limit": SYMBOLIC_MAX_POINTS})
+    if channels > SYMBOLIC_MAX_CHANNELS:
+        return Fact("symbolic_channels", {"d": channels, "limit": SYMBOLIC_MAX_CHANNELS})
+    return None
+
+
+def symbolic_residuals(layer: Layer, group: PermGroup, expect: str, channels: int,
+                       seconds: float = SYMBOLIC_SECONDS) -> list[Residual]:
+    """Run the layer on an n x d matrix of symbols and compare ``f(PX)`` with ``P f(X)`` as expressions.
+
+    Given numbers become exact rationals, so the two sides are built from the same terms and
+    are compared structurally; pairs that differ are told apart at a random rational point
+    or, failing that, simplified.  What is not decided within ``seconds`` is undecided.
+    """
+    import sympy
+
+    n = group.n
+    gens = group.gen_arrays()
+    X = np.empty((n, channels), dtype=object)
+    for i in range(n):
+        for c in range(channels):
+            X[i, c] = sympy.Symbol(f"x_{i}_{c}")
+    A = layer.graph()
+    if hasattr(A, "toarray"):  # a scipy.sparse graph; this check runs for n <= 6 only
+        A = A.toarray()
+    A = exact_array(np.asarray(A, dtype=np.float64)) if A is not None else None
+    done: list[Residual] = []
+
+    def work():
+        fx = layer.forward_symbolic(X, A)
+        if expect != "invariant":
+            _points_output(fx, n)
+        for s in gens:
+            gA = conjugate(s, A) if (A is not None and layer.uses_graph) else A
+            fgx = layer.forward_symbolic(act(s, X), gA)
+            target = fx if expect == "invariant" else act(s, fx)
+            done.append(_compare_symbolic(s, fgx, target))
+
+    run_with_time_limit(work, seconds)
+    residuals = list(done)
+    for s in gens[len(done):]:
+        residuals.append(Residual(_generator(s), "exact", exact=None, detail="sympy_timeout", symbolic=True))
+    return residuals
+
+
+def _compare_symbolic(s, got: np.ndarray, target: np.ndarray) -> Residual:
+    import sympy
+
+    gen = _generator(s)
+    if got.shape != target.shape:
+        return Residual(gen, "exact", exact=False, witness=ShapeWitness(tuple(got.shape), tuple(target.shape)),
+                        symbolic=True)
+    differ = [idx for idx in np.ndindex(got.shape) if got[idx] != target[idx]]
+    undecided = []
+    rng = np.random.default_rng(0)
+    for idx in differ:
+        if differ_at_a_point(got[idx], target[idx], rng, tries=2):
+            witness = OutputWitness(tuple(int(v) for v in idx), target[idx], got[idx])
+            return Residual(gen, "exact", exact=False, witness=witness, symbolic=True)
+        undecided.append(got[idx] - target[idx])
+    for diff in undecided:
+        if sympy.simplify(diff) != 0:
+            return Residual(gen, "exact", exact=None, detail="sympy_undecided", symbolic=True)
+    return Residual(gen, "exact", max_abs_error=0.0, relative_error=0.0, exact=True, symbolic=True,
+                    detail="symbolic_simplified" if undecided else "symbolic_identical")

@@ -1,0 +1,154 @@
+"""What verification produces, as plain data: residuals, judged checks, the result of a run.
+
+Measuring (:mod:`~gdlcheck.verification.measure`) gives one :class:`Residual` per generator
+and method, with a typed witness and no tolerance; judging
+(:mod:`~gdlcheck.verification.verdict`) turns residuals into :class:`Check` s and a verdict;
+:mod:`gdlcheck.output` turns all of it into JSON and sentences.  Nothing here prints or words
+anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from gdlcheck.groups import PermGroup
+from gdlcheck.layers import Fact
+from gdlcheck.tolerances import TOL
+
+METHODS = ("auto", "exact", "numeric", "both")
+
+# Verdicts (JSON "verdict"); the README's verdict table says what each means.
+HOLDS = "holds"                                   # exact check: holds with no deviation at all
+HOLDS_WITHIN_TOLERANCE = "holds_within_tolerance"  # exact check: deviation within tol of the largest entry
+HOLDS_NUMERICALLY = "holds_numerically"           # only the numeric check applies, and it holds
+FAILS = "fails"
+INCONCLUSIVE = "inconclusive"
+ERROR = "error"
+
+
+@dataclass
+class Options:
+    method: str = "auto"
+    tol: float = TOL
+    trials: int = 8
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Law:
+    """How the input's graph and the output move under ``g`` (the input X always moves by P).
+
+    ``graph``: ``None`` (no graph), ``both`` (``P A P^T``), ``rows`` (``P A``), ``fixed`` (``A``);
+    ``output``: ``P`` (equivariant), ``PT`` (``P^T``), ``none`` (invariant).
+    """
+
+    graph: str | None = None
+    output: str = "P"
+
+
+# --------------------------------------------------------------------------- witnesses
+
+
+@dataclass(frozen=True)
+class WeightWitness:
+    """A pair of weights the generator should map onto each other: ``W[image_entry] != W[entry]``
+    (``b[...]`` when the entries have one index: the bias).  Values are floats, or sympy
+    expressions for symbolic weights."""
+
+    entry: tuple[int, ...]
+    image_entry: tuple[int, ...]
+    value: object
+    image_value: object
+
+
+@dataclass(frozen=True)
+class TrialWitness:
+    """The random input that shows the largest error: trial ``trial`` drawn from
+    ``numpy.random.default_rng([seed, trial])``, and the output entry that differs most."""
+
+    trial: int
+    seed: int
+    entry: tuple[int, ...]
+    expected: float | None
+    got: float | None
+
+
+@dataclass(frozen=True)
+class OutputWitness:
+    """The symbolic forward pass: output ``entry`` of ``f(PX)`` is ``got``, the law wants ``expected``."""
+
+    entry: tuple[int, ...]
+    expected: object
+    got: object
+
+
+@dataclass(frozen=True)
+class ShapeWitness:
+    """``f(PX)`` and the law's target have different shapes."""
+
+    got: tuple[int, ...]
+    expected: tuple[int, ...]
+
+
+Witness = Union[WeightWitness, TrialWitness, OutputWitness, ShapeWitness]
+
+
+# --------------------------------------------------------------------------- residuals and checks
+
+
+@dataclass
+class Residual:
+    """What one method measured for one generator, with no tolerance applied.
+
+    ``max_abs``/``relative``: the largest deviation and its size against the data's scale
+    (None where nothing numeric is measured: symbolic comparisons); ``exact``: True when the
+    two sides are identical (zero deviation, or proved equal), False when they differ
+    (nonzero deviation, or proved different), None when undecided; ``detail``: how an exact
+    comparison was decided (a key of :data:`gdlcheck.output.words.DETAILS`); ``symbolic``:
+    the two sides were compared as expressions, so ``exact`` alone decides (no tolerance).
+    """
+
+    generator: str
+    method: str
+    max_abs_error: float | None = None
+    relative_error: float | None = None
+    exact: bool | None = None
+    witness: Witness | None = None
+    trials: int | None = None
+    detail: str | None = None
+    symbolic: bool = False
+
+
+@dataclass
+class Check(Residual):
+    """A residual judged against the tolerance: ``passed`` True, False, or None (undecided)."""
+
+    passed: bool | None = None
+
+
+@dataclass
+class VerifyResult:
+    """The outcome of verifying one input.
+
+    ``notes`` and ``diagnosis`` are typed facts (:class:`gdlcheck.layers.Fact`), worded by
+    :mod:`gdlcheck.output.words`; ``constraints`` are solved equations (``b = c``), and
+    ``unsatisfiable`` says that no values of the symbols make the layer hold.
+    """
+
+    input: str
+    kind: str
+    group: PermGroup
+    expect: str
+    passed: bool
+    verdict: str
+    checks: list[Check]
+    constraints: list[str] = field(default_factory=list)
+    unsatisfiable: bool = False
+    name: str | None = None
+    notes: list[Fact] = field(default_factory=list)
+    diagnosis: list[Fact] | None = None
+
+    @property
+    def failing(self) -> list[Check]:
+        return [c for c in self.checks if c.passed is False]

@@ -1,0 +1,72 @@
+"""Judging: residuals against the tolerance, and the verdict of a run.  Pure functions, no layers.
+
+:func:`decide` is laid out like the README's verdict table; each row has a unit test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields as dataclass_fields
+
+from gdlcheck.layers import Fact
+from gdlcheck.verification.result import (FAILS, HOLDS, HOLDS_NUMERICALLY, HOLDS_WITHIN_TOLERANCE, INCONCLUSIVE,
+                                          Check, Residual)
+
+
+def judge(residual: Residual, tol: float, method: str = "auto") -> Check:
+    """One residual against ``tol``: a comparison of expressions passes when it proved the two
+    sides equal; a measured deviation passes when its relative size is at most ``tol``.
+
+    A numeric check that passes keeps no witness.  With ``method="exact"`` a weight deviation
+    within the tolerance does not pass: exactness is demanded.
+    """
+    fields = {f.name: getattr(residual, f.name) for f in dataclass_fields(Residual)}
+    if residual.symbolic:
+        passed = residual.exact
+    else:
+        passed = bool(residual.relative_error <= tol)
+    if residual.method == "numeric" and passed:
+        fields["witness"] = None
+    if method == "exact" and passed and residual.exact is False:
+        passed = False
+        fields["detail"] = "within_tolerance_only"
+    return Check(**fields, passed=passed)
+
+
+def decide(checks: list[Check], *, method: str, has_generators: bool, exact_applies: bool,
+           why_not: Fact | None = None) -> tuple[str, bool, list[Fact]]:
+    """The verdict, whether it passes, and the notes that explain it.
+
+    ============================================  =======================================
+    situation                                     verdict
+    ============================================  =======================================
+    the group has no generators                   holds
+    exact demanded, no exact check applies        inconclusive
+    some check fails                              fails
+    every exact check passes, all exactly         holds
+    every exact check passes, some within tol     holds_within_tolerance
+    an exact check undecided, exact demanded      inconclusive
+    an exact check undecided                      holds_numerically (rests on the trials)
+    no exact check, numeric trials ran            holds_numerically
+    no check ran at all                           inconclusive
+    ============================================  =======================================
+    """
+    exact = [c for c in checks if c.method == "exact"]
+    numeric = [c for c in checks if c.method == "numeric"]
+    notes: list[Fact] = []
+    if not has_generators:
+        return HOLDS, True, [Fact("no_generators")]
+    if method == "exact" and not exact_applies:
+        return INCONCLUSIVE, False, [Fact("no_exact_check", {"why": why_not})]
+    if any(c.passed is False for c in checks):
+        return FAILS, False, notes
+    if exact and all(c.passed for c in exact):
+        return (HOLDS if all(c.exact for c in exact) else HOLDS_WITHIN_TOLERANCE), True, notes
+    if exact:
+        if method == "exact":
+            return INCONCLUSIVE, False, notes
+        return HOLDS_NUMERICALLY, True, [Fact("exact_undecided")]
+    if not numeric:
+        return INCONCLUSIVE, False, notes
+    if why_not is not None and method != "numeric":
+        notes.append(Fact("numeric_only", {"why": why_not}))
+    return HOLDS_NUMERICALLY, True, notes
