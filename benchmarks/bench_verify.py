@@ -23,8 +23,10 @@ from _common import emit, fmt_bytes, fmt_seconds, peak_memory, table, timed  # n
 
 from gdlcheck import groups  # noqa: E402
 from gdlcheck.layers import Linear  # noqa: E402
-from gdlcheck.matrices import to_array  # noqa: E402
-from gdlcheck.verification import Options, exact_checks, verify_layer  # noqa: E402
+from gdlcheck.inputs.matrices import to_array  # noqa: E402
+from gdlcheck.verification import Options, verify_layer  # noqa: E402
+from gdlcheck.verification.measure import weight_residuals  # noqa: E402
+from gdlcheck.verification.verdict import judge  # noqa: E402
 
 
 def circulant(theta: np.ndarray) -> np.ndarray:
@@ -36,8 +38,8 @@ def time_exact(W, g, repeat: int, whole_repeat: int) -> tuple[float, float]:
     """Median times of the exact check alone and of ``verify_layer(..., method="exact")``."""
 
     def ours():
-        checks, _ = exact_checks(W, None, g, "equivariant", 1e-9)
-        assert all(c.passed for c in checks)
+        residuals, _ = weight_residuals(W, None, g, "equivariant", 1e-9)
+        assert all(judge(r, 1e-9).passed for r in residuals)
 
     def whole():
         verify_layer(Linear(W), g, options=Options(method="exact"))
@@ -92,7 +94,7 @@ def gcn_rows(n: int, d: int, repeat: int):
     """Numeric verify of a GCN on a sparse random graph (scipy.sparse, never dense n x n)."""
     import scipy.sparse as sp
 
-    from gdlcheck.nn import GCN
+    from gdlcheck.layers import GCN
 
     rng = np.random.default_rng(0)
     m = 3 * n  # about 6 neighbours a node

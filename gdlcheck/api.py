@@ -26,7 +26,7 @@ import numpy as np
 
 from gdlcheck import derivation, results
 from gdlcheck.errors import CallableError, GdlcheckError, GroupError, LimitError, SpecError, param
-from gdlcheck.groups import PermGroup, build_group
+from gdlcheck.groups import FAMILIES, PermGroup, build_group
 from gdlcheck.inputs.matrices import as_matrix, check_square, load_matrix
 from gdlcheck.inputs.spec import dump_yaml, is_spec_text
 from gdlcheck.inspection import inspect_layer
@@ -34,12 +34,19 @@ from gdlcheck.results import Derived, Found, Inspected, Projected, Verified
 from gdlcheck.sources import GroupOptions, graph_array, layer_points, matrix_job, resolve, resolve_layer
 from gdlcheck.symmetries import find_symmetries as _find_symmetries
 from gdlcheck.tolerances import DEFAULT_TOL, TOL
-from gdlcheck.user_code import DTYPES, EXPECT, CallableLayer, build_callable, callable_name, load_callable, \
-    parse_input_shape
+from gdlcheck.user_code import (
+    DTYPES,
+    EXPECT,
+    CallableLayer,
+    build_callable,
+    callable_name,
+    load_callable,
+    parse_input_shape,
+)
 from gdlcheck.verification import METHODS, Options, verify_layer
 
 __all__ = ["group", "derive", "verify", "verify_callable", "project", "inspect", "find_symmetries", "Derived",
-           "Verified", "PermGroup", "GdlcheckError", "CallableError"]
+           "Verified", "PermGroup", "GroupOptions", "GdlcheckError", "CallableError", "FAMILIES"]
 
 
 # --------------------------------------------------------------------------- groups
@@ -235,13 +242,18 @@ def verify_input(path: str, options: GroupOptions, *, expect: str | None = None,
 
 
 def _run(job, label, expect, method, tol, trials, seed) -> Verified:
-    options = Options(method=method, tol=float(tol), trials=trials, seed=seed if seed is not None else (job.seed or 0))
+    options = Options(method=method, tol=float(tol), trials=trials, seed=_seed(seed, job))
     try:
         result = verify_layer(job.layer, job.group, expect=expect or job.expect, channels=job.channels,
                               options=options, input=label, kind=job.kind, name=job.name)
     except GdlcheckError as err:
         raise err.located(file=label) from None
     return results.verified(result)
+
+
+def _seed(seed: int | None, job) -> int:
+    """The seed of the random inputs: the one given, else the spec's, else 0."""
+    return seed if seed is not None else (job.seed or 0)
 
 
 def _is_spec_text(source) -> bool:
@@ -350,8 +362,7 @@ def inspect(spec, n: int | None = None, seed: int | None = None) -> Inspected:
     job = resolve_layer(path, n)
     points = job.group.n if job.group is not None else (n or layer_points(job.layer))
     try:
-        result = inspect_layer(job.layer, points, job.channels, input=path, kind=job.kind,
-                               seed=seed if seed is not None else (job.seed or 0))
+        result = inspect_layer(job.layer, points, job.channels, input=path, kind=job.kind, seed=_seed(seed, job))
     except GdlcheckError as err:
         raise err.located(file=path) from None
     return results.inspected(result)

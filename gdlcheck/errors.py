@@ -12,7 +12,7 @@ spells them as Python does (``n``, ``in_order``), and the command line as its fl
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 # A parameter between two NUL characters, "name", "name:METAVAR" or "name=value": no message
 # text holds a NUL otherwise (user values are quoted with repr, which escapes it).
@@ -63,7 +63,7 @@ class GdlcheckError(Exception):
         self.file = file
         self.where = where
 
-    def located(self, file: str | None = None, prefix: str | None = None) -> "GdlcheckError":
+    def located(self, file: str | None = None, prefix: str | None = None) -> GdlcheckError:
         """Fill in the file if it is not known yet and put ``prefix`` before the key path."""
         if self.file is None:
             self.file = file

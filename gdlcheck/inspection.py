@@ -16,7 +16,6 @@ from gdlcheck.layers import Attention, Composite, Fact, Layer, Residual, Sequent
 from gdlcheck.layers.base import DEPENDS_ORDER
 from gdlcheck.tolerances import APPROX_SPARSE_RATIO, ROW_SUM_TOL, SAME_TOL
 
-
 PROPERTIES = ("static", "square", "sparse", "approximately_sparse", "symmetric", "row_stochastic", "nonnegative")
 INSPECT_SAMPLES = 8
 

@@ -17,8 +17,8 @@ from gdlcheck.groups import PermGroup
 from gdlcheck.inputs.expr import parse_expr
 from gdlcheck.inspection import Inspection
 from gdlcheck.output import report
-from gdlcheck.symmetries import Symmetries
 from gdlcheck.output.words import counterexample
+from gdlcheck.symmetries import Symmetries
 from gdlcheck.verification import Check, VerifyResult
 
 # The sympy matrix of a derivation is built entry by entry: keep it for readable sizes.

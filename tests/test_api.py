@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gdlcheck
-from gdlcheck.errors import CallableError
-from gdlcheck.errors import GdlcheckError, GroupError, SpecError
+from gdlcheck.errors import CallableError, GdlcheckError, GroupError, SpecError
 
 
+@pytest.mark.slow
 def test_done_when_derive_dimension_of_cyclic_6():
     out = subprocess.run([sys.executable, "-c",
                           "import gdlcheck; print(gdlcheck.derive(gdlcheck.group('cyclic', n=6)).dimension)"],
@@ -22,6 +22,7 @@ def test_done_when_derive_dimension_of_cyclic_6():
     assert out.stdout == "6\n"
 
 
+@pytest.mark.slow
 def test_import_is_cheap():
     code = ("import sys, gdlcheck; heavy = [m for m in ('sympy', 'scipy', 'rich', 'torch', 'numpy', 'click') "
             "if m in sys.modules]; print(heavy)")
@@ -29,6 +30,7 @@ def test_import_is_cheap():
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_using_the_api_does_not_import_torch():
     code = ("import sys, gdlcheck; gdlcheck.verify_callable(lambda X: 2 * X, 'cyclic', shape=(4, 2)); "
             "gdlcheck.derive(gdlcheck.group('symmetric', n=4)); print('torch' in sys.modules)")
@@ -40,7 +42,7 @@ def test_exports():
     assert {"group", "derive", "verify", "verify_callable", "assert_equivariant"} <= set(gdlcheck.__all__)
     assert callable(gdlcheck.group) and callable(gdlcheck.verify_callable)
     with pytest.raises(AttributeError):
-        gdlcheck.no_such_thing
+        gdlcheck.no_such_thing  # noqa: B018
 
 
 def test_derive_and_verify_are_the_api_functions():
@@ -90,7 +92,7 @@ def test_derive_symmetric_and_channels():
     d22 = gdlcheck.derive(gdlcheck.group("symmetric", n=4), in_order=2, out_order=2)
     assert d22.dimension == 15 and d22.pattern.shape == (4, 4, 4, 4)
     with pytest.raises(GdlcheckError):
-        d22.matrix
+        d22.matrix  # noqa: B018
     with pytest.raises(GroupError):
         gdlcheck.derive("cyclic")
 
@@ -210,3 +212,37 @@ def test_float32_uses_a_looser_default_tolerance(n, seed):
     Wc = W[0][(np.arange(n)[:, None] - np.arange(n)[None, :]) % n]  # circulant
     r = gdlcheck.verify_callable(lambda X: (Wc @ X).astype(np.float32), "cyclic", shape=(n, 2), dtype="float32")
     assert r.passed
+
+
+def test_a_one_line_yaml_spec_is_read_as_yaml_not_as_a_path():
+    r = gdlcheck.verify("{symmetry: {group: cyclic, n: 3}, layer: {kind: conv, kernel: [1, 2]}}")
+    assert r.input == "<spec>" and r.verdict == "holds"
+    r = gdlcheck.verify("layer: {kind: deepsets, alpha: 1, beta: 2}", group="symmetric", n=4)
+    assert r.verdict == "holds"
+    # a path that does not exist is still a path
+    with pytest.raises(GdlcheckError, match="no such file"):
+        gdlcheck.verify("no/such/spec.yaml", group="cyclic")
+
+
+def test_library_errors_name_python_parameters_and_the_cli_names_flags(run):
+    g = gdlcheck.group("cyclic", n=4)
+    with pytest.raises(GdlcheckError) as err:
+        gdlcheck.derive(g, in_order=5)
+    assert str(err.value) == "in_order must be between 0 and 4, got 5"
+    with pytest.raises(GroupError) as err:
+        gdlcheck.group("cyclic")
+    assert str(err.value) == "group 'cyclic' needs a size: give n"
+    result = run(["derive", "--group", "cyclic"])
+    assert result.exit_code == 2 and result.stderr == "gdlcheck: error: group 'cyclic' needs a size: give -n N\n"
+    with pytest.raises(CallableError, match=r"the input's first axis \(shape\) has 5 points"):
+        gdlcheck.verify_callable(lambda X: X, g, shape=(5, 2))
+
+
+def test_project_inspect_and_symmetries_are_api_calls_too(samples):
+    W = np.arange(16.0).reshape(4, 4)
+    p = gdlcheck.project(W, "cyclic")
+    assert p.group.n == 4 and 0 < p.distance < 1
+    assert gdlcheck.verify(p.matrix, p.group).verdict == "holds"
+    assert gdlcheck.inspect(samples / "gcn.yaml").depends_on == "graph"
+    found = gdlcheck.find_symmetries(samples / "petersen.csv")
+    assert found.group.order == 120 and found.to_json("petersen")["group"]["order"] == 120

@@ -19,6 +19,7 @@ def gdlcheck_in(folder, *args):
                           env={**os.environ, "NO_COLOR": "1"}, timeout=120)
 
 
+@pytest.mark.slow
 def test_done_when_centred_passes_under_symmetric():
     out = gdlcheck_in(SAMPLES, "verify", "--callable", "mylayers:centred", "--input-shape", "6x2",
                       "--group", "symmetric")
@@ -26,6 +27,7 @@ def test_done_when_centred_passes_under_symmetric():
     assert "PASS" in out.stdout and "mylayers:centred" in out.stdout and out.stderr == ""
 
 
+@pytest.mark.slow
 def test_done_when_cumsum_fails_under_cyclic():
     out = gdlcheck_in(SAMPLES, "verify", "--callable", "mylayers:cumsum", "--input-shape", "6x2",
                       "--group", "cyclic", "--format", "json")
@@ -38,6 +40,7 @@ def test_done_when_cumsum_fails_under_cyclic():
     assert counter["seed"] == 0 and isinstance(counter["trial"], int)
 
 
+@pytest.mark.slow
 def test_invariant_and_factory_and_quiet():
     out = gdlcheck_in(SAMPLES, "verify", "--callable", "mylayers:total", "--input-shape", "5x3", "--group",
                       "symmetric", "--expect", "invariant", "--quiet")

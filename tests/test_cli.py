@@ -93,6 +93,7 @@ def test_pipeline_derive_csv_into_verify(run, group):
     assert result.exit_code == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_pipeline_as_real_processes():
     env = dict(os.environ, NO_COLOR="1")
     derive = subprocess.run([sys.executable, "-m", "gdlcheck", "derive", "--group", "cyclic", "-n", "6",
@@ -261,6 +262,7 @@ def test_internal_error_exits_70_without_traceback(run, monkeypatch, samples):
     assert result.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_no_color_and_piped_output_has_no_escape_codes():
     env = dict(os.environ, NO_COLOR="1")
     out = subprocess.run([sys.executable, "-m", "gdlcheck", "derive", "-g", "cyclic", "-n", "4"],

@@ -6,10 +6,9 @@ A crash shows as exit code 70 (gdlcheck's internal-error handler) or a traceback
 import re
 
 import yaml
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from click.testing import CliRunner
 
 from gdlcheck.cli import cli
 from tests.conftest import SAMPLES

@@ -4,7 +4,8 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gdlcheck import groups
 from gdlcheck.derivation import derive, orbit_labels, orbitals

@@ -144,3 +144,89 @@ def test_point_orbits_agree_with_sympy(case):
     g = groups.from_generators(n, [list(p) for p in gens]) if gens else groups.trivial(n)
     expected = sorted(sorted(o) for o in g.to_sympy().orbits()) if g.gens else [[i] for i in range(n)]
     assert g.point_orbits() == expected
+
+
+# --------------------------------------------------------------------------- the catalogue's records
+
+
+def test_a_hand_built_group_named_cyclic_derives_by_the_general_method():
+    # the name says nothing: only the catalogue's constructors set a family
+    from gdlcheck.derivation import derive, orbit_labels
+    from gdlcheck.layers import Linear
+    from gdlcheck.verification import verify_layer
+
+    g = groups.PermGroup("cyclic", 4, ((1, 0, 2, 3),))
+    d = derive(g)
+    assert g.family is None and d.form == "orbit basis" and d.dimension == 10
+    assert np.array_equal(d.pattern, orbit_labels(g, 2))
+    W = np.arange(1.0, d.dimension + 1)[d.pattern]
+    assert verify_layer(Linear(W), g).verdict == "holds"
+    # the circulant a name check would have given does not commute with (0 1)
+    circ = derive(groups.cyclic(4))
+    assert verify_layer(Linear(np.arange(1.0, 5)[circ.pattern]), g).verdict == "fails"
+
+
+@pytest.mark.parametrize("n", range(1, 12))
+def test_the_alternating_group_is_generated_by_two_permutations_as_sympy_does(n):
+    from sympy.combinatorics import Permutation
+    from sympy.combinatorics.named_groups import AlternatingGroup
+
+    g = groups.alternating(n)
+    assert len(g.gens) <= 2
+    assert g.to_sympy().order() == g.order == max(1, math.factorial(n) // 2)
+    if n >= 3:
+        ref = AlternatingGroup(n)
+        assert sorted(g.gens) == sorted(tuple(p.array_form) for p in ref.generators)
+    assert all(Permutation(list(p)).is_even for p in g.gens) if g.gens else g.order == 1
+
+
+@pytest.mark.parametrize("name, size", [("cyclic", 7), ("dihedral", 6), ("symmetric", 5), ("alternating", 7),
+                                        ("alternating", 6), ("translations", (3, 4)), ("p4", (4, 4)), ("p4m", (5, 5))])
+def test_every_role_is_what_its_generator_is(name, size):
+    g = groups.build_group(name, n=size) if isinstance(size, int) else groups.build_group(name, shape=size)
+    assert len(g.roles) == len(g.gens) and g.family is groups.FAMILIES[name]
+    for p, role in zip(g.gens, g.roles):
+        if role.kind == "shift":
+            assert p == groups.shift(g.n)
+        elif role.kind == "reflection":
+            assert p == tuple((-j) % g.n for j in range(g.n))
+        elif role.kind == "transposition":
+            assert sum(i != x for i, x in enumerate(p)) == 2
+        elif role.kind == "3-cycle":
+            assert sum(i != x for i, x in enumerate(p)) == 3
+        elif role.kind == "translation":
+            coords = np.array(np.unravel_index(np.arange(g.n), g.shape))
+            moved = np.array(np.unravel_index(np.array(p), g.shape))
+            step = np.zeros(len(g.shape), dtype=int)
+            step[role.axis] = 1
+            assert np.array_equal(moved, (coords + step[:, None]) % np.array(g.shape)[:, None])
+        elif role.kind in ("rotation", "grid-reflection"):
+            assert p[0] == 0   # they fix the origin
+        elif role.kind == "cycle":   # (1 2 .. n-1), fixing 0
+            assert p == (0,) + tuple(range(2, g.n)) + (1,)
+        else:
+            pytest.fail(f"unexpected role {role}")
+
+
+def test_families_are_found_by_name_and_alias_and_near_misses_are_suggested():
+    assert groups.find_family("Shift") is groups.FAMILIES["cyclic"]
+    assert groups.find_family("torus") is groups.FAMILIES["translations"]
+    with pytest.raises(GroupError, match="did you mean 'cyclic'"):
+        groups.find_family("cyclc")
+
+
+@given(st.integers(1, 40), st.lists(st.tuples(st.integers(0, 39), st.integers(0, 39)), max_size=60))
+def test_the_components_kernel_agrees_with_scipy(n, pairs):
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from gdlcheck.groups.components import label_components
+
+    pairs = [(a % n, b % n) for a, b in pairs]
+    u = np.array([a for a, _ in pairs], dtype=np.int64)
+    v = np.array([b for _, b in pairs], dtype=np.int64)
+    root = label_components(np.arange(n), lambda: [(u, v)] if len(pairs) else [])
+    _, ref = connected_components(coo_matrix((np.ones(len(u)), (u, v)), shape=(n, n)), directed=False)
+    # the same partition, each node labelled with the least node of its component
+    least = {c: min(np.nonzero(ref == c)[0]) for c in set(ref.tolist())}
+    assert root.tolist() == [least[c] for c in ref.tolist()]

@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gdlcheck import groups
 from gdlcheck.derivation import burnside_dimension, derive, orbit_labels, orbitals

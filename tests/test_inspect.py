@@ -3,12 +3,11 @@
 import json
 
 import numpy as np
-
-from gdlcheck.output.words import fact_text
 import pytest
 
-from gdlcheck.layers import BuildContext, build_layer
 from gdlcheck.inspection import inspect_layer
+from gdlcheck.layers import BuildContext, build_layer
+from gdlcheck.output.words import fact_text
 
 WQ = [[1.0, -0.5], [0.5, 1.5]]
 WK = [[0.5, 1.0], [-1.0, 0.5]]
@@ -124,8 +123,8 @@ def test_inspect_reads_a_spec_or_a_matrix_from_stdin(run, samples):
 
 
 def test_G_is_measured_on_the_input_the_aggregating_sublayer_receives():
-    from gdlcheck.layers import BuildContext, build_layer
     from gdlcheck.inspection import _aggregating, _input_of
+    from gdlcheck.layers import BuildContext, build_layer
 
     ctx = BuildContext(spec=None, n=5, channels=2)
     layer = build_layer({"kind": "sequential", "layers": [{"kind": "pointwise", "activation": "square"},

@@ -9,6 +9,8 @@ import pytest
 
 from tests.conftest import ROOT, SAMPLES
 
+pytestmark = pytest.mark.slow  # subprocesses and torch: deselect with -m 'not slow'
+
 HEADING = "## Use it from Python and in your tests"
 
 

@@ -69,6 +69,7 @@ def test_small_sparse_gcn_takes_the_exact_check():
     assert result.verdict == verify_layer(GCN(A, np.array([[0.5]]), "relu"), groups.symmetric(4)).verdict
 
 
+@pytest.mark.slow
 def test_ten_thousand_node_sparse_gcn_is_never_densified(monkeypatch):
     n = 10_000
     i = np.arange(n)

@@ -61,6 +61,7 @@ def test_a_row_permuting_layer_fails_exactly_when_it_is_not_the_identity(n, seed
             assert_equivariant(f, "symmetric", (n, 2))
 
 
+@pytest.mark.slow
 def test_its_own_frame_is_hidden_from_pytest_tracebacks(tmp_path):
     (tmp_path / "test_user.py").write_text(textwrap.dedent("""
         import numpy as np

@@ -16,6 +16,8 @@ from gdlcheck.errors import CallableError
 from gdlcheck.testing import assert_equivariant
 from tests.conftest import SAMPLES
 
+pytestmark = pytest.mark.slow  # subprocesses and torch: deselect with -m 'not slow'
+
 
 class SelfAttention(torch.nn.Module):
     """``torch.nn.MultiheadAttention`` on one unbatched sequence ``X : (L, E)``."""

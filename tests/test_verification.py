@@ -5,8 +5,8 @@ import pytest
 
 from gdlcheck import groups
 from gdlcheck.inputs.expr import parse_expr
-from gdlcheck.layers import Linear
 from gdlcheck.inputs.matrices import to_array
+from gdlcheck.layers import Linear
 from gdlcheck.verification import Options, verify_layer
 from gdlcheck.verification.measure import weight_residuals
 from gdlcheck.verification.verdict import judge

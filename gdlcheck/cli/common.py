@@ -49,7 +49,8 @@ def console(stderr: bool = False):
 
 def group_options(fn):
     """--group, -n, --shape, --generators, --graph."""
-    fn = click.option("--graph", type=click.Path(dir_okay=False), help="Adjacency matrix file (group automorphisms).")(fn)
+    fn = click.option("--graph", type=click.Path(dir_okay=False),
+                      help="Adjacency matrix file (group automorphisms).")(fn)
     fn = click.option("--generators", "generators", multiple=True, metavar="PERM",
                       help="A generator in cycle notation '(0 1)(2 3)' or array form '[1, 0, 3, 2]'; repeatable.")(fn)
     fn = click.option("--shape", metavar="HxW", help="Grid shape for translations, p4, p4m (e.g. 8x8).")(fn)
@@ -59,7 +60,7 @@ def group_options(fn):
 
 
 def make_group_options(group, n, shape, generators, graph):
-    from gdlcheck.sources import GroupOptions
+    from gdlcheck.api import GroupOptions
 
     return GroupOptions(name=group, n=n, shape=shape, generators=tuple(generators), graph=graph)
 

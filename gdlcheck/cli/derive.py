@@ -10,7 +10,8 @@ from gdlcheck.cli.common import build_group, group_options, make_group_options, 
 @click.command("derive")
 @group_options
 @click.option("--in-order", type=click.IntRange(0, 4), default=1, show_default=True, help="Order of the input tensor.")
-@click.option("--out-order", type=click.IntRange(0, 4), default=1, show_default=True, help="Order of the output tensor.")
+@click.option("--out-order", type=click.IntRange(0, 4), default=1, show_default=True,
+              help="Order of the output tensor.")
 @click.option("--channels-in", type=click.IntRange(min=1), default=1, show_default=True,
               help="Input channels D (free parameters = dimension x D x D2).")
 @click.option("--channels-out", type=click.IntRange(min=1), default=1, show_default=True, help="Output channels D2.")

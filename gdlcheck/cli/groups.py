@@ -26,7 +26,7 @@ def command(name, n, shape, generators, graph, fmt):
 
     if name is None:
         if fmt == "json":
-            from gdlcheck.groups import FAMILIES
+            from gdlcheck.api import FAMILIES
 
             for family in FAMILIES.values():
                 click.echo(dumps(catalogue_json(family)))

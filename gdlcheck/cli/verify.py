@@ -6,8 +6,18 @@ import sys
 
 import click
 
-from gdlcheck.cli.common import (EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_OK, console, error_line,
-                                 group_options, make_group_options, message, worst)
+from gdlcheck.cli.common import (
+    EXIT_FAIL,
+    EXIT_INCONCLUSIVE,
+    EXIT_INPUT,
+    EXIT_OK,
+    console,
+    error_line,
+    group_options,
+    make_group_options,
+    message,
+    worst,
+)
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.tolerances import TOL
 
@@ -21,7 +31,8 @@ from gdlcheck.tolerances import TOL
               help="Relative tolerance for numeric weights and trials.")
 @click.option("--trials", type=click.IntRange(min=1, max=10_000), default=8, show_default=True,
               help="Random inputs per generator.")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the random inputs [default: the spec's seed, else 0].")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Seed of the random inputs [default: the spec's seed, else 0].")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; the exit code tells the verdict.")
 @click.option("--callable", "target", metavar="MODULE:ATTR",

@@ -12,7 +12,7 @@ the reference method.
 from __future__ import annotations
 
 import math
-from functools import lru_cache, partial
+from functools import cache, partial
 
 import numpy as np
 
@@ -24,7 +24,7 @@ def _offsets(i, j, n: int) -> np.ndarray:
     return ((i - j) % n).astype(np.int32)
 
 
-@lru_cache(maxsize=None)
+@cache
 def set_partitions(m: int) -> tuple[tuple[int, ...], ...]:
     """Restricted growth strings of length ``m`` in lexicographic order (Bell(m) of them)."""
     out = [()]
@@ -199,7 +199,7 @@ def _symmetric(group, in_order, out_order):
     n, m = group.n, in_order + out_order
     rgs_all, label = _symmetric_form(n, m)
     names = [partition_name(r) for r in rgs_all]
-    common = dict(group=group, in_order=in_order, out_order=out_order, label=label, partitions=names)
+    common = dict(group=group, in_order=in_order, out_order=out_order, label=label, partitions=names, blocks=rgs_all)
     if (in_order, out_order) == (1, 1) and n > 1:
         return Derivation(dimension=2, form="alpha*I + beta*11^T", formula="W = alpha*I + beta*11^T",
                           name_of=lambda k: ("alpha", "beta")[k], entry_of=lambda k: ("alpha + beta", "beta")[k],

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from gdlcheck.derivation.cells import check_cells, first_appearance
-from gdlcheck.groups import PermGroup
+from gdlcheck.groups import PermGroup, fixes
 from gdlcheck.groups.automorphisms import stabiliser_generators
 from gdlcheck.groups.components import merge_along
 
@@ -99,7 +99,7 @@ def orbitals(group: PermGroup, seed: int = 0) -> np.ndarray:
                 # Schreier generator for (i, s): t_(s(i))^-1 after s after t_i; it fixes r
                 comps[a] = merge_along(comps[a], Tinv[G[which, pts][:, None], G[which[:, None], T_pts]])
         pattern = _orbitals_from(comps, orbit_of, Tinv, n)
-        if exhaustive or all(_maps_to_itself(pattern, s) for s in G):
+        if exhaustive or all(fixes(s, pattern) for s in G):
             return pattern
         del pattern
         done = budget
@@ -108,16 +108,6 @@ def orbitals(group: PermGroup, seed: int = 0) -> np.ndarray:
 
 # Schreier generators (rows of n points) made and merged at once.
 _SCHREIER_CHUNK = 32
-
-
-def _maps_to_itself(pattern: np.ndarray, s: np.ndarray) -> bool:
-    """``pattern[np.ix_(s, s)] == pattern``, compared in row blocks (no n x n copy)."""
-    n = len(s)
-    for start in range(0, n, 256):
-        stop = min(start + 256, n)
-        if not np.array_equal(pattern[np.ix_(s[start:stop], s)], pattern[start:stop]):
-            return False
-    return True
 
 
 def _orbitals_from(comps, orbit_of, Tinv, n: int) -> np.ndarray:

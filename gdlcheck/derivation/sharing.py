@@ -10,8 +10,8 @@ off-diagonal 1).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -38,7 +38,8 @@ class Derivation:
     name_of: Callable[[int], str]  # parameter name of orbit k
     entry_of: Callable[[int], str] | None = None  # the matrix entry of orbit k (order 1 -> 1)
     label: Callable[..., np.ndarray] | None = None  # closed form: index arrays -> orbit index
-    partitions: list[str] | None = None  # symmetric group: the set partition of each orbit
+    partitions: list[str] | None = None  # symmetric group: the set partition of each orbit, by name ...
+    blocks: list[tuple[int, ...]] | None = None  # ... and as the block of each index slot
     channels_in: int = 1
     channels_out: int = 1
     notes: list[str] = field(default_factory=list)

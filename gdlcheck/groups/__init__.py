@@ -9,12 +9,40 @@
 * :mod:`~gdlcheck.groups.components`: the connected-components kernel behind every orbit.
 """
 
-from gdlcheck.groups.catalogue import (FAMILIES, Family, alternating, automorphism_group, build_group, cyclic,
-                                       dihedral, find_family, from_generators, grid_shape, p4, p4m, symmetric,
-                                       translations, trivial)
+from gdlcheck.groups.catalogue import (
+                                       FAMILIES,
+                                       Family,
+                                       alternating,
+                                       automorphism_group,
+                                       build_group,
+                                       cyclic,
+                                       dihedral,
+                                       find_family,
+                                       from_generators,
+                                       grid_shape,
+                                       p4,
+                                       p4m,
+                                       symmetric,
+                                       translations,
+                                       trivial,
+)
 from gdlcheck.groups.group import PermGroup, Role
-from gdlcheck.groups.perm import (Perm, act, act_rows, check_perm, conjugate, cycle_string, fixes, identity, inverse,
-                                  is_sparse, parse_perm, perm_matrix, shift, then)
+from gdlcheck.groups.perm import (
+                                       Perm,
+                                       act,
+                                       act_rows,
+                                       check_perm,
+                                       conjugate,
+                                       cycle_string,
+                                       fixes,
+                                       identity,
+                                       inverse,
+                                       is_sparse,
+                                       parse_perm,
+                                       perm_matrix,
+                                       shift,
+                                       then,
+)
 
 __all__ = ["FAMILIES", "Family", "Perm", "PermGroup", "Role", "act", "act_rows", "alternating", "automorphism_group",
            "build_group", "check_perm", "conjugate", "cycle_string", "cyclic", "dihedral", "find_family", "fixes",

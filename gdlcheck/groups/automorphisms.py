@@ -21,7 +21,6 @@ directed cycle gives the cyclic group, not the dihedral one.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from gdlcheck.errors import GroupError

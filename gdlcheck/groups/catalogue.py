@@ -13,8 +13,8 @@ which only this module's constructors set.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -201,7 +201,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
            conclusion="Together: W is circulant and W[i, j] = W[j, i]: a symmetric circulant, theta_k = theta_(n-k)."),
     Family("symmetric", ("permutation",), "n", "n", "the n-cycle (0 1 .. n-1) and the transposition (0 1)", "n!",
            _symmetric, lambda n: _lazy_factorial(n, 1), factorial_over=1),
-    Family("alternating", (), "n", "n", "(0 1 2) and (0 1 .. n-1), or (1 2 .. n-1) for even n", "n!/2", _alternating, lambda n: _lazy_factorial(n, 2) if n >= 2 else 1, factorial_over=2),
+    Family("alternating", (), "n", "n", "(0 1 2) and (0 1 .. n-1), or (1 2 .. n-1) for even n", "n!/2",
+           _alternating, lambda n: _lazy_factorial(n, 2) if n >= 2 else 1, factorial_over=2),
     Family("translations", ("torus",), "shape", "shape", "the unit shift along each axis", "product of the shape",
            _translations, math.prod, conclusion=TRANSLATIONS_CONCLUSION),
     Family("p4", (), "square", "shape NxN", "translations and the rotation (a, b) -> (b, -a mod N)", "4N^2", _p4,
@@ -340,7 +341,8 @@ def grid_shape(family: Family, shape=None, n=None) -> tuple[int, ...]:
         raise GroupError(f"a grid group needs a shape: give {param('shape', 'HxW')}")
     dims = parse_shape(shape, error=GroupError)
     if math.prod(dims) > MAX_POINTS:
-        raise GroupError(f"shape {'x'.join(map(str, dims))} has {math.prod(dims)} points, over the limit of {MAX_POINTS}")
+        raise GroupError(f"shape {'x'.join(map(str, dims))} has {math.prod(dims)} points, over the limit of "
+                         f"{MAX_POINTS}")
     return _square(dims, family.name) if family.size == "square" else dims
 
 

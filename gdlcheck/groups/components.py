@@ -18,7 +18,7 @@ label propagation needs as many rounds as the components are wide).
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 

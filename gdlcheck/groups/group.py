@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -61,7 +62,7 @@ class PermGroup:
     gens: tuple[Perm, ...]
     shape: tuple[int, ...] | None = None
     roles: tuple[Role, ...] = ()
-    family: "Family | None" = field(default=None, compare=False, repr=False)
+    family: Family | None = field(default=None, compare=False, repr=False)
     order_formula: int | Callable[[], int] | None = field(default=None, compare=False)
     graph: np.ndarray | None = field(default=None, compare=False, repr=False)
 
@@ -118,7 +119,8 @@ class PermGroup:
         if d is not None:
             count = int(math.lgamma(self.n + 1) / math.log(10)) + 1
             if count > MAX_ORDER_DIGITS:
-                raise LimitError(f"the order {self.n}!{'' if d == 1 else f'/{d}'} has about {count} digits, over the limit of "
+                order = f"{self.n}!" + ("" if d == 1 else f"/{d}")
+                raise LimitError(f"the order {order} has about {count} digits, over the limit of "
                                  f"{MAX_ORDER_DIGITS} digits that JSON output writes out exactly (the text format "
                                  "prints it approximately)")
         order = self.order

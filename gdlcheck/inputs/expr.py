@@ -135,7 +135,8 @@ def _check_power(base, exponent) -> None:
     except (TypeError, ValueError, OverflowError):
         raise ExprError("a power in the expression is too large to compute") from None
     if size > MAX_POW_DIGITS:
-        raise ExprError(f"a power in the expression would have about {size:.3g} digits, over the limit of {MAX_POW_DIGITS}")
+        raise ExprError(f"a power in the expression would have about {size:.3g} digits, over the limit of "
+                        f"{MAX_POW_DIGITS}")
 
 
 _SYMBOLS: dict[str, object] = {}

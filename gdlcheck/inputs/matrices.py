@@ -15,6 +15,7 @@ import os
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError, SpecError
+from gdlcheck.inputs.expr import parse_expr
 from gdlcheck.limits import MAX_FILE_BYTES, MAX_MATRIX_ENTRIES, MAX_SYMBOLIC_ENTRIES
 
 MATRIX_SUFFIXES = (".npy", ".csv", ".tsv", ".txt", ".json")
@@ -27,8 +28,6 @@ def is_symbolic(a: np.ndarray) -> bool:
 
 def entry_value(value, where: str | None = None):
     """One entry: a float for a number, a sympy expression for a symbolic string."""
-    from gdlcheck.inputs.expr import parse_expr
-
     if isinstance(value, bool) or value is None:
         raise SpecError(f"entry {value!r} is not a number or an expression", where=where)
     if isinstance(value, (int, float, np.integer, np.floating)):
@@ -70,7 +69,8 @@ def to_array(data, where: str = "", ndim: int | None = 2) -> np.ndarray:
     shape = _shape_of(data, where)
     if ndim is not None and len(shape) != ndim:
         kinds = {0: "a scalar", 1: "a list", 2: "a matrix (a list of rows)"}
-        raise SpecError(f"expected {kinds.get(ndim, f'{ndim} nested lists')}, got {kinds.get(len(shape), f'{len(shape)} nested lists')}",
+        expected = kinds.get(ndim, f"{ndim} nested lists")
+        raise SpecError(f"expected {expected}, got {kinds.get(len(shape), f'{len(shape)} nested lists')}",
                         where=where or None)
     if math.prod(shape) > MAX_MATRIX_ENTRIES:
         raise SpecError(f"{math.prod(shape)} entries exceed the limit of {MAX_MATRIX_ENTRIES}", where=where or None)

@@ -156,7 +156,8 @@ def _build_attention(raw, ctx, where):
         if "absolute" in pos:
             table = ctx.matrix(pos["absolute"], f"{pwhere}.absolute")
             if table.shape[1] != d:
-                raise ctx.error(f"table is {shape_text(table)}, expected n x {d} (it is added to X)", f"{pwhere}.absolute")
+                raise ctx.error(f"table is {shape_text(table)}, expected n x {d} (it is added to X)",
+                                f"{pwhere}.absolute")
             ctx.check_points(table.shape[0], f"{pwhere}.absolute", "the positional table")
         else:
             bias_b = ctx.vector(pos["relative"], f"{pwhere}.relative")

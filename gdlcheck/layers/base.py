@@ -70,7 +70,7 @@ class Layer:
         """The matrices G of the unified form ``Y = G(X, A) V(X)`` at ``X`` (None: no G of its own)."""
         return None
 
-    def children(self) -> list["Layer"]:
+    def children(self) -> list[Layer]:
         """Sublayers, in the order they run."""
         return []
 
@@ -96,7 +96,7 @@ class Layer:
     def symbols(self) -> set:
         return set()
 
-    def subs(self, values: dict) -> "Layer":
+    def subs(self, values: dict) -> Layer:
         """A numeric copy with the symbols replaced by ``values``."""
         return self
 
@@ -217,7 +217,7 @@ class Composite(Layer):
                 setattr(new, name, [children_fn(c) for c in value] if isinstance(value, list) else children_fn(value))
         return new
 
-    def subs(self, values: dict) -> "Composite":
+    def subs(self, values: dict) -> Composite:
         if not self.symbols():
             return self
         return self.mapped(lambda a: numeric(a, values), lambda c: c.subs(values))

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import os
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from gdlcheck.errors import GdlcheckError, SpecError
 from gdlcheck.inputs.matrices import load_matrix, to_array
 from gdlcheck.inputs.spec import Spec, check_keys
 from gdlcheck.layers.activations import ACTIVATION_NAMES
-from gdlcheck.layers.base import Layer, free_symbols
+from gdlcheck.layers.base import Layer, free_symbols, shape_text
 from gdlcheck.limits import MAX_LAYERS, MAX_MATRIX_ENTRIES
 from gdlcheck.text import suggest
 
@@ -72,7 +72,7 @@ class BuildContext:
         if ndim is not None and a.ndim != ndim:
             raise self.error(f"expected a {ndim}-D array, got shape {list(a.shape)}", where)
         if shape is not None and tuple(a.shape) != tuple(shape):
-            raise self.error(f"has shape {' x '.join(map(str, a.shape))}, expected {' x '.join(map(str, shape))}", where)
+            raise self.error(f"has shape {shape_text(a)}, expected {' x '.join(map(str, shape))}", where)
         return a
 
     def _from_file(self, name, where: str) -> np.ndarray:
@@ -108,19 +108,18 @@ class BuildContext:
 
     def matrix(self, raw_value, where: str, rows: int | None = None) -> np.ndarray:
         """A 2-D weight; float64 unless it holds symbols; ``rows`` checks the input channels."""
-        a = self.value(raw_value, where, ndim=2)
-        if a.dtype == object and not free_symbols(a):
-            a = a.astype(np.float64)
-        if rows is not None and a.shape[0] != rows:
-            raise self.error(f"has {a.shape[0]} rows, expected {rows} (the input channels)", where)
-        return a
+        return self._weight(raw_value, where, 2, rows, "rows, expected {} (the input channels)")
 
     def vector(self, raw_value, where: str, length: int | None = None) -> np.ndarray:
-        a = self.value(raw_value, where, ndim=1)
+        """A 1-D weight; float64 unless it holds symbols; ``length`` checks its size."""
+        return self._weight(raw_value, where, 1, length, "entries, expected {}")
+
+    def _weight(self, raw_value, where: str, ndim: int, size: int | None, mismatch: str) -> np.ndarray:
+        a = self.value(raw_value, where, ndim=ndim)
         if a.dtype == object and not free_symbols(a):
             a = a.astype(np.float64)
-        if length is not None and a.shape[0] != length:
-            raise self.error(f"has {a.shape[0]} entries, expected {length}", where)
+        if size is not None and a.shape[0] != size:
+            raise self.error(f"has {a.shape[0]} " + mismatch.format(size), where)
         return a
 
     def activation(self, raw: dict, key: str, where: str, default: str, extra: tuple = ()) -> str:

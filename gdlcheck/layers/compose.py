@@ -213,17 +213,17 @@ def _build_transformer(raw, ctx, where):
         raise ctx.error(f"{blocks * (4 * d * d + 2 * d * d_ff)} weights exceed the limit of {MAX_MATRIX_ENTRIES}",
                         where)
 
-    def rand(name, rows, cols=None):
-        rng = ctx.rng(f"{where}.layers[{b}].{name}")
+    def rand(block, name, rows, cols=None):
+        rng = ctx.rng(f"{where}.layers[{block}].{name}")
         if cols is None:
             return 0.1 * rng.standard_normal(rows)
         return rng.standard_normal((rows, cols)) / math.sqrt(rows)
 
     layers: list[Layer] = []
     for b in range(blocks):
-        mha = Attention(rand("wq", d, d), rand("wk", d, d), rand("wv", d, d), rand("wo", d, d), heads=heads,
-                        mask=mask)
-        ff = MLP([rand("w1", d, d_ff), rand("w2", d_ff, d)], [rand("b1", d_ff), rand("b2", d)], activation)
+        mha = Attention(rand(b, "wq", d, d), rand(b, "wk", d, d), rand(b, "wv", d, d), rand(b, "wo", d, d),
+                        heads=heads, mask=mask)
+        ff = MLP([rand(b, "w1", d, d_ff), rand(b, "w2", d_ff, d)], [rand(b, "b1", d_ff), rand(b, "b2", d)], activation)
         layers += [Residual(mha), LayerNorm(float(eps)), Residual(ff), LayerNorm(float(eps))]
     enc = TransformerEncoder(layers)
     enc.in_channels = enc.out_channels = d

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError
-from gdlcheck.layers.base import Composite, Fact, Layer, exact_array, free_symbols, is_symbolic_array, numeric, shape_text
+from gdlcheck.layers.base import (
+    Composite,
+    Fact,
+    Layer,
+    exact_array,
+    free_symbols,
+    is_symbolic_array,
+    numeric,
+    shape_text,
+)
 from gdlcheck.layers.build import BuildContext, register
 from gdlcheck.text import parse_shape
 

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from gdlcheck.derivation import Derivation, set_partitions
+from gdlcheck.derivation import Derivation
 from gdlcheck.derivation.closed_forms import partition_name
 from gdlcheck.groups import cycle_string
 from gdlcheck.groups.catalogue import GENERATOR, SENTENCES
@@ -167,7 +167,7 @@ def _conclusion(d: Derivation) -> list[str]:
 def _orbit_lines(d: Derivation, shown: int = 6, per_orbit: int = 6) -> list[str]:
     if d.partitions is not None and d.order > 2:
         lines = ["The orbits (basis elements):"]
-        rgs_all = [r for r in set_partitions(d.order) if (max(r) + 1 if r else 0) <= d.n]
+        rgs_all = d.blocks
         for k, r in enumerate(rgs_all[:16]):
             lines.append(f"  w_{k}: {partition_name(r)}  {partition_meaning(r, d.out_order)}")
         if len(rgs_all) > 16:

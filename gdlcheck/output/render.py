@@ -187,14 +187,11 @@ def render_derive(d, explain_lines: list[str] | None = None) -> RGroup:
     if (d.in_order, d.out_order) == (1, 1):
         parts.append(PatternView(d))
     elif d.partitions is not None:
-        from gdlcheck.derivation import set_partitions
-
         basis = Table(box=box.SIMPLE_HEAD, show_edge=False)
         basis.add_column("parameter")
         basis.add_column("partition")
         basis.add_column("index pattern")
-        rgs_all = [r for r in set_partitions(d.order) if (max(r) + 1 if r else 0) <= d.n]
-        for k, r in enumerate(rgs_all):
+        for k, r in enumerate(d.blocks):
             basis.add_row(Text(d.name_of(k)), Text(d.partitions[k]), Text(partition_meaning(r, d.out_order)))
         parts.append(basis)
     if explain_lines:
@@ -275,7 +272,8 @@ def render_inspect(inspection) -> RGroup:
         return Text(yes if value else no)
 
     for key in PROPERTIES:
-        table.add_row(_PROPERTY_LABELS[key][0], word(key, inspection.properties[key]), word(key, TEXT_TABLE["adjacency"][key]),
+        table.add_row(_PROPERTY_LABELS[key][0], word(key, inspection.properties[key]),
+                      word(key, TEXT_TABLE["adjacency"][key]),
                       word(key, TEXT_TABLE["attention"][key]))
     parts: list = [head, table]
     for note in inspection.notes:

@@ -10,8 +10,7 @@ from __future__ import annotations
 from gdlcheck.layers import Fact
 from gdlcheck.limits import SYMBOLIC_SECONDS
 from gdlcheck.text import shorten
-from gdlcheck.verification.result import (Law, OutputWitness, ShapeWitness, TrialWitness, VerifyResult,
-                                          WeightWitness)
+from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, VerifyResult, WeightWitness
 
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
 DETAILS = {
@@ -131,51 +130,54 @@ _FIXED = {
 }
 
 
+# Sentences with fields: {law} and {why} are worded first (a law, a fact), lists are joined.
+_TEMPLATES = {
+    "numeric_skipped": "numeric check skipped: {error}",
+    "no_exact_check": "no exact check applies: {why}",
+    "numeric_only": "numeric check only: {why}",
+    "no_symbolic_pass": "layer kind {kind!r} has no symbolic forward pass",
+    "symbolic_points": "the exact check of a non-linear layer runs for n <= {limit} (n = {n})",
+    "symbolic_channels": "the exact check of a non-linear layer runs for d <= {limit} channels (d = {d})",
+    "fails": "fails for {law} under generator(s) {generators}",
+    "invariant_holds": "holds for {law}: the output is invariant, not equivariant; use expect: invariant",
+    "equivariant_holds": "holds for {law}: the output is equivariant, not invariant; use expect: equivariant (or pool "
+                         "over the points for an invariant output)",
+    "transpose_holds": "holds for {law}: P and P^T are mixed up somewhere; with P[sigma[j], j] = 1 the entry at j "
+                       "moves to sigma[j]",
+    "rows_holds": "holds for {law} (rows of A only), not for P A P^T",
+    "fixed_holds": "holds for {law}: the layer does not read the permuted graph",
+    "none_holds": "none of the neighbouring laws ({tried}) holds either: the layer itself breaks the symmetry",
+    "breaks": "{generator}: {fact}",
+    "bias": "the bias is not constant on the orbits: b[{image}] = {image_value} but b[{k}] = {value}; a scalar bias "
+            "(or one constant on each orbit) keeps the symmetry",
+    "not_symmetric": "not symmetric: {reason}",
+}
+
+
+def _field(key: str, value) -> str:
+    if isinstance(value, Law):
+        return law_text(value)
+    if isinstance(value, Fact):
+        return fact_text(value)
+    if key == "tried":
+        return ", ".join(_LAWS_TRIED[t] for t in value)
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return value
+
+
 def fact_text(fact: Fact) -> str:
     """The sentence of a fact (a note, a finding of the diagnosis, a layer's structure)."""
-    a = fact.args
-    what = fact.what
+    a, what = fact.args, fact.what
     if what in _FIXED:
         return _FIXED[what]
-    if what == "numeric_skipped":
-        return f"numeric check skipped: {a['error']}"
-    if what == "no_exact_check":
-        return f"no exact check applies: {fact_text(a['why'])}"
-    if what == "numeric_only":
-        return f"numeric check only: {fact_text(a['why'])}"
-    if what == "no_symbolic_pass":
-        return f"layer kind {a['kind']!r} has no symbolic forward pass"
-    if what == "symbolic_points":
-        return f"the exact check of a non-linear layer runs for n <= {a['limit']} (n = {a['n']})"
-    if what == "symbolic_channels":
-        return f"the exact check of a non-linear layer runs for d <= {a['limit']} channels (d = {a['d']})"
-    if what == "fails":
-        return f"fails for {law_text(a['law'])} under generator(s) {', '.join(a['generators'])}"
-    if what == "invariant_holds":
-        return f"holds for {law_text(a['law'])}: the output is invariant, not equivariant; use expect: invariant"
-    if what == "equivariant_holds":
-        return (f"holds for {law_text(a['law'])}: the output is equivariant, not invariant; use expect: "
-                "equivariant (or pool over the points for an invariant output)")
-    if what == "transpose_holds":
-        return (f"holds for {law_text(a['law'])}: P and P^T are mixed up somewhere; with P[sigma[j], j] = 1 the "
-                "entry at j moves to sigma[j]")
-    if what == "rows_holds":
-        return f"holds for {law_text(a['law'])} (rows of A only), not for P A P^T"
-    if what == "fixed_holds":
-        return f"holds for {law_text(a['law'])}: the layer does not read the permuted graph"
+    if what in _TEMPLATES:
+        return _TEMPLATES[what].format(**{k: _field(k, v) for k, v in a.items()})
     if what == "theorem3_holds":
         others = a["not_automorphisms"]
         return (f"holds for {law_text(a['law'])} (Theorem 3): with the graph held fixed it holds only for the "
                 "automorphisms of A" + (f", and {', '.join(others)} is not one; use graph: input to permute A with "
                                         "the features" if others else ""))
-    if what == "none_holds":
-        tried = ", ".join(_LAWS_TRIED[t] for t in a["tried"])
-        return f"none of the neighbouring laws ({tried}) holds either: the layer itself breaks the symmetry"
-    if what == "breaks":
-        return f"{a['generator']}: {fact_text(a['fact'])}"
-    if what == "bias":
-        return (f"the bias is not constant on the orbits: b[{a['image']}] = {a['image_value']} but b[{a['k']}] = "
-                f"{a['value']}; a scalar bias (or one constant on each orbit) keeps the symmetry")
     if what == "scores":
         head = f" of head {a['head']}" if a["head"] is not None else ""
         return (f"Wq Wk^T{head} is not symmetric (largest |M - M^T| = {a['gap']:.3g}), so the scores S[i, j] = "
@@ -184,8 +186,6 @@ def fact_text(fact: Fact) -> str:
     if what == "entry":
         i, j = a["entry"]
         return f"G[{i}, {j}] = {a['value']:.6g} but G[{j}, {i}] = {a['mirror']:.6g}"
-    if what == "not_symmetric":
-        return "not symmetric: " + fact_text(a["reason"])
     raise KeyError(f"no sentence for fact {what!r}")
 
 

@@ -10,8 +10,20 @@
 """
 
 from gdlcheck.verification.pipeline import verify_layer
-from gdlcheck.verification.result import (ERROR, FAILS, HOLDS, HOLDS_NUMERICALLY, HOLDS_WITHIN_TOLERANCE,
-                                          INCONCLUSIVE, METHODS, Check, Law, Options, Residual, VerifyResult)
+from gdlcheck.verification.result import (
+                                          ERROR,
+                                          FAILS,
+                                          HOLDS,
+                                          HOLDS_NUMERICALLY,
+                                          HOLDS_WITHIN_TOLERANCE,
+                                          INCONCLUSIVE,
+                                          METHODS,
+                                          Check,
+                                          Law,
+                                          Options,
+                                          Residual,
+                                          VerifyResult,
+)
 
 __all__ = ["ERROR", "FAILS", "HOLDS", "HOLDS_NUMERICALLY", "HOLDS_WITHIN_TOLERANCE", "INCONCLUSIVE", "METHODS", "Check",
            "Law", "Options", "Residual", "VerifyResult", "verify_layer"]

@@ -26,8 +26,7 @@ from gdlcheck.groups import PermGroup, act, act_rows, conjugate, cycle_string
 from gdlcheck.layers import Fact, Layer
 from gdlcheck.layers.base import exact_array
 from gdlcheck.limits import SYMBOLIC_SECONDS
-from gdlcheck.verification.result import (Law, OutputWitness, Residual, ShapeWitness, TrialWitness,
-                                          WeightWitness)
+from gdlcheck.verification.result import Law, OutputWitness, Residual, ShapeWitness, TrialWitness, WeightWitness
 from gdlcheck.verification.symbolic import differ_at_a_point, equal_exactly, run_with_time_limit
 
 TINY = np.finfo(np.float64).tiny
@@ -43,7 +42,8 @@ def _generator(s: np.ndarray) -> str:
 # --------------------------------------------------------------------------- weights
 
 
-def weight_residuals(W: np.ndarray, b, group: PermGroup, expect: str, witness_tol: float) -> tuple[list[Residual], list]:
+def weight_residuals(W: np.ndarray, b, group: PermGroup, expect: str,
+                     witness_tol: float) -> tuple[list[Residual], list]:
     """Compare the weights with their images under each generator.
 
     ``witness_tol`` picks what a numeric witness shows: the first pair in row-major order

@@ -8,8 +8,13 @@ from gdlcheck.errors import LayerError
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Fact, Layer
 from gdlcheck.verification.diagnose import diagnose
-from gdlcheck.verification.measure import (default_law, symbolic_applies, symbolic_residuals, trial_residuals,
-                                           weight_residuals)
+from gdlcheck.verification.measure import (
+    default_law,
+    symbolic_applies,
+    symbolic_residuals,
+    trial_residuals,
+    weight_residuals,
+)
 from gdlcheck.verification.result import FAILS, Options, VerifyResult
 from gdlcheck.verification.symbolic import solve_constraints
 from gdlcheck.verification.verdict import decide, judge

@@ -10,7 +10,6 @@ anything.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Fact
@@ -91,7 +90,7 @@ class ShapeWitness:
     expected: tuple[int, ...]
 
 
-Witness = Union[WeightWitness, TrialWitness, OutputWitness, ShapeWitness]
+Witness = WeightWitness | TrialWitness | OutputWitness | ShapeWitness
 
 
 # --------------------------------------------------------------------------- residuals and checks

@@ -8,8 +8,15 @@ from __future__ import annotations
 from dataclasses import fields as dataclass_fields
 
 from gdlcheck.layers import Fact
-from gdlcheck.verification.result import (FAILS, HOLDS, HOLDS_NUMERICALLY, HOLDS_WITHIN_TOLERANCE, INCONCLUSIVE,
-                                          Check, Residual)
+from gdlcheck.verification.result import (
+    FAILS,
+    HOLDS,
+    HOLDS_NUMERICALLY,
+    HOLDS_WITHIN_TOLERANCE,
+    INCONCLUSIVE,
+    Check,
+    Residual,
+)
 
 
 def judge(residual: Residual, tol: float, method: str = "auto") -> Check:

@@ -1,0 +1,101 @@
+"""The verdict is a pure function of judged checks: one test per row of its table, no layer in sight."""
+
+import math
+
+import pytest
+
+from gdlcheck.verification.result import Check, Residual
+from gdlcheck.verification.verdict import decide, judge
+
+
+def exact(passed, is_exact=True):
+    return Check("(0 1)", "exact", max_abs_error=0.0, relative_error=0.0, exact=is_exact, passed=passed)
+
+
+def numeric(passed):
+    return Check("(0 1)", "numeric", max_abs_error=0.0, relative_error=0.0, trials=8, passed=passed)
+
+
+def verdict(checks, method="auto", has_generators=True, exact_applies=True, why_not=None):
+    return decide(checks, method=method, has_generators=has_generators, exact_applies=exact_applies,
+                  why_not=why_not)
+
+
+def test_no_generators_holds():
+    v, passed, notes = verdict([], has_generators=False)
+    assert (v, passed) == ("holds", True) and [n.what for n in notes] == ["no_generators"]
+
+
+def test_exact_demanded_and_none_applies_is_inconclusive():
+    from gdlcheck.layers import Fact
+
+    why = Fact("symbolic_points", {"n": 9, "limit": 6})
+    v, passed, notes = verdict([], method="exact", exact_applies=False, why_not=why)
+    assert (v, passed) == ("inconclusive", False) and notes[0].args["why"] is why
+
+
+def test_a_failing_check_fails_whatever_else_holds():
+    assert verdict([exact(True), numeric(False)])[:2] == ("fails", False)
+    assert verdict([exact(False), numeric(True)])[:2] == ("fails", False)
+
+
+def test_every_exact_check_exactly_is_holds():
+    assert verdict([exact(True), numeric(True)])[:2] == ("holds", True)
+
+
+def test_exact_checks_within_tolerance_is_holds_within_tolerance():
+    assert verdict([exact(True), exact(True, is_exact=False), numeric(True)])[:2] == ("holds_within_tolerance", True)
+
+
+def test_an_undecided_exact_check_with_exact_demanded_is_inconclusive():
+    assert verdict([exact(None, None)], method="exact")[:2] == ("inconclusive", False)
+
+
+def test_an_undecided_exact_check_rests_on_the_trials():
+    v, passed, notes = verdict([exact(None, None), numeric(True)])
+    assert (v, passed) == ("holds_numerically", True) and [n.what for n in notes] == ["exact_undecided"]
+
+
+def test_trials_alone_hold_numerically_and_say_why_nothing_exact_ran():
+    from gdlcheck.layers import Fact
+
+    why = Fact("no_symbolic_pass", {"kind": "callable"})
+    v, passed, notes = verdict([numeric(True)], exact_applies=False, why_not=why)
+    assert (v, passed) == ("holds_numerically", True) and notes[0].what == "numeric_only"
+    # --method numeric asked for trials only: nothing to explain
+    assert verdict([numeric(True)], method="numeric", exact_applies=False, why_not=why)[2] == []
+
+
+def test_no_check_at_all_is_inconclusive():
+    assert verdict([], exact_applies=False)[:2] == ("inconclusive", False)
+
+
+# --------------------------------------------------------------------------- judging one residual
+
+
+@pytest.mark.parametrize("relative, tol, passed", [(0.0, 1e-9, True), (1e-9, 1e-9, True), (2e-9, 1e-9, False),
+                                                  (0.0, 0.0, True), (math.inf, 1e-9, False)])
+def test_a_measured_deviation_passes_within_the_tolerance(relative, tol, passed):
+    r = Residual("(0 1)", "exact", max_abs_error=relative, relative_error=relative, exact=relative == 0)
+    assert judge(r, tol).passed is passed
+
+
+def test_a_comparison_of_expressions_ignores_the_tolerance():
+    for decided in (True, False, None):
+        r = Residual("(0 1)", "exact", exact=decided, symbolic=True)
+        assert judge(r, 1e300).passed is decided and judge(r, 0.0).passed is decided
+
+
+def test_exact_method_refuses_a_deviation_within_tolerance():
+    r = Residual("(0 1)", "exact", max_abs_error=1e-13, relative_error=1e-13, exact=False)
+    assert judge(r, 1e-9).passed
+    c = judge(r, 1e-9, method="exact")
+    assert c.passed is False and c.detail == "within_tolerance_only"
+
+
+def test_a_passing_numeric_check_keeps_no_witness():
+    from gdlcheck.verification.result import TrialWitness
+
+    w = TrialWitness(3, 0, (0, 0), 1.0, 1.0 + 1e-12)
+    r = Residual("(0 1)", "numeric", max_abs_error=1e-12, relative_error=1e-12, witness=w, trials=8)
+    assert judge(r, 1e-9).witness is None and judge(r, 1e-15).witness is w
