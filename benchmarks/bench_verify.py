@@ -22,8 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import emit, fmt_bytes, fmt_seconds, peak_memory, table, timed  # noqa: E402
 
 from gdlcheck import groups  # noqa: E402
-from gdlcheck.layers import Linear  # noqa: E402
 from gdlcheck.inputs.matrices import to_array  # noqa: E402
+from gdlcheck.layers import Linear  # noqa: E402
 from gdlcheck.verification import Options, verify_layer  # noqa: E402
 from gdlcheck.verification.measure import weight_residuals  # noqa: E402
 from gdlcheck.verification.verdict import judge  # noqa: E402
