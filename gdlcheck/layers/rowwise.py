@@ -6,12 +6,23 @@ A row-wise map commutes with every permutation of the rows: ``f(PX) = P f(X)``.
 from __future__ import annotations
 
 from gdlcheck.layers.activations import activate, sqrt
-from gdlcheck.layers.base import Composite
+from gdlcheck.layers.base import Composite, Rule
 from gdlcheck.layers.build import register
 
 
-class Pointwise(Composite):
+class RowWise(Composite):
+    """The same function on every row: ``f(PX) = P f(X)`` for every permutation, with no condition
+    (no parameter of a row-wise map has a point axis)."""
+
+    def rule(self, group, gens):
+        return Rule("rowwise")
+
+
+class Pointwise(RowWise):
     kind = "pointwise"
+
+    def symbolic_size(self, n, d, size):
+        return d, size + 8
 
     def __init__(self, activation: str):
         self.activation = activation
@@ -25,7 +36,7 @@ def _build_pointwise(raw, ctx, where):
     return Pointwise(ctx.activation(raw, "activation", where, "relu"))
 
 
-class MLP(Composite):
+class MLP(RowWise):
     """The same MLP on every row: ``act(X W1 + b1) W2 + b2 ...`` (no activation after the last)."""
 
     kind = "mlp"
@@ -35,6 +46,11 @@ class MLP(Composite):
         self.weights, self.biases, self.activation = weights, biases, activation
         self.in_channels = int(weights[0].shape[0])
         self.out_channels = int(weights[-1].shape[1])
+
+    def symbolic_size(self, n, d, size):
+        for k, W in enumerate(self.weights):
+            d, size = int(W.shape[1]), W.shape[0] * (size + 2) + 2 + (8 if k < len(self.weights) - 1 else 0)
+        return d, size
 
     def forward(self, X, A=None):
         Y = X
@@ -75,7 +91,7 @@ def _build_mlp(raw, ctx, where):
     return MLP(weights, biases, ctx.activation(raw, "activation", where, "relu"))
 
 
-class LayerNorm(Composite):
+class LayerNorm(RowWise):
     """Each row minus its mean, divided by ``sqrt(var + eps)`` (over the channels)."""
 
     kind = "layernorm"
@@ -83,6 +99,10 @@ class LayerNorm(Composite):
 
     def __init__(self, eps: float = 1e-5):
         self.eps = eps
+
+    def symbolic_size(self, n, d, size):
+        centred = size + d * size + 2
+        return d, centred + 2 * d * (centred + 2) + 4
 
     def forward(self, X, A=None):
         d = X.shape[1]

@@ -8,13 +8,16 @@ report and for ``assert_equivariant``'s message.
 from __future__ import annotations
 
 from gdlcheck.layers import Fact
-from gdlcheck.limits import SYMBOLIC_SECONDS
+from gdlcheck.limits import SYMBOLIC_GUARD_SECONDS
+from gdlcheck.output.proof import stop_text
 from gdlcheck.text import shorten
 from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, VerifyResult, WeightWitness
 
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
 DETAILS = {
-    "sympy_timeout": f"sympy could not decide within {SYMBOLIC_SECONDS:g} s",
+    "proved": "proved by the rules of the layer tree (see proof)",
+    "not_proven": "not proven: a rule's side condition fails (see notes); the other checks decide",
+    "time_guard": f"stopped by the {SYMBOLIC_GUARD_SECONDS:g} s guard against a hang in sympy (not a budget)",
     "sympy_undecided": "sympy could not decide",
     "symbolic_identical": "symbolic: f(PX) and P f(X) are the same expressions",
     "symbolic_simplified": "symbolic: f(PX) and P f(X) simplify to the same expressions",
@@ -136,8 +139,10 @@ _TEMPLATES = {
     "no_exact_check": "no exact check applies: {why}",
     "numeric_only": "numeric check only: {why}",
     "no_symbolic_pass": "layer kind {kind!r} has no symbolic forward pass",
+    "no_rule": "no rule proves layer kind {kind!r} (its computation is not read), and it has no symbolic forward pass",
     "symbolic_points": "the exact check of a non-linear layer runs for n <= {limit} (n = {n})",
     "symbolic_channels": "the exact check of a non-linear layer runs for d <= {limit} channels (d = {d})",
+    "symbolic_budget": "the symbolic pass would build about {nodes:.3g} expression nodes, over its budget of {limit}",
     "fails": "fails for {law} under generator(s) {generators}",
     "invariant_holds": "holds for {law}: the output is invariant, not equivariant; use expect: invariant",
     "equivariant_holds": "holds for {law}: the output is equivariant, not invariant; use expect: equivariant (or pool "
@@ -178,6 +183,8 @@ def fact_text(fact: Fact) -> str:
         return (f"holds for {law_text(a['law'])} (Theorem 3): with the graph held fixed it holds only for the "
                 "automorphisms of A" + (f", and {', '.join(others)} is not one; use graph: input to permute A with "
                                         "the features" if others else ""))
+    if what == "not_proven":
+        return stop_text(a["generator"], a["stop"])
     if what == "scores":
         head = f" of head {a['head']}" if a["head"] is not None else ""
         return (f"Wq Wk^T{head} is not symmetric (largest |M - M^T| = {a['gap']:.3g}), so the scores S[i, j] = "
