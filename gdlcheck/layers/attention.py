@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 
-from gdlcheck.groups.perm import fixes
 from gdlcheck.inputs.spec import check_keys
 from gdlcheck.layers.activations import activate, masked, softmax_rows
 from gdlcheck.layers.base import (
@@ -127,17 +126,6 @@ class Attention(Composite):
         if self.wo is not None:
             out = self.wo.shape[0] * (out + 2)
         return self.out_channels, out
-
-    def breaks(self, s):
-        out = []
-        n = len(s)
-        if self.mask == "causal" and np.any(s != np.arange(n)):
-            out.append(Fact("causal_mask"))
-        if self.table is not None and not np.array_equal(self.table[s], self.table):
-            out.append(Fact("absolute_table"))
-        if self.bias_b is not None and not fixes(s, self._relative(n, None)):
-            out.append(Fact("relative_bias"))
-        return out
 
     def asymmetries(self) -> list[Fact]:
         out = []

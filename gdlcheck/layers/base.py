@@ -44,9 +44,9 @@ class Condition:
     ``W[g i, g j] = W[i, j]``, ``bias`` ``b[g i] = b[i]``, ``graph`` ``P A P^T = A``, ``mask``
     ``P M P^T = M``, ``table`` ``P E = E``, ``relative_bias`` ``P B P^T = B``); ``parameter`` is
     the spec key it is about (``bias``, ``positional``, ...); ``entry``, ``image`` and ``values``
-    show the first place that breaks it (an entry, its image under g, and the values there).  Numbers are compared bit
-    for bit and expressions structurally: a condition that fails here may still hold
-    mathematically, which the exact fallback checks decide.
+    show the first place that breaks it (an entry, its image under g, and the values there).
+    Numbers are compared bit for bit and expressions structurally: a condition that fails
+    here may still hold mathematically, which the exact fallback checks decide.
     """
 
     what: str
@@ -115,13 +115,6 @@ class Layer:
     def children(self) -> list[Layer]:
         """Sublayers, in the order they run."""
         return []
-
-    def breaks(self, s: np.ndarray) -> list[Fact]:
-        """What, known from the layer's structure, generator ``s`` breaks (typed facts)."""
-        out: list[Fact] = []
-        for child in self.children():
-            out.extend(child.breaks(s))
-        return out
 
     def asymmetries(self) -> list[Fact]:
         """Why this layer's aggregation matrix G is not symmetric, as far as its structure tells."""

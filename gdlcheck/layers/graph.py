@@ -6,7 +6,7 @@ import copy
 
 import numpy as np
 
-from gdlcheck.groups.perm import fixes, is_sparse
+from gdlcheck.groups.perm import is_sparse
 from gdlcheck.layers.activations import activate
 from gdlcheck.layers.base import (
     Composite,
@@ -132,11 +132,6 @@ class GCN(Composite):
 
     def symbolic_size(self, n, d, size):
         return int(self.W.shape[1]), self.W.shape[0] * (n * (size + 6) + 2) + 8
-
-    def breaks(self, s):
-        if self.graph_mode == "fixed" and not fixes(s, self.A):
-            return [Fact("graph_not_fixed")]
-        return []
 
     def asymmetries(self) -> list[Fact]:
         out = []

@@ -7,7 +7,6 @@ import numpy as np
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.layers.base import (
     Composite,
-    Fact,
     Layer,
     Rule,
     commutes_condition,
@@ -51,14 +50,6 @@ class Linear(Layer):
 
     def aggregations(self, X, A=None):
         return [self.W]
-
-    def breaks(self, s):
-        if isinstance(self.b, np.ndarray) and self.b.ndim == 1 and self.b.shape[0] == len(s):
-            moved = np.nonzero(self.b[s] != self.b)[0]
-            if moved.size:
-                k = int(moved[0])
-                return [Fact("bias", {"k": k, "image": int(s[k]), "value": self.b[k], "image_value": self.b[s[k]]})]
-        return []
 
     def linear_form(self):
         return self.W, self.b

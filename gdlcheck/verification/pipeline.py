@@ -83,7 +83,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     if exact and verdict in (HOLDS_NUMERICALLY, INCONCLUSIVE):
         notes.extend(_not_proven(proof, checks))
     constraints, unsatisfiable = solve_constraints(equations) if equations and not passed else ([], False)
-    diagnosis = diagnose(layer, group, expect, channels, options, checks) if verdict == FAILS else None
+    diagnosis = diagnose(layer, group, expect, channels, options, checks, proof) if verdict == FAILS else None
     return VerifyResult(input=input, kind=kind or layer.kind, group=group, expect=expect, passed=passed,
                         verdict=verdict, checks=checks, constraints=constraints, unsatisfiable=unsatisfiable,
                         name=name, notes=notes, diagnosis=diagnosis, proof=proof,
