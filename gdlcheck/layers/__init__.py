@@ -11,14 +11,16 @@ Importing this package registers every kind.
 """
 
 from gdlcheck.layers.attention import Attention
-from gdlcheck.layers.base import EQUIVARIANT, INVARIANT, Composite, Condition, Fact, Layer, Rule, points_of
+from gdlcheck.layers.base import Composite, Fact, Layer, points_of
 from gdlcheck.layers.build import KINDS, BuildContext, build_layer, register
 from gdlcheck.layers.compose import Pool, Residual, Sequential, TransformerEncoder
 from gdlcheck.layers.graph import GCN, normalize_adjacency, with_graph_mode
 from gdlcheck.layers.linear import ChannelDeepSets, Conv, DeepSets, Linear, circulant, identity_plus_ones
 from gdlcheck.layers.rowwise import MLP, LayerNorm, Pointwise
+from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, Condition, Proof, Rule, Step, Stop
 
-__all__ = ["EQUIVARIANT", "GCN", "INVARIANT", "KINDS", "MLP", "Attention", "BuildContext", "ChannelDeepSets",
+__all__ = ["EQUIVARIANT", "GCN", "INVARIANT", "KINDS", "MLP", "Attention", "BuildContext", "ChannelDeepSets", "Proof",
+           "Step", "Stop",
            "Composite", "Condition", "Conv", "DeepSets", "Fact", "Layer", "LayerNorm", "Linear", "Pointwise", "Pool",
            "Residual", "Rule", "Sequential", "TransformerEncoder", "build_layer", "circulant", "identity_plus_ones",
            "normalize_adjacency", "points_of", "register", "with_graph_mode"]

@@ -13,16 +13,9 @@ import numpy as np
 
 from gdlcheck.inputs.spec import check_keys
 from gdlcheck.layers.activations import activate, masked, softmax_rows
-from gdlcheck.layers.base import (
-    Composite,
-    Fact,
-    Rule,
-    conjugation_condition,
-    is_symbolic_array,
-    shape_text,
-    vector_condition,
-)
+from gdlcheck.layers.base import Composite, Fact, is_symbolic_array, shape_text
 from gdlcheck.layers.build import register
+from gdlcheck.layers.rules import Rule, conjugation_condition, vector_condition
 from gdlcheck.tolerances import SCORE_SYMMETRY_TOL
 
 

@@ -12,9 +12,10 @@ import math
 import numpy as np
 
 from gdlcheck.layers.attention import Attention
-from gdlcheck.layers.base import EQUIVARIANT, INVARIANT, Composite, Layer, Rule, is_symbolic_array, points_of, run
+from gdlcheck.layers.base import Composite, Layer, is_symbolic_array, points_of, run
 from gdlcheck.layers.build import build_layer, register
 from gdlcheck.layers.rowwise import MLP, LayerNorm
+from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, Rule
 from gdlcheck.limits import MAX_ENCODER_BLOCKS, MAX_MATRIX_ENTRIES
 
 

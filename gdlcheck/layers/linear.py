@@ -5,19 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError
-from gdlcheck.layers.base import (
-    Composite,
-    Layer,
-    Rule,
-    commutes_condition,
-    exact_array,
-    free_symbols,
-    is_symbolic_array,
-    numeric,
-    shape_text,
-    vector_condition,
-)
+from gdlcheck.layers.base import Composite, Layer, exact_array, free_symbols, is_symbolic_array, numeric, shape_text
 from gdlcheck.layers.build import BuildContext, register
+from gdlcheck.layers.rules import Rule, commutes_condition, vector_condition
 from gdlcheck.text import parse_shape
 
 

@@ -6,8 +6,9 @@ A row-wise map commutes with every permutation of the rows: ``f(PX) = P f(X)``.
 from __future__ import annotations
 
 from gdlcheck.layers.activations import activate, sqrt
-from gdlcheck.layers.base import Composite, Rule
+from gdlcheck.layers.base import Composite
 from gdlcheck.layers.build import register
+from gdlcheck.layers.rules import Rule
 
 
 class RowWise(Composite):

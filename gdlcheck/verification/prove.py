@@ -21,7 +21,7 @@ from __future__ import annotations
 from gdlcheck.errors import SpecError
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Layer
-from gdlcheck.layers.base import EQUIVARIANT, INVARIANT, generator_text
+from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, generator_text
 from gdlcheck.verification.result import Proof, Step, Stop
 
 
@@ -35,6 +35,9 @@ def prove(layer: Layer, group: PermGroup, expect: str = "equivariant") -> Proof:
         when the layer's output is proved invariant (it has no point axis) but ``expect`` is
         equivariant: the spec should say ``expect: invariant``.
     """
+    own = layer.own_proof(group, expect)
+    if own is not None:
+        return own
     gens = group.gen_arrays()
     names = [generator_text(s) for s in gens]
     steps: list[Step] = []

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gdlcheck.groups import PermGroup
-from gdlcheck.layers import Condition, Fact
+from gdlcheck.layers import Fact
+from gdlcheck.layers.rules import Proof, Step, Stop  # noqa: F401  (re-exported)
 from gdlcheck.tolerances import TOL
 
 METHODS = ("auto", "exact", "numeric", "both")
@@ -124,48 +125,6 @@ class Check(Residual):
     """A residual judged against the tolerance: ``passed`` True, False, or None (undecided)."""
 
     passed: bool | None = None
-
-
-# --------------------------------------------------------------------------- proofs
-
-
-@dataclass
-class Step:
-    """One layer of a proof: its place in the spec, its kind, the rule (and theorem) that makes
-    it commute with the group, and that rule's side conditions, checked for each generator.
-    ``depth`` is its nesting in the layer tree (0 for the whole layer)."""
-
-    path: str
-    kind: str
-    rule: str | None
-    theorem: str | None
-    conditions: list[Condition]
-    depth: int = 0
-
-
-@dataclass
-class Stop:
-    """Where the proof stopped for one generator: the step, and the condition that failed there
-    (None: the layer kind has no rule, or the output moves unlike what was expected)."""
-
-    step: Step
-    condition: Condition | None = None
-    reason: str = "condition"   # "condition" | "no_rule" | "output_equivariant"
-
-
-@dataclass
-class Proof:
-    """The layer tree, proved rule by rule: ``steps`` in the order the layers run (a
-    combinator before its parts), and for each generator whether the whole layer commutes
-    with it as expected, or where the proof stopped."""
-
-    steps: list[Step]
-    proven: dict[str, bool]
-    stops: dict[str, Stop] = field(default_factory=dict)
-
-    @property
-    def holds(self) -> bool:
-        return all(self.proven.values())
 
 
 @dataclass
