@@ -375,3 +375,34 @@ def find_symmetries(matrix, tol: float = TOL) -> Found:
     if W.dtype == object:
         raise GdlcheckError("symmetries needs numbers, not symbols", file=label)
     return results.found(_find_symmetries(W, tol=tol))
+
+
+# --------------------------------------------------------------------------- for pictures and completion
+
+
+def input_matrix(path: str, stdin_data: bytes | None = None) -> np.ndarray:
+    """The square matrix of numbers in a matrix file (``-``: ``stdin_data``), for ``--plot``.
+
+    Raises
+    ------
+    GdlcheckError
+        for a spec (its layer is not one matrix), a symbolic or non-square matrix.
+    """
+    from gdlcheck.sources import read_input
+
+    try:
+        source = read_input(path, stdin_data)
+        if not isinstance(source, np.ndarray):
+            raise GdlcheckError(f"{param('plot')} draws a matrix input; this is a layer spec, whose layer is not "
+                                "one matrix")
+        W = check_square(source, file=path)
+        if W.dtype == object:
+            raise GdlcheckError(f"{param('plot')} draws numbers; this matrix holds symbols")
+    except GdlcheckError as err:
+        raise err.located(file=path) from None
+    return W
+
+
+def group_names() -> list[str]:
+    """Every name and alias of the catalogue (for shell completion)."""
+    return [name for family in FAMILIES.values() for name in (family.name, *family.aliases)]

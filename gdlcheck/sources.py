@@ -141,9 +141,25 @@ def _spec_group_options(spec: Spec, layer_graph: np.ndarray | None) -> tuple[dic
     return sym, A
 
 
+def _refuse_unused_size(spec: Spec, options: GroupOptions) -> None:
+    """-n and --shape without a group size the spec's symmetry; where it is sized already, they would do nothing."""
+    sym = spec.symmetry or {}
+    if options.shape:
+        raise SpecError(f"{param('shape', 'HxW')} sizes the group named with {param('group', 'NAME')}, and none was "
+                        "given; the spec's group takes its shape from symmetry: {shape: ...}", file=spec.path)
+    if options.n is None:
+        return
+    fixed = [key for key in ("n", "shape", "graph", "generators") if sym.get(key) is not None]
+    if fixed and not (fixed == ["n"] and sym["n"] == options.n):
+        raise spec.error(f"{param('n', 'N')} does not apply: the spec's symmetry fixes the size ({fixed[0]}: ...); "
+                         f"to check another size give {param('group', 'NAME')} as well", f"symmetry.{fixed[0]}")
+
+
 def _from_spec(spec: Spec, options: GroupOptions) -> Job:
     sym = spec.symmetry or {}
     cli_group = options.given
+    if not cli_group:
+        _refuse_unused_size(spec, options)
     if not cli_group and not sym:
         raise SpecError(f"no group: the spec has no 'symmetry' and no {param('group')} was given", file=spec.path)
     n_hint = options.n if options.n is not None else sym.get("n")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from gdlcheck.groups import PermGroup
-from gdlcheck.output.words import DETAILS, constraint_lines, counterexample, fact_text, json_float
+from gdlcheck.output.words import DETAILS, constraint_lines, counterexample, fact_text, json_float, undecided_lines
 from gdlcheck.verification.result import Check, VerifyResult
 
 SCHEMA_VERSION = 1
@@ -54,8 +54,9 @@ def check_json(c: Check) -> dict:
     return out
 
 
-def verify_json(result: VerifyResult) -> dict:
-    """``gdlcheck verify --format json``: one object per input."""
+def verify_json(result: VerifyResult, hints=()) -> dict:
+    """``gdlcheck verify --format json``: one object per input (``hints``: sentences that save a round
+    trip, e.g. a near miss; the key is there only when there are some)."""
     out = {
         "schema_version": SCHEMA_VERSION,
         "input": result.input,
@@ -73,6 +74,11 @@ def verify_json(result: VerifyResult) -> dict:
         out["notes"] = [fact_text(note) for note in result.notes]
     if result.diagnosis is not None:
         out["diagnosis"] = [fact_text(f) for f in result.diagnosis]
+    undecided = undecided_lines(result)
+    if undecided:
+        out["undecided"] = undecided
+    if hints:
+        out["hints"] = list(hints)
     return out
 
 
