@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gdlcheck.errors import GdlcheckError, GroupError, SpecError, param
+from gdlcheck.errors import GdlcheckError, GroupError, SpecError, param, spell
 from gdlcheck.groups import PermGroup, build_group, find_family
 from gdlcheck.inputs.matrices import SPEC_SUFFIXES, _decode, check_finite, check_square, load_matrix, read_bytes
 from gdlcheck.inputs.spec import Spec, is_spec_text, load_spec
@@ -151,11 +151,19 @@ def _refuse_unused_size(spec: Spec, options: GroupOptions) -> None:
         return
     fixed = [key for key in ("n", "shape", "graph", "generators") if sym.get(key) is not None]
     if fixed and not (fixed == ["n"] and sym["n"] == options.n):
-        raise spec.error(f"{param('n', 'N')} does not apply: the spec's symmetry fixes the size ({fixed[0]}: ...); "
+        value = sym["n"] if fixed[0] == "n" else "..."
+        raise spec.error(f"{param('n', 'N')} does not apply: the spec's symmetry fixes the size ({fixed[0]}: {value}); "
                          f"to check another size give {param('group', 'NAME')} as well", f"symmetry.{fixed[0]}")
 
 
 def _from_spec(spec: Spec, options: GroupOptions) -> Job:
+    try:
+        return _from_spec_lines(spec, options)
+    except GdlcheckError as err:
+        raise spec.locate(err) from None
+
+
+def _from_spec_lines(spec: Spec, options: GroupOptions) -> Job:
     sym = spec.symmetry or {}
     cli_group = options.given
     if not cli_group:
@@ -190,7 +198,8 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
                                                             else n_layer),
                                 shape=args.get("shape"), generators=args.get("generators"), graph=graph)
         except GroupError as err:
-            raise spec.error(err.what, "symmetry") from None
+            # the spec's keys are spelled as the Python parameters (n, shape, graph), not as flags
+            raise spec.error(spell(err.what), "symmetry") from None
     if n_layer is not None and n_layer != group.n:
         raise SpecError(f"the layer acts on {n_layer} points but the group on n = {group.n}", file=spec.path)
     if n_hint is None and n_layer is None:
@@ -236,6 +245,13 @@ def resolve_layer(path: str, n: int | None = None, stdin_data: bytes | None = No
 
 
 def _layer_from_spec(spec: Spec, n: int | None) -> Job:
+    try:
+        return _layer_from_spec_lines(spec, n)
+    except GdlcheckError as err:
+        raise spec.locate(err) from None
+
+
+def _layer_from_spec_lines(spec: Spec, n: int | None) -> Job:
     if spec.symmetry:
         return _from_spec(spec, GroupOptions(n=n))
     ctx = BuildContext(spec=spec, n=n, channels=spec.channels or 1, seed=spec.seed, path=spec.path)
