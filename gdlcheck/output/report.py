@@ -141,3 +141,12 @@ def inspect_json(inspection) -> dict:
                         "samples": inspection.samples},
         "notes": [fact_text(note) for note in inspection.notes],
     }
+
+
+def kind_json(kind) -> dict:
+    """One line of ``gdlcheck kinds --format json``: a layer kind's reference."""
+    return {"schema_version": SCHEMA_VERSION, "kind": kind.name, "summary": kind.summary, "computes": kind.computes,
+            "rule": kind.rule,
+            "keys": [{"name": k.name, "type": k.type, "required": k.required, "default": k.default,
+                      "meaning": k.meaning} for k in kind.keys],
+            "one_of": [list(group) for group in kind.one_of], "example": kind.example}
