@@ -174,22 +174,34 @@ def _summary(entries, width: int) -> RGroup:
             detail = f"{r.kind}, {r.group.describe()}" if r is not None else "could not be read (see standard error)"
             lines.append(Text("  " + detail, style="dim"))
         return RGroup(*lines, count)
-    table = Table(title="summary", box=box.SIMPLE_HEAD, pad_edge=False)
-    # the names come first: they take up to half the width before they wrap
-    table.add_column("input", overflow="fold", min_width=min(max(len(name) for name, _ in entries), width // 2))
-    table.add_column("layer", overflow="fold")
-    table.add_column("group")
+    table = Table(title="summary", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    longest = max(len(name) for name, _ in entries)
+    kinds = max([len("layer")] + [len(r.kind) for _, r in entries if r is not None])
+    groups = max([len("group")] + [len(r.group.describe()) for _, r in entries if r is not None])
+    verdicts = max([len("verdict")] + [len(VERDICT_WORDS[r.verdict if r is not None else "error"][0])
+                                       for _, r in entries])
+    # the names come first: four columns where every name fits on its line, else the layer and its
+    # group share a column, so the names keep what is left before they wrap (between two columns:
+    # a space of padding on each side and the box's space)
+    joined = longest + kinds + groups + verdicts + 9 > width
+    room = width - (max(kinds, groups) + verdicts + 6 if joined else kinds + groups + verdicts + 9)
+    table.add_column("input", overflow="fold", min_width=max(12, min(longest, room)))
+    if joined:
+        table.add_column("layer, group", overflow="fold")
+    else:
+        table.add_column("layer", overflow="fold")
+        table.add_column("group")
     table.add_column("verdict", no_wrap=True)
     for name, r in entries:
         if r is None:
-            table.add_row(Text(name), Text("-", style="dim"), Text("-", style="dim"),
-                          Text("ERROR", style="bold red"))
+            cells = [Text("-", style="dim")] if joined else [Text("-", style="dim"), Text("-", style="dim")]
+            table.add_row(Text(name), *cells, Text("ERROR", style="bold red"))
             continue
         word, style, _ = VERDICT_WORDS[r.verdict]
-        table.add_row(Text(name), Text(r.kind), Text(r.group.describe()), Text(word, style=style))
-    if unreadable:
-        table.caption = "ERROR: the input could not be read (standard error says why)"
-    return RGroup(table, count)
+        cells = [Text(f"{r.kind}\n{r.group.describe()}")] if joined else [Text(r.kind), Text(r.group.describe())]
+        table.add_row(Text(name), *cells, Text(word, style=style))
+    notes = [Text("ERROR: the input could not be read (standard error says why)", style="dim")] if unreadable else []
+    return RGroup(table, *notes, count)
 
 
 class PatternView:
@@ -470,17 +482,27 @@ def render_symmetries(input_name: str, found) -> RGroup:
 # --------------------------------------------------------------------------- the spec reference
 
 
-def render_kinds(kinds) -> RGroup:
+def render_kinds(kinds) -> ByWidth:
     """``gdlcheck kinds``: every layer kind and what it computes."""
+    return ByWidth(lambda width: _kinds(list(kinds), width))
+
+
+def _kinds(kinds, width: int) -> RGroup:
+    tail = Text("gdlcheck kinds NAME prints a kind's keys; a spec's top level holds name, symmetry, expect, seed, "
+                "channels and layer (or layers); gdlcheck schema prints the whole format as a JSON Schema",
+                style="dim")
+    if width < 72:
+        lines: list = [Text("layer kinds", style="bold")]
+        for k in kinds:
+            lines.append(Text.assemble((k.name, "bold"), f": {k.summary}"))
+            lines.append(Text(f"  {k.computes}"))
+        return RGroup(*lines, tail)
     table = Table(title="layer kinds", box=box.SIMPLE_HEAD)
     table.add_column("kind", no_wrap=True)
     table.add_column("what it is")
     table.add_column("computes")
     for k in kinds:
         table.add_row(Text(k.name), Text(k.summary), Text(k.computes))
-    tail = Text("gdlcheck kinds NAME prints a kind's keys; a spec's top level holds name, symmetry, expect, seed, "
-                "channels and layer (or layers); gdlcheck schema prints the whole format as a JSON Schema",
-                style="dim")
     return RGroup(table, tail)
 
 
