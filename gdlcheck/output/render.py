@@ -544,8 +544,8 @@ def _kind_panel(kind, width: int) -> RGroup:
         parts.append(table)
     else:
         for key in kind.keys:
-            parts.append(Text.assemble((key.name, "bold"), f" ({key.type}; default {default_text(key)}): ",
-                                       key.meaning))
+            given = "required" if key.required else f"default {default_text(key)}"
+            parts.append(Text.assemble((key.name, "bold"), f" ({key.type}; {given}): ", key.meaning))
     parts.append(Text("example:", style="bold"))
     parts.append(Text(kind.example))
     return RGroup(Panel(RGroup(*parts), title=Text(f"kind {kind.name}", style="bold"), title_align="left",
