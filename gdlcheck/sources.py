@@ -106,10 +106,18 @@ def resolve(path: str, options: GroupOptions, stdin_data: bytes | None = None) -
     try:
         source = read_input(path, stdin_data)
         if isinstance(source, Spec):
-            return _from_spec(source, options)
+            return _with_line(source, _from_spec, source, options)
         return matrix_job(path, source, options)
     except GdlcheckError as err:
         raise err.located(file=path) from None
+
+
+def _with_line(spec: Spec, step, *args):
+    """``step(*args)``, its error in ``spec`` given the YAML line of its key path."""
+    try:
+        return step(*args)
+    except GdlcheckError as err:
+        raise spec.locate(err) from None
 
 
 def matrix_job(path: str, W: np.ndarray, options: GroupOptions) -> Job:
@@ -157,13 +165,6 @@ def _refuse_unused_size(spec: Spec, options: GroupOptions) -> None:
 
 
 def _from_spec(spec: Spec, options: GroupOptions) -> Job:
-    try:
-        return _from_spec_lines(spec, options)
-    except GdlcheckError as err:
-        raise spec.locate(err) from None
-
-
-def _from_spec_lines(spec: Spec, options: GroupOptions) -> Job:
     sym = spec.symmetry or {}
     cli_group = options.given
     if not cli_group:
@@ -237,7 +238,7 @@ def resolve_layer(path: str, n: int | None = None, stdin_data: bytes | None = No
     try:
         source = read_input(path, stdin_data)
         if isinstance(source, Spec):
-            return _layer_from_spec(source, n)
+            return _with_line(source, _layer_from_spec, source, n)
         check_square(source, file=path)
         return Job(input=path, layer=Linear(source), group=None)
     except GdlcheckError as err:
@@ -245,13 +246,6 @@ def resolve_layer(path: str, n: int | None = None, stdin_data: bytes | None = No
 
 
 def _layer_from_spec(spec: Spec, n: int | None) -> Job:
-    try:
-        return _layer_from_spec_lines(spec, n)
-    except GdlcheckError as err:
-        raise spec.locate(err) from None
-
-
-def _layer_from_spec_lines(spec: Spec, n: int | None) -> Job:
     if spec.symmetry:
         return _from_spec(spec, GroupOptions(n=n))
     ctx = BuildContext(spec=spec, n=n, channels=spec.channels or 1, seed=spec.seed, path=spec.path)

@@ -171,6 +171,22 @@ def test_verify_plot_refuses_what_it_cannot_draw(run, tmp_path, args, says):
     assert not (tmp_path / "v.png").exists()
 
 
+def test_verify_plot_refuses_a_symbolic_matrix(run, tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("a,b\nb,a\n")
+    result = run(["verify", path, "-g", "cyclic", "--plot", tmp_path / "v.png"])
+    assert result.exit_code == 2 and "--plot draws numbers; this matrix holds symbols" in result.stderr
+
+
+def test_project_and_symmetries_plot_standard_input(run, tmp_path):
+    csv = (SAMPLES / "petersen.csv").read_text()
+    result = run(["project", "-", "-g", "dihedral", "--plot", tmp_path / "p.png", "--format", "csv"], input=csv)
+    assert result.exit_code == 0 and len(result.stdout.splitlines()) == 10
+    result = run(["symmetries", "-", "--plot", tmp_path / "s.png", "--format", "json"], input=csv)
+    assert result.exit_code == 0 and '"order": 120' in result.stdout
+    assert (tmp_path / "p.png").exists() and (tmp_path / "s.png").exists()
+
+
 def test_project_and_symmetries_plot(run, tmp_path):
     assert run(["project", SAMPLES / "dense.csv", "-g", "dihedral", "--plot", tmp_path / "p.pdf"]).exit_code == 0
     assert (tmp_path / "p.pdf").read_bytes().startswith(b"%PDF")
