@@ -103,3 +103,13 @@ def test_export_svg_still_writes_svg(run, tmp_path):
     target = tmp_path / "report.svg"
     assert run(["derive", "-g", "cyclic", "-n", "4", "--export-svg", target]).exit_code == 0
     assert target.read_text().lstrip().startswith("<svg")
+
+
+@pytest.mark.parametrize("args", [["derive", "-g", "cyclic", "-n", "4", "--plot", ""],
+                                  ["derive", "-g", "cyclic", "-n", "4", "-o", ""],
+                                  ["derive", "-g", "cyclic", "-n", "4", "--export-svg", ""],
+                                  ["project", SAMPLES / "dense.csv", "-g", "cyclic", "-o", ""]])
+def test_an_empty_file_name_is_refused_not_ignored(run, args):
+    result = run(args)
+    one_error_line(result, "the FILE name is empty")
+    assert result.stdout == ""

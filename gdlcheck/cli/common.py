@@ -90,10 +90,17 @@ def group_options(fn):
     return fn
 
 
+def nonempty(ctx, param, value):
+    """A FILE option given as '' would silently write nothing (or standard output): refuse it."""
+    if value is not None and not str(value).strip():
+        raise click.BadParameter("the FILE name is empty")
+    return value
+
+
 def plot_option(what: str):
     """``--plot FILE``: also draw ``what`` with matplotlib, PNG, SVG or PDF by the extension."""
     return click.option("--plot", "plot", metavar="FILE", type=click.Path(dir_okay=False),
-                        shell_complete=complete_files,
+                        shell_complete=complete_files, callback=nonempty,
                         help=f"Also draw {what} into FILE: .png, .svg or .pdf (needs matplotlib: "
                              "pip install 'gdlcheck[plot]').")
 

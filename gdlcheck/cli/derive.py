@@ -12,6 +12,7 @@ from gdlcheck.cli.common import (
     given,
     group_options,
     make_group_options,
+    nonempty,
     output_format,
     plot_option,
     print_rich,
@@ -36,9 +37,11 @@ FORMATS = ("text", "json", "latex", "csv", "npy")
               show_default=True, help="latex: a bmatrix; csv: the 1 -> 1 pattern; npy: the basis array "
                                       "[default: the one -o FILE's extension names, else text].")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), shell_complete=complete_files,
+              callback=nonempty,
               help="Write to FILE, in the format its extension names (.txt .json .tex .csv .npy).")
 @click.option("--export-svg", "svg", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
-              shell_complete=complete_files, help="Also save the text report as an SVG screenshot (FILE.svg).")
+              shell_complete=complete_files, callback=nonempty,
+              help="Also save the text report as an SVG screenshot (FILE.svg).")
 @plot_option("the whole sharing pattern, one colour per orbit (and the kernel offsets of a grid group)")
 def command(group, n, shape, generators, graph, in_order, out_order, channels_in, channels_out, explain, fmt, output,
             svg, plot):

@@ -11,6 +11,7 @@ from gdlcheck.cli.common import (
     complete_files,
     group_options,
     make_group_options,
+    nonempty,
     output_format,
     plot_option,
     print_rich,
@@ -29,6 +30,7 @@ FORMATS = ("text", "json", "csv", "npy")
               help="csv/npy: the matrix alone on standard output, the distance on standard error "
                    "[default: the one -o FILE's extension names, else text].")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), shell_complete=complete_files,
+              callback=nonempty,
               help="Write to FILE, in the format its extension names (.txt .json .csv .npy).")
 @plot_option("the matrix, its projection and where they differ")
 def command(matrix, group, n, shape, generators, graph, fmt, output, plot):
