@@ -22,6 +22,11 @@ RULES = {
     "residual": "X + f(X) commutes with g when f does",
     "composition": "a composition of maps that commute with g commutes with g",
     "pooling": "sum, mean and max over the points are invariant",
+    # the rules of traced torch modules (gdlcheck.tracing)
+    "traced": "the module's traced graph, followed operation by operation",
+    "encoder": "Theorem 4 in each block's self-attention, with row-wise feed-forward and norms around it",
+    "contraction": "a point axis contracted with a point axis: P^T P = I",
+    "constant": "a constant that meets a point axis must be fixed by g",
 }
 
 # What each side condition asks.
@@ -32,6 +37,8 @@ CONDITIONS = {
     "mask": "P M P^T = M",
     "table": "P E = E",
     "relative_bias": "P B P^T = B",
+    "constant_rows": "P E = E",
+    "constant_pairs": "P M P^T = M",
 }
 
 # verify --explain: each rule as the texts write the step, with this layer's names.
@@ -51,10 +58,18 @@ CHAINS = {
                 "P S(X) P^T, softmax by rows keeps it, and V(PX) = P X Wv = P V(X) (Theorem 4), in every head.",
     "residual": "PX + f(PX) = PX + P f(X) = P (X + f(X)); an invariant f adds the same row to every point.",
     "composition": "f2(f1(PX)) = f2(P f1(X)) = P f2(f1(X)), part by part, in the order the parts run.",
+    "traced": "f(PX) = P f(X) follows from each operation of the traced graph in turn: each value below moves with "
+              "the points as its rule says (or not at all), and the output moves as the check asks.",
+    "encoder": "Each block is X + attn(norm(X)) and X + ff(norm(X)) (or with the norm after): attention gives "
+               "P Y(X) by Theorem 4, the feed-forward and the norms act row by row, residuals add P X to P f(X).",
+    "contraction": "(A P^T)(P B) = A B, and (P A P^T)(P B) = P (A B): a point axis summed against a point axis "
+                   "moved by the same P cancels it.",
+    "constant": "E does not move with the points, so an operation meeting it on a point axis commutes with P only "
+                "where P leaves E as it is.",
     "pooling": "sum_i (PX)_i = sum_i X_i: the same rows in another order (mean and max alike): invariant.",
 }
 
-_MATRIX = {"weights": "W", "graph": "A", "mask": "M", "relative_bias": "B"}
+_MATRIX = {"weights": "W", "graph": "A", "mask": "M", "relative_bias": "B", "constant_pairs": "M"}
 
 # What a rule needs of each kind of condition a layer has, said once after its step.
 NEEDS = {
@@ -64,13 +79,16 @@ NEEDS = {
     "graph": "A is held fixed, so G(A) = P G(A) P^T needs P A P^T = A: g an automorphism of A",
     "weights": "W P = P W exactly when W[g i, g j] = W[i, j] for all i, j",
     "bias": "a bias vector moves with the points only when b[g i] = b[i]",
+    "constant_rows": "a constant E laid along a point axis commutes with the points only when P E = E",
+    "constant_pairs": "a constant M laid along two point axes commutes with them only when P M P^T = M",
 }
 
 
 def broken_text(c: Condition) -> str:
     """The first entry that breaks a condition, in words."""
-    if c.what == "table":
-        return f"rows {c.entry[0]} and {c.image[0]} of E differ, so P E != E for {c.generator}"
+    if c.what in ("table", "constant_rows") and c.entry:
+        name = "E" if c.what == "table" else c.parameter
+        return f"rows {c.entry[0]} and {c.image[0]} of {name} differ, so P E != E for {c.generator}"
     if c.what == "bias":
         return (f"b[{c.image[0]}] = {c.values[1]} but b[{c.entry[0]}] = {c.values[0]}, so b[g i] != b[i] for "
                 f"{c.generator}")
@@ -83,6 +101,8 @@ def broken_text(c: Condition) -> str:
 
 
 def where(step: Step, c: Condition | None) -> str:
+    if step.rule == "constant" and c is not None:
+        return f"{c.parameter} (at node {step.path})"    # a traced module's parameter or constant
     path = step.path or step.kind
     return f"{path}.{c.parameter}" if c is not None and c.parameter else path
 
@@ -93,6 +113,12 @@ def stop_text(generator: str, stop: Stop) -> str:
         return f"not proven for {generator}: no rule for layer kind {stop.step.kind!r} at {where(stop.step, None)}"
     if stop.reason == "output_equivariant":
         return f"not proven for {generator}: the output is equivariant, not invariant"
+    if stop.reason == "no_op_rule":
+        return f"not proven for {generator} at node {stop.step.path}: no rule for {stop.step.kind!r}"
+    if stop.reason == "untraceable":
+        return f"not proven for {generator}: the module could not be traced ({stop.step.path})"
+    if stop.reason == "output_moves_otherwise":
+        return f"not proven for {generator}: {stop.step.path}"
     return f"not proven for {generator} at {where(stop.step, stop.condition)}: {broken_text(stop.condition)}"
 
 

@@ -1,0 +1,359 @@
+"""Rules for the functions and tensor methods a traced module calls.
+
+Each rule maps the flows of the arguments (:class:`~gdlcheck.tracing.flow.Flow`) to the flow
+of the result, from the texts' laws: elementwise maps keep the action; a sum, mean or max
+over a point axis removes it (pooling: invariant); softmax over any axis and a contraction
+of a point axis with a point axis (``Q K^T``, ``G V``) keep ``P . P^T``; reshapes and
+transposes that keep the point axes whole move them; a constant (a parameter, a mask, a
+table) that meets a point axis must be fixed by the generator (``P E = E``), checked exactly
+on its values.  Anything else is "not proven at <node>", never "holds".
+"""
+
+from __future__ import annotations
+
+import operator
+
+from gdlcheck.tracing.flow import STATIC, UNKNOWN, Flow, broadcast, merge_broken, normal, reshape_axes
+
+UNARY = {
+    "relu", "relu_", "relu6", "tanh", "sigmoid", "gelu", "silu", "softplus", "elu", "selu", "celu", "leaky_relu",
+    "hardtanh", "mish", "softsign", "logsigmoid", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "neg",
+    "square", "sin", "cos", "erf", "sign", "clamp", "clip", "reciprocal", "contiguous", "clone", "detach", "float",
+    "double", "half", "cpu", "tanh_", "sigmoid_", "positive", "nan_to_num", "round", "floor", "ceil", "trunc",
+    "frac", "exp2", "log2", "log10", "sinh", "cosh", "atan", "asin", "acos", "sgn", "logit", "hardswish",
+    "hardsigmoid", "threshold", "requires_grad_", "zeros_like", "ones_like", "full_like",
+}
+# casts whose other arguments give only a dtype or a device: the result moves as the first
+CASTS = {"to", "type", "type_as"}
+DROPOUT = {"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"}
+# random: never a rule, even on constants (two calls differ)
+RANDOM = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "bernoulli",
+          "multinomial", "normal", "poisson", "empty", "empty_like", "uniform_", "normal_", "bernoulli_",
+          "exponential_", "random_", "native_dropout"}
+BINARY = {"add", "sub", "mul", "truediv", "div", "floordiv", "pow", "maximum", "minimum", "eq", "ne", "lt", "le",
+          "gt", "ge", "and_", "or_", "xor", "iadd", "isub", "imul", "itruediv", "rsub", "remainder", "fmod", "atan2",
+          "logical_and", "logical_or", "true_divide", "multiply", "subtract", "type_as", "masked_fill",
+          "masked_fill_", "where", "add_", "mul_", "sub_", "div_"}
+REDUCE = {"sum", "mean", "amax", "amin", "max", "min", "logsumexp", "prod", "std", "var", "norm", "all", "any",
+          "nansum", "nanmean", "median"}
+SOFTMAX = {"softmax", "log_softmax", "softmin"}
+MATMUL = {"matmul", "mm", "bmm", "einsum", "linear"}
+LAYOUT = {"transpose", "swapaxes", "swapdims", "permute", "t", "unsqueeze", "squeeze", "view", "reshape", "flatten",
+          "unflatten", "expand", "expand_as", "view_as", "reshape_as", "movedim", "moveaxis"}
+STATIC_CALLS = {"size", "dim", "numel", "len"}
+# attributes of a tensor that say nothing about its entries
+STATIC_ATTRIBUTES = {"shape", "ndim", "device", "dtype", "is_cuda", "requires_grad", "layout", "is_sparse"}
+
+
+def name_of(node) -> str:
+    """A canonical name for a call_function / call_method target (``torch.relu``, ``F.relu`` and
+    ``x.relu()`` are all ``relu``; ``operator.add`` is ``add``)."""
+    target = node.target
+    if isinstance(target, str):
+        return target
+    if target is operator.getitem:
+        return "getitem"
+    if target is getattr:
+        return "getattr"
+    return getattr(target, "__name__", str(target)).lstrip("_")
+
+
+def _dims(value, ndim: int) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return tuple(normal(int(v), ndim) for v in value)
+    return (normal(int(value), ndim),)
+
+
+def apply(ctx, node, name: str, args: list, kwargs: dict) -> Flow | tuple | None:
+    """The flow of ``node``'s result, or None when no rule here applies (the walk says why)."""
+    if name in RANDOM or (name in DROPOUT and _dropout_active(args, kwargs)):
+        return None
+    if name.endswith("_") and args and getattr(args[0], "op", None) == "get_attr":
+        return None   # writes into a parameter or buffer: the module's next call differs
+    flows = [ctx.flow_of(a) for a in args]
+    extra = {k: v for k, v in kwargs.items() if ctx.is_tensor(v)}
+    tensors = [(a, f) for a, f in zip(args, flows) if ctx.is_tensor(a)]
+    every = flows + [ctx.flow_of(v) for v in extra.values()]
+    broken = merge_broken(f for f in every if isinstance(f, Flow))
+    if all(isinstance(f, Flow) and f.const for f in every):
+        return Flow((), const=True, broken=broken)
+    if name in STATIC_CALLS:
+        return STATIC
+    if name == "getattr":
+        return _attribute(ctx, args, flows[0])
+    if all(isinstance(f, Flow) and f.known and not f.moves for f in every):
+        return Flow((), broken=broken)   # a deterministic map of values g leaves alone: left alone
+    if name in DROPOUT or name in CASTS:
+        return flows[0]
+    if name in ("linear", "layer_norm", "scaled_dot_product_attention"):
+        pass                             # these read their tensor keywords themselves
+    elif extra:
+        if name not in BINARY and name not in UNARY:
+            return None
+        tensors += [(v, ctx.flow_of(v)) for v in extra.values()]
+    if name in UNARY or name in BINARY:
+        if len(tensors) == 1 and name not in ("where", "masked_fill", "masked_fill_"):
+            return tensors[0][1]
+        return _elementwise(ctx, node, tensors, broken)
+    if name in REDUCE:
+        return _reduce(ctx, node, name, args, kwargs, flows[0], broken)
+    if name in SOFTMAX:
+        return flows[0]
+    if name in LAYOUT:
+        return _layout(ctx, node, name, args, kwargs, flows[0])
+    if name == "getitem":
+        return _getitem(ctx, node, args, flows[0])
+    if name in ("cat", "concat", "concatenate", "stack"):
+        return _concat(ctx, node, name, args, kwargs)
+    if name in ("chunk", "split", "unbind", "tensor_split"):
+        return _split(ctx, node, name, args, kwargs, flows[0])
+    if name in MATMUL:
+        return _matmul(ctx, node, name, args, kwargs, broken)
+    if name == "layer_norm":
+        return _layer_norm(ctx, args, kwargs, flows[0])
+    if name == "scaled_dot_product_attention":
+        return ctx.attention_function(node, args, kwargs)
+    return None
+
+
+def _attribute(ctx, args, flow):
+    """``x.shape`` (static), ``x.T`` / ``x.mT`` (transposes), ``torch.max(x, 0).values``."""
+    base, attribute = args[0], args[1]
+    if isinstance(flow, tuple):
+        index = {"values": 0, "indices": 1}.get(attribute)
+        return flow[index] if index is not None and index < len(flow) else None
+    if attribute in STATIC_ATTRIBUTES:
+        return STATIC
+    if not ctx.is_tensor(base) or not flow.known:
+        return None
+    ndim = len(ctx.shape(base))
+    if attribute == "T" or (attribute == "mT" and ndim >= 2):
+        order = list(range(ndim))[::-1] if attribute == "T" else list(range(ndim - 2)) + [ndim - 1, ndim - 2]
+        return flow.with_axes(tuple(sorted(order.index(a) for a in flow.axes)))
+    return None
+
+
+def _dropout_active(args, kwargs) -> bool:
+    """``F.dropout(x, p=0.5, training=True)``: random unless ``training`` is False or ``p`` is 0
+    (the functional form's default is training=True, whatever mode the module is in)."""
+    p = kwargs.get("p", args[1] if len(args) > 1 else 0.5)
+    training = kwargs.get("training", args[2] if len(args) > 2 else True)
+    return bool(training) and not (isinstance(p, (int, float)) and p == 0)
+
+
+def _layer_norm(ctx, args, kwargs, flow):
+    """``layer_norm`` over free axes only; its weight and bias lie on those axes."""
+    ndim = len(ctx.shape(args[0]))
+    shape = kwargs.get("normalized_shape", args[1] if len(args) > 1 else None)
+    if not isinstance(shape, (list, tuple)) or not flow.known:
+        return None
+    for extra in list(args[2:]) + [kwargs.get("weight"), kwargs.get("bias")]:
+        if extra is not None and ctx.is_tensor(extra) and not ctx.flow_of(extra).const:
+            return None
+    return flow if not set(flow.axes) & set(range(ndim - len(shape), ndim)) else None
+
+
+def _elementwise(ctx, node, tensors, broken) -> Flow:
+    """Broadcast operands: their point axes must line up; a constant that meets a point axis is
+    fixed by g (checked); anything else that meets one without moving is not proven."""
+    if any(not f.known for _, f in tensors):
+        return UNKNOWN
+    shapes = [ctx.shape(a) for a, _ in tensors]
+    out_ndim = max(len(s) for s in shapes)
+    axes, conflicts = broadcast(shapes, [f.axes for _, f in tensors], out_ndim)
+    for (arg, f), shape, clash in zip(tensors, shapes, conflicts):
+        if not clash:
+            continue
+        if not f.const:
+            return UNKNOWN
+        # a constant laid along a point axis: it must be the same at every point's image
+        shift = out_ndim - len(shape)
+        broken = broken | ctx.fixed_constant(node, arg, tuple(a - shift for a in clash))
+    return Flow(axes, broken=broken)
+
+
+def _reduce(ctx, node, name, args, kwargs, flow, broken):
+    """``sum``/``mean``/``max``/... over ``dim``: pooling where it meets a point axis.  The dims
+    read from the call are checked against the result's shape (signatures differ: ``norm``'s
+    second argument is ``p``), and a reduction whose shape does not match has no rule."""
+    if name in ("max", "min") and len(args) > 1 and ctx.is_tensor(args[1]):
+        return _elementwise(ctx, node, [(a, ctx.flow_of(a)) for a in args[:2]], broken)
+    if not flow.known:
+        return UNKNOWN
+    shape = ctx.shape(args[0])
+    ndim = len(shape)
+    rest = list(args[2:] if name == "norm" else args[1:])
+    dim = kwargs.get("dim", rest[0] if rest and not isinstance(rest[0], bool) else None)
+    flags = [a for a in rest if isinstance(a, bool)]
+    keepdim = bool(kwargs.get("keepdim", flags[-1] if flags else False))
+    if dim is not None and not (isinstance(dim, int) or (isinstance(dim, (list, tuple))
+                                                        and all(isinstance(d, int) for d in dim))):
+        return None
+    dims = tuple(range(ndim)) if dim is None or dim == () else _dims(dim, ndim)
+    expected = tuple(1 if a in dims else d for a, d in enumerate(shape)) if keepdim else \
+        tuple(d for a, d in enumerate(shape) if a not in dims)
+    result = ctx.value_meta(node)
+    first = result[0] if isinstance(result, (tuple, list)) else result
+    if tuple(int(d) for d in getattr(first, "shape", (None,))) != expected:
+        return None
+    pooled = set(dims) & set(flow.axes)
+    if pooled:
+        ctx.pooling(node, name)
+    if keepdim:
+        axes = tuple(a for a in flow.axes if a not in dims)
+    else:
+        axes = tuple(a - sum(1 for d in dims if d < a) for a in flow.axes if a not in dims)
+    out = Flow(axes, broken=broken)
+    if isinstance(result, (tuple, list)):
+        # (values, indices): the indices name points, which the permutation renames
+        return (out, UNKNOWN if pooled else out)
+    return out
+
+
+def _layout(ctx, node, name, args, kwargs, flow):
+    if not flow.known:
+        return UNKNOWN
+    old = tuple(ctx.shape(args[0]))
+    new = tuple(ctx.shape(node))
+    ndim = len(old)
+    if name in ("transpose", "swapaxes", "swapdims"):
+        d0, d1 = (normal(int(a), ndim) for a in (args[1:3] if len(args) >= 3 else (kwargs["dim0"], kwargs["dim1"])))
+        swap = {d0: d1, d1: d0}
+        return flow.with_axes(tuple(sorted(swap.get(a, a) for a in flow.axes)))
+    if name == "t":
+        return flow.with_axes(tuple(sorted({0: 1, 1: 0}.get(a, a) for a in flow.axes)) if ndim == 2 else flow.axes)
+    if name == "permute":
+        order = args[1] if len(args) == 2 and isinstance(args[1], (list, tuple)) else args[1:]
+        order = [normal(int(d), ndim) for d in (order or kwargs.get("dims", ()))]
+        return flow.with_axes(tuple(sorted(order.index(a) for a in flow.axes)))
+    if name in ("movedim", "moveaxis"):
+        src = _dims(args[1] if len(args) > 1 else kwargs["source"], ndim)
+        dst = _dims(args[2] if len(args) > 2 else kwargs["destination"], ndim)
+        rest = [d for d in range(ndim) if d not in src]
+        order = [None] * ndim
+        for s, d in zip(src, dst):
+            order[d] = s
+        it = iter(rest)
+        order = [o if o is not None else next(it) for o in order]
+        return flow.with_axes(tuple(sorted(order.index(a) for a in flow.axes)))
+    if name in ("expand", "expand_as") and any(old[a] != new[a + len(new) - ndim] for a in flow.axes):
+        return UNKNOWN
+    return flow.with_axes(reshape_axes(old, new, flow.axes))
+
+
+def _getitem(ctx, node, args, flow):
+    base, index = args[0], args[1]
+    if isinstance(flow, tuple):
+        return flow[index] if isinstance(index, int) else UNKNOWN
+    if not ctx.is_tensor(base):
+        return STATIC if isinstance(flow, Flow) and flow.known and not flow.moves else UNKNOWN
+    if not flow.known:
+        return UNKNOWN
+    index = index if isinstance(index, tuple) else (index,)
+    shape = ctx.shape(base)
+    axis, out_axis, axes = 0, 0, []
+    moving = set(flow.axes)
+    for item in index:
+        if item is Ellipsis:
+            skip = len(shape) - sum(1 for i in index if i is not None and i is not Ellipsis)
+            for _ in range(skip):
+                if axis in moving:
+                    axes.append(out_axis)
+                axis, out_axis = axis + 1, out_axis + 1
+            continue
+        if item is None:
+            out_axis += 1
+            continue
+        if isinstance(item, slice):
+            whole = item.start in (None, 0) and item.stop in (None,) and item.step in (None, 1)
+            if axis in moving and not whole:
+                return UNKNOWN
+            if axis in moving:
+                axes.append(out_axis)
+            axis, out_axis = axis + 1, out_axis + 1
+            continue
+        if isinstance(item, int) and axis not in moving:
+            axis += 1
+            continue
+        return UNKNOWN   # an index along a point axis, or a tensor index
+    for rest in range(axis, len(shape)):
+        if rest in moving:
+            axes.append(out_axis + rest - axis)
+    return flow.with_axes(tuple(axes))
+
+
+def _concat(ctx, node, name, args, kwargs):
+    tensors = list(args[0])
+    flows = [ctx.flow_of(t) for t in tensors]
+    if any(not f.known for f in flows) or len({f.axes for f in flows}) != 1:
+        return UNKNOWN
+    ndim = len(ctx.shape(tensors[0]))
+    dim = normal(int(kwargs.get("dim", args[1] if len(args) > 1 else 0)), ndim + (name == "stack"))
+    axes = flows[0].axes
+    if name == "stack":
+        return Flow(tuple(a + (a >= dim) for a in axes), broken=merge_broken(flows))
+    if dim in axes:
+        return UNKNOWN
+    return Flow(axes, broken=merge_broken(flows))
+
+
+def _split(ctx, node, name, args, kwargs, flow):
+    if not flow.known:
+        return UNKNOWN
+    ndim = len(ctx.shape(args[0]))
+    dim = normal(int(kwargs.get("dim", args[2] if len(args) > 2 else 0)), ndim)
+    count = len(ctx.value_meta(node))
+    if dim in flow.axes:
+        return tuple(UNKNOWN for _ in range(count))
+    part = flow if name != "unbind" else flow.with_axes(tuple(a - (a > dim) for a in flow.axes))
+    return tuple(part for _ in range(count))
+
+
+def _matmul(ctx, node, name, args, kwargs, broken):
+    """``a @ b``: a contracted axis must be a point axis on both sides (``P A P^T P B = P A B``) or
+    on neither; the result's axes are ``a``'s rows and ``b``'s columns."""
+    if name == "einsum":
+        return ctx.einsum(node, args)
+    if name == "linear":
+        x, w = args[0], args[1]
+        fx_ = ctx.flow_of(x)
+        if not fx_.known or (len(ctx.shape(x)) - 1) in fx_.axes:
+            return UNKNOWN
+        bias = args[2] if len(args) > 2 else kwargs.get("bias")
+        if not ctx.flow_of(w).const or (bias is not None and not ctx.flow_of(bias).const):
+            return UNKNOWN
+        return fx_
+    a, b = args[0], args[1]
+    fa, fb = ctx.flow_of(a), ctx.flow_of(b)
+    if not fa.known or not fb.known:
+        return UNKNOWN
+    sa, sb = tuple(ctx.shape(a)), tuple(ctx.shape(b))
+    if len(sa) < 2 or len(sb) < 2:
+        return UNKNOWN   # vector products: rare in layers; no rule
+    ka, kb = len(sa) - 1, len(sb) - 2          # the contracted axes
+    rows_too = cols_too = False   # a constant factor fixed as P M P^T = M: its other axis moves too
+    if (ka in fa.axes) != (kb in fb.axes):
+        # one side moves the contracted axis and the other does not: a constant there must be
+        # fixed, as M P = M (the result does not move there) or, when its other axis also has
+        # one entry per point, as P M P^T = M (the result moves there: a fixed graph's A X)
+        const, axis, other = (b, kb, len(sb) - 1) if ka in fa.axes else (a, ka, len(sa) - 2)
+        if not ctx.flow_of(const).const:
+            return UNKNOWN
+        if ctx.shape(const)[other] == ctx.group.n:
+            broken = broken | ctx.fixed_constant(node, const, tuple(sorted((axis, other))))
+            rows_too, cols_too = const is a, const is b
+        else:
+            broken = broken | ctx.fixed_constant(node, const, (axis,))
+    elif ka in fa.axes:
+        ctx.contraction(node)
+    out_ndim = max(len(sa), len(sb))
+    rows = [a for a in fa.axes if a != ka] + ([len(sa) - 2] if rows_too else [])
+    cols = [a for a in fb.axes if a != kb] + ([len(sb) - 1] if cols_too else [])
+    batch_a = [a for a in rows if a < len(sa) - 2]
+    batch_b = [a for a in cols if a < len(sb) - 2]
+    if batch_a or batch_b:
+        return UNKNOWN   # points along a batch axis of a product: no rule
+    axes = [out_ndim - 2 for a in rows if a == len(sa) - 2] + [out_ndim - 1 for a in cols if a == len(sb) - 1]
+    return Flow(tuple(sorted(axes)), broken=broken)
