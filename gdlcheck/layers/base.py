@@ -43,7 +43,9 @@ class Layer:
     * ``depends_on``: what the aggregation matrix G of ``Y = G(X, A) V(X)`` depends on;
     * ``in_channels``/``out_channels``: the channels it reads and writes (None: any or
       unchanged), and ``points``: the number of points it is tied to (None: any n);
-    * ``supports_symbolic``: ``forward_symbolic`` runs on a matrix of sympy symbols.
+    * ``supports_symbolic``: ``forward_symbolic`` runs on a matrix of sympy symbols;
+    * ``signature``: how code's inputs and outputs move (:class:`gdlcheck.actions.Signature`);
+      None: X and the output by rows, the graph by ``P A P^T``.
     """
 
     kind = "layer"
@@ -54,6 +56,7 @@ class Layer:
     out_channels: int | None = None
     points: int | None = None
     supports_symbolic = False
+    signature = None
 
     def forward(self, X: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
         raise NotImplementedError

@@ -87,6 +87,8 @@ def render_verify(result) -> RGroup:
     constraints = constraint_lines(result)
     if constraints:
         parts.append(Text("would hold if: " + "; ".join(constraints), style="yellow"))
+    if result.culprit is not None:
+        parts.append(Text("culprit: " + fact_text(result.culprit), style="red"))
     for finding in result.diagnosis or []:
         parts.append(Text("diagnosis: " + fact_text(finding), style="yellow"))
     for note in result.notes:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from gdlcheck.groups import PermGroup
-from gdlcheck.output.words import DETAILS, constraint_lines, counterexample, fact_text, json_float
+from gdlcheck.output.words import DETAILS, constraint_lines, counterexample, culprit_json, fact_text, json_float
 from gdlcheck.verification.result import Check, VerifyResult
 
 SCHEMA_VERSION = 1
@@ -73,6 +73,8 @@ def verify_json(result: VerifyResult) -> dict:
         out["notes"] = [fact_text(note) for note in result.notes]
     if result.diagnosis is not None:
         out["diagnosis"] = [fact_text(f) for f in result.diagnosis]
+    if result.culprit is not None:
+        out["culprit"] = culprit_json(result.culprit)
     return out
 
 

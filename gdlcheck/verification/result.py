@@ -71,6 +71,7 @@ class TrialWitness:
     entry: tuple[int, ...]
     expected: float | None
     got: float | None
+    output: str | None = None  # which of code's outputs (``[1]``, ``['weights']``); None: the only one
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,8 @@ class VerifyResult:
     name: str | None = None
     notes: list[Fact] = field(default_factory=list)
     diagnosis: list[Fact] | None = None
+    # where a failure was located: Fact("culprit", {"path", "generator", ...}) (JSON "culprit")
+    culprit: Fact | None = None
 
     @property
     def failing(self) -> list[Check]:
