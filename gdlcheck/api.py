@@ -25,7 +25,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from gdlcheck import derivation, graphs, results
+from gdlcheck import derivation, graphs, results, torch_bridge
 from gdlcheck.actions import _axes, build_signature, edges, fixed, graph, points, unchanged
 from gdlcheck.culprit import find_culprit
 from gdlcheck.errors import CallableError, GdlcheckError, GroupError, LimitError, SpecError, param
@@ -50,7 +50,7 @@ from gdlcheck.user_code import (
     parse_input_shape,
     points_axes,
 )
-from gdlcheck.verification import FAILS, INCONCLUSIVE, METHODS, Options, VerifyResult, verify_layer
+from gdlcheck.verification import FAILS, INCONCLUSIVE, METHODS, Options, verify_layer
 
 __all__ = ["group", "derive", "verify", "verify_callable", "project", "inspect", "find_symmetries", "Derived",
            "Verified", "PermGroup", "GroupOptions", "GdlcheckError", "CallableError", "FAMILIES", "points", "graph",
@@ -360,7 +360,7 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
     label = name or callable_name(f)
     g, dims, axes = _callable_group(group, dims, points_axis, batch_axes, graph_value)
     f = build_callable(f, label)
-    check_layout(f, dims, axes, explicit=points_axis is not None or batch_axes is not None)
+    layout_notes = check_layout(f, dims, axes, explicit=points_axis is not None or batch_axes is not None)
     grid = tuple(g.shape) if g.shape is not None and len(g.shape) > 1 and len(axes) > 1 else None
     sig = build_signature(inputs, outputs, shape=dims, points_axes=_axes(points_axis, "points_axis") or axes,
                           n=g.n, grid=grid, expect=expect,
@@ -371,22 +371,28 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
     layer = CallableLayer(f, sig, dtype=dtype, label=label)
     kind = "torch.nn.Module" if layer.is_torch else "callable"
     options = Options(method=method, tol=float(tol), trials=trials, seed=seed)
-    notes = layer.notes()
+    notes = layer.notes() + layout_notes
     if inputs is not None or outputs is not None or points_axis is not None or batch_axes is not None or \
             graph_value is not None:
         notes.append(Fact("moves", {"text": sig.describe()}))
-    random = layer.randomness(seed, float(tol)) if g.gens and method != "exact" else None
+    with torch_bridge.preserved_rng():
+        return _verify_code(layer, g, kind, options, notes, sig, dtype)
+
+
+def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
+    tol = options.tol
+    result = verify_layer(layer, g, expect=layer.expect, channels=layer.in_channels, options=options,
+                          input=layer.label, kind=kind)
+    random = layer.randomness(float(tol))
     if random is not None:
-        result = VerifyResult(input=label, kind=kind, group=g, expect=layer.expect, passed=False,
-                              verdict=INCONCLUSIVE, checks=[], notes=[random])
-    else:
-        result = verify_layer(layer, g, expect=layer.expect, channels=layer.in_channels, options=options,
-                              input=label, kind=kind)
-        if result.verdict == FAILS:
-            result.culprit = find_culprit(layer, g, result.checks, float(tol))
-            hint = _float32_level(result, dtype, float(tol))
-            if hint is not None:
-                result.notes.append(hint)
+        # the differences the trials saw may be the randomness: no verdict on the symmetry
+        result.verdict, result.passed, result.diagnosis = INCONCLUSIVE, False, None
+        result.notes = [random]
+    elif result.verdict == FAILS:
+        result.culprit = find_culprit(layer, g, result.checks, float(tol))
+        hint = _float32_level(result, dtype, float(tol))
+        if hint is not None:
+            result.notes.append(hint)
     if sig.segments is not None and notes and notes[-1].what == "moves":
         notes[-1] = Fact("moves", {"text": sig.describe()})  # now with the outputs' resolved axes
     result.notes = notes + result.notes

@@ -194,8 +194,13 @@ def call(f, args: list, kwargs: dict | None = None):
         return f(*args, **(kwargs or {}))
 
 
-def no_grad():
-    return _torch().no_grad()
+def preserved_rng():
+    """A context that restores torch's global random state afterwards (the code under test may draw
+    from it: checking it must not change what the user's next draw gives); a no-op without torch."""
+    import contextlib
+
+    torch = _torch()
+    return torch.random.fork_rng(devices=[]) if torch is not None else contextlib.nullcontext()
 
 
 # --------------------------------------------------------------------------- hooks

@@ -175,28 +175,30 @@ def points_axes(dims: tuple[int, ...], points_axis=None, batch_axes=None,
     return axes
 
 
-def check_layout(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool) -> None:
+def check_layout(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool) -> list[Fact]:
     """Refuse the two layouts that give a believable answer about the wrong axis, unless the axes
-    were given explicitly: a batch-first module checked on its batch axis, and a convolution
-    checked on its channels."""
-    if explicit or not torch_bridge.is_torch_module(f):
-        return
+    were given explicitly (then a note says it): a batch-first module checked on its batch axis,
+    and a convolution checked on its channels."""
+    if not torch_bridge.is_torch_module(f):
+        return []
     if len(dims) >= 3 and 0 in axes:
         paths = torch_bridge.batch_first_paths(f)
+        if paths and explicit:
+            return [Fact("batch_axis_checked", {"module": paths[0]})]
         if paths:
             raise CallableError(f"{paths[0]} is batch_first: axis 0 of the input {_shape_text(dims)} is the batch, "
                                 "and permuting the batch says nothing about the points; give "
                                 f"{param('batch_axes', literal=0)} to check it on its points axis 1 (or "
                                 f"{param('points_axis')} to choose)")
     conv = torch_bridge.first_conv(f)
-    if conv is None:
-        return
+    if conv is None or explicit:
+        return []
     name, cls, k, channels = conv
     if len(dims) not in (k + 1, k + 2):
-        return
+        return []
     channel_axis = len(dims) - k - 1
     if dims[channel_axis] != channels or channel_axis not in axes and not (len(dims) == k + 2 and 0 in axes):
-        return
+        return []
     spatial = tuple(range(len(dims) - k, len(dims)))
     where = f"{cls}" + (f" ({name})" if name else "")
     what = "its channels" if channel_axis in axes else "the batch"
@@ -237,6 +239,7 @@ class CallableLayer(Layer):
         self._tensor_inputs = self.is_torch or any(i.torch for i in signature.inputs)
         self._device = torch_bridge.device_of(self.f) if self.is_torch else None
         self._converted: list[tuple[object, object]] = []  # (given value, its tensor), reused across calls
+        self._first = None  # (X, A, output) of the first call
 
     @property
     def uses_graph(self) -> bool:  # type: ignore[override]
@@ -261,7 +264,10 @@ class CallableLayer(Layer):
                         "weights, "
                         "or pass the torch.nn.Module itself so gdlcheck converts a copy)")
             raise CallableError(f"raised {_describe(err)}{hint}", file=self.label) from err
-        return self.signature.flatten(out, self.label)
+        flat = self.signature.flatten(out, self.label)
+        if self._first is None:  # kept to call it again on the same input (randomness)
+            self._first = (np.array(X, dtype=np.float64), A, flat.copy())
+        return flat
 
     def call_arguments(self, X, A=None, tensors: bool | None = None) -> tuple[list, dict]:
         """The arguments ``f`` is called with for the block ``X`` and the given values ``A``:
@@ -328,25 +334,25 @@ class CallableLayer(Layer):
 
     # ---- honesty about the code
 
-    def randomness(self, seed: int, tol: float) -> Fact | None:
-        """Call ``f`` twice on the first trial's input: a difference beyond ``tol`` means the code is
-        random (dropout in training mode, noise, weights drawn per call)."""
-        rng = np.random.default_rng([seed, 0])
-        X = rng.standard_normal((self.points, self.in_channels))
-        A = self.graph()
+    def randomness(self, tol: float) -> Fact | None:
+        """Call ``f`` again on the input of its first call (the first trial's): a difference beyond
+        ``tol`` means the code is random (dropout in training mode, noise, weights drawn per call).
+        None when it is not, or when ``f`` has not been called yet."""
+        if self._first is None:
+            return None
+        X, A, first = self._first
         with np.errstate(all="ignore"):
-            first = self.forward(X, A)
             second = self.forward(X, A)
             diff = np.abs(first - second)
         if not diff.size:
             return None
-        worst = float(np.nanmax(np.where(np.isnan(diff), np.inf, diff)))
+        diff = np.where(np.isnan(diff), np.inf, diff)
+        worst = float(diff.max())
         scale = float(np.max(np.abs(first))) if np.all(np.isfinite(first)) else math.inf
         rel = worst / scale if scale > 0 and math.isfinite(scale) else (0.0 if worst == 0 else math.inf)
         if rel <= tol:
             return None
-        k = int(np.argmax(np.where(np.isnan(diff), np.inf, diff)))
-        output, entry = self.signature.locate((k,))
+        output, entry = self.signature.locate((int(np.argmax(diff)),))
         return Fact("random", {"relative": rel, "output": output, "entry": list(entry),
                                "training": self.was_training})
 
