@@ -691,6 +691,8 @@ def _given(key, kind: str, item: Arg, sig: Signature, where: str) -> Input:
             raise CallableError(f"{where}: edge attributes have one row per edge ({E}), got shape "
                                 f"{_shape_text(array.shape)}")
         return Input(key, Action("edges"), array, torch=came)
+    if came == "dense":  # a tensor passed as it is: in numpy here, back as a tensor in the run's dtype
+        value = torch_bridge.as_numpy(value)
     return Input(key, Action("unchanged"), value, torch=came)
 
 

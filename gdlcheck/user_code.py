@@ -258,7 +258,7 @@ class CallableLayer(Layer):
             raise
         except Exception as err:
             hint = ""
-            if "dtype" in str(err) and ("Double" in str(err) or "Float" in str(err)) and not self.is_torch:
+            if _dtype_mismatch(err) and not self.is_torch:
                 other = "float32" if self.dtype == "float64" else "float64"
                 hint = (f" (gdlcheck runs it on {self.dtype} inputs: give {param('dtype', value=other)} to match its "
                         "weights, "
@@ -293,9 +293,10 @@ class CallableLayer(Layer):
                 args, kwargs = self.call_arguments(X, A, tensors=True)
                 out = torch_bridge.call(self.f, args, kwargs)
             except Exception as second:
-                # torch's complaint about a numpy input says "Tensor": then the tensor
-                # attempt's error is the one that tells what is wrong.
-                if "Tensor" in str(first):
+                # torch's complaint about a numpy input says "Tensor", and a float32 module
+                # complains about float64 tensors: then the tensor attempt's error is the one
+                # that tells what is wrong.
+                if "Tensor" in str(first) or _dtype_mismatch(second):
                     raise second from None
                 raise first from None
             self._tensor_inputs = True
@@ -362,6 +363,12 @@ class CallableLayer(Layer):
         if self.was_training:
             out.append(Fact("eval_mode", {"dtype": self.dtype}))
         return out
+
+
+def _dtype_mismatch(err: BaseException) -> bool:
+    """torch's error for float64 inputs to float32 weights (or the other way round)."""
+    text = str(err)
+    return "dtype" in text and any(word in text for word in ("Double", "Float", "double", "float"))
 
 
 def _shape_text(shape) -> str:
