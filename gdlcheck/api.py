@@ -477,10 +477,18 @@ def verify_target(target: str, group_options: GroupOptions, input_shape, *, expe
     else:
         g = replace(group_options, graph=None).build(n_default=n)
     f = load_callable(target, folder)
+    if inputs and not any(_kind_of(item) in ("graph", "fixed") for item in inputs) and g.family is not None \
+            and g.family.size == "graph":
+        A = None  # the graph names the group only: the callable holds it (--input points alone)
     return verify_callable(f, g, shape=dims, expect=expect or "equivariant", trials=trials, tol=tol,
                            seed=seed or 0, dtype=dtype or "float64", method=method, name=target, graph=A,
                            points_axis=points_axis, batch_axes=batch_axes, inputs=_named(inputs, "input"),
                            outputs=_named(outputs, "output"))
+
+
+def _kind_of(item: str) -> str:
+    """``"edge_index=fixed"`` -> ``"fixed"``; ``"points:6x3"`` -> ``"points"``."""
+    return item.partition("=")[2 if "=" in item else 0].partition(":")[0].strip()
 
 
 def _named(items, what: str):

@@ -263,6 +263,9 @@ class CallableLayer(Layer):
                 hint = (f" (gdlcheck runs it on {self.dtype} inputs: give {param('dtype', value=other)} to match its "
                         "weights, "
                         "or pass the torch.nn.Module itself so gdlcheck converts a copy)")
+            elif isinstance(err, TypeError) and "argument" in str(err) and self.signature.graph_law is not None:
+                hint = (f" (the graph is passed after the points; if the code takes only the points, say so with "
+                        f"{param('inputs', value='points')})")
             raise CallableError(f"raised {_describe(err)}{hint}", file=self.label) from err
         flat = self.signature.flatten(out, self.label)
         if self._first is None:  # kept to call it again on the same input (randomness)

@@ -7,6 +7,8 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch_geometric.nn import (
     GATConv,
     GCNConv,
@@ -162,3 +164,32 @@ def test_a_large_graph_stays_sparse():
     assert r.passed
     autos = gdlcheck.group("automorphisms", graph=ei, n=n)
     assert autos.n == n
+
+
+@settings(max_examples=15)
+@given(st.integers(3, 12), st.integers(0, 2**16))
+def test_gcn_and_sage_hold_on_every_random_graph(n, seed):
+    ei = random_graph(n, edges=2 * n, seed=seed)
+    torch.manual_seed(seed)
+    for conv in (GCNConv(3, 2), SAGEConv(3, 2, aggr="max")):
+        assert gdlcheck.verify_callable(conv, "symmetric", shape=(n, 3), graph=ei, trials=3, seed=seed).passed
+
+
+def test_a_module_that_holds_its_graph_from_the_command_line(run, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "ul_held.py").write_text(
+        "import torch\nfrom torch_geometric.nn import GCNConv\n"
+        "class Held(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        torch.manual_seed(0)\n"
+        "        self.conv = GCNConv(4, 3)\n        i = torch.arange(8)\n"
+        "        self.register_buffer('edge_index', torch.stack([torch.cat([i, (i + 1) % 8]),"
+        " torch.cat([(i + 1) % 8, i])]))\n"
+        "    def forward(self, x):\n        return self.conv(x, self.edge_index)\n")
+    (tmp_path / "ring.csv").write_text("0,1,2,3,4,5,6,7,1,2,3,4,5,6,7,0\n1,2,3,4,5,6,7,0,0,1,2,3,4,5,6,7\n")
+    base = ["verify", "--callable", "ul_held:Held", "--input-shape", "8x4"]
+    # the graph names the group and the module holds it: --input points says the module takes only x
+    assert run(base + ["-g", "automorphisms", "--graph", "ring.csv", "--input", "points", "-q"]).exit_code == 0
+    assert run(base + ["-g", "symmetric", "-q"]).exit_code == 1
+    passed = run(base + ["-g", "automorphisms", "--graph", "ring.csv"])
+    assert passed.exit_code == 2 and "if the code takes only the points, say so with --input points" in passed.stderr
