@@ -31,11 +31,11 @@ FORMS = ("dense", "sparse", "edge_index")
 
 
 def form(A) -> str:
-    """``"dense"``, ``"sparse"`` or ``"edge_index"`` for a value :func:`as_graph` returned."""
+    """``"dense"``, ``"sparse"`` or ``"edge_index"`` for a value :func:`as_graph` returned (an edge
+    list is kept as int64, a dense adjacency as float64)."""
     if is_sparse(A):
         return "sparse"
-    if isinstance(A, np.ndarray) and A.ndim == 2 and A.shape[0] == 2 and A.dtype.kind in "iu" \
-            and A.shape[1] != 2:
+    if isinstance(A, np.ndarray) and A.ndim == 2 and A.shape[0] == 2 and A.dtype.kind in "iu":
         return "edge_index"
     return "dense"
 
@@ -61,7 +61,9 @@ def as_graph(value, where: str = "graph", n: int | None = None, error=GdlcheckEr
     an edge_index) and a ``torch_geometric`` ``EdgeIndex``.  ``n`` is the number of nodes when
     it is known (an edge list may have isolated nodes past its largest label).
     """
+    edge_list = False
     if torch_bridge.is_tensor(value):
+        edge_list = looks_like_edge_index(value)  # a torch integer (2, E) tensor, E = 2 included
         value = torch_bridge.as_numpy(value) if not torch_bridge.is_sparse_tensor(value) \
             else torch_bridge.sparse_to_scipy(value)
         if isinstance(value, np.ndarray) and value.dtype.kind == "b":
@@ -74,7 +76,7 @@ def as_graph(value, where: str = "graph", n: int | None = None, error=GdlcheckEr
         if n is not None and value.shape[0] != n:
             raise error(f"{where} has {value.shape[0]} nodes but the group acts on n = {n}")
         return value
-    if looks_like_edge_index(value):
+    if edge_list or looks_like_edge_index(value):
         ei = np.asarray(value)
         ei = ei.astype(np.int64) if ei.dtype.kind != "i" or ei.dtype != np.int64 else ei
         if ei.size and ei.min() < 0:
