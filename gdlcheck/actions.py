@@ -92,7 +92,7 @@ def points(value=_MISSING, *, shape=None, axis=None) -> Arg:
     Without ``value`` it is drawn at random in every trial, of ``shape`` (default: the check's
     ``shape``); with ``value`` (a batch vector, node positions) that value is moved.
     """
-    return Arg("points", value, None if shape is None else tuple(shape), _axes(axis, "points"))
+    return Arg("points", value, None if shape is None else tuple(shape), as_axes(axis, "points"))
 
 
 def graph(value) -> Arg:
@@ -115,8 +115,8 @@ def unchanged(value) -> Arg:
     return Arg("unchanged", value)
 
 
-def _axes(axis, what: str) -> tuple[int, ...] | None:
-    """``1`` -> ``(1,)``; ``(1, 2)`` or ``"1,2"`` -> ``(1, 2)``; None stays None."""
+def as_axes(axis, what: str) -> tuple[int, ...] | None:
+    """Axes as a tuple: ``1`` -> ``(1,)``; ``(1, 2)`` or ``"1,2"`` -> ``(1, 2)``; None stays None."""
     if axis is None:
         return None
     if isinstance(axis, str):
@@ -154,7 +154,7 @@ def parse_action(text, *, outputs: bool, where: str = "action") -> Action:
                             f"{suggest(name, kinds)}")
     if axes and name not in ("points", "pairs"):
         raise CallableError(f"{where}: {name} takes no axes (only points and pairs do), got {text!r}")
-    action = Action(name, _axes(axes, where) if axes else None)
+    action = Action(name, as_axes(axes, where) if axes else None)
     if name == "pairs" and action.axes is not None and len(action.axes) != 2:
         raise CallableError(f"{where}: pairs moves two axes (rows and columns), got {text!r}")
     return action
@@ -258,7 +258,6 @@ class Signature:
     points_axes: tuple[int, ...] = (0,)
     channels: int = 0
     segments: list[Segment] | None = None
-    _structure: object = None
     _edge_orders: dict = field(default_factory=dict)
 
     # ---- what the trial loop asks
@@ -312,6 +311,10 @@ class Signature:
         self._edge_orders[p.tobytes()] = order
         return tuple(out)
 
+    def edge_order(self, p) -> np.ndarray | None:
+        """The order the edges took when the inputs were last moved by ``p`` (None: unchanged)."""
+        return self._edge_orders.get(np.asarray(p).tobytes())
+
     def fixes(self, p, bundle) -> bool:
         """Whether ``p`` is an automorphism of every fixed graph."""
         if bundle is None:
@@ -328,7 +331,7 @@ class Signature:
         segs = self.segments or []
         if len(segs) == 1 and segs[0].action.kind in ("invariant",):
             return flat
-        order = self._edge_orders.get(np.asarray(p).tobytes())
+        order = self.edge_order(p)
         parts = [move_array(s.action, p, flat[s.offset:s.offset + s.size].reshape(s.shape), order).ravel()
                  for s in segs]
         return np.concatenate(parts) if len(parts) > 1 else parts[0]

@@ -26,7 +26,7 @@ from dataclasses import replace
 import numpy as np
 
 from gdlcheck import derivation, graphs, results, torch_bridge
-from gdlcheck.actions import _axes, build_signature, edges, fixed, graph, points, unchanged
+from gdlcheck.actions import as_axes, build_signature, edges, fixed, graph, points, unchanged
 from gdlcheck.culprit import find_culprit
 from gdlcheck.errors import CallableError, GdlcheckError, GroupError, LimitError, SpecError, param
 from gdlcheck.graphs import load_graph_file
@@ -362,7 +362,7 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
     f = build_callable(f, label)
     layout_notes = check_layout(f, dims, axes, explicit=points_axis is not None or batch_axes is not None)
     grid = tuple(g.shape) if g.shape is not None and len(g.shape) > 1 and len(axes) > 1 else None
-    sig = build_signature(inputs, outputs, shape=dims, points_axes=_axes(points_axis, "points_axis") or axes,
+    sig = build_signature(inputs, outputs, shape=dims, points_axes=as_axes(points_axis, param("points_axis")) or axes,
                           n=g.n, grid=grid, expect=expect,
                           **({} if graph_value is None else {"graph_value": graph_value}))
     if outputs is not None and expect == "invariant" and not sig.invariant:

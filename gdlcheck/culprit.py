@@ -44,7 +44,7 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> Fact | None:
     X = np.random.default_rng([w.seed, w.trial]).standard_normal((layer.points, layer.in_channels))
     A = layer.graph()
     gA = sig.move_inputs(s, A, sig.graph_law)
-    order = sig._edge_orders.get(np.asarray(s).tobytes())
+    order = sig.edge_order(s)
     try:
         args, kwargs = layer.call_arguments(X, A, tensors=True)
         calls = torch_bridge.record_calls(layer.f, args, kwargs)

@@ -25,7 +25,7 @@ import sys
 import numpy as np
 
 from gdlcheck import torch_bridge
-from gdlcheck.actions import Signature, _axes, normal_axes
+from gdlcheck.actions import Signature, as_axes, normal_axes
 from gdlcheck.errors import CallableError, GdlcheckError, param
 from gdlcheck.groups import is_sparse
 from gdlcheck.layers import Fact, Layer
@@ -148,9 +148,9 @@ def points_axes(dims: tuple[int, ...], points_axis=None, batch_axes=None,
         matches no place or several.
     """
     ndim = len(dims)
-    batch = normal_axes(_axes(batch_axes, param("batch_axes")) or (), ndim, param("batch_axes"))
+    batch = normal_axes(as_axes(batch_axes, param("batch_axes")) or (), ndim, param("batch_axes"))
     if points_axis is not None:
-        axes = normal_axes(_axes(points_axis, param("points_axis")), ndim, param("points_axis"))
+        axes = normal_axes(as_axes(points_axis, param("points_axis")), ndim, param("points_axis"))
     elif grid is not None and len(grid) > 1:
         g = len(grid)
         places = [tuple(range(k, k + g)) for k in range(ndim - g + 1)
