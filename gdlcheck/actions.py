@@ -260,6 +260,16 @@ class Signature:
     segments: list[Segment] | None = None
     _edge_orders: dict = field(default_factory=dict)
 
+    # ---- what a tracer reads: one resolved Action per tensor
+
+    def input_actions(self) -> list[tuple[int | str, Action]]:
+        """``(position or keyword, Action)`` of every input, axes resolved (non-negative)."""
+        return [(i.key, i.action) for i in self.inputs]
+
+    def output_actions(self) -> list[tuple[str, Action]]:
+        """``(label, Action)`` of every compared output, axes resolved; known after the first call."""
+        return [(s.label, s.action) for s in self.segments or []]
+
     # ---- what the trial loop asks
 
     @property

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import gdlcheck
 from gdlcheck import graphs
-from gdlcheck.actions import Action, act_along, move_array, parse_action, relation
+from gdlcheck.actions import Action, act_along, build_signature, move_array, parse_action, relation
 from gdlcheck.errors import CallableError, GdlcheckError
 from gdlcheck.groups import act, conjugate, fixes, perm_matrix, then
 from gdlcheck.groups.catalogue import automorphism_group
@@ -242,6 +242,12 @@ def test_several_outputs_each_with_its_own_law():
     assert not wrong.passed
     assert wrong.to_json()["checks"][0]["counterexample"]["output"] == "[1]"
     assert "output[1] entry [" in witness_text(wrong.checks[0].witness)
+    # the resolved description of each tensor, as a tracer would read it
+    sig = build_signature(None, ("points", "pairs", "invariant"), shape=(5, 3), points_axes=(0,), n=5, grid=None)
+    sig.flatten(attention(np.ones((5, 3))))
+    assert sig.input_actions() == [(0, Action("points", (0,)))]
+    assert sig.output_actions() == [("[0]", Action("points", (0,))), ("[1]", Action("pairs", (0, 1))),
+                                    ("[2]", Action("invariant"))]
     ignored = gdlcheck.verify_callable(attention, "symmetric", shape=(5, 3), outputs=("points", "ignored", "ignored"))
     assert ignored.passed
     with pytest.raises(CallableError, match="tuple of 3 items"):
