@@ -184,7 +184,7 @@ def culprit_row(repeat: int):
     layer = CallableLayer(model, sig)
     layer.forward(np.zeros((64, sig.channels)))
     t_find = statistics.median(_times(lambda: find_culprit(layer, g, result.checks, 1e-9), repeat))
-    path = result.culprit.args["path"] if result.culprit is not None else "-"
+    path = result.culprit["path"] if result.culprit is not None else "-"
     return [["encoder of 3 blocks (d = 32, batch 2, n = 64), positional embedding in block 1", fmt_seconds(t_whole),
              fmt_seconds(t_find), path]]
 

@@ -389,7 +389,8 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
         result.verdict, result.passed, result.diagnosis = INCONCLUSIVE, False, None
         result.notes = [random]
     elif result.verdict == FAILS:
-        result.culprit = find_culprit(layer, g, result.checks, float(tol))
+        result.culprit = find_culprit(layer, g, result.checks, float(tol)) or result.culprit
+        result.diagnosis = (result.diagnosis or []) + _fixed_inputs_moved(layer, g, result.checks)
         hint = _float32_level(result, dtype, float(tol))
         if hint is not None:
             result.notes.append(hint)
@@ -397,6 +398,17 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
         notes[-1] = Fact("moves", {"text": sig.describe()})  # now with the outputs' resolved axes
     result.notes = notes + result.notes
     return results.verified(result)
+
+
+def _fixed_inputs_moved(layer, g: PermGroup, checks) -> list[Fact]:
+    """For each failing generator, the fixed graphs it is not an automorphism of (diagnosis findings)."""
+    failing = {c.generator for c in checks if c.passed is False}
+    out = []
+    for s, name in zip(g.gen_arrays(), g.generator_strings):
+        if name in failing:
+            out.extend(Fact("breaks", {"generator": name, "fact": Fact("fixed_input_moved", {"input": label})})
+                       for label in layer.signature.not_fixed(s))
+    return out
 
 
 def _callable_group(spec, dims, points_axis, batch_axes, graph_value):

@@ -22,12 +22,12 @@ import numpy as np
 from gdlcheck import torch_bridge
 from gdlcheck.actions import relation
 from gdlcheck.groups import PermGroup, act, cycle_string
-from gdlcheck.layers import Fact
 
 
-def find_culprit(layer, group: PermGroup, checks, tol: float) -> Fact | None:
-    """The culprit of the first failing numeric check (a :class:`~gdlcheck.layers.Fact`
-    ``"culprit"``), or None when the code is not a module or no submodule can be named.
+def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
+    """The culprit of the first failing numeric check, ``{"path", "generator", "kind", "relative_error",
+    "trial", "seed"}`` (and ``"after"``/``"before"``), or None when the code is not a module or no
+    submodule can be named.
 
     ``layer`` is a :class:`gdlcheck.user_code.CallableLayer` of a torch module.
     """
@@ -76,10 +76,10 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> Fact | None:
         ok, err = related(call["outputs"], other["outputs"])
         if ok:
             continue
-        args = {"path": call["path"], "module": call["module"], "generator": check.generator,
-                "relative_error": err, "trial": w.trial, "seed": w.seed}
-        args.update(_between(call, calls, start, related))
-        return Fact("culprit", args)
+        found = {"path": call["path"], "generator": check.generator, "kind": call["module"],
+                 "relative_error": err, "trial": w.trial, "seed": w.seed}
+        found.update(_between(call, calls, start, related))
+        return found
     return None
 
 

@@ -157,7 +157,7 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
         raise spec.error(f"n must be a positive integer, got {n_hint!r}", "symmetry.n")
     channels = spec.channels or 1
     ctx = BuildContext(spec=spec, n=n_hint, channels=channels, seed=spec.seed, path=spec.path)
-    layer = build_layer(spec.layer, ctx)
+    layer = build_layer(spec.layer, ctx, spec.layer_key)
     n_layer = layer_points(layer)
     if cli_group:
         if (options.shape is None and options.n is None and sym.get("shape") is not None and options.name
@@ -181,7 +181,7 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
         # the layer needed no size to be built; build it again now that n is known
         ctx.n = group.n
         ctx.built = 0
-        layer = build_layer(spec.layer, ctx)
+        layer = build_layer(spec.layer, ctx, spec.layer_key)
     return _spec_job(spec, layer, group)
 
 
@@ -223,7 +223,7 @@ def _layer_from_spec(spec: Spec, n: int | None) -> Job:
     if spec.symmetry:
         return _from_spec(spec, GroupOptions(n=n))
     ctx = BuildContext(spec=spec, n=n, channels=spec.channels or 1, seed=spec.seed, path=spec.path)
-    layer = build_layer(spec.layer, ctx)
+    layer = build_layer(spec.layer, ctx, spec.layer_key)
     n_layer = layer_points(layer)
     if n is None and n_layer is None:
         raise SpecError("the number of points is not known: give symmetry: {group: ..., n: N} or -n N",

@@ -248,9 +248,6 @@ class CallableLayer(Layer):
     def graph(self):
         return self.signature.bundle
 
-    def breaks(self, s) -> list[Fact]:
-        return [Fact("fixed_input_moved", {"input": label}) for label in self.signature.not_fixed(s)]
-
     def forward(self, X, A=None):
         try:
             out = self._call(X, A)

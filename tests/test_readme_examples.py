@@ -75,3 +75,16 @@ def test_usage_reports_are_what_the_tool_prints_at_80_columns(command):
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     out = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
     assert out.stdout == shown
+
+
+def test_the_proof_example_prints_what_the_readme_shows():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "gdlcheck verify samples/cnn.yaml --format json | python -c"
+    block = text.split(f"$ {command}", 1)[1]
+    line, shown = block.split("\n", 1)
+    shown = shown.split("\n```", 1)[0] + "\n"
+    env = {**os.environ, "NO_COLOR": "1"}
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    out = subprocess.run(f"{command}{line}", shell=True, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == shown

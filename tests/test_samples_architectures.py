@@ -19,7 +19,7 @@ CASES = [
     ("attention-relative.yaml", [], 0, "holds"),
     ("attention-relative.yaml", ["--group", "symmetric"], 1, "fails"),
     ("attention-absolute.yaml", [], 1, "fails"),
-    ("transformer-encoder.yaml", [], 0, "holds_numerically"),
+    ("transformer-encoder.yaml", [], 0, "holds"),
     ("set-pooling.yaml", [], 0, "holds"),
     ("bias-breaks.yaml", [], 1, "fails"),
 ]
@@ -80,10 +80,26 @@ def test_pooled_output_checked_as_equivariant_is_an_input_error(run, samples, tm
     assert "use expect: invariant" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_method_exact_on_a_large_non_linear_layer_is_inconclusive(run, samples):
+def test_method_exact_proves_a_transformer_encoder_without_running_it(run, samples):
     result = run(["verify", samples / "transformer-encoder.yaml", "--method", "exact", "--format", "json"])
+    assert result.exit_code == 0
+    out = json.loads(result.stdout)
+    assert out["verdict"] == "holds" and {c["method"] for c in out["checks"]} == {"exact"}
+    assert {step["theorem"] for step in out["proof"]} >= {"Theorem 4"}
+
+
+def test_method_exact_where_nothing_exact_decides_is_inconclusive(run, tmp_path):
+    # an absolute table that no permutation fixes, on 8 points (past the symbolic pass): the
+    # proof stops at the table, and --method exact runs no trials
+    spec = tmp_path / "table.yaml"
+    table = [[float(i), 0.0] for i in range(8)]
+    spec.write_text("symmetry: {group: cyclic, n: 8}\nlayer: {kind: attention, wq: [[1, 0], [0, 1]], "
+                    f"wk: [[1, 0], [0, 1]], wv: [[1, 0], [0, 1]], positional: {{absolute: {table}}}}}\n")
+    result = run(["verify", spec, "--method", "exact", "--format", "json"])
     assert result.exit_code == 3
-    assert json.loads(result.stdout)["verdict"] == "inconclusive"
+    out = json.loads(result.stdout)
+    assert out["verdict"] == "inconclusive"
+    assert any("not proven for (0 1 2 3 4 5 6 7) at layer.positional" in note for note in out["notes"])
 
 
 def test_same_spec_and_seed_give_byte_identical_json(run, samples):

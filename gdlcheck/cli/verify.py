@@ -35,6 +35,7 @@ from gdlcheck.tolerances import TOL
               help="Seed of the random inputs [default: the spec's seed, else 0].")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; the exit code tells the verdict.")
+@click.option("--explain", is_flag=True, help="Write the proof as the texts do: each layer's step and its conditions.")
 @click.option("--callable", "target", metavar="MODULE:ATTR",
               help="Verify a Python callable or torch module instead of INPUT (runs your code; MODULE is "
                    "imported from the current folder or the installed packages).")
@@ -55,8 +56,8 @@ from gdlcheck.tolerances import TOL
 @click.option("--output", "output_kinds", multiple=True, metavar="KIND",
               help="With --callable: how the next output moves: points[:AXIS], pairs[:A,B] (P W P^T), edges, "
                    "invariant, ignored; NAME=KIND for a dict; repeatable [default: points].")
-def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, target, input_shape,
-            dtype, expect, points_axis, batch_axes, input_kinds, output_kinds):
+def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, explain, target,
+            input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds):
     """Check that each INPUT (a spec or a matrix; - for standard input) commutes with a group.
 
     \b
@@ -112,7 +113,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
         else:
             from gdlcheck.output.render import render_verify
 
-            out.print(render_verify(result))
+            out.print(render_verify(result, explain=explain))
     if out is not None and len(inputs) > 1:
         from gdlcheck.output.render import render_summary
 

@@ -43,6 +43,7 @@ class Spec:
     seed: int = 0
     channels: int | None = None
     lines: dict[str, int] = field(default_factory=dict)
+    layer_key: str = "layer"   # the key that holds the layer tree: "layer", or "layers" (a list)
 
     @property
     def folder(self) -> str:
@@ -182,7 +183,9 @@ def spec_from_value(value, path: str, lines: dict[str, int] | None = None) -> Sp
         raise spec.error("give 'layer' or 'layers', not both", "layers")
     if "layer" not in value and "layers" not in value:
         raise SpecError("missing key 'layer' (the layer to verify)", file=path)
-    spec.layer = value["layer"] if "layer" in value else {"kind": "sequential", "layers": value["layers"]}
+    # top-level "layers: [...]" is a sequential whose items sit at layers[i] in the file
+    spec.layer_key = "layer" if "layer" in value else "layers"
+    spec.layer = value[spec.layer_key]
     if value.get("name") is not None:
         spec.name = str(value["name"])
     expect = value.get("expect", "equivariant")

@@ -17,8 +17,10 @@ from gdlcheck.layers.compose import Pool, Residual, Sequential, TransformerEncod
 from gdlcheck.layers.graph import GCN, normalize_adjacency, with_graph_mode
 from gdlcheck.layers.linear import ChannelDeepSets, Conv, DeepSets, Linear, circulant, identity_plus_ones
 from gdlcheck.layers.rowwise import MLP, LayerNorm, Pointwise
+from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, Condition, Proof, Rule, Step, Stop
 
-__all__ = ["GCN", "KINDS", "MLP", "Attention", "BuildContext", "ChannelDeepSets", "Composite", "Conv", "DeepSets",
-           "Fact", "Layer", "LayerNorm", "Linear", "Pointwise", "Pool", "Residual", "Sequential",
-           "TransformerEncoder", "build_layer", "circulant", "identity_plus_ones", "normalize_adjacency",
-           "points_of", "register", "with_graph_mode"]
+__all__ = ["EQUIVARIANT", "GCN", "INVARIANT", "KINDS", "MLP", "Attention", "BuildContext", "ChannelDeepSets", "Proof",
+           "Step", "Stop",
+           "Composite", "Condition", "Conv", "DeepSets", "Fact", "Layer", "LayerNorm", "Linear", "Pointwise", "Pool",
+           "Residual", "Rule", "Sequential", "TransformerEncoder", "build_layer", "circulant", "identity_plus_ones",
+           "normalize_adjacency", "points_of", "register", "with_graph_mode"]

@@ -43,11 +43,13 @@ def _numeric(name: str, x: np.ndarray) -> np.ndarray:
 def _symbolic(name: str):
     import sympy
 
+    # Max unevaluated: evaluating it asks sympy's assumptions about its argument, which costs
+    # seconds on the sums a layer builds, and the comparison of f(PX) with P f(X) is structural
     table = {
         "identity": lambda e: e,
-        "relu": lambda e: sympy.Max(0, e),
+        "relu": lambda e: sympy.Max(0, e, evaluate=False),
         # max(x, 0.01 x) is leaky ReLU for a slope below 1, and keeps its structure
-        "leaky_relu": lambda e: sympy.Max(e, sympy.Rational(1, 100) * e),
+        "leaky_relu": lambda e: sympy.Max(e, sympy.Rational(1, 100) * e, evaluate=False),
         "tanh": sympy.tanh,
         "sigmoid": lambda e: 1 / (1 + sympy.exp(-e)),
         "gelu": lambda e: e / 2 * (1 + sympy.erf(e / sympy.sqrt(2))),

@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 
-from gdlcheck.groups.perm import fixes
 from gdlcheck.inputs.spec import check_keys
 from gdlcheck.layers.activations import activate, masked, softmax_rows
 from gdlcheck.layers.base import Composite, Fact, is_symbolic_array, shape_text
 from gdlcheck.layers.build import register
+from gdlcheck.layers.rules import Rule, conjugation_condition, vector_condition
 from gdlcheck.tolerances import SCORE_SYMMETRY_TOL
 
 
@@ -94,16 +94,31 @@ class Attention(Composite):
     def aggregations(self, X, A=None):
         return [G for G, _ in self._heads(X)]
 
-    def breaks(self, s):
-        out = []
-        n = len(s)
-        if self.mask == "causal" and np.any(s != np.arange(n)):
-            out.append(Fact("causal_mask"))
-        if self.table is not None and not np.array_equal(self.table[s], self.table):
-            out.append(Fact("absolute_table"))
-        if self.bias_b is not None and not fixes(s, self._relative(n, None)):
-            out.append(Fact("relative_bias"))
-        return out
+    def rule(self, group, gens):
+        """Theorem 4: the scores transform as ``S(PX) = P S(X) P^T``, and softmax by rows (or a
+        pointwise weighting) keeps that, in every head; so the layer commutes with g when g
+        keeps the mask (``P M P^T = M``), the absolute table (``P E = E``) and the relative bias
+        (``P B P^T = B``) it has."""
+        conditions = []
+        for s in gens:
+            n = len(s)
+            if self.mask == "causal":
+                conditions.append(conjugation_condition(self._keep(n).astype(np.int8), s, "mask", "mask"))
+            if self.table is not None:
+                conditions.append(vector_condition(self.table, s, "table", "positional"))
+            if self.bias_b is not None:
+                conditions.append(conjugation_condition(self._relative(n, None), s, "relative_bias", "positional"))
+        return Rule("theorem4", "Theorem 4", tuple(conditions))
+
+    def symbolic_size(self, n, d, size):
+        z = size + (2 if self.table is not None else 0)
+        q = d * (z + 2)                                  # an entry of X Wq or X Wk
+        score = self.dk * (2 * q + 1) + 4                # an entry of Q K^T, scaled, plus a bias
+        weight = (n + 1) * (score + 2) if self.weights == "softmax" else score + 8
+        out = n * (weight + d * (z + 2) + 1)             # an entry of G V
+        if self.wo is not None:
+            out = self.wo.shape[0] * (out + 2)
+        return self.out_channels, out
 
     def asymmetries(self) -> list[Fact]:
         out = []

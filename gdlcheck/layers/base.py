@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gdlcheck.inputs.matrices import exact_number
+from gdlcheck.layers.rules import Rule
 
 # What the aggregation matrix G of Y = G(X, A) V(X) depends on, from least to most.
 DEPENDS_ORDER = {"constant": 0, "offset": 1, "graph": 2, "content": 3}
@@ -56,6 +57,11 @@ class Layer:
     out_channels: int | None = None
     points: int | None = None
     supports_symbolic = False
+    # Where the layer stands in its spec ("layer.layers[1]"), set when it is built.
+    path = ""
+    # How a combinator puts its sublayers together for the prover: "sequence" (each one's
+    # output is the next one's input) or "residual" (X + f(X)); None for a layer of its own.
+    combinator: str | None = None
     signature = None
 
     def forward(self, X: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
@@ -77,13 +83,6 @@ class Layer:
         """Sublayers, in the order they run."""
         return []
 
-    def breaks(self, s: np.ndarray) -> list[Fact]:
-        """What, known from the layer's structure, generator ``s`` breaks (typed facts)."""
-        out: list[Fact] = []
-        for child in self.children():
-            out.extend(child.breaks(s))
-        return out
-
     def asymmetries(self) -> list[Fact]:
         """Why this layer's aggregation matrix G is not symmetric, as far as its structure tells."""
         return []
@@ -91,6 +90,28 @@ class Layer:
     def linear_form(self):
         """``(W, b)`` when ``f(X) = W X + b`` exactly (W is n x n, b None, scalar or length n)."""
         return None
+
+    def rule(self, group, gens: list[np.ndarray]) -> Rule | None:
+        """The rule that makes this layer commute with each generator in ``gens`` (array forms
+        of ``group``'s generators), with its side conditions; None: no rule for this kind."""
+        return None
+
+    def symbolic_size(self, n: int, d: int, size: float) -> tuple[int, float] | None:
+        """For the symbolic pass's budget: the channels and a bound on the size (nodes) of each
+        output entry when each of the ``n x d`` input entries has ``size`` nodes (None: no
+        estimate, the pass does not run)."""
+        return None
+
+    def own_proof(self, group, expect: str):
+        """A proof the layer makes of itself, as a :class:`~gdlcheck.layers.rules.Proof` (a traced
+        torch module reads its own computation); None: the prover walks ``rule`` and the
+        combinators."""
+        return None
+
+    def transfer(self, state: str) -> str:
+        """How the group acts on the output when it acts on the input as ``state`` and the
+        rule's conditions hold: a map of rows keeps it (pooling overrides)."""
+        return state
 
     def graph(self) -> np.ndarray | None:
         """The adjacency this layer (or a sublayer) reads, if any."""

@@ -192,7 +192,9 @@ def build_layer(raw, ctx: BuildContext, where: str = "layer") -> Layer:
     if isinstance(raw, list):
         # a list is a sequential; its items sit at where[i] in the file
         builder = KINDS["sequential"][0]
-        return builder({"kind": "sequential", "layers": raw}, ctx, where, items_at=where)
+        layer = builder({"kind": "sequential", "layers": raw}, ctx, where, items_at=where)
+        layer.path = where
+        return layer
     if not isinstance(raw, dict):
         raise ctx.error("a layer is a mapping with a 'kind' key, or a list of layers", where)
     ctx.built += 1
@@ -209,4 +211,6 @@ def build_layer(raw, ctx: BuildContext, where: str = "layer") -> Layer:
     for key in required:
         if key not in raw:
             raise ctx.error(f"layer kind {kind!r} needs key {key!r}", where)
-    return builder(raw, ctx, where)
+    layer = builder(raw, ctx, where)
+    layer.path = where
+    return layer

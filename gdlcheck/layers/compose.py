@@ -15,6 +15,7 @@ from gdlcheck.layers.attention import Attention
 from gdlcheck.layers.base import Composite, Layer, is_symbolic_array, points_of, run
 from gdlcheck.layers.build import build_layer, register
 from gdlcheck.layers.rowwise import MLP, LayerNorm
+from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, Rule
 from gdlcheck.limits import MAX_ENCODER_BLOCKS, MAX_MATRIX_ENTRIES
 
 
@@ -23,6 +24,15 @@ class Residual(Composite):
 
     kind = "residual"
     _children = ("layer",)
+    combinator = "residual"
+
+    def rule(self, group, gens):
+        """``X + f(X)`` commutes with g when f does (an invariant f adds the same row to every point)."""
+        return Rule("residual")
+
+    def symbolic_size(self, n, d, size):
+        inner = self.layer.symbolic_size(n, d, size)
+        return None if inner is None else (d, size + inner[1] + 1)
 
     def __init__(self, layer: Layer):
         self.layer = layer
@@ -62,6 +72,21 @@ def _build_residual(raw, ctx, where):
 class Sequential(Composite):
     kind = "sequential"
     _children = ("layers",)
+    combinator = "sequence"
+
+    def rule(self, group, gens):
+        """A composition of maps that commute with g commutes with g."""
+        return Rule("composition")
+
+    def symbolic_size(self, n, d, size):
+        for layer in self.layers:
+            step = layer.symbolic_size(n, d, size)
+            if step is None:
+                return None
+            d, size = step
+            if layer.invariant:
+                n = 1
+        return d, size
 
     def __init__(self, layers: list[Layer]):
         self.layers = layers
@@ -145,6 +170,16 @@ class Pool(Composite):
     kind = "pool"
     invariant = True
 
+    def rule(self, group, gens):
+        """Sum, mean and max over the points do not change when the points are permuted."""
+        return Rule("pooling")
+
+    def transfer(self, state):
+        return INVARIANT if state == EQUIVARIANT else state
+
+    def symbolic_size(self, n, d, size):
+        return d, n * (size + 1) + 2
+
     def __init__(self, op: str, n: int | None):
         self.op, self.n = op, n
 
@@ -224,7 +259,11 @@ def _build_transformer(raw, ctx, where):
         mha = Attention(rand(b, "wq", d, d), rand(b, "wk", d, d), rand(b, "wv", d, d), rand(b, "wo", d, d),
                         heads=heads, mask=mask)
         ff = MLP([rand(b, "w1", d, d_ff), rand(b, "w2", d_ff, d)], [rand(b, "b1", d_ff), rand(b, "b2", d)], activation)
-        layers += [Residual(mha), LayerNorm(float(eps)), Residual(ff), LayerNorm(float(eps))]
+        block = [Residual(mha), LayerNorm(float(eps)), Residual(ff), LayerNorm(float(eps))]
+        for part, name in zip(block, ("attention", "norm1", "feedforward", "norm2")):
+            part.path = f"{where}.blocks[{b}].{name}"
+        mha.path, ff.path = f"{where}.blocks[{b}].attention.layer", f"{where}.blocks[{b}].feedforward.layer"
+        layers += block
     enc = TransformerEncoder(layers)
     enc.in_channels = enc.out_channels = d
     return enc

@@ -6,10 +6,11 @@ import copy
 
 import numpy as np
 
-from gdlcheck.groups.perm import fixes, is_sparse
+from gdlcheck.groups.perm import is_sparse
 from gdlcheck.layers.activations import activate
 from gdlcheck.layers.base import Composite, Fact, Layer, exact_array, is_symbolic_array, shape_text
 from gdlcheck.layers.build import register
+from gdlcheck.layers.rules import Rule, conjugation_condition
 
 
 def normalize_adjacency(A: np.ndarray, normalization: str = "symmetric", self_loops: bool = True) -> np.ndarray:
@@ -112,10 +113,17 @@ class GCN(Composite):
             return self.W[0, 0] * self._G(None), None
         return None
 
-    def breaks(self, s):
-        if self.graph_mode == "fixed" and not fixes(s, self.A):
-            return [Fact("graph_not_fixed")]
-        return []
+    def rule(self, group, gens):
+        """Theorem 3: ``G(P A P^T) = P G(A) P^T`` for every normalisation, so with the graph
+        permuted with the features the layer commutes with every permutation; with the graph
+        held fixed it commutes with the automorphisms of A (``P A P^T = A``)."""
+        if self.graph_mode == "input":
+            return Rule("theorem3", "Theorem 3")
+        return Rule("theorem3_fixed", "Theorem 3",
+                    tuple(conjugation_condition(self.A, s, "graph", "adjacency") for s in gens))
+
+    def symbolic_size(self, n, d, size):
+        return int(self.W.shape[1]), self.W.shape[0] * (n * (size + 6) + 2) + 8
 
     def asymmetries(self) -> list[Fact]:
         out = []

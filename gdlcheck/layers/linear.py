@@ -5,17 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError
-from gdlcheck.layers.base import (
-    Composite,
-    Fact,
-    Layer,
-    exact_array,
-    free_symbols,
-    is_symbolic_array,
-    numeric,
-    shape_text,
-)
+from gdlcheck.layers.base import Composite, Layer, exact_array, free_symbols, is_symbolic_array, numeric, shape_text
 from gdlcheck.layers.build import BuildContext, register
+from gdlcheck.layers.rules import Rule, commutes_condition, vector_condition
 from gdlcheck.text import parse_shape
 
 
@@ -49,16 +41,28 @@ class Linear(Layer):
     def aggregations(self, X, A=None):
         return [self.W]
 
-    def breaks(self, s):
-        if isinstance(self.b, np.ndarray) and self.b.ndim == 1 and self.b.shape[0] == len(s):
-            moved = np.nonzero(self.b[s] != self.b)[0]
-            if moved.size:
-                k = int(moved[0])
-                return [Fact("bias", {"k": k, "image": int(s[k]), "value": self.b[k], "image_value": self.b[s[k]]})]
-        return []
-
     def linear_form(self):
         return self.W, self.b
+
+    def rule(self, group, gens):
+        """Commutation: ``W P = P W`` exactly when ``W[g i, g j] = W[i, j]``; a bias ``b[g i] = b[i]``."""
+        return Rule("commutation", None, tuple(self._conditions(gens, lambda k, s: False)))
+
+    weight_key = "weight"   # the spec key the weight condition is about
+
+    def _conditions(self, gens, free):
+        """The weight and bias conditions of each generator, but for those ``free(k, s)`` exempts
+        from the weight condition (a theorem covers them)."""
+        out = []
+        for k, s in enumerate(gens):
+            if not free(k, s):
+                out.append(commutes_condition(self.W, s, self.weight_key))
+            if isinstance(self.b, np.ndarray) and self.b.ndim == 1:
+                out.append(vector_condition(self.b, s, "bias", "bias"))
+        return out
+
+    def symbolic_size(self, n, d, size):
+        return d, n * (size + 2) + 2
 
     def symbols(self):
         return free_symbols(self.W, self.b if self.b is not None else None)
@@ -114,10 +118,29 @@ def circulant(kernel: np.ndarray, shape) -> np.ndarray:
 
 
 class Conv(Linear):
-    """A circular convolution: the circulant of its kernel (Theorem 1)."""
+    """A circular convolution: the circulant of its kernel on the grid ``grid`` (Theorem 1)."""
 
     kind = "conv"
     depends_on = "offset"
+    weight_key = "kernel"
+
+    def __init__(self, W: np.ndarray, b=None, grid: tuple[int, ...] | None = None):
+        super().__init__(W, b)
+        self.grid = tuple(grid) if grid is not None else (int(W.shape[0]),)
+
+    def rule(self, group, gens):
+        """Theorem 1: a circulant commutes with every shift of its grid; other generators are
+        checked entry by entry, as for a linear layer."""
+        def shift_of_the_grid(k, s):
+            role = group.role(k)
+            return ((role.kind == "shift" and len(self.grid) == 1 and self.grid[0] == group.n)
+                    or (role.kind == "translation" and group.shape == self.grid))
+
+        return Rule("theorem1", "Theorem 1", tuple(self._conditions(gens, shift_of_the_grid)))
+
+    def subs(self, values):
+        b = None if self.b is None else numeric(self.b, values)
+        return type(self)(numeric(self.W, values), b, self.grid)
 
 
 @register("conv", keys=("kernel", "bias", "shape"), required=("kernel",))
@@ -130,7 +153,7 @@ def _build_conv(raw, ctx, where):
                             "shape: [H, W], the grid it slides over", f"{where}.kernel")
         if len(kernel) > n:
             raise ctx.error(f"kernel has {len(kernel)} entries, more than n = {n}", f"{where}.kernel")
-        return Conv(circulant(kernel, n), _bias(raw, ctx, where, n))
+        return Conv(circulant(kernel, n), _bias(raw, ctx, where, n), (n,))
     try:
         shape = parse_shape(raw["shape"])
     except GdlcheckError as err:
@@ -141,7 +164,7 @@ def _build_conv(raw, ctx, where):
     if any(k > s for k, s in zip(kernel.shape, shape)):
         raise ctx.error(f"kernel of shape {list(kernel.shape)} is larger than the grid {list(shape)}",
                         f"{where}.kernel")
-    return Conv(circulant(kernel, shape), _bias(raw, ctx, where, n))
+    return Conv(circulant(kernel, shape), _bias(raw, ctx, where, n), shape)
 
 
 # --------------------------------------------------------------------------- deepsets
@@ -151,6 +174,10 @@ class DeepSets(Linear):
     """``Y = alpha X + beta 11^T X``: the matrix ``alpha*I + beta*11^T`` (Theorem 2)."""
 
     kind = "deepsets"
+
+    def rule(self, group, gens):
+        """Theorem 2: ``alpha*I + beta*11^T`` commutes with every permutation (it is built so)."""
+        return Rule("theorem2", "Theorem 2")
 
 
 def identity_plus_ones(alpha, beta, n: int) -> np.ndarray:
@@ -179,6 +206,13 @@ class ChannelDeepSets(Composite):
         if self.lam.shape == (1, 1) and self.n is not None:
             return identity_plus_ones(self.lam[0, 0], self.gamma[0, 0], self.n), None
         return None
+
+    def rule(self, group, gens):
+        """Theorem 2 with channels: ``X Lambda + 11^T X Gamma`` commutes with every permutation."""
+        return Rule("theorem2", "Theorem 2")
+
+    def symbolic_size(self, n, d, size):
+        return int(self.lam.shape[1]), (n + 1) * d * (size + 2) + 1
 
     def aggregations(self, X, A=None):
         n = X.shape[0]

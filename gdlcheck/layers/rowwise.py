@@ -8,10 +8,22 @@ from __future__ import annotations
 from gdlcheck.layers.activations import activate, sqrt
 from gdlcheck.layers.base import Composite
 from gdlcheck.layers.build import register
+from gdlcheck.layers.rules import Rule
 
 
-class Pointwise(Composite):
+class RowWise(Composite):
+    """The same function on every row: ``f(PX) = P f(X)`` for every permutation, with no condition
+    (no parameter of a row-wise map has a point axis)."""
+
+    def rule(self, group, gens):
+        return Rule("rowwise")
+
+
+class Pointwise(RowWise):
     kind = "pointwise"
+
+    def symbolic_size(self, n, d, size):
+        return d, size + 8
 
     def __init__(self, activation: str):
         self.activation = activation
@@ -25,7 +37,7 @@ def _build_pointwise(raw, ctx, where):
     return Pointwise(ctx.activation(raw, "activation", where, "relu"))
 
 
-class MLP(Composite):
+class MLP(RowWise):
     """The same MLP on every row: ``act(X W1 + b1) W2 + b2 ...`` (no activation after the last)."""
 
     kind = "mlp"
@@ -35,6 +47,11 @@ class MLP(Composite):
         self.weights, self.biases, self.activation = weights, biases, activation
         self.in_channels = int(weights[0].shape[0])
         self.out_channels = int(weights[-1].shape[1])
+
+    def symbolic_size(self, n, d, size):
+        for k, W in enumerate(self.weights):
+            d, size = int(W.shape[1]), W.shape[0] * (size + 2) + 2 + (8 if k < len(self.weights) - 1 else 0)
+        return d, size
 
     def forward(self, X, A=None):
         Y = X
@@ -75,7 +92,7 @@ def _build_mlp(raw, ctx, where):
     return MLP(weights, biases, ctx.activation(raw, "activation", where, "relu"))
 
 
-class LayerNorm(Composite):
+class LayerNorm(RowWise):
     """Each row minus its mean, divided by ``sqrt(var + eps)`` (over the channels)."""
 
     kind = "layernorm"
@@ -83,6 +100,10 @@ class LayerNorm(Composite):
 
     def __init__(self, eps: float = 1e-5):
         self.eps = eps
+
+    def symbolic_size(self, n, d, size):
+        centred = size + d * size + 2
+        return d, centred + 2 * d * (centred + 2) + 4
 
     def forward(self, X, A=None):
         d = X.shape[1]

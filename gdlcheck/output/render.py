@@ -15,7 +15,8 @@ from rich.text import Text
 
 from gdlcheck.groups import FAMILIES, PermGroup
 from gdlcheck.output.explain import partition_meaning
-from gdlcheck.output.words import constraint_lines, fact_text, witness_text
+from gdlcheck.output.proof import explain_lines, proof_lines
+from gdlcheck.output.words import constraint_lines, culprit_text, fact_text, witness_text
 from gdlcheck.text import shorten
 
 # A cycle of distinguishable styles for parameters in a sharing pattern.
@@ -56,7 +57,7 @@ def group_line(group: PermGroup) -> Text:
     return Text(f"{group.name} ({size}), order {group.order_text}, {len(group.gens)} generator(s)")
 
 
-def render_verify(result) -> RGroup:
+def render_verify(result, explain: bool = False) -> RGroup:
     word, style, meaning = VERDICT_WORDS[result.verdict]
     title = Text.assemble((word, style), "  ", (result.input, "bold"),
                           (f"  [{result.name}]" if result.name else "", "dim"))
@@ -88,9 +89,14 @@ def render_verify(result) -> RGroup:
     if constraints:
         parts.append(Text("would hold if: " + "; ".join(constraints), style="yellow"))
     if result.culprit is not None:
-        parts.append(Text("culprit: " + fact_text(result.culprit), style="red"))
+        c = result.culprit
+        text = culprit_text(c) if "condition" not in c else f"{c['path']} ({c['kind']}) for {c['generator']}"
+        parts.append(Text(f"culprit: {text}", style="red"))
     for finding in result.diagnosis or []:
         parts.append(Text("diagnosis: " + fact_text(finding), style="yellow"))
+    if result.proof is not None:
+        parts.append(Text("proof", style="bold"))
+        parts.extend(Text(line) for line in (explain_lines(result.proof) if explain else proof_lines(result.proof)))
     for note in result.notes:
         parts.append(Text(fact_text(note), style="dim"))
     return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 
 from gdlcheck.groups import PermGroup
-from gdlcheck.output.words import DETAILS, constraint_lines, counterexample, culprit_json, fact_text, json_float
+from gdlcheck.output.proof import culprit_json, proof_json
+from gdlcheck.output.words import DETAILS, code_culprit_json, constraint_lines, counterexample, fact_text, json_float
 from gdlcheck.verification.result import Check, VerifyResult
 
 SCHEMA_VERSION = 1
@@ -73,8 +74,11 @@ def verify_json(result: VerifyResult) -> dict:
         out["notes"] = [fact_text(note) for note in result.notes]
     if result.diagnosis is not None:
         out["diagnosis"] = [fact_text(f) for f in result.diagnosis]
+    if result.proof is not None:
+        out["proof"] = proof_json(result.proof)
     if result.culprit is not None:
-        out["culprit"] = culprit_json(result.culprit)
+        out["culprit"] = culprit_json(result.culprit, result.proof) if "condition" in result.culprit \
+            else code_culprit_json(result.culprit)
     return out
 
 

@@ -8,13 +8,16 @@ report and for ``assert_equivariant``'s message.
 from __future__ import annotations
 
 from gdlcheck.layers import Fact
-from gdlcheck.limits import SYMBOLIC_SECONDS
+from gdlcheck.limits import SYMBOLIC_GUARD_SECONDS
+from gdlcheck.output.proof import stop_text
 from gdlcheck.text import shorten
 from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, VerifyResult, WeightWitness
 
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
 DETAILS = {
-    "sympy_timeout": f"sympy could not decide within {SYMBOLIC_SECONDS:g} s",
+    "proved": "proved by the rules of the layer tree (see proof)",
+    "not_proven": "not proven: a rule's side condition fails (see notes); the other checks decide",
+    "time_guard": f"stopped by the {SYMBOLIC_GUARD_SECONDS:g} s guard against a hang in sympy (not a budget)",
     "sympy_undecided": "sympy could not decide",
     "symbolic_identical": "symbolic: f(PX) and P f(X) are the same expressions",
     "symbolic_simplified": "symbolic: f(PX) and P f(X) simplify to the same expressions",
@@ -140,8 +143,10 @@ _TEMPLATES = {
     "no_exact_check": "no exact check applies: {why}",
     "numeric_only": "numeric check only: {why}",
     "no_symbolic_pass": "layer kind {kind!r} has no symbolic forward pass",
+    "no_rule": "no rule proves layer kind {kind!r} (its computation is not read), and it has no symbolic forward pass",
     "symbolic_points": "the exact check of a non-linear layer runs for n <= {limit} (n = {n})",
     "symbolic_channels": "the exact check of a non-linear layer runs for d <= {limit} channels (d = {d})",
+    "symbolic_budget": "the symbolic pass would build about {nodes:.3g} expression nodes, over its budget of {limit}",
     "fails": "fails for {law} under generator(s) {generators}",
     "invariant_holds": "holds for {law}: the output is invariant, not equivariant; use expect: invariant",
     "equivariant_holds": "holds for {law}: the output is equivariant, not invariant; use expect: equivariant (or pool "
@@ -191,6 +196,8 @@ def fact_text(fact: Fact) -> str:
         return (f"holds for {law_text(a['law'])} (Theorem 3): with the graph held fixed it holds only for the "
                 "automorphisms of A" + (f", and {', '.join(others)} is not one; use graph: input to permute A with "
                                         "the features" if others else ""))
+    if what == "not_proven":
+        return stop_text(a["generator"], a["stop"])
     if what == "scores":
         head = f" of head {a['head']}" if a["head"] is not None else ""
         return (f"Wq Wk^T{head} is not symmetric (largest |M - M^T| = {a['gap']:.3g}), so the scores S[i, j] = "
@@ -210,29 +217,28 @@ def fact_text(fact: Fact) -> str:
         return (f"the largest error, {a['error']:.2g} relative, is at float32 rounding level: if the code computes in "
                 "float32 inside (a .float() cast, a float32 buffer or constant), check it with --dtype float32 "
                 "(dtype='float32' in Python; tolerance 1e-5)")
-    if what == "culprit":
-        return culprit_text(a)
     raise KeyError(f"no sentence for fact {what!r}")
 
 
-def culprit_text(a: dict) -> str:
-    """``encoder.layers.1.pos_emb (PosEmb) breaks it under (0 1): ...``."""
-    who = f"{a['path']} ({a['module']})" if a["path"] else f"the module itself ({a['module']})"
+def culprit_text(c: dict) -> str:
+    """Code's culprit: ``encoder.layers.1.pos_emb (PosEmb) breaks it under (0 1): ...``."""
+    who = f"{c['path']} ({c['kind']})" if c["path"] else f"the module itself ({c['kind']})"
     inside = ""
-    if a.get("after") and a.get("before"):
-        inside = f", in its own forward between {a['after']} and {a['before']}"
-    elif a.get("before"):
-        inside = f", in its own forward before {a['before']}"
-    elif a.get("after"):
-        inside = f", in its own forward after {a['after']}"
-    return (f"{who} breaks it under {a['generator']}{inside}: its inputs move with the points but its output does not "
-            f"(relative error {a['relative_error']:.3g}; trial {a['trial']}, seed {a['seed']})")
+    if c.get("after") and c.get("before"):
+        inside = f", in its own forward between {c['after']} and {c['before']}"
+    elif c.get("before"):
+        inside = f", in its own forward before {c['before']}"
+    elif c.get("after"):
+        inside = f", in its own forward after {c['after']}"
+    return (f"{who} breaks it under {c['generator']}{inside}: its inputs move with the points but its output does not "
+            f"(relative error {c['relative_error']:.3g}; trial {c['trial']}, seed {c['seed']})")
 
 
-def culprit_json(fact: Fact) -> dict:
-    """The JSON ``culprit`` object: ``path``, ``generator`` and what else was found, and its sentence."""
-    out = {k: (json_float(v) if isinstance(v, float) else v) for k, v in fact.args.items()}
-    out["text"] = fact_text(fact)
+def code_culprit_json(c: dict) -> dict:
+    """The JSON ``culprit`` of code: ``path``, ``generator``, ``kind`` (the module's class) and what else
+    was found, and its sentence."""
+    out = {k: (json_float(v) if isinstance(v, float) else v) for k, v in c.items()}
+    out["text"] = culprit_text(c)
     return out
 
 
@@ -265,8 +271,8 @@ def failure_lines(result: VerifyResult) -> list[str]:
         elif w is not None:
             line += f": {witness_text(w)}"
         lines.append(line)
-    if result.culprit is not None:
-        lines.append(f"  culprit: {fact_text(result.culprit)}")
+    if result.culprit is not None and "relative_error" in result.culprit:
+        lines.append(f"  culprit: {culprit_text(result.culprit)}")
     for note in result.notes:
         lines.append(f"  note: {fact_text(note)}")
     return lines

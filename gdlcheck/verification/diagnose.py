@@ -15,17 +15,24 @@ from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import PermGroup, fixes
 from gdlcheck.layers import Fact, Layer, with_graph_mode
 from gdlcheck.verification.measure import _generator, default_law, trial_residuals
-from gdlcheck.verification.result import Check, Law, Options
+from gdlcheck.verification.prove import prove
+from gdlcheck.verification.result import Check, Law, Options, Proof
 
 DIAGNOSIS_TRIALS = 3
 FIRST_TRIAL = 10_000
 
 
+# What a failed side condition of a rule breaks, as the diagnosis says it (weights need no
+# second word: the counterexample shows them).
+_BREAKS = {"bias": "bias", "graph": "graph_not_fixed", "mask": "causal_mask", "table": "absolute_table",
+           "relative_bias": "relative_bias"}
+
+
 def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options: Options,
-             checks: list[Check]) -> list[Fact]:
+             checks: list[Check], proof: Proof | None = None) -> list[Fact]:
     """Findings, in order: the law that fails and for which generators, the neighbouring laws
-    that hold (or that none does), and what the layer's structure says each failing generator
-    breaks."""
+    that hold (or that none does), and what each failing generator breaks by the layers' rules
+    (their side conditions that fail, from ``proof``, proved here if not given)."""
     failing = {c.generator for c in checks if c.passed is False}
     if not failing:
         return []
@@ -70,9 +77,23 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
     if not found:
         tried = ["rows", "fixed"] if a == "both" else ["both"] if a == "fixed" else []
         out.append(Fact("none_holds", {"tried": tried + ["PT", "equivariance" if y == "none" else "invariance"]}))
+    if proof is None:
+        try:
+            proof = prove(layer, group, expect)
+        except GdlcheckError:
+            return out
     for s in gens:
-        for fact in layer.breaks(s):
-            finding = Fact("breaks", {"generator": _generator(s), "fact": fact})
-            if finding not in out:
-                out.append(finding)
+        g = _generator(s)
+        for step in proof.steps:
+            for c in step.conditions:
+                if c.generator == g and not c.holds and c.what in _BREAKS:
+                    finding = Fact("breaks", {"generator": g, "fact": _broken(c)})
+                    if finding not in out:
+                        out.append(finding)
     return out
+
+
+def _broken(c) -> Fact:
+    if c.what == "bias":
+        return Fact("bias", {"k": c.entry[0], "image": c.image[0], "value": c.values[0], "image_value": c.values[1]})
+    return Fact(_BREAKS[c.what])

@@ -25,9 +25,9 @@ from gdlcheck.errors import LayerError, SpecError
 from gdlcheck.groups import PermGroup, act, act_rows, conjugate, cycle_string
 from gdlcheck.layers import Fact, Layer
 from gdlcheck.layers.base import exact_array
-from gdlcheck.limits import SYMBOLIC_SECONDS
+from gdlcheck.limits import SYMBOLIC_GUARD_SECONDS, SYMBOLIC_NODES
 from gdlcheck.verification.result import Law, OutputWitness, Residual, ShapeWitness, TrialWitness, WeightWitness
-from gdlcheck.verification.symbolic import differ_at_a_point, equal_exactly, run_with_time_limit
+from gdlcheck.verification.symbolic import differ_at_a_point, equal_exactly, is_zero, run_with_time_limit
 
 TINY = np.finfo(np.float64).tiny
 # The symbolic forward pass runs a non-linear layer on an n x d matrix of symbols: small n, d only.
@@ -132,7 +132,7 @@ def _symbolic_weights(W, b, s, expect) -> tuple[Residual, list]:
         witness = WeightWitness(where, image_at, right, left)
     exact = False if first_bad is not None else (None if undecided else True)
     return Residual(_generator(s), "exact", exact=exact, witness=witness, symbolic=True,
-                    detail="sympy_timeout" if exact is None else None), equations
+                    detail="sympy_undecided" if exact is None else None), equations
 
 
 # --------------------------------------------------------------------------- random trials
@@ -241,24 +241,47 @@ def _moved_output(p: np.ndarray, Y: np.ndarray, moves=None) -> np.ndarray:
 # --------------------------------------------------------------------------- symbolic forward pass
 
 
-def symbolic_applies(layer: Layer, n: int, channels: int) -> Fact | None:
-    """Why the symbolic forward pass does not apply (None: it does)."""
+def symbolic_nodes(layer: Layer, n: int, channels: int, passes: int) -> float | None:
+    """The symbolic pass's work: ``passes`` forward passes of an ``n x channels`` matrix of
+    symbols, counted as the expression nodes of their outputs (each kind bounds its output's
+    size, ``Layer.symbolic_size``); None where a kind gives no bound."""
+    estimate = layer.symbolic_size(n, channels, 1)
+    if estimate is None:
+        return None
+    d_out, size = estimate
+    rows = 1 if layer.invariant else n
+    return float(passes) * rows * d_out * size
+
+
+def symbolic_applies(layer: Layer, n: int, channels: int, passes: int = 2) -> Fact | None:
+    """Why the symbolic forward pass does not apply (None: it does).
+
+    Deterministic: the pass runs when its estimated work is within ``SYMBOLIC_NODES``
+    expression nodes, the same decision on an idle and on a loaded machine.
+    """
     if not getattr(layer, "supports_symbolic", False):
         return Fact("no_symbolic_pass", {"kind": layer.kind})
     if n > SYMBOLIC_MAX_POINTS:
         return Fact("symbolic_points", {"n": n, "limit": SYMBOLIC_MAX_POINTS})
     if channels > SYMBOLIC_MAX_CHANNELS:
         return Fact("symbolic_channels", {"d": channels, "limit": SYMBOLIC_MAX_CHANNELS})
+    nodes = symbolic_nodes(layer, n, channels, passes)
+    if nodes is None:
+        return Fact("no_symbolic_pass", {"kind": layer.kind})
+    if nodes > SYMBOLIC_NODES:
+        return Fact("symbolic_budget", {"nodes": nodes, "limit": SYMBOLIC_NODES})
     return None
 
 
 def symbolic_residuals(layer: Layer, group: PermGroup, expect: str, channels: int,
-                       seconds: float = SYMBOLIC_SECONDS) -> list[Residual]:
+                       seconds: float = SYMBOLIC_GUARD_SECONDS) -> list[Residual]:
     """Run the layer on an n x d matrix of symbols and compare ``f(PX)`` with ``P f(X)`` as expressions.
 
     Given numbers become exact rationals, so the two sides are built from the same terms and
-    are compared structurally; pairs that differ are told apart at a random rational point
-    or, failing that, simplified.  What is not decided within ``seconds`` is undecided.
+    are compared structurally; pairs that differ are told apart at a random rational point,
+    or shown equal by expanding their difference within a node budget; what neither decides
+    is undecided.  The work is bounded beforehand (:func:`symbolic_applies`); ``seconds`` is
+    only a last guard against a hang, and what it stops is reported as such.
     """
     import sympy
 
@@ -287,13 +310,11 @@ def symbolic_residuals(layer: Layer, group: PermGroup, expect: str, channels: in
     run_with_time_limit(work, seconds)
     residuals = list(done)
     for s in gens[len(done):]:
-        residuals.append(Residual(_generator(s), "exact", exact=None, detail="sympy_timeout", symbolic=True))
+        residuals.append(Residual(_generator(s), "exact", exact=None, detail="time_guard", symbolic=True))
     return residuals
 
 
 def _compare_symbolic(s, got: np.ndarray, target: np.ndarray) -> Residual:
-    import sympy
-
     gen = _generator(s)
     if got.shape != target.shape:
         return Residual(gen, "exact", exact=False, witness=ShapeWitness(tuple(got.shape), tuple(target.shape)),
@@ -307,7 +328,7 @@ def _compare_symbolic(s, got: np.ndarray, target: np.ndarray) -> Residual:
             return Residual(gen, "exact", exact=False, witness=witness, symbolic=True)
         undecided.append(got[idx] - target[idx])
     for diff in undecided:
-        if sympy.simplify(diff) != 0:
+        if not is_zero(diff):
             return Residual(gen, "exact", exact=None, detail="sympy_undecided", symbolic=True)
     return Residual(gen, "exact", max_abs_error=0.0, relative_error=0.0, exact=True, symbolic=True,
                     detail="symbolic_simplified" if undecided else "symbolic_identical")

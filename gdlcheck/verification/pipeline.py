@@ -1,4 +1,17 @@
-"""One verification run: choose the measurements, measure, judge, diagnose (DESIGN.md section 5)."""
+"""One verification run: prove, fall back to the other exact methods, trials, judge, diagnose.
+
+Per generator, the exact verdict comes from the first of these that decides it:
+
+1. the proof (:mod:`~gdlcheck.verification.prove`): the rules of the texts' theorems on the
+   layer tree, for every n;
+2. for a layer that is linear as a whole (``Y = W X + b``), its weights: ``W[g i, g j]``
+   against ``W[i, j]`` (this also measures a deviation within the tolerance);
+3. for a small non-linear layer, the symbolic forward pass, under a deterministic budget.
+
+Trials (``--method``): ``numeric`` and ``both`` always run them, ``exact`` never; ``auto``
+runs them where the exact methods leave a generator undecided, or where they are cheap (an
+input of at most ``CHEAP_TRIALS`` numbers), as a cross-check.
+"""
 
 from __future__ import annotations
 
@@ -9,26 +22,29 @@ from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Fact, Layer
 from gdlcheck.verification.diagnose import diagnose
 from gdlcheck.verification.measure import (
+    _generator,
     default_law,
     symbolic_applies,
     symbolic_residuals,
     trial_residuals,
     weight_residuals,
 )
-from gdlcheck.verification.result import FAILS, Options, VerifyResult
+from gdlcheck.verification.prove import prove
+from gdlcheck.verification.result import FAILS, HOLDS_NUMERICALLY, INCONCLUSIVE, Options, Proof, Residual, VerifyResult
 from gdlcheck.verification.symbolic import solve_constraints
 from gdlcheck.verification.verdict import decide, judge
+
+# auto runs the trials besides a settled exact verdict when the input has at most this many
+# numbers (n x channels): they cost milliseconds there, and cross-check the proof
+CHEAP_TRIALS = 4096
 
 
 def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant", channels: int = 1,
                  options: Options | None = None, input: str = "-", kind: str | None = None,
                  name: str | None = None) -> VerifyResult:
-    """Run the checks ``options.method`` asks for and reach a verdict.
+    """Run the checks ``options.method`` asks for and reach a verdict (DESIGN.md section 5).
 
-    The exact check is the weight comparison for a linear layer, else the symbolic forward
-    pass for a non-linear layer with n <= 6 and d <= 2; it may be undecided, which keeps the
-    numeric verdict (``inconclusive`` only with ``--method exact``).  Floating-point warnings
-    are silenced: overflow is detected and reported explicitly.
+    Floating-point warnings are silenced: overflow is detected and reported explicitly.
     """
     with np.errstate(all="ignore"):
         return _verify(layer, group, expect, channels, options or Options(), input, kind, name)
@@ -36,38 +52,97 @@ def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant",
 
 def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options: Options, input: str,
             kind: str | None, name: str | None) -> VerifyResult:
-    residuals, equations, notes = [], [], []
+    method = options.method
+    notes: list[Fact] = []
     form = layer.linear_form()
-    why_not = None if form is not None else symbolic_applies(layer, group.n, channels)
-    exact_applies = form is not None or why_not is None
     # DESIGN.md section 5: symbolic weights pass only when the exact check holds, so
-    # --method numeric on them runs the weight comparison as well.
+    # --method numeric on them runs the exact checks as well.
     symbolic_weights = form is not None and bool(layer.symbols())
-    if options.method == "numeric" and symbolic_weights and group.gens:
+    if method == "numeric" and symbolic_weights and group.gens:
         notes.append(Fact("symbolic_weights_exact"))
-    if (options.method in ("auto", "both", "exact") or symbolic_weights) and exact_applies and group.gens:
-        if form is not None:
-            W, b = form
-            exact, equations = weight_residuals(W, b, group, expect, witness_tol=options.tol)
-        else:
-            exact = symbolic_residuals(layer, group, expect, channels)
-        residuals.extend(exact)
-    if options.method in ("auto", "both", "numeric"):
+    run_exact = (method != "numeric" or symbolic_weights) and bool(group.gens)
+    proof = prove(layer, group, expect) if run_exact else None
+    exact, equations, why_not = _exact_residuals(layer, group, expect, channels, options, form, proof) \
+        if run_exact else ([], [], None)
+    residuals = list(exact)
+    settled = bool(exact) and all(r.exact is not None for r in exact)
+    cheap = group.n * channels <= CHEAP_TRIALS
+    if method in ("numeric", "both") or (method == "auto" and (not settled or cheap)):
         try:
             residuals.extend(trial_residuals(layer, group, default_law(layer, expect), channels, options.trials,
                                              options.seed))
         except LayerError as err:
             # An exact verdict stands on its own; without one the overflow is the user's to fix.
-            if not residuals or any(r.exact is None for r in residuals):
+            if not settled:
                 raise
             notes.append(Fact("numeric_skipped", {"error": err.what}))
-    checks = [judge(r, options.tol, options.method) for r in residuals]
-    verdict, passed, verdict_notes = decide(checks, method=options.method, has_generators=bool(group.gens),
-                                            exact_applies=exact_applies, why_not=why_not)
-    notes.extend(verdict_notes)
+    checks = [judge(r, options.tol, method) for r in residuals]
+    verdict, passed, verdict_notes = decide(checks, method=method, has_generators=bool(group.gens),
+                                            exact_applies=bool(exact), why_not=why_not)
+    notes.extend(n for n in verdict_notes if n.what != "exact_undecided" or proof is None)
+    if exact and verdict in (HOLDS_NUMERICALLY, INCONCLUSIVE):
+        notes.extend(_not_proven(proof, checks))
     constraints, unsatisfiable = solve_constraints(equations) if equations and not passed else ([], False)
+    diagnosis = diagnose(layer, group, expect, channels, options, checks, proof) if verdict == FAILS else None
     return VerifyResult(input=input, kind=kind or layer.kind, group=group, expect=expect, passed=passed,
                         verdict=verdict, checks=checks, constraints=constraints, unsatisfiable=unsatisfiable,
-                        name=name, notes=notes,
-                        diagnosis=diagnose(layer, group, expect, channels, options, checks) if verdict == FAILS
-                        else None)
+                        name=name, notes=notes, diagnosis=diagnosis, proof=proof,
+                        culprit=_culprit(proof, checks) if verdict == FAILS else None)
+
+
+def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof | None):
+    """One exact residual per generator, from the first method that decides it."""
+    names = [_generator(s) for s in group.gen_arrays()]
+    proved = {g for g in names if proof is not None and proof.proven.get(g)}
+    residuals = {g: Residual(g, "exact", exact=True, symbolic=True, detail="proved") for g in proved}
+    open_gens = [s for s in group.gen_arrays() if _generator(s) not in proved]
+    equations, why_not = [], None
+    if open_gens and form is not None:
+        W, b = form
+        found, equations = weight_residuals(W, b, _restricted(group, open_gens), expect, witness_tol=options.tol)
+        residuals.update((r.generator, r) for r in found)
+    elif open_gens:
+        why_not = symbolic_applies(layer, group.n, channels)
+        if why_not is None:
+            found = symbolic_residuals(layer, _restricted(group, open_gens), expect, channels)
+            residuals.update((r.generator, r) for r in found)
+        elif layer.rule(group, []) is None:
+            # no rule for the layer as a whole (code) and no other exact method: no exact check
+            return [], equations, Fact("no_rule", {"kind": layer.kind})
+        for s in open_gens:
+            residuals.setdefault(_generator(s), Residual(_generator(s), "exact", exact=None, symbolic=True,
+                                                         detail="not_proven"))
+    return [residuals[g] for g in names], equations, why_not
+
+
+def _restricted(group: PermGroup, gens) -> PermGroup:
+    """The same points with only the generators ``gens`` (the ones still undecided)."""
+    keep = {tuple(int(v) for v in s) for s in gens}
+    kept = [(g, group.role(k)) for k, g in enumerate(group.gens) if g in keep]
+    return PermGroup(group.name, group.n, tuple(g for g, _ in kept), shape=group.shape,
+                     roles=tuple(r for _, r in kept), family=None, order_formula=1, graph=group.graph)
+
+
+def _not_proven(proof: Proof | None, checks) -> list[Fact]:
+    """Where the proof stopped, for each generator it did not prove (a note per generator)."""
+    if proof is None:
+        return []
+    out = []
+    for g, stop in proof.stops.items():
+        out.append(Fact("not_proven", {"generator": g, "stop": stop}))
+    return out
+
+
+def _culprit(proof: Proof | None, checks) -> dict | None:
+    """The first sublayer whose condition fails for a failing generator, as ``{path, generator, ...}``."""
+    if proof is None:
+        return None
+    failing = [c.generator for c in checks if c.passed is False]
+    for g in failing:
+        stop = proof.stops.get(g)
+        if stop is not None and stop.condition is not None:
+            c = stop.condition
+            path = f"{stop.step.path}.{c.parameter}" if c.parameter else stop.step.path
+            return {"path": path, "generator": g, "layer": stop.step.path, "kind": stop.step.kind,
+                    "condition": c.what, "entry": list(c.entry)}
+    return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Fact
+from gdlcheck.layers.rules import Proof, Step, Stop  # noqa: F401  (re-exported)
 from gdlcheck.tolerances import TOL
 
 METHODS = ("auto", "exact", "numeric", "both")
@@ -148,8 +149,10 @@ class VerifyResult:
     name: str | None = None
     notes: list[Fact] = field(default_factory=list)
     diagnosis: list[Fact] | None = None
-    # where a failure was located: Fact("culprit", {"path", "generator", ...}) (JSON "culprit")
-    culprit: Fact | None = None
+    proof: Proof | None = None
+    # where a failure was located (JSON "culprit"): {"path", "generator", "kind", ...}; a spec's from its
+    # proof (the sublayer whose condition fails), code's from forward hooks (the submodule, with "relative_error")
+    culprit: dict | None = None
 
     @property
     def failing(self) -> list[Check]:

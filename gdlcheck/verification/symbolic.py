@@ -1,4 +1,10 @@
-"""Exact comparison of sympy expressions, and solving for the symbols that make a layer hold."""
+"""Exact comparison of sympy expressions, and solving for the symbols that make a layer hold.
+
+Deterministic: what is tried depends on the size of the expressions (``limits``), never on
+the clock, so the same input gives the same answer on an idle and on a loaded machine.  A
+time limit is kept only as a last guard against a hang inside sympy; when it fires, the
+comparison is undecided and says so.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +12,16 @@ import math
 
 import numpy as np
 
-from gdlcheck.limits import SYMBOLIC_SECONDS
+from gdlcheck.limits import SOLVE_OPS, SYMBOLIC_EXPAND_OPS, SYMBOLIC_GUARD_SECONDS
 from gdlcheck.tolerances import POINT_DIFFERENCE
 
 
 def equal_exactly(a, b) -> bool | None:
-    """Whether two sympy expressions are identical: True, False, or None if undecided in time.
+    """Whether two sympy expressions are identical: True, False, or None if undecided.
 
-    Different at a random rational point proves different; simplifying the difference to 0
-    proves equal; neither within the time budget leaves it undecided.
+    Different at a random rational point proves different; expanding the difference to 0
+    proves equal; neither leaves it undecided.
     """
-    import sympy
-
     if a == b:
         return True
     diff = a - b
@@ -25,10 +29,19 @@ def equal_exactly(a, b) -> bool | None:
         return bool(diff.is_zero)
     if differ_at_a_point(a, b, np.random.default_rng(0)):
         return False
-    done, simplified = run_with_time_limit(lambda: sympy.simplify(diff), SYMBOLIC_SECONDS)
-    if done and simplified == 0:
-        return True
-    return None
+    return True if is_zero(diff) else None
+
+
+def is_zero(diff) -> bool:
+    """Whether ``diff`` expands (and cancels) to 0, tried only within ``SYMBOLIC_EXPAND_OPS``
+    operations: polynomial identities like ``b*(c + 1) - (b*c + b)``; not every identity
+    (``sin(x)**2 + cos(x)**2 - 1`` stays undecided)."""
+    import sympy
+
+    if sympy.count_ops(diff) > SYMBOLIC_EXPAND_OPS:
+        return False
+    done, value = run_with_time_limit(lambda: sympy.cancel(sympy.expand(diff)), SYMBOLIC_GUARD_SECONDS)
+    return bool(done and value == 0)
 
 
 def differ_at_a_point(left, right, rng, tries: int = 3) -> bool:
@@ -92,9 +105,12 @@ def solve_constraints(equations: list) -> tuple[list[str], bool]:
     syms = sorted(set().union(*(e.free_symbols for e in unique)), key=str)
     if not syms:  # two different numbers: no tying of the symbols mends that
         return [], True
-    done, solutions = run_with_time_limit(lambda: sympy.solve(unique, syms, dict=True), SYMBOLIC_SECONDS)
+    unsolved = [f"{e} = 0" for e in unique[:20]]
+    if len(unique) > 20 or sum(sympy.count_ops(e) for e in unique) > SOLVE_OPS:
+        return unsolved, False   # too large to hand to sympy.solve: the equations as they are
+    done, solutions = run_with_time_limit(lambda: sympy.solve(unique, syms, dict=True), SYMBOLIC_GUARD_SECONDS)
     if not done:
-        return [f"{e} = 0" for e in unique[:20]], False
+        return unsolved, False
     if not solutions:
         return [], True
     texts = []

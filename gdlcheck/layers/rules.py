@@ -1,0 +1,134 @@
+"""The vocabulary of proofs: how the group acts on a layer's output, a rule and its side
+conditions, and a proof of a layer tree step by step.
+
+Layer kinds state their rules with these (``Layer.rule``); the prover
+(:mod:`gdlcheck.verification.prove`) and the tracer of torch modules build :class:`Proof` s
+from them; :mod:`gdlcheck.output.proof` words them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# How the group acts on a layer's output, given how it acts on the input (X moves by P):
+EQUIVARIANT = "equivariant"   # the output's rows move by P
+INVARIANT = "invariant"       # the output has no point axis and does not move
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A side condition of a layer's rule, checked exactly for one generator.
+
+    ``what`` names it (a key of :data:`gdlcheck.output.words.CONDITIONS`: ``weights``
+    ``W[g i, g j] = W[i, j]``, ``bias`` ``b[g i] = b[i]``, ``graph`` ``P A P^T = A``, ``mask``
+    ``P M P^T = M``, ``table`` ``P E = E``, ``relative_bias`` ``P B P^T = B``); ``parameter`` is
+    the spec key it is about (``bias``, ``positional``, ...); ``entry``, ``image`` and ``values``
+    show the first place that breaks it (an entry, its image under g, and the values there).
+    Numbers are compared bit for bit and expressions structurally: a condition that fails
+    here may still hold mathematically, which the exact fallback checks decide.
+    """
+
+    what: str
+    generator: str
+    holds: bool
+    parameter: str = ""
+    entry: tuple = ()
+    image: tuple = ()
+    values: tuple = ()
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Why a layer commutes with the group: the rule (a key of the output's sentences), the
+    theorem of the texts it is, and its side conditions for each generator."""
+
+    name: str
+    theorem: str | None = None
+    conditions: tuple[Condition, ...] = ()
+
+
+@dataclass
+class Step:
+    """One layer of a proof: its place in the spec, its kind, the rule (and theorem) that makes
+    it commute with the group, and that rule's side conditions, checked for each generator.
+    ``depth`` is its nesting in the layer tree (0 for the whole layer)."""
+
+    path: str
+    kind: str
+    rule: str | None
+    theorem: str | None
+    conditions: list[Condition]
+    depth: int = 0
+
+
+@dataclass
+class Stop:
+    """Where the proof stopped for one generator: the step, and the condition that failed there
+    (None: the layer kind has no rule, or the output moves unlike what was expected)."""
+
+    step: Step
+    condition: Condition | None = None
+    reason: str = "condition"   # "condition" | "no_rule" | "output_equivariant"
+
+
+@dataclass
+class Proof:
+    """The layer tree, proved rule by rule: ``steps`` in the order the layers run (a
+    combinator before its parts), and for each generator whether the whole layer commutes
+    with it as expected, or where the proof stopped."""
+
+    steps: list[Step]
+    proven: dict[str, bool]
+    stops: dict[str, Stop] = field(default_factory=dict)
+
+    @property
+    def holds(self) -> bool:
+        return all(self.proven.values())
+
+
+# --------------------------------------------------------------------------- side conditions
+
+
+def generator_text(s: np.ndarray) -> str:
+    from gdlcheck.groups import cycle_string
+
+    return cycle_string(tuple(int(v) for v in s))
+
+
+def commutes_condition(W: np.ndarray, s: np.ndarray, parameter: str) -> Condition:
+    """``W[g i, g j] = W[i, j]`` for all ``i, j`` (numbers bit for bit, expressions structurally)."""
+    image = W[np.ix_(s, s)]
+    differ = np.argwhere(image != W)
+    if not differ.size:
+        return Condition("weights", generator_text(s), True, parameter)
+    i, j = (int(v) for v in differ[0])
+    return Condition("weights", generator_text(s), False, parameter, (i, j), (int(s[i]), int(s[j])),
+                     (W[i, j], image[i, j]))
+
+
+def vector_condition(b, s: np.ndarray, what: str, parameter: str) -> Condition:
+    """``b[g i] = b[i]`` for all ``i`` (rows of a table alike: ``P E = E``)."""
+    b = np.asarray(b)
+    image = b[s]
+    differ = np.nonzero((image != b).reshape(len(s), -1).any(axis=1))[0]
+    if not differ.size:
+        return Condition(what, generator_text(s), True, parameter)
+    k = int(differ[0])
+    values = (b[k], image[k]) if b.ndim == 1 else ()   # rows of a table are shown by their index
+    return Condition(what, generator_text(s), False, parameter, (k,), (int(s[k]),), values)
+
+
+def conjugation_condition(M, s: np.ndarray, what: str, parameter: str) -> Condition:
+    """``P M P^T = M``, i.e. ``M[g i, g j] = M[i, j]`` (dense or scipy.sparse, never densified)."""
+    from gdlcheck.groups import fixes
+
+    if fixes(s, M):
+        return Condition(what, generator_text(s), True, parameter)
+    if hasattr(M, "tocoo"):
+        return Condition(what, generator_text(s), False, parameter)
+    image = M[np.ix_(s, s)]
+    i, j = (int(v) for v in np.argwhere(image != M)[0])
+    return Condition(what, generator_text(s), False, parameter, (i, j), (int(s[i]), int(s[j])),
+                     (M[i, j], image[i, j]))
