@@ -5,9 +5,9 @@
 What a user would write by hand to check ``f(P X, P A P^T) = P f(X, A)``: the module copied
 to float64 in eval mode, under ``torch.no_grad()``, ``trials`` seeded inputs, for each the
 output on ``X`` and on ``P X`` (with the edge_index relabelled once per generator), and the
-largest relative error.  gdlcheck does the same forward passes (plus one more: the first is
-called twice, to tell random code from a broken symmetry), and more around them: the copy,
-the checks of every output's shape, the report.  Targets (issue 12, DESIGN.md section 7):
+largest relative error.  gdlcheck does the same forward passes (and, only when a check fails,
+one more: the first input again, to tell random code from a broken symmetry), and more around
+them: the copy, the checks of every output's shape, the report.  Targets (issue 12, DESIGN.md section 7):
 ``GCNConv`` on 4,000 nodes with edge_index within 2x of the loop; a
 ``TransformerEncoderLayer(64, 4)`` at n = 512 within 1.2x.  Then the time gdlcheck takes to
 name the submodule that breaks a three-block encoder (its culprit).
@@ -216,8 +216,8 @@ def main() -> None:
                  rows(args.repeat))
     text += (f"\ntorch {torch.__version__}, torch_geometric {torch_geometric.__version__}, {threads} torch "
              f"thread(s); medians of {args.repeat} alternating runs. The loop makes {TRIALS * 3} forward passes in "
-             f"float64 (the edge_index relabelled once per generator); gdlcheck makes {TRIALS * 3 + 1} (the first "
-             "input twice: random code is reported as random) and copies the module once.\n\n")
+             f"float64 (the edge_index relabelled once per generator); so does gdlcheck, which also copies the module "
+             "once (a failing check calls the first input once more: random code is reported as random).\n\n")
     text += table("Naming the submodule that breaks it (median, warm)",
                   ["case", "whole failing check", "culprit search alone", "culprit"], culprit_row(args.repeat))
     emit("code", text)
