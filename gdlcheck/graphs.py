@@ -49,7 +49,7 @@ def looks_like_edge_index(value) -> bool:
         if value.dtype.kind in "iu":
             return True
         return value.dtype.kind == "f" and value.size > 0 and bool(np.all(np.isfinite(value))) \
-            and bool(np.all(value == np.round(value))) and bool(np.all(value >= 0))
+            and bool(np.all(value == np.round(value)))
     return False
 
 
