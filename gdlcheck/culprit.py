@@ -23,6 +23,10 @@ from gdlcheck import torch_bridge
 from gdlcheck.actions import relation
 from gdlcheck.groups import PermGroup, act, cycle_string
 
+# The copies of the submodules' inputs and outputs kept per run; a larger model's later calls
+# are not compared (no culprit is named past them).
+RECORD_BYTES = 1 << 30
+
 
 def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
     """The culprit of the first failing numeric check, ``{"path", "generator", "kind", "relative_error",
@@ -47,9 +51,9 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
     order = sig.edge_order(s)
     try:
         args, kwargs = layer.call_arguments(X, A, tensors=True)
-        calls = torch_bridge.record_calls(layer.f, args, kwargs)
+        calls = torch_bridge.record_calls(layer.f, args, kwargs, RECORD_BYTES)
         gargs, gkwargs = layer.call_arguments(act(s, X), gA, tensors=True)
-        moved = torch_bridge.record_calls(layer.f, gargs, gkwargs)
+        moved = torch_bridge.record_calls(layer.f, gargs, gkwargs, RECORD_BYTES)
     except Exception:  # the check ran it; a hook that cannot run leaves the culprit unknown
         return None
     grid = sig.grid
@@ -71,6 +75,8 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
         other = start.get(call["index"])
         if other is None or other["path"] != call["path"]:
             return None  # the two runs took different paths through the module
+        if call["outputs"] is None or other["outputs"] is None:
+            return None  # past the memory budget of the copies: not compared
         if not related(call["inputs"], other["inputs"])[0]:
             continue
         ok, err = related(call["outputs"], other["outputs"])
@@ -91,6 +97,8 @@ def _between(call, calls, start, related) -> dict:
         return {}
     previous = None
     for child in children:
+        if child["inputs"] is None or start[child["index"]]["inputs"] is None:
+            return {}
         if not related(child["inputs"], start[child["index"]]["inputs"])[0]:
             out = {"before": child["path"]}
             if previous is not None:

@@ -223,7 +223,7 @@ def first_conv(module):
     return None
 
 
-def record_calls(module, args: list, kwargs: dict) -> list[dict]:
+def record_calls(module, args: list, kwargs: dict, max_bytes: int = 1 << 30) -> list[dict]:
     """Run ``module(*args, **kwargs)`` with forward hooks on every submodule and record each call.
 
     Returns one record per submodule call, in the order the calls *finish* (children before
@@ -231,17 +231,26 @@ def record_calls(module, args: list, kwargs: dict) -> list[dict]:
     name), ``index`` (the order the calls *start*), ``parent`` (the start index of the
     enclosing call, None for the top), ``inputs`` and ``outputs`` (the tensors among the
     arguments and results, as numpy copies taken at the call: an in-place operation later
-    does not change them).
+    does not change them).  Past ``max_bytes`` of copies, calls are recorded with ``inputs`` and
+    ``outputs`` None (not kept: a large model's later calls are not compared).
     """
     torch = _torch()
     names = {id(m): name for name, m in module.named_modules()}
     stack: list[int] = []
     started: list[dict] = []
     finished: list[dict] = []
+    kept = [0]
+
+    def copies(obj):
+        if kept[0] > max_bytes:
+            return None
+        out = _tensors(obj)
+        kept[0] += sum(getattr(x, "nbytes", 0) or getattr(getattr(x, "data", None), "nbytes", 0) for x in out)
+        return out
 
     def pre(m, a, kw):
         record = {"path": names.get(id(m), "?"), "module": type(m).__name__, "index": len(started),
-                  "parent": stack[-1] if stack else None, "inputs": _tensors((a, kw)), "outputs": []}
+                  "parent": stack[-1] if stack else None, "inputs": copies((a, kw)), "outputs": []}
         started.append(record)
         stack.append(record["index"])
 
@@ -249,7 +258,7 @@ def record_calls(module, args: list, kwargs: dict) -> list[dict]:
         if not stack:
             return
         record = started[stack.pop()]
-        record["outputs"] = _tensors(out)
+        record["outputs"] = copies(out) if record["inputs"] is not None else None
         finished.append(record)
 
     handles = []

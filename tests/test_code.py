@@ -239,6 +239,16 @@ def test_the_culprit_is_the_first_submodule_that_breaks_it():
     assert ok.passed and ok.culprit is None and "culprit" not in ok.to_json()
 
 
+def test_the_culprit_search_keeps_its_copies_within_a_budget(monkeypatch):
+    from gdlcheck import culprit
+
+    monkeypatch.setattr(culprit, "RECORD_BYTES", 3000)  # about the first calls only
+    r = verify(Model(), "symmetric", (2, 6, 3), batch_axes=0)
+    assert r.verdict == "fails" and r.culprit is None  # not named rather than named wrongly
+    monkeypatch.setattr(culprit, "RECORD_BYTES", 0)
+    assert verify(Model(), "symmetric", (2, 6, 3), batch_axes=0).culprit is None
+
+
 def test_a_break_in_the_parents_own_code_is_placed_between_its_children():
     class Bare(torch.nn.Module):
         def __init__(self):
