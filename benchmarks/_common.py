@@ -9,7 +9,17 @@ import statistics
 import time
 import tracemalloc
 
-RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The tables the README quotes are tracked in benchmarks/results/; a run writes to benchmarks/out/
+# (ignored by git) unless it is asked to refresh them with --update-results.
+RESULTS = os.path.join(HERE, "results")
+OUT = os.path.join(HERE, "out")
+
+
+def results_option(parser) -> None:
+    parser.add_argument("--update-results", action="store_true",
+                        help="rewrite the tracked table in benchmarks/results/ (default: write benchmarks/out/, "
+                             "which git ignores)")
 
 
 def machine() -> str:
@@ -73,9 +83,13 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def emit(name: str, text: str) -> None:
-    """Print the table and write it to benchmarks/results/NAME.md."""
+def emit(name: str, text: str, update_results: bool = False) -> None:
+    """Print the table and write it to benchmarks/out/NAME.md, or with ``update_results`` to the
+    tracked benchmarks/results/NAME.md."""
     print(text)
-    os.makedirs(RESULTS, exist_ok=True)
-    with open(os.path.join(RESULTS, f"{name}.md"), "w") as fh:
+    folder = RESULTS if update_results else OUT
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"{name}.md")
+    with open(path, "w") as fh:
         fh.write(text)
+    print(f"(written to {os.path.relpath(path)})")

@@ -17,7 +17,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import emit, fmt_seconds, table  # noqa: E402
+from _common import emit, fmt_seconds, results_option, table  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -34,6 +34,7 @@ def wall(cmd: list[str], repeat: int, stdin: str | None = None) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
+    results_option(parser)
     args = parser.parse_args()
     py = sys.executable
     gd = [py, "-m", "gdlcheck"]
@@ -55,7 +56,8 @@ def main() -> None:
             ratio = t / floor
             verdict = "-" if target is None else (f"<= {target}x: {'met' if ratio <= target else 'MISSED'}")
             rows.append([label, fmt_seconds(t), f"{ratio:.2f}", verdict])
-    emit("cli", table("Whole-process times (median)", ["command", "time", "x import numpy", "target"], rows))
+    emit("cli", table("Whole-process times (median)", ["command", "time", "x import numpy", "target"], rows),
+         update_results=args.update_results)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Checking PyTorch and PyG code against a hand-written loop of the same forward passes.
 
-    python benchmarks/bench_code.py [--repeat 5] [--threads N]
+    python benchmarks/bench_code.py [--repeat 5] [--threads N] [--update-results]
 
 What a user would write by hand to check ``f(P X, P A P^T) = P f(X, A)``: the module copied
 to float64 in eval mode, under ``torch.no_grad()``, ``trials`` seeded inputs, for each the
@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import emit, fmt_seconds, table  # noqa: E402
+from _common import emit, fmt_seconds, results_option, table  # noqa: E402
 
 import gdlcheck  # noqa: E402
 
@@ -203,6 +203,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's)")
+    results_option(parser)
     args = parser.parse_args()
     import torch
     import torch_geometric
@@ -220,7 +221,7 @@ def main() -> None:
              "once (a failing check calls the first input once more: random code is reported as random).\n\n")
     text += table("Naming the submodule that breaks it (median, warm)",
                   ["case", "whole failing check", "culprit search alone", "culprit"], culprit_row(args.repeat))
-    emit("code", text)
+    emit("code", text, update_results=args.update_results)
 
 
 if __name__ == "__main__":

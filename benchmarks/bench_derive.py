@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import emit, fmt_bytes, fmt_seconds, peak_memory, table, timed  # noqa: E402
+from _common import emit, fmt_bytes, fmt_seconds, peak_memory, results_option, table, timed  # noqa: E402
 
 from gdlcheck import groups  # noqa: E402
 from gdlcheck.derivation import derive  # noqa: E402
@@ -210,6 +210,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
     parser.add_argument("--cap", type=float, default=30.0, help="seconds a naive method may take (estimated)")
+    results_option(parser)
     args = parser.parse_args()
     repeat = 3 if args.quick else 7
     c = calibrate_svd()
@@ -236,7 +237,8 @@ def main() -> None:
              "EMLP is not installed here: its column holds the solve times published in issue 6 "
              "(2 cores, CPU; plus 1.3 s to import).")
     note += "\n\n" + "\n".join(f"- {x}" for x in notes) + "\n"
-    emit("derive", table("Derive (median, in-process, warm)", header, rows) + note)
+    emit("derive", table("Derive (median, in-process, warm)", header, rows) + note,
+         update_results=args.update_results)
 
 
 if __name__ == "__main__":

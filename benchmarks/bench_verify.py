@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import emit, fmt_bytes, fmt_seconds, peak_memory, table, timed  # noqa: E402
+from _common import emit, fmt_bytes, fmt_seconds, peak_memory, results_option, table, timed  # noqa: E402
 
 from gdlcheck import groups  # noqa: E402
 from gdlcheck.inputs.matrices import to_array  # noqa: E402
@@ -121,6 +121,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=int, default=8192)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
+    results_option(parser)
     args = parser.parse_args()
     repeat = 2 if args.quick else 5
     sizes = [n for n in (256, 1024, 2048, 4096, 8192) if n <= args.max_n]
@@ -134,7 +135,7 @@ def main() -> None:
     text += ("\nThe GCN's adjacency is a scipy.sparse CSR matrix: G(A) is normalised with sparse diagonals, the "
              "forward pass is sparse @ dense, and P A P^T moves the stored entries, so no dense n x n array is "
              "ever made (the peak memory column shows it beside the size of a dense A).\n")
-    emit("verify", text)
+    emit("verify", text, update_results=args.update_results)
 
 
 if __name__ == "__main__":

@@ -546,3 +546,68 @@ def find_symmetries(matrix, tol: float = TOL) -> Found:
     if W.dtype == object:
         raise GdlcheckError("symmetries needs numbers, not symbols", file=label)
     return results.found(_find_symmetries(W, tol=tol))
+
+
+# --------------------------------------------------------------------------- for pictures and completion
+
+
+def input_matrix(path: str, stdin_data: bytes | None = None) -> np.ndarray:
+    """The square matrix of numbers in a matrix file (``-``: ``stdin_data``), for ``--plot``.
+
+    Raises
+    ------
+    GdlcheckError
+        for a spec (its layer is not one matrix), a symbolic or non-square matrix.
+    """
+    from gdlcheck.sources import read_input
+
+    try:
+        source = read_input(path, stdin_data)
+        if not isinstance(source, np.ndarray):
+            raise GdlcheckError(f"{param('plot')} draws a matrix input; this is a layer spec, whose layer is not "
+                                "one matrix")
+        W = check_square(source, file=path)
+        if W.dtype == object:
+            raise GdlcheckError(f"{param('plot')} draws numbers; this matrix holds symbols")
+    except GdlcheckError as err:
+        raise err.located(file=path) from None
+    return W
+
+
+def group_names() -> list[str]:
+    """Every name and alias of the catalogue (for shell completion)."""
+    return [name for family in FAMILIES.values() for name in (family.name, *family.aliases)]
+
+
+# --------------------------------------------------------------------------- the spec reference
+
+
+def kinds() -> list:
+    """Every layer kind's reference (``gdlcheck kinds``): name, summary, keys, example."""
+    from gdlcheck.layers.reference import KIND_REFERENCE
+
+    return list(KIND_REFERENCE.values())
+
+
+def kind(name: str):
+    """One layer kind's reference (``gdlcheck kinds NAME``).
+
+    Raises
+    ------
+    SpecError
+        for an unknown kind, with a suggestion.
+    """
+    from gdlcheck.layers.reference import KIND_REFERENCE
+    from gdlcheck.text import suggest
+
+    if name not in KIND_REFERENCE:
+        raise SpecError(f"unknown layer kind {name!r}{suggest(name, KIND_REFERENCE)}; known: "
+                        f"{', '.join(sorted(KIND_REFERENCE))}")
+    return KIND_REFERENCE[name]
+
+
+def spec_schema() -> dict:
+    """The spec format as a JSON Schema (``gdlcheck schema``)."""
+    from gdlcheck.output.schema import spec_schema as build
+
+    return build()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gdlcheck.errors import GdlcheckError, GroupError, SpecError, param
+from gdlcheck.errors import GdlcheckError, GroupError, SpecError, param, spell
 from gdlcheck.groups import PermGroup, build_group, find_family
 from gdlcheck.inputs.matrices import SPEC_SUFFIXES, _decode, check_finite, check_square, load_matrix, read_bytes
 from gdlcheck.inputs.spec import Spec, is_spec_text, load_spec
@@ -106,10 +106,18 @@ def resolve(path: str, options: GroupOptions, stdin_data: bytes | None = None) -
     try:
         source = read_input(path, stdin_data)
         if isinstance(source, Spec):
-            return _from_spec(source, options)
+            return _with_line(source, _from_spec, source, options)
         return matrix_job(path, source, options)
     except GdlcheckError as err:
         raise err.located(file=path) from None
+
+
+def _with_line(spec: Spec, step, *args):
+    """``step(*args)``, its error in ``spec`` given the YAML line of its key path."""
+    try:
+        return step(*args)
+    except GdlcheckError as err:
+        raise spec.locate(err) from None
 
 
 def matrix_job(path: str, W: np.ndarray, options: GroupOptions) -> Job:
@@ -141,9 +149,26 @@ def _spec_group_options(spec: Spec, layer_graph: np.ndarray | None) -> tuple[dic
     return sym, A
 
 
+def _refuse_unused_size(spec: Spec, options: GroupOptions) -> None:
+    """-n and --shape without a group size the spec's symmetry; where it is sized already, they would do nothing."""
+    sym = spec.symmetry or {}
+    if options.shape:
+        raise SpecError(f"{param('shape', 'HxW')} sizes the group named with {param('group', 'NAME')}, and none was "
+                        "given; the spec's group takes its shape from symmetry: {shape: ...}", file=spec.path)
+    if options.n is None:
+        return
+    fixed = [key for key in ("n", "shape", "graph", "generators") if sym.get(key) is not None]
+    if fixed and not (fixed == ["n"] and sym["n"] == options.n):
+        value = sym["n"] if fixed[0] == "n" else "..."
+        raise spec.error(f"{param('n', 'N')} does not apply: the spec's symmetry fixes the size ({fixed[0]}: {value}); "
+                         f"to check another size give {param('group', 'NAME')} as well", f"symmetry.{fixed[0]}")
+
+
 def _from_spec(spec: Spec, options: GroupOptions) -> Job:
     sym = spec.symmetry or {}
     cli_group = options.given
+    if not cli_group:
+        _refuse_unused_size(spec, options)
     if not cli_group and not sym:
         raise SpecError(f"no group: the spec has no 'symmetry' and no {param('group')} was given", file=spec.path)
     n_hint = options.n if options.n is not None else sym.get("n")
@@ -174,7 +199,8 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
                                                             else n_layer),
                                 shape=args.get("shape"), generators=args.get("generators"), graph=graph)
         except GroupError as err:
-            raise spec.error(err.what, "symmetry") from None
+            # the spec's keys are spelled as the Python parameters (n, shape, graph), not as flags
+            raise spec.error(spell(err.what), "symmetry") from None
     if n_layer is not None and n_layer != group.n:
         raise SpecError(f"the layer acts on {n_layer} points but the group on n = {group.n}", file=spec.path)
     if n_hint is None and n_layer is None:
@@ -212,7 +238,7 @@ def resolve_layer(path: str, n: int | None = None, stdin_data: bytes | None = No
     try:
         source = read_input(path, stdin_data)
         if isinstance(source, Spec):
-            return _layer_from_spec(source, n)
+            return _with_line(source, _layer_from_spec, source, n)
         check_square(source, file=path)
         return Job(input=path, layer=Linear(source), group=None)
     except GdlcheckError as err:

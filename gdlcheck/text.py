@@ -8,16 +8,25 @@ from difflib import get_close_matches
 from gdlcheck.errors import GdlcheckError
 
 
-def suggest(word, allowed: Iterable[str], cutoff: float = 0.6) -> str:
-    """`` (did you mean 'layer'?)`` for a near miss or a prefix of an allowed word, else ``""``.
+def suggest(word, allowed: Iterable[str], cutoff: float = 0.6, meanings: dict[str, str] | None = None) -> str:
+    """`` (did you mean 'layer'?)`` for a word that means an allowed one (``meanings``: word -> the
+    allowed word it means, e.g. ``rotations -> p4``), a near miss, or a prefix; else ``""``.
+
+    Meaning wins over spelling: ``rotations`` is closer in letters to ``permutation`` than to
+    anything else, but it means ``p4``.
 
     >>> suggest("layr", ["layer", "layers"])
     " (did you mean 'layer'?)"
     >>> suggest("zzz", ["layer"])
     ''
+    >>> suggest("type", ["kind", "name"], meanings={"type": "kind"})
+    " (did you mean 'kind'?)"
     """
     word = str(word)
     allowed = list(allowed)
+    meant = (meanings or {}).get(word.strip().lower())
+    if meant is not None and meant in allowed:
+        return f" (did you mean {meant!r}?)"
     close = get_close_matches(word, allowed, n=1, cutoff=cutoff)
     if not close and len(word) >= 3:
         close = [a for a in allowed if len(a) >= 3 and (word.startswith(a) or a.startswith(word))][:1]

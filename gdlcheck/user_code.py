@@ -68,9 +68,7 @@ def load_callable(target: str, folder: str | None = None):
         if the target is malformed, the module or attribute is missing, importing or building
         raises, or the result is not callable.
     """
-    if not isinstance(target, str) or target.count(":") != 1 or not all(target.split(":")):
-        raise CallableError(f"{param('callable')} {target!r} is not like module:attr (e.g. mylayers:centred)")
-    module_name, attr = target.split(":")
+    target, module_name, attr, folder = _split_target(target, folder)
     folder = os.path.abspath(folder or os.getcwd())
     if folder not in sys.path:
         sys.path.insert(0, folder)
@@ -84,6 +82,7 @@ def load_callable(target: str, folder: str | None = None):
         raise CallableError(f"importing {module_name} raised {_describe(err)}", file=target) from err
     except (Exception, SystemExit) as err:  # the user's module failed while importing: their error
         raise CallableError(f"importing {module_name} raised {_describe(err)}", file=target) from err
+    _check_file(module, target, module_name, folder)
     obj = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -91,6 +90,38 @@ def load_callable(target: str, folder: str | None = None):
             raise CallableError(f"module {module_name!r} has no attribute {attr!r}{suggest(part, names)}", file=target)
         obj = getattr(obj, part)
     return build_callable(obj, target)
+
+
+def _split_target(target, folder: str | None) -> tuple[str, str, str, str | None]:
+    """``module:attr``, or ``path/to/file.py:attr`` as pytest and mypy take a file: the file's folder
+    is searched first and its stem is the module.  Returns ``(target, module, attr, folder)``."""
+    if isinstance(target, str) and target.count(":") >= 1:
+        path, _, attr = target.rpartition(":")
+        if path.endswith(".py") and attr:
+            full = os.path.join(folder or os.getcwd(), path)
+            if not os.path.isfile(full):
+                raise CallableError(f"no such file: {path}", file=target)
+            stem = os.path.splitext(os.path.basename(full))[0]
+            if not stem.isidentifier():
+                raise CallableError(f"{os.path.basename(path)!r} cannot be imported as a module: its name is not "
+                                    "a Python identifier", file=target)
+            return target, stem, attr, os.path.dirname(os.path.abspath(full))
+    if not isinstance(target, str) or target.count(":") != 1 or not all(target.split(":")):
+        raise CallableError(f"{param('callable')} {target!r} is not like module:attr or path/to/file.py:attr "
+                            "(e.g. mylayers:centred)")
+    module_name, attr = target.split(":")
+    return target, module_name, attr, folder
+
+
+def _check_file(module, target: str, module_name: str, folder: str) -> None:
+    """For ``file.py:attr``: the module imported must be that file, not one of the same name."""
+    path = target.rpartition(":")[0]
+    if not path.endswith(".py"):
+        return
+    got = os.path.abspath(getattr(module, "__file__", None) or "")
+    if got != os.path.join(folder, os.path.basename(path)):
+        raise CallableError(f"a module named {module_name!r} is already imported from {got or 'elsewhere'}; rename "
+                            f"{os.path.basename(path)} or give it as a module", file=target)
 
 
 def build_callable(obj, label: str = "callable"):

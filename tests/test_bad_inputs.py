@@ -64,6 +64,16 @@ CASES = [
      [], "the layer's output is not finite (inf or NaN)"),
     ("graph not square", "graph.csv", "1,2\n2,1\n", ["-g", "automorphisms", "--graph", "{tmp}/wide.csv"],
      "matrix is 2 x 3, expected a square"),
+    ("CSV header row", "header.csv", "w0,w1,w2\n1,2,3\n3,1,2\n", ["-g", "cyclic"],
+     "row 0 (w0, w1, w2) looks like a header over rows of numbers"),
+    ("product without *", "product.yaml", SQUARE + "layer: {kind: conv, kernel: [a, 2b]}\n", [],
+     "cannot parse expression '2b' (a product needs '*': write '2*b')"),
+    ("key by another name", "type.yaml", SQUARE + "layer: {type: conv, kernel: [a, b]}\n", [],
+     "unknown key 'type' (did you mean 'kind'?)"),
+    ("group by another name", "rot.csv", "1,2\n2,1\n", ["-g", "rotations"],
+     "unknown group 'rotations' (did you mean 'p4'?)"),
+    ("shape for a group sized by n", "shape.csv", "1,2\n2,1\n", ["-g", "cyclic", "--shape", "2x1"],
+     "--shape HxW sizes the grid groups (translations, p4, p4m); 'cyclic' is sized by -n N"),
 ]
 
 

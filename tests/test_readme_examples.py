@@ -64,16 +64,30 @@ def test_usage_mentions_callable():
     assert "--callable MODULE:ATTR --input-shape NxD" in usage
 
 
-@pytest.mark.parametrize("command", ["gdlcheck verify samples/symbolic-broken.yaml",
-                                     "gdlcheck derive --group cyclic -n 8"])
-def test_usage_reports_are_what_the_tool_prints_at_80_columns(command):
-    # the Usage section shows these reports verbatim: refresh the README when the report changes
+# The reports the README shows verbatim, and the folder each runs in (refresh them with
+# python tools/refresh_readme.py when a report changes).
+VERBATIM = [
+    ("gdlcheck verify samples/symbolic-broken.yaml", "."),
+    ("gdlcheck derive --group cyclic -n 8", "."),
+    ("gdlcheck verify samples/deepsets.yaml samples/bias-breaks.yaml samples/absent.csv 2>/dev/null | tail -8", "."),
+    ("gdlcheck verify docs/examples/pooled-bias.yaml --method exact", "."),
+    ("gdlcheck kinds gcn", "."),
+    ("gdlcheck inspect samples/gcn.yaml", "."),
+    ("gdlcheck inspect samples/attention.yaml", "."),
+    ("gdlcheck verify --callable mylayers:cumsum --input-shape 6x2 --group cyclic", "samples"),
+]
+
+
+@pytest.mark.parametrize("command, folder", VERBATIM, ids=[c for c, _ in VERBATIM])
+def test_usage_reports_are_what_the_tool_prints_at_80_columns(command, folder):
+    cwd = ROOT / folder
+    # the README shows these reports verbatim: refresh the README when the report changes
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     shown = text.split(f"$ {command}\n", 1)[1]
     shown = shown[:min(i for i in (shown.find("\n$ "), shown.find("\n```")) if i >= 0) + 1]
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80"}
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    out = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
     assert out.stdout == shown
 
 
@@ -88,3 +102,10 @@ def test_the_proof_example_prints_what_the_readme_shows():
     out = subprocess.run(f"{command}{line}", shell=True, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout == shown
+
+
+def test_every_report_shown_fits_80_columns():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line.startswith(("│", "╭", "╰")):
+            assert len(line) <= 80, line

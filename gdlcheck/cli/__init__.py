@@ -72,10 +72,11 @@ def main() -> None:
 
 
 def _register() -> None:
-    from gdlcheck.cli import derive, groups, inspection, project, symmetries, verify
+    from gdlcheck.cli import derive, groups, inspection, kinds, project, symmetries, verify
 
-    for module in (verify, derive, project, inspection, groups, symmetries):
+    for module in (verify, derive, project, inspection, groups, symmetries, kinds):
         cli.add_command(module.command)
+    cli.add_command(kinds.schema_command)
 
 
 _register()

@@ -24,6 +24,7 @@ FLAGS = {
     "channels_out": "--channels-out", "input_shape": "--input-shape", "callable": "--callable", "dtype": "--dtype",
     "expect": "--expect", "method": "--method", "tol": "--tol", "trials": "--trials", "seed": "--seed",
     "points_axis": "--points-axis", "batch_axes": "--batch-axes", "inputs": "--input", "outputs": "--output",
+    "plot": "--plot",
 }
 
 
@@ -34,6 +35,19 @@ def worst(codes) -> int:
 def message(err: GdlcheckError) -> str:
     """The error's one line, its parameters spelled as this command line's flags."""
     return err.message(FLAGS.get)
+
+
+def spelled(text: str) -> str:
+    """A sentence of the library with its parameters spelled as this command line's flags."""
+    from gdlcheck.errors import spell
+
+    return spell(text, FLAGS.get)
+
+
+def given(name: str) -> bool:
+    """Whether the option ``name`` (its Python name) was given on the command line, not defaulted."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source is not None and source is not click.core.ParameterSource.DEFAULT
 
 
 def error_line(text: str) -> None:
@@ -48,17 +62,103 @@ def console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False, soft_wrap=False, color_system=None if no_color else "auto")
 
 
+def complete_groups(ctx, param, incomplete):
+    """Shell completion of --group: the catalogue's names and aliases."""
+    from click.shell_completion import CompletionItem
+
+    from gdlcheck.api import group_names
+
+    return [CompletionItem(name) for name in group_names() if name.startswith(incomplete.lower())]
+
+
+def complete_files(ctx, param, incomplete):
+    """Shell completion of an INPUT or FILE: the shell's own file names."""
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(incomplete, type="file")]
+
+
 def group_options(fn):
     """--group, -n, --shape, --generators, --graph."""
-    fn = click.option("--graph", type=click.Path(dir_okay=False),
+    fn = click.option("--graph", type=click.Path(dir_okay=False), shell_complete=complete_files,
                       help="Adjacency matrix file (group automorphisms); with --callable also the graph the callable "
                            "is given (an adjacency, a 2 x E edge list, or a scipy.sparse .npz).")(fn)
     fn = click.option("--generators", "generators", multiple=True, metavar="PERM",
                       help="A generator in cycle notation '(0 1)(2 3)' or array form '[1, 0, 3, 2]'; repeatable.")(fn)
     fn = click.option("--shape", metavar="HxW", help="Grid shape for translations, p4, p4m (e.g. 8x8).")(fn)
     fn = click.option("-n", "n", type=click.IntRange(min=1), help="Number of points.")(fn)
-    fn = click.option("--group", "-g", "group", metavar="NAME", help="Group name (see 'gdlcheck groups').")(fn)
+    fn = click.option("--group", "-g", "group", metavar="NAME", shell_complete=complete_groups,
+                      help="Group name (see 'gdlcheck groups').")(fn)
     return fn
+
+
+def nonempty(ctx, param, value):
+    """A FILE option given as '' would silently write nothing (or standard output): refuse it."""
+    if value is not None and not str(value).strip():
+        raise click.BadParameter("the FILE name is empty")
+    return value
+
+
+def plot_option(what: str):
+    """``--plot FILE``: also draw ``what`` with matplotlib, PNG, SVG or PDF by the extension."""
+    return click.option("--plot", "plot", metavar="FILE", type=click.Path(dir_okay=False),
+                        shell_complete=complete_files, callback=nonempty,
+                        help=f"Also draw {what} into FILE: .png, .svg or .pdf (needs matplotlib: "
+                             "pip install 'gdlcheck[plot]').")
+
+
+def check_plot(path: str | None) -> None:
+    """Refuse a --plot FILE of the wrong extension, or without matplotlib, before any work is done."""
+    if path:
+        from gdlcheck.output import plot
+
+        plot.plot_format(path)
+        plot.require()
+
+
+def check_svg(svg: str | None) -> None:
+    """--export-svg writes SVG: refuse a FILE with another extension."""
+    import os
+
+    if svg and os.path.splitext(svg)[1].lower() != ".svg":
+        raise click.UsageError(f"--export-svg {svg}: it writes SVG, so FILE ends in .svg (for a PNG or PDF picture "
+                               "use --plot FILE)")
+
+
+def save_plot(picture, path: str) -> None:
+    from gdlcheck.output import plot
+
+    plot.save(picture, path)
+
+
+# -o FILE: the format its extension names
+OUTPUT_EXTENSIONS = {".json": "json", ".csv": "csv", ".tex": "latex", ".npy": "npy", ".txt": "text"}
+PICTURE_EXTENSIONS = (".png", ".svg", ".pdf")
+
+
+def output_format(fmt: str, output: str | None, allowed: tuple[str, ...]) -> str:
+    """The format to write: the one ``-o FILE``'s extension names, which --format may not contradict.
+
+    A FILE whose extension names no format (``report``, ``out.log``) gets --format (text by
+    default); a picture's extension is refused with a pointer to --plot.
+    """
+    if not output:
+        return fmt
+    import os
+
+    ext = os.path.splitext(output)[1].lower()
+    if ext in PICTURE_EXTENSIONS:
+        raise click.UsageError(f"-o {output}: -o writes the report, not a picture; draw one with --plot {output}")
+    named = OUTPUT_EXTENSIONS.get(ext)
+    if named is None:
+        return fmt
+    if named not in allowed:
+        raise click.UsageError(f"-o {output}: {ext} names the {named} format, which this command does not write "
+                               f"(--format {'|'.join(allowed)})")
+    if given("fmt") and fmt != named:
+        raise click.UsageError(f"-o {output} names the {named} format but --format is {fmt}; give one of them, "
+                               "or a FILE whose extension agrees")
+    return named
 
 
 def make_group_options(group, n, shape, generators, graph):

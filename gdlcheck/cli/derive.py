@@ -4,7 +4,24 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import build_group, group_options, make_group_options, print_rich, write_npy, write_text
+from gdlcheck.cli.common import (
+    build_group,
+    check_plot,
+    check_svg,
+    complete_files,
+    given,
+    group_options,
+    make_group_options,
+    nonempty,
+    output_format,
+    plot_option,
+    print_rich,
+    save_plot,
+    write_npy,
+    write_text,
+)
+
+FORMATS = ("text", "json", "latex", "csv", "npy")
 
 
 @click.command("derive")
@@ -16,13 +33,18 @@ from gdlcheck.cli.common import build_group, group_options, make_group_options, 
               help="Input channels D (free parameters = dimension x D x D2).")
 @click.option("--channels-out", type=click.IntRange(min=1), default=1, show_default=True, help="Output channels D2.")
 @click.option("--explain", is_flag=True, help="Show the constraint each generator imposes, then the orbits.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "latex", "csv", "npy"]), default="text",
-              show_default=True, help="latex: a bmatrix; csv: the 1 -> 1 pattern; npy: the basis array.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
+              show_default=True, help="latex: a bmatrix; csv: the 1 -> 1 pattern; npy: the basis array "
+                                      "[default: the one -o FILE's extension names, else text].")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), shell_complete=complete_files,
+              callback=nonempty,
+              help="Write to FILE, in the format its extension names (.txt .json .tex .csv .npy).")
 @click.option("--export-svg", "svg", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
-              help="Also save the text report as an SVG picture.")
+              shell_complete=complete_files, callback=nonempty,
+              help="Also save the text report as an SVG screenshot (FILE.svg).")
+@plot_option("the whole sharing pattern, one colour per orbit (and the kernel offsets of a grid group)")
 def command(group, n, shape, generators, graph, in_order, out_order, channels_in, channels_out, explain, fmt, output,
-            svg):
+            svg, plot):
     """Derive the parameter form that a symmetry forces on a linear layer.
 
     The basis is the orbits of the group on the index tuples [n]^(L+K), output indices
@@ -33,32 +55,48 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
     Example:
       gdlcheck derive --group cyclic -n 8
       gdlcheck derive --group p4 --shape 8x8 --explain
+      gdlcheck derive --group p4 --shape 5x5 --plot pattern.png
       gdlcheck derive --group symmetric -n 5 --in-order 2 --out-order 2 --format json
-      gdlcheck derive --group automorphisms --graph samples/petersen.csv --format npy -o basis.npy
+      gdlcheck derive --group automorphisms --graph samples/petersen.csv -o basis.npy
     """
     from gdlcheck import api
     from gdlcheck.output import explain as prose
     from gdlcheck.output.report import derive_json, dumps
 
+    fmt = output_format(fmt, output, FORMATS)
+    _refuse_what_does_not_apply(fmt, in_order, out_order, channels_in, channels_out, explain, svg)
+    check_svg(svg)
+    check_plot(plot)
     g = build_group(make_group_options(group, n, shape, generators, graph), "derive")
     d = api.derive(g, in_order=in_order, out_order=out_order, channels_in=channels_in,
                    channels_out=channels_out).derivation
-    if svg and fmt != "text":
-        raise click.UsageError("--export-svg saves the text report; use it with --format text")
     if fmt == "npy":
         write_npy(d.basis(), output)
-        return
-    if fmt in ("csv", "latex") and (in_order, out_order) != (1, 1):
-        raise click.UsageError(f"--format {fmt} prints an order 1 -> 1 matrix; use json or npy for other orders")
-    if fmt == "json":
-        text = dumps(derive_json(d)) + "\n"
-    elif fmt == "csv":
-        text = prose.pattern_csv(d.pattern)
-    elif fmt == "latex":
-        text = prose.latex_form(d)
-    else:
+    elif fmt == "text":
         from gdlcheck.output.render import render_derive
 
         print_rich(render_derive(d, prose.explain(d) if explain else None), output, svg, title="gdlcheck derive")
-        return
-    write_text(text, output)
+    else:
+        text = {"json": lambda: dumps(derive_json(d)) + "\n", "csv": lambda: prose.pattern_csv(d.pattern),
+                "latex": lambda: prose.latex_form(d)}[fmt]()
+        write_text(text, output)
+    if plot:
+        from gdlcheck.output.plot import derive_picture
+
+        save_plot(derive_picture(d), plot)
+
+
+def _refuse_what_does_not_apply(fmt, in_order, out_order, channels_in, channels_out, explain, svg) -> None:
+    """Every option given must change what is written (else exit 2, saying why)."""
+    if svg and fmt != "text":
+        raise click.UsageError("--export-svg saves the text report; use it with --format text")
+    if explain and fmt != "text":
+        raise click.UsageError(f"--explain adds the derivation to the text report; --format {fmt} has no room for "
+                               "it")
+    if fmt in ("csv", "latex") and (in_order, out_order) != (1, 1):
+        raise click.UsageError(f"--format {fmt} prints an order 1 -> 1 matrix; use json or npy for other orders")
+    if fmt in ("csv", "latex", "npy") and (given("channels_in") or given("channels_out")) \
+            and (channels_in, channels_out) != (1, 1):
+        what = {"csv": "the pattern", "latex": "the matrix of parameter names", "npy": "the basis B_o"}[fmt]
+        raise click.UsageError(f"--format {fmt} writes {what}, which channels do not change (each basis element "
+                               "gets a D2 x D block); use text or json to see the channel counts")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import console, make_group_options
+from gdlcheck.cli.common import complete_groups, console, make_group_options
 
 
 @click.command("groups")
-@click.argument("name", required=False)
+@click.argument("name", required=False, shell_complete=complete_groups)
 @click.option("-n", "n", type=click.IntRange(min=1), help="Number of points.")
 @click.option("--shape", metavar="HxW", help="Grid shape for translations, p4, p4m.")
 @click.option("--generators", multiple=True, metavar="PERM", help="A generator (for NAME = generators); repeatable.")
@@ -25,6 +25,9 @@ def command(name, n, shape, generators, graph, fmt):
     from gdlcheck.output.report import catalogue_json, dumps, groups_json
 
     if name is None:
+        if n is not None or shape or generators or graph:
+            raise click.UsageError("-n, --shape, --generators and --graph size the group NAME; give NAME (e.g. "
+                                   "'gdlcheck groups cyclic -n 8'), or none of them to list the catalogue")
         if fmt == "json":
             from gdlcheck.api import FAMILIES
 

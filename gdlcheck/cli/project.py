@@ -2,18 +2,38 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-from gdlcheck.cli.common import group_options, make_group_options, print_rich, write_npy, write_text
+from gdlcheck.cli.common import (
+    check_plot,
+    complete_files,
+    group_options,
+    make_group_options,
+    nonempty,
+    output_format,
+    plot_option,
+    print_rich,
+    save_plot,
+    write_npy,
+    write_text,
+)
+
+FORMATS = ("text", "json", "csv", "npy")
 
 
 @click.command("project")
-@click.argument("matrix", metavar="MATRIX")
+@click.argument("matrix", metavar="MATRIX", shell_complete=complete_files)
 @group_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "npy"]), default="text", show_default=True,
-              help="csv/npy: the matrix alone on standard output, the distance on standard error.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE.")
-def command(matrix, group, n, shape, generators, graph, fmt, output):
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="csv/npy: the matrix alone on standard output, the distance on standard error "
+                   "[default: the one -o FILE's extension names, else text].")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), shell_complete=complete_files,
+              callback=nonempty,
+              help="Write to FILE, in the format its extension names (.txt .json .csv .npy).")
+@plot_option("the matrix, its projection and where they differ")
+def command(matrix, group, n, shape, generators, graph, fmt, output, plot):
     """Print the nearest equivariant matrix to MATRIX (orbit averages) and its distance.
 
     Every entry is replaced by the mean of its orbit: the orthogonal projection onto the
@@ -23,16 +43,21 @@ def command(matrix, group, n, shape, generators, graph, fmt, output):
     Example:
       gdlcheck project trained.npy --group cyclic --format csv > tied.csv
       gdlcheck verify tied.csv --group cyclic
+      gdlcheck project trained.npy --group cyclic --plot projection.png
     """
-    import numpy as np
-
     from gdlcheck import api
     from gdlcheck.output.report import dumps
 
+    fmt = output_format(fmt, output, FORMATS)
     opts = make_group_options(group, n, shape, generators, graph)
     if not opts.given:
         raise click.UsageError("project needs --group NAME")
-    projected = api.project(matrix, group, n=n, shape=shape, generators=list(generators) or None, graph=graph)
+    check_plot(plot)
+    source = matrix
+    if plot:  # read the matrix once (standard input cannot be read twice), then project and draw it
+        stdin_data = sys.stdin.buffer.read() if matrix == "-" else None
+        source = api.input_matrix(matrix, stdin_data)
+    projected = api.project(source, group, n=n, shape=shape, generators=list(generators) or None, graph=graph)
     P, dist, g = projected.matrix, projected.distance, projected.group
     if fmt in ("npy", "csv"):
         click.echo(f"relative distance: {dist!r}", err=True)
@@ -40,11 +65,13 @@ def command(matrix, group, n, shape, generators, graph, fmt, output):
             write_npy(P, output)
         else:
             write_text("".join(",".join(repr(float(x)) for x in row) + "\n" for row in P.tolist()), output)
-        return
-    if fmt == "json":
+    elif fmt == "json":
         write_text(dumps(projected.to_json(matrix)) + "\n", output)
-        return
-    from gdlcheck.output.render import render_project
+    else:
+        from gdlcheck.output.render import render_project
 
-    with np.printoptions(precision=4, suppress=True, linewidth=100, threshold=400, edgeitems=4):
         print_rich(render_project(matrix, g, P, dist), output)
+    if plot:
+        from gdlcheck.output.plot import matrix_picture
+
+        save_plot(matrix_picture(matrix, source, P, g, dist), plot)

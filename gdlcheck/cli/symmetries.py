@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-from gdlcheck.cli.common import console
+from gdlcheck.cli.common import check_plot, complete_files, console, plot_option, save_plot
 from gdlcheck.tolerances import TOL
 
 
 @click.command("symmetries")
-@click.argument("matrix", metavar="MATRIX")
+@click.argument("matrix", metavar="MATRIX", shell_complete=complete_files)
 @click.option("--tol", type=click.FloatRange(min=0), default=TOL, show_default=True,
               help="Entries within tol x the largest entry count as equal.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def command(matrix, tol, fmt):
+@plot_option("the matrix and its entries coloured by orbit of the group found")
+def command(matrix, tol, fmt, plot):
     """Find every permutation that MATRIX commutes with, and name the groups it contains.
 
     The permutations sigma with W[sigma(i), sigma(j)] == W[i, j] are the automorphisms of W
@@ -24,14 +27,25 @@ def command(matrix, tol, fmt):
     Example:
       gdlcheck symmetries trained.npy
       gdlcheck symmetries samples/petersen.csv --format json
+      gdlcheck symmetries samples/petersen.csv --plot orbits.png
     """
     from gdlcheck import api
     from gdlcheck.output.report import dumps
 
-    found = api.find_symmetries(matrix, tol=tol)
+    check_plot(plot)
+    source = matrix
+    if plot:  # read the matrix once (standard input cannot be read twice)
+        stdin_data = sys.stdin.buffer.read() if matrix == "-" else None
+        source = api.input_matrix(matrix, stdin_data)
+    found = api.find_symmetries(source, tol=tol)
     if fmt == "json":
         click.echo(dumps(found.to_json(matrix)))
     else:
         from gdlcheck.output.render import render_symmetries
 
         console().print(render_symmetries(matrix, found))
+    if plot:
+        from gdlcheck.output.plot import symmetries_picture
+
+        orbits = api.derive(found.group).derivation
+        save_plot(symmetries_picture(matrix, source, found, orbits), plot)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 
 import click
@@ -11,11 +12,17 @@ from gdlcheck.cli.common import (
     EXIT_INCONCLUSIVE,
     EXIT_INPUT,
     EXIT_OK,
+    check_plot,
+    complete_files,
     console,
     error_line,
+    given,
     group_options,
     make_group_options,
     message,
+    plot_option,
+    save_plot,
+    spelled,
     worst,
 )
 from gdlcheck.errors import GdlcheckError
@@ -23,7 +30,7 @@ from gdlcheck.tolerances import TOL
 
 
 @click.command("verify")
-@click.argument("inputs", nargs=-1, required=False, metavar="INPUT...")
+@click.argument("inputs", nargs=-1, required=False, metavar="INPUT...", shell_complete=complete_files)
 @group_options
 @click.option("--method", type=click.Choice(["auto", "exact", "numeric", "both"]), default="auto", show_default=True,
               help="exact: compare weights (sympy for symbols); numeric: random inputs; auto: both where they apply.")
@@ -33,12 +40,14 @@ from gdlcheck.tolerances import TOL
               help="Random inputs per generator.")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Seed of the random inputs [default: the spec's seed, else 0].")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
+              help="junit: one JUnit XML report (a test case per input) for CI.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; the exit code tells the verdict.")
 @click.option("--explain", is_flag=True, help="Write the proof as the texts do: each layer's step and its conditions.")
+@plot_option("the matrix, its projection and where they differ (one matrix INPUT)")
 @click.option("--callable", "target", metavar="MODULE:ATTR",
               help="Verify a Python callable or torch module instead of INPUT (runs your code; MODULE is "
-                   "imported from the current folder or the installed packages).")
+                   "imported from the current folder or the installed packages, or is a file PATH.py).")
 @click.option("--input-shape", metavar="NxD", help="With --callable: the input's shape, N points by D channels.")
 @click.option("--dtype", type=click.Choice(["float64", "float32"]), default=None,
               help="With --callable: run it in this dtype (compared in float64; float32 --tol default 1e-5) "
@@ -56,7 +65,7 @@ from gdlcheck.tolerances import TOL
 @click.option("--output", "output_kinds", multiple=True, metavar="KIND",
               help="With --callable: how the next output moves: points[:AXIS], pairs[:A,B] (P W P^T), edges, "
                    "invariant, ignored; NAME=KIND for a dict; repeatable [default: points].")
-def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, explain, target,
+def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, explain, plot, target,
             input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds):
     """Check that each INPUT (a spec or a matrix; - for standard input) commutes with a group.
 
@@ -64,6 +73,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
     Example:
       gdlcheck verify samples/conv.yaml
       gdlcheck verify weights.npy --group dihedral --format json
+      gdlcheck verify specs/*.yaml --format junit > gdlcheck.xml
       gdlcheck verify --callable mylayers:centred --input-shape 6x2 --group symmetric
       gdlcheck verify --callable models:conv --input-shape 100x16 --graph edges.npy --group symmetric
     """
@@ -71,21 +81,21 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
     from gdlcheck.output.report import dumps, error_json, verify_json
 
     opts = make_group_options(group, n, shape, generators, graph)
-    if inputs.count("-") > 1:
-        raise click.UsageError("standard input '-' can be read only once")
-    if target is not None and inputs:
-        raise click.UsageError("give INPUT files or --callable MODULE:ATTR, not both")
-    if target is None and not inputs:
-        raise click.UsageError("missing INPUT: give a spec or matrix file (- for standard input), or --callable")
-    if target is None and (input_shape or dtype or expect or points_axis or batch_axes or input_kinds
-                           or output_kinds):
-        raise click.UsageError("--input-shape, --dtype, --expect, --points-axis, --batch-axes, --input and --output "
-                               "go with --callable (a spec says expect:)")
+    code_options = (input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds)
+    _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt, quiet, plot)
+    if explain and fmt != "text":
+        raise click.UsageError(f"--explain writes the proof into the text report; --format {fmt} has it as \"proof\"")
+    tol_given = given("tol")
     if target is not None:
         inputs = (target,)
-        tol_given = click.get_current_context().get_parameter_source("tol") is not click.core.ParameterSource.DEFAULT
-    codes, results, errors = [], [], 0
-    out = None if (fmt == "json" or quiet) else console()
+    stdin_data, matrix = None, None
+    if plot:
+        check_plot(plot)
+        if inputs == ("-",):
+            stdin_data = sys.stdin.buffer.read()
+        matrix = api.input_matrix(inputs[0], stdin_data)  # a spec or a symbolic matrix is refused before any work
+    codes, entries = [], []
+    out = None if (fmt != "text" or quiet) else console()
     for path in inputs:
         try:
             if target is not None:
@@ -94,28 +104,77 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
                                            points_axis=points_axis, batch_axes=batch_axes,
                                            inputs=list(input_kinds), outputs=list(output_kinds))
             else:
-                result = api.verify_input(path, opts, method=method, tol=tol, trials=trials, seed=seed)
+                result = api.verify_input(path, opts, method=method, tol=tol, trials=trials, seed=seed,
+                                          stdin_data=stdin_data)
         except GdlcheckError as err:
             err.located(file=path)
             error_line(message(err))
-            errors += 1
             codes.append(EXIT_INPUT)
+            entries.append((path, None, message(err)))
             if fmt == "json" and not quiet:
                 click.echo(dumps(error_json(path, message(err))))
             continue
-        results.append(result)
+        hints = _hints(result, path, tol_given, opts)
+        entries.append((path, result, hints))
         codes.append(EXIT_OK if result.passed else (EXIT_INCONCLUSIVE if result.verdict == "inconclusive"
                                                     else EXIT_FAIL))
         if quiet:
             continue
         if fmt == "json":
-            click.echo(dumps(verify_json(result)))
-        else:
+            click.echo(dumps(verify_json(result, hints=hints)))
+        elif fmt == "text":
             from gdlcheck.output.render import render_verify
 
-            out.print(render_verify(result, explain=explain))
+            out.print(render_verify(result, hints, explain=explain))
+    if fmt == "junit" and not quiet:
+        from gdlcheck.output.junit import junit_xml
+
+        click.echo(junit_xml(entries), nl=False)
     if out is not None and len(inputs) > 1:
         from gdlcheck.output.render import render_summary
 
-        out.print(render_summary(results, errors))
+        out.print(render_summary([(path, result) for path, result, _ in entries]))
+    if plot and entries and entries[0][1] is not None:
+        from gdlcheck.output.plot import matrix_picture
+
+        result = entries[0][1]
+        projected = api.project(matrix, result.group)
+        word = {"fails": "FAIL", "inconclusive": "INCONCLUSIVE"}.get(result.verdict, "PASS")
+        save_plot(matrix_picture(inputs[0], matrix, projected.matrix, result.group, projected.distance, word), plot)
     sys.exit(worst(codes))
+
+
+def _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt, quiet, plot) -> None:
+    """Every option given must do something for this command and these inputs (else exit 2, saying why)."""
+    if inputs.count("-") > 1:
+        raise click.UsageError("standard input '-' can be read only once")
+    if target is not None and inputs:
+        raise click.UsageError("give INPUT files or --callable MODULE:ATTR, not both")
+    if target is None and not inputs:
+        raise click.UsageError("missing INPUT: give a spec or matrix file (- for standard input), or --callable")
+    if target is None and any(code_options):
+        raise click.UsageError("--input-shape, --dtype, --expect, --points-axis, --batch-axes, --input and --output "
+                               "go with --callable (a spec says expect:)")
+    if method == "exact" and given("trials"):
+        raise click.UsageError("--trials sets the numeric trials, and --method exact runs none")
+    if quiet and given("fmt"):
+        raise click.UsageError(f"--quiet prints nothing, so --format {fmt} would not be printed; give one of them")
+    if plot and (target is not None or len(inputs) != 1):
+        raise click.UsageError("--plot draws one matrix: give a single matrix INPUT (not --callable)")
+
+
+def _hints(result, path: str, tol_given: bool, opts) -> tuple[str, ...]:
+    """Hints that save a round trip: a near miss under the default tolerance."""
+    from gdlcheck.output.words import near_miss_hint
+
+    project = None
+    if result.kind == "matrix" and path != "-":
+        words = ["gdlcheck", "project", path]
+        for flag, value in (("--group", opts.name), ("-n", opts.n), ("--shape", opts.shape), ("--graph", opts.graph)):
+            if value is not None:
+                words += [flag, str(value)]
+        for g in opts.generators:
+            words += ["--generators", g]
+        project = shlex.join(words)
+    hint = near_miss_hint(result, tol_given, project)
+    return (spelled(hint),) if hint else ()

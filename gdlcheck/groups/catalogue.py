@@ -216,11 +216,39 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
 ALIASES = {alias: f.name for f in FAMILIES.values() for alias in (f.name,) + f.aliases}
 
 
+def _refuse_unused(family: Family, shape, graph) -> None:
+    """A shape or a graph given to a family that is not sized by it would be ignored: an error instead."""
+    if shape is not None and family.size not in ("shape", "square"):
+        sized = {"n": f"{param('n', 'N')} (or the input's size)", "graph": param("graph", "FILE"),
+                 "generators": f"{param('generators', 'PERM')} and {param('n', 'N')}"}[family.size]
+        raise GroupError(f"{param('shape', 'HxW')} sizes the grid groups (translations, p4, p4m); {family.name!r} is "
+                         f"sized by {sized}")
+    if graph is not None and family.size != "graph":
+        raise GroupError(f"{param('graph', 'FILE')} goes with {param('group', value='automorphisms')}, not "
+                         f"{family.name!r}")
+
+
+# Words people use for a group, by meaning rather than spelling: the suggestion of an unknown name.
+MEANINGS = {
+    **dict.fromkeys(("rotation", "rotations", "rot90", "rotate", "c4", "quarter_turns"), "p4"),
+    **dict.fromkeys(("square", "d4", "rotations_and_reflections", "roto_reflections"), "p4m"),
+    **dict.fromkeys(("reflection", "reflections", "mirror", "flip", "flips", "dn"), "dihedral"),
+    **dict.fromkeys(("shifts", "circular", "roll", "periodic", "cn", "zn", "c_n", "z_n", "sequence"), "cyclic"),
+    **dict.fromkeys(("grid", "image", "conv2d", "2d", "lattice"), "translations"),
+    **dict.fromkeys(("permutations", "perm", "perms", "set", "sets", "all", "sn", "s_n", "deepsets"), "symmetric"),
+    **dict.fromkeys(("even", "even_permutations", "an", "a_n"), "alternating"),
+    **dict.fromkeys(("graph", "automorphism", "aut", "graph_automorphisms"), "automorphisms"),
+    **dict.fromkeys(("none", "identity", "id", "nothing"), "trivial"),
+    **dict.fromkeys(("custom", "permutation_group", "generated"), "generators"),
+}
+
+
 def find_family(name) -> Family:
     """The family named ``name`` or one of its aliases (any case); a near miss gets a suggestion."""
     key = str(name).strip().lower()
     if key not in ALIASES:
-        raise GroupError(f"unknown group {name!r}{suggest(key, ALIASES)}; known: {', '.join(FAMILIES)}")
+        raise GroupError(f"unknown group {name!r}{suggest(key, ALIASES, meanings=MEANINGS)}; "
+                         f"known: {', '.join(FAMILIES)}")
     return FAMILIES[ALIASES[key]]
 
 
@@ -359,6 +387,7 @@ def build_group(name, n=None, shape=None, generators=None, graph=None) -> PermGr
     Raises :class:`GroupError` for an unknown name, a missing size, or a bad generator.
     """
     family = find_family(name)
+    _refuse_unused(family, shape, graph)
     if family.size in ("shape", "square"):
         group = make(family, grid_shape(family, shape, n))
     elif family.size == "generators":

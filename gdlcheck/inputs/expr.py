@@ -44,7 +44,7 @@ def parse_expr(text: str):
             warnings.simplefilter("ignore")
             tree = ast.parse(text.strip(), mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        raise ExprError(f"cannot parse expression {text!r}") from None
+        raise ExprError(f"cannot parse expression {text!r}{_juxtaposition_hint(text)}") from None
     _check(tree.body, text, 0)
     value = _build(tree.body, sympy)
     if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
@@ -52,6 +52,23 @@ def parse_expr(text: str):
     if value.is_real is False:
         raise ExprError(f"expression {_short(text)!r} is not a real number (it is {value})")
     return value
+
+
+def _juxtaposition_hint(text: str) -> str:
+    """``2b``, ``2(a + b)``, ``1e-3x``: a product written without ``*``, as in mathematics.  The hint
+    is given only when the text with the ``*`` put in parses."""
+    import re
+
+    fixed = re.sub(r"(?<![\w.])(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?![eE][+-]?\d)\s*(?=[A-Za-z_(])", r"\1*", text.strip())
+    if fixed == text.strip():
+        return ""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(fixed, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return ""
+    return f" (a product needs '*': write {fixed!r})"
 
 
 def _check(node: ast.AST, text: str, depth: int) -> None:
@@ -77,6 +94,8 @@ def _check(node: ast.AST, text: str, depth: int) -> None:
     elif isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
             shown = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
+            if isinstance(node.func, ast.Constant):  # 2(a + b)
+                raise ExprError(f"cannot parse expression {text!r}{_juxtaposition_hint(text)}")
             raise ExprError(
                 f"call of {shown!r} is not allowed in {_short(text)!r}; the functions are {' '.join(FUNCTIONS)}"
             )

@@ -250,8 +250,27 @@ def parse_table(text: str, delimiter: str | None = None) -> np.ndarray:
     try:
         a = np.array(rows, dtype=np.float64)
     except ValueError:
+        _refuse_header(rows)
         return to_array(rows, "")
     return check_finite(a)
+
+
+def _refuse_header(rows: list[list[str]]) -> None:
+    """A first row of names over rows of numbers is a header (``w0,w1,w2``), not symbolic weights."""
+    import re
+
+    def number(cell: str) -> bool:
+        try:
+            float(cell)
+        except ValueError:
+            return False
+        return True
+
+    if len(rows) > 1 and all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_. -]*", c) for c in rows[0]) \
+            and all(number(c) for row in rows[1:] for c in row):
+        shown = ", ".join(rows[0][:4]) + (", ..." if len(rows[0]) > 4 else "")
+        raise SpecError(f"row 0 ({shown}) looks like a header over rows of numbers: delete it or comment it out with "
+                        "'#' (a matrix file holds the entries only; symbolic entries belong in a spec)")
 
 
 def check_square(a: np.ndarray, file: str | None = None, where: str | None = None) -> np.ndarray:

@@ -31,6 +31,29 @@ _STANDARD_TAGS = {
 }
 
 
+# Keys people write for a spec key, by meaning: the suggestion for an unknown key (only where the
+# key meant is allowed at that place: 'weights' is an mlp key, 'weight' a linear one).
+KEY_MEANINGS = {
+    **dict.fromkeys(("type", "layer_type", "class", "op", "kind_of", "module"), "kind"),
+    **dict.fromkeys(("weights", "w", "matrix"), "weight"),
+    **dict.fromkeys(("filter", "filters", "kernels"), "kernel"),
+    **dict.fromkeys(("act", "nonlinearity", "activation_fn", "activations"), "activation"),
+    **dict.fromkeys(("b", "biases"), "bias"),
+    **dict.fromkeys(("group", "groups", "symmetries", "invariance", "equivariance"), "symmetry"),
+    **dict.fromkeys(("model", "net", "network"), "layer"),
+    **dict.fromkeys(("expected", "expectation", "property"), "expect"),
+    **dict.fromkeys(("num_heads", "n_heads", "nhead"), "heads"),
+    **dict.fromkeys(("dim", "hidden", "d", "embed_dim"), "d_model"),
+    **dict.fromkeys(("dim_feedforward", "ff", "d_hidden"), "d_ff"),
+    **dict.fromkeys(("normalisation", "norm"), "normalization"),
+    **dict.fromkeys(("self_loop", "selfloops", "add_self_loops"), "self_loops"),
+    **dict.fromkeys(("adj", "a", "edges"), "adjacency"),
+    **dict.fromkeys(("random_seed", "rng"), "seed"),
+    **dict.fromkeys(("size", "points", "num_points"), "n"),
+    **dict.fromkeys(("perms", "permutations", "gens"), "generators"),
+}
+
+
 @dataclass
 class Spec:
     """A parsed spec file. ``layer`` is the raw layer tree, checked when it is built."""
@@ -54,12 +77,34 @@ class Spec:
         line = self.lines.get(where)
         return SpecError(what + (f" (line {line})" if line else ""), file=self.path, where=where)
 
+    def locate(self, err):
+        """``err`` (a GdlcheckError about this spec) with the YAML line of its key path, if it has none.
+
+        The line is the key's own, or its nearest enclosing key's; ``row K ...`` of a matrix
+        points at row K.
+        """
+        import re
+
+        if not err.where or err.file not in (None, self.path) or "(line " in str(err.what):
+            return err
+        where = err.where
+        row = re.match(r"row (\d+) ", str(err.what))
+        candidates = [f"{where}[{row.group(1)}]"] if row else []
+        while where:
+            candidates.append(where)
+            where = re.sub(r"(\[\d+\]|\.[^.\[]*|^[^.\[]*)$", "", where)
+        line = next((self.lines[c] for c in candidates if c in self.lines), None)
+        if line is not None:
+            err.what = f"{err.what} (line {line})"
+            err.args = (err.what,)
+        return err
+
 
 def check_keys(mapping: dict, allowed, where: str, spec: Spec | None = None) -> None:
     """Reject keys not in ``allowed``, with a 'did you mean' for near misses."""
     for key in mapping:
         if key not in allowed:
-            what = f"unknown key {key!r}{suggest(key, allowed)}; allowed: {', '.join(allowed)}"
+            what = f"unknown key {key!r}{suggest(key, allowed, meanings=KEY_MEANINGS)}; allowed: {', '.join(allowed)}"
             path = f"{where}.{key}" if where else str(key)
             if spec is not None:
                 raise spec.error(what, path)

@@ -18,7 +18,7 @@ import numpy as np
 
 from gdlcheck.errors import GdlcheckError, SpecError
 from gdlcheck.inputs.matrices import load_matrix, to_array
-from gdlcheck.inputs.spec import Spec, check_keys
+from gdlcheck.inputs.spec import KEY_MEANINGS, Spec, check_keys
 from gdlcheck.layers.activations import ACTIVATION_NAMES
 from gdlcheck.layers.base import Layer, free_symbols, shape_text
 from gdlcheck.limits import MAX_LAYERS, MAX_MATRIX_ENTRIES
@@ -202,6 +202,10 @@ def build_layer(raw, ctx: BuildContext, where: str = "layer") -> Layer:
         raise ctx.error(f"the spec has more than {MAX_LAYERS} layers (every trial runs them all)", where)
     kind = raw.get("kind")
     if kind is None:
+        meant = [k for k in raw if KEY_MEANINGS.get(str(k).lower()) == "kind"]
+        if meant:  # 'type: conv' for 'kind: conv'
+            raise ctx.error(f"unknown key {meant[0]!r} (did you mean 'kind'?): a layer names its kind with "
+                            f"kind: {raw[meant[0]]}", f"{where}.{meant[0]}")
         raise ctx.error("missing key 'kind'", where)
     if not isinstance(kind, str) or kind not in KINDS:
         raise ctx.error(f"unknown layer kind {kind!r}{suggest(kind, KINDS)}; known: {', '.join(sorted(KINDS))}",

@@ -16,7 +16,7 @@ from rich.text import Text
 from gdlcheck.groups import FAMILIES, PermGroup
 from gdlcheck.output.explain import partition_meaning
 from gdlcheck.output.proof import explain_lines, proof_lines
-from gdlcheck.output.words import constraint_lines, culprit_text, fact_text, witness_text
+from gdlcheck.output.words import constraint_lines, count_line, culprit_text, fact_text, undecided_lines, witness_text
 from gdlcheck.text import shorten
 
 # A cycle of distinguishable styles for parameters in a sharing pattern.
@@ -57,32 +57,51 @@ def group_line(group: PermGroup) -> Text:
     return Text(f"{group.name} ({size}), order {group.order_text}, {len(group.gens)} generator(s)")
 
 
-def render_verify(result, explain: bool = False) -> RGroup:
+class ByWidth:
+    """A renderable built for the width it is given: reports that fit 40 columns as well as 200.
+
+    ``build(width)`` returns the renderable to print at ``width`` columns.
+    """
+
+    def __init__(self, build):
+        self.build = build
+
+    def __rich_console__(self, console, options):
+        yield self.build(options.max_width)
+
+
+def render_verify(result, hints: tuple[str, ...] = (), explain: bool = False) -> ByWidth:
+    """The verify report of one input: a panel titled by the verdict and the input, the checks,
+    counterexamples, constraints, the culprit, diagnosis, what could not be decided, notes,
+    ``hints``, and the proof (one line per layer, or each step as the texts write it with
+    ``explain``).
+
+    At any width: a title that does not fit moves into the panel (it is never cut), and the
+    checks become one line each where their table would not fit (the numbers are never cut).
+    """
+    return ByWidth(lambda width: _verify_panel(result, tuple(hints), width, explain))
+
+
+def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = False) -> RGroup:
     word, style, meaning = VERDICT_WORDS[result.verdict]
     title = Text.assemble((word, style), "  ", (result.input, "bold"),
                           (f"  [{result.name}]" if result.name else "", "dim"))
     head = Table.grid(padding=(0, 2))
+    head.add_column(no_wrap=True)
+    head.add_column(overflow="fold")
+    if title.cell_len + 6 > width:  # the panel would cut its title: name the input inside instead
+        title = Text(word, style=style)
+        head.add_row("input", Text(result.input))
+        if result.name:
+            head.add_row("name", Text(result.name))
     head.add_row("layer", Text(result.kind))
     head.add_row("group", group_line(result.group))
     head.add_row("expect", Text(result.expect))
     head.add_row("verdict", Text.assemble((word, style), f": the layer is {result.expect} -- {meaning}"
                                           if result.passed else f": {meaning}"))
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
-    table.add_column("generator", no_wrap=True)
-    table.add_column("method")
-    table.add_column("max abs error", justify="right")
-    table.add_column("relative", justify="right")
-    table.add_column("result", no_wrap=True)
-    for c in result.checks:
-        res = "PASS" if c.passed else ("FAIL" if c.passed is False else "UNDECIDED")
-        if c.passed and c.exact is True:
-            res = "PASS (exact)"
-        elif c.passed and c.exact is False:
-            res = "PASS (within tol)"
-        method = c.method + (f" x{c.trials}" if c.trials else "")
-        table.add_row(Text(short_generator(c.generator)), method, _fmt(c.max_abs_error), _fmt(c.relative_error),
-                      Text(res, style="green" if c.passed else ("red" if c.passed is False else "yellow")))
-    parts: list = [head, table]
+    parts: list = [head]
+    if result.checks:
+        parts.append(_checks(result.checks, width - 4))
     for c in result.failing[:3]:
         parts.append(Text(f"counterexample for {c.generator} ({c.method}): {witness_text(c.witness)}", style="red"))
     constraints = constraint_lines(result)
@@ -94,26 +113,105 @@ def render_verify(result, explain: bool = False) -> RGroup:
         parts.append(Text(f"culprit: {text}", style="red"))
     for finding in result.diagnosis or []:
         parts.append(Text("diagnosis: " + fact_text(finding), style="yellow"))
+    for line in undecided_lines(result):
+        parts.append(Text(line, style="yellow"))
+    for note in result.notes:
+        parts.append(Text(fact_text(note), style="dim"))
+    for hint in hints:
+        parts.append(Text("hint: " + hint, style="cyan"))
     if result.proof is not None:
         parts.append(Text("proof", style="bold"))
         parts.extend(Text(line) for line in (explain_lines(result.proof) if explain else proof_lines(result.proof)))
-    for note in result.notes:
-        parts.append(Text(fact_text(note), style="dim"))
     return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))
 
 
-def render_summary(results, errors: int) -> Table:
-    table = Table(title="summary", box=box.SIMPLE_HEAD)
-    table.add_column("input")
-    table.add_column("layer")
-    table.add_column("group")
-    table.add_column("verdict")
-    for r in results:
+def _check_cells(c) -> tuple[str, str, str, str, str, str]:
+    res = "PASS" if c.passed else ("FAIL" if c.passed is False else "UNDECIDED")
+    if c.passed and c.exact is True:
+        res = "PASS (exact)"
+    elif c.passed and c.exact is False:
+        res = "PASS (within tol)"
+    style = "green" if c.passed else ("red" if c.passed is False else "yellow")
+    method = c.method + (f" x{c.trials}" if c.trials else "")
+    return short_generator(c.generator), method, _fmt(c.max_abs_error), _fmt(c.relative_error), res, style
+
+
+_CHECK_HEADERS = ("generator", "method", "max abs error", "relative", "result")
+
+
+def _checks(checks, width: int):
+    """The checks as a table where it fits in ``width`` columns, else one line per check."""
+    rows = [_check_cells(c) for c in checks]
+    # every column at its widest cell, two spaces between columns and one at each edge
+    need = sum(max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(_CHECK_HEADERS)) + 2 * 4 + 2
+    if need <= width:
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+        table.add_column("generator", no_wrap=True)
+        table.add_column("method", no_wrap=True)
+        table.add_column("max abs error", justify="right", no_wrap=True)
+        table.add_column("relative", justify="right", no_wrap=True)
+        table.add_column("result", no_wrap=True)
+        for gen, method, abs_err, rel, res, style in rows:
+            table.add_row(Text(gen), method, abs_err, rel, Text(res, style=style))
+        return table
+    lines = []
+    for gen, method, abs_err, rel, res, style in rows:
+        numbers = "" if abs_err == rel == "-" else f" (max abs error {abs_err}, relative {rel})"
+        lines.append(Text.assemble(f"{gen} {method}: ", (res, style), numbers))
+    return RGroup(*lines)
+
+
+def render_summary(entries) -> RGroup:
+    """The summary after several inputs: every input, read or not, then the count line.
+
+    ``entries`` holds ``(input, result)`` pairs, ``result`` None for an input that could not be
+    read.  File names are never cut: they wrap (at 40 columns each input takes a few lines).
+    """
+    return ByWidth(lambda width: _summary(list(entries), width))
+
+
+def _summary(entries, width: int) -> RGroup:
+    held = sum(1 for _, r in entries if r is not None and r.passed)
+    failed = sum(1 for _, r in entries if r is not None and r.verdict == "fails")
+    open_ = sum(1 for _, r in entries if r is not None and r.verdict == "inconclusive")
+    unreadable = sum(1 for _, r in entries if r is None)
+    count = Text(count_line(len(entries), held, failed, open_, unreadable), style="bold")
+    if width < 60:  # too narrow for four columns: one block per input
+        lines: list = [Text("summary", style="bold")]
+        for name, r in entries:
+            word, style, _ = VERDICT_WORDS[r.verdict if r is not None else "error"]
+            lines.append(Text.assemble((word, style), "  ", name))
+            detail = f"{r.kind}, {r.group.describe()}" if r is not None else "could not be read (see standard error)"
+            lines.append(Text("  " + detail, style="dim"))
+        return RGroup(*lines, count)
+    table = Table(title="summary", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    longest = max(len(name) for name, _ in entries)
+    kinds = max([len("layer")] + [len(r.kind) for _, r in entries if r is not None])
+    groups = max([len("group")] + [len(r.group.describe()) for _, r in entries if r is not None])
+    verdicts = max([len("verdict")] + [len(VERDICT_WORDS[r.verdict if r is not None else "error"][0])
+                                       for _, r in entries])
+    # the names come first: four columns where every name fits on its line, else the layer and its
+    # group share a column, so the names keep what is left before they wrap (between two columns:
+    # a space of padding on each side and the box's space)
+    joined = longest + kinds + groups + verdicts + 9 > width
+    room = width - (max(kinds, groups) + verdicts + 6 if joined else kinds + groups + verdicts + 9)
+    table.add_column("input", overflow="fold", min_width=max(12, min(longest, room)))
+    if joined:
+        table.add_column("layer, group", overflow="fold")
+    else:
+        table.add_column("layer", overflow="fold")
+        table.add_column("group")
+    table.add_column("verdict", no_wrap=True)
+    for name, r in entries:
+        if r is None:
+            cells = [Text("-", style="dim")] if joined else [Text("-", style="dim"), Text("-", style="dim")]
+            table.add_row(Text(name), *cells, Text("ERROR", style="bold red"))
+            continue
         word, style, _ = VERDICT_WORDS[r.verdict]
-        table.add_row(Text(r.input), Text(r.kind), group_line(r.group), Text(word, style=style))
-    if errors:
-        table.caption = f"{errors} input(s) could not be read (see standard error)"
-    return table
+        cells = [Text(f"{r.kind}\n{r.group.describe()}")] if joined else [Text(r.kind), Text(r.group.describe())]
+        table.add_row(Text(name), *cells, Text(word, style=style))
+    notes = [Text("ERROR: the input could not be read (standard error says why)", style="dim")] if unreadable else []
+    return RGroup(table, *notes, count)
 
 
 class PatternView:
@@ -208,15 +306,27 @@ def render_derive(d, explain_lines: list[str] | None = None) -> RGroup:
     return RGroup(Panel(RGroup(*parts), title=Text("derive", style="bold"), title_align="left", box=box.ROUNDED))
 
 
-def render_catalogue() -> Table:
+def render_catalogue() -> ByWidth:
+    """``gdlcheck groups``: the catalogue as a table, or one block per family where it would not fit."""
+    return ByWidth(_catalogue)
+
+
+def _catalogue(width: int):
+    rows = [(family.name + (f" ({', '.join(family.aliases)})" if family.aliases else ""), family.needs,
+             family.generators, family.order_text) for family in FAMILIES.values()]
+    if width < 72:
+        lines: list = [Text("groups", style="bold")]
+        for label, needs, generators, order in rows:
+            lines.append(Text(label, style="bold"))
+            lines.append(Text(f"  needs {needs}; order {order}; generators: {generators}"))
+        return RGroup(*lines)
     table = Table(title="groups", box=box.SIMPLE_HEAD)
     table.add_column("name")
     table.add_column("needs")
     table.add_column("generators")
     table.add_column("order")
-    for family in FAMILIES.values():
-        label = family.name + (f" ({', '.join(family.aliases)})" if family.aliases else "")
-        table.add_row(label, family.needs, family.generators, family.order_text)
+    for row in rows:
+        table.add_row(*map(Text, row))
     return table
 
 
@@ -253,11 +363,26 @@ _DEPENDS_TEXT = {
 }
 
 
-def render_inspect(inspection) -> RGroup:
-    """The layer in the unified form Y = G(X, A) V(X), and the texts' comparison table."""
+def render_inspect(inspection) -> ByWidth:
+    """The layer in the unified form Y = G(X, A) V(X), and the texts' comparison table (one line
+    per property where the table would not fit)."""
+    return ByWidth(lambda width: _inspect_panel(inspection, width))
+
+
+# the comparison table's natural width, inside a panel
+_INSPECT_TABLE_WIDTH = 64
+
+
+def _inspect_panel(inspection, width: int) -> RGroup:
     from gdlcheck.inspection import PROPERTIES, TEXT_TABLE
 
+    title = Text.assemble(("inspect", "bold"), "  ", (inspection.input, "bold"))
     head = Table.grid(padding=(0, 2))
+    head.add_column(no_wrap=True)
+    head.add_column(overflow="fold")
+    if title.cell_len + 6 > width:
+        title = Text("inspect", style="bold")
+        head.add_row("input", Text(inspection.input))
     head.add_row("layer", Text(inspection.kind))
     head.add_row("form", Text("Y = G(X, A) V(X)"))
     head.add_row("G depends on", Text(f"{inspection.depends_on} -- {_DEPENDS_TEXT.get(inspection.depends_on, '')}"))
@@ -265,40 +390,86 @@ def render_inspect(inspection) -> RGroup:
     many = f", {inspection.heads} matrices (heads)" if inspection.heads > 1 else ""
     head.add_row("measured", Text(f"G of the {inspection.measured} layer, {shape}{many}, on {inspection.samples} "
                                   "seeded inputs (graph held fixed)"))
-    table = Table(title="G against the texts' comparison of the two matrices", box=box.SIMPLE_HEAD,
-                  title_justify="left", caption="text: as the Transformers-vs-GCN text describes them",
-                  caption_justify="left")
-    table.add_column("property", no_wrap=True)
-    table.add_column("this G", no_wrap=True)
-    table.add_column("adjacency (text)", no_wrap=True)
-    table.add_column("attention (text)", no_wrap=True)
 
-    def word(key, value):
+    def word(key, value) -> str:
         if value is None:
-            return Text("-", style="dim")
+            return "-"
         yes, no = _PROPERTY_LABELS[key][1]
-        return Text(yes if value else no)
+        return yes if value else no
 
-    for key in PROPERTIES:
-        table.add_row(_PROPERTY_LABELS[key][0], word(key, inspection.properties[key]),
-                      word(key, TEXT_TABLE["adjacency"][key]),
-                      word(key, TEXT_TABLE["attention"][key]))
-    parts: list = [head, table]
+    rows = [(_PROPERTY_LABELS[key][0], word(key, inspection.properties[key]), word(key, TEXT_TABLE["adjacency"][key]),
+             word(key, TEXT_TABLE["attention"][key])) for key in PROPERTIES]
+    heading = "G against the texts' comparison of the two matrices"
+    source = "text: as the Transformers-vs-GCN text describes them"
+    if width - 4 >= _INSPECT_TABLE_WIDTH:
+        table = Table(title=heading, box=box.SIMPLE_HEAD, title_justify="left", caption=source,
+                      caption_justify="left")
+        for column in ("property", "this G", "adjacency (text)", "attention (text)"):
+            table.add_column(column, no_wrap=True)
+        for label, mine, adjacency, attention in rows:
+            table.add_row(label, mine, Text(adjacency, style="dim" if adjacency == "-" else ""), attention)
+        comparison: list = [table]
+    else:
+        comparison = [Text(heading, style="italic")]
+        comparison += [Text(f"{label}: {mine} (adjacency {adjacency}, attention {attention})")
+                       for label, mine, adjacency, attention in rows]
+        comparison.append(Text(source, style="dim"))
+    parts: list = [head, *comparison]
     for note in inspection.notes:
         parts.append(Text(fact_text(note), style="yellow"))
-    title = Text.assemble(("inspect", "bold"), "  ", (inspection.input, "bold"))
     return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))
 
 
 def render_project(input_name: str, group: PermGroup, P: np.ndarray, distance: float) -> RGroup:
-    """``gdlcheck project``: the group, the relative distance and the nearest equivariant matrix."""
+    """``gdlcheck project``: the group, the relative distance and the nearest equivariant matrix,
+    as a table of numbers (elided in the middle like the sharing pattern)."""
     head = Table.grid(padding=(0, 2))
+    head.add_column(no_wrap=True)
+    head.add_column(overflow="fold")
     head.add_row("input", Text(input_name))
     head.add_row("group", group_line(group))
     head.add_row("distance", Text(f"{distance:.6g} (relative Frobenius, |W - P| / |W|)"))
-    body = Text(np.array2string(P))
-    return RGroup(Panel(RGroup(head, Text("nearest equivariant matrix P (orbit averages):", style="bold"), body),
-                        title=Text("project", style="bold"), title_align="left", box=box.ROUNDED))
+    caption = Text(f"nearest equivariant matrix P ({P.shape[0]} x {P.shape[1]}, orbit averages):", style="bold")
+    return RGroup(Panel(RGroup(head, caption, NumberView(P)), title=Text("project", style="bold"),
+                        title_align="left", box=box.ROUNDED))
+
+
+def number_text(x: float) -> str:
+    """A matrix entry for people: 4 significant digits, ``0`` for an exact zero.
+
+    >>> [number_text(x) for x in (0.0, -0.36372, 1234567.0, 1e-7)]
+    ['0', '-0.3637', '1.235e+06', '1e-07']
+    """
+    return "0" if x == 0 else f"{x:.4g}"
+
+
+class NumberView:
+    """A numeric matrix as a table with its row and column indices; rows and columns past what
+    fits (at most MAX_SHOWN) are elided in the middle, so the corners stay visible."""
+
+    def __init__(self, M: np.ndarray):
+        self.M = np.asarray(M, dtype=float)
+
+    def __rich_console__(self, console, options):
+        M = self.M
+        rows = _shown(M.shape[0], MAX_SHOWN)
+        probe = [i for i in rows if i is not None]
+        cell = max(max((len(number_text(x)) for x in M[np.ix_(probe, probe)].ravel()), default=1),
+                   len(str(M.shape[1] - 1))) + 1
+        index = len(str(M.shape[0] - 1)) + 1
+        fits = max(3, (options.max_width - index - 1) // cell - 1)
+        cols = _shown(M.shape[1], min(MAX_SHOWN, fits))
+        table = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1, 0, 0), header_style="dim")
+        table.add_column("", justify="right", no_wrap=True, style="dim")
+        for j in cols:
+            table.add_column("..." if j is None else str(j), justify="right", no_wrap=True, min_width=cell - 1)
+        for i in rows:
+            if i is None:
+                table.add_row("...", *["" for _ in cols])
+                continue
+            table.add_row(str(i), *[Text("...", style="dim") if j is None else Text(number_text(M[i, j]))
+                                    for j in cols])
+        yield table
 
 
 def render_symmetries(input_name: str, found) -> RGroup:
@@ -316,3 +487,76 @@ def render_symmetries(input_name: str, found) -> RGroup:
     head.add_row("generators", Text("\n".join(shown) if gens else "(none: only the identity)"))
     head.add_row("contains", Text(", ".join(found.contains)))
     return RGroup(Panel(head, title=Text("symmetries", style="bold"), title_align="left", box=box.ROUNDED))
+
+
+# --------------------------------------------------------------------------- the spec reference
+
+
+def render_kinds(kinds) -> ByWidth:
+    """``gdlcheck kinds``: every layer kind and what it computes."""
+    return ByWidth(lambda width: _kinds(list(kinds), width))
+
+
+def _kinds(kinds, width: int) -> RGroup:
+    tail = Text("gdlcheck kinds NAME prints a kind's keys; a spec's top level holds name, symmetry, expect, seed, "
+                "channels and layer (or layers); gdlcheck schema prints the whole format as a JSON Schema",
+                style="dim")
+    if width < 72:
+        lines: list = [Text("layer kinds", style="bold")]
+        for k in kinds:
+            lines.append(Text.assemble((k.name, "bold"), f": {k.summary}"))
+            lines.append(Text(f"  {k.computes}"))
+        return RGroup(*lines, tail)
+    table = Table(title="layer kinds", box=box.SIMPLE_HEAD)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("what it is")
+    table.add_column("computes")
+    for k in kinds:
+        table.add_row(Text(k.name), Text(k.summary), Text(k.computes))
+    return RGroup(table, tail)
+
+
+def render_kind(kind) -> ByWidth:
+    """``gdlcheck kinds NAME``: the kind's keys with type, default and meaning, and an example."""
+    return ByWidth(lambda width: _kind_panel(kind, width))
+
+
+def default_text(key) -> str:
+    """A key's default as a spec writes it: ``-`` for none, ``required`` for a key that must be given."""
+    if key.required:
+        return "required"
+    if key.default is None:
+        return "-"
+    if isinstance(key.default, bool):
+        return "true" if key.default else "false"
+    return str(key.default)
+
+
+def _kind_panel(kind, width: int) -> RGroup:
+    head = Table.grid(padding=(0, 2))
+    head.add_column(no_wrap=True)
+    head.add_column(overflow="fold")
+    head.add_row("kind", Text(kind.name))
+    head.add_row("is", Text(kind.summary))
+    head.add_row("computes", Text(kind.computes))
+    head.add_row("proved by", Text(kind.rule))
+    if kind.one_of:
+        head.add_row("give", Text(" or ".join(" and ".join(group) for group in kind.one_of)))
+    parts: list = [head]
+    if width >= 90:
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+        table.add_column("key", no_wrap=True)
+        table.add_column("type")
+        table.add_column("default")
+        table.add_column("meaning")
+        for key in kind.keys:
+            table.add_row(Text(key.name), Text(key.type), Text(default_text(key)), Text(key.meaning))
+        parts.append(table)
+    else:
+        for key in kind.keys:
+            given = "required" if key.required else f"default {default_text(key)}"
+            parts.append(Text.assemble((key.name, "bold"), f" ({key.type}; {given}): ", key.meaning))
+    parts.append(Text("example:", style="bold"))
+    parts.append(Text(kind.example))
+    return RGroup(Panel(RGroup(*parts), title=Text(f"kind {kind.name}", style="bold"), title_align="left",
+                        box=box.ROUNDED))

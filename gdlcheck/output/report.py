@@ -10,7 +10,15 @@ import json
 
 from gdlcheck.groups import PermGroup
 from gdlcheck.output.proof import culprit_json, proof_json
-from gdlcheck.output.words import DETAILS, code_culprit_json, constraint_lines, counterexample, fact_text, json_float
+from gdlcheck.output.words import (
+    DETAILS,
+    code_culprit_json,
+    constraint_lines,
+    counterexample,
+    fact_text,
+    json_float,
+    undecided_lines,
+)
 from gdlcheck.verification.result import Check, VerifyResult
 
 SCHEMA_VERSION = 1
@@ -55,8 +63,9 @@ def check_json(c: Check) -> dict:
     return out
 
 
-def verify_json(result: VerifyResult) -> dict:
-    """``gdlcheck verify --format json``: one object per input."""
+def verify_json(result: VerifyResult, hints=()) -> dict:
+    """``gdlcheck verify --format json``: one object per input (``hints``: sentences that save a round
+    trip, e.g. a near miss; the key is there only when there are some)."""
     out = {
         "schema_version": SCHEMA_VERSION,
         "input": result.input,
@@ -74,6 +83,11 @@ def verify_json(result: VerifyResult) -> dict:
         out["notes"] = [fact_text(note) for note in result.notes]
     if result.diagnosis is not None:
         out["diagnosis"] = [fact_text(f) for f in result.diagnosis]
+    undecided = undecided_lines(result)
+    if undecided:
+        out["undecided"] = undecided
+    if hints:
+        out["hints"] = list(hints)
     if result.proof is not None:
         out["proof"] = proof_json(result.proof)
     if result.culprit is not None:
@@ -141,3 +155,12 @@ def inspect_json(inspection) -> dict:
                         "samples": inspection.samples},
         "notes": [fact_text(note) for note in inspection.notes],
     }
+
+
+def kind_json(kind) -> dict:
+    """One line of ``gdlcheck kinds --format json``: a layer kind's reference."""
+    return {"schema_version": SCHEMA_VERSION, "kind": kind.name, "summary": kind.summary, "computes": kind.computes,
+            "rule": kind.rule,
+            "keys": [{"name": k.name, "type": k.type, "required": k.required, "default": k.default,
+                      "meaning": k.meaning} for k in kind.keys],
+            "one_of": [list(group) for group in kind.one_of], "example": kind.example}

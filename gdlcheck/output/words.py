@@ -16,7 +16,7 @@ from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, Trial
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
 DETAILS = {
     "proved": "proved by the rules of the layer tree (see proof)",
-    "not_proven": "not proven: a rule's side condition fails (see notes); the other checks decide",
+    "not_proven": "not proven: a rule's side condition fails (see notes)",
     "time_guard": f"stopped by the {SYMBOLIC_GUARD_SECONDS:g} s guard against a hang in sympy (not a budget)",
     "sympy_undecided": "sympy could not decide",
     "symbolic_identical": "symbolic: f(PX) and P f(X) are the same expressions",
@@ -276,3 +276,53 @@ def failure_lines(result: VerifyResult) -> list[str]:
     for note in result.notes:
         lines.append(f"  note: {fact_text(note)}")
     return lines
+
+
+# --------------------------------------------------------------------------- hints and what was left open
+
+# A failure whose every relative error is below this, under the default tolerance, is probably
+# rounding noise (trained or exported weights) rather than a broken symmetry.
+NEAR_MISS = 1e-4
+
+
+def near_miss_hint(result: VerifyResult, tol_given: bool, project_command: str | None = None) -> str | None:
+    """A failure by less than :data:`NEAR_MISS` (relative) under the default tolerance: suggest a
+    looser ``tol`` and, for a matrix, ``project_command`` (the command that ties its weights)."""
+    import math
+
+    from gdlcheck.errors import param
+
+    failing = result.failing
+    if result.verdict != "fails" or tol_given or not failing:
+        return None
+    errors = [c.relative_error for c in failing]
+    if any(e is None or not 0 < e < NEAR_MISS for e in errors):
+        return None
+    worst = max(errors)
+    looser = 10.0 ** math.ceil(math.log10(worst * 1.0001))
+    text = (f"near miss: every failing check is off by a relative {worst:.2g} at most, under {NEAR_MISS:g}; if "
+            f"that is rounding noise, loosen the tolerance ({param('tol', value=f'{looser:g}')})")
+    if project_command:
+        text += f" or replace the matrix by the nearest equivariant one ({project_command})"
+    return text
+
+
+def undecided_lines(result: VerifyResult) -> list[str]:
+    """What an inconclusive verification could not decide, one line per open question."""
+    if result.verdict != "inconclusive":
+        return []
+    open_checks = [c for c in result.checks if c.passed is None]
+    if open_checks:
+        return [f"could not decide {c.generator} ({c.method})" + (f": {DETAILS[c.detail]}" if c.detail else "")
+                for c in open_checks]
+    gens = result.group.generator_strings
+    shown = ", ".join(shorten(g, 40) for g in gens[:4]) + (f" and {len(gens) - 4} more" if len(gens) > 4 else "")
+    return [f"could not decide whether the layer is {result.expect} under generator(s) {shown}: the exact method "
+            "runs no numeric trials (the default method, auto, does)"]
+
+
+def count_line(total: int, held: int, failed: int, inconclusive: int, unreadable: int) -> str:
+    """``12 inputs: 9 hold, 2 fail, 1 could not be read`` (categories that are 0 are left out)."""
+    parts = [(held, "hold"), (failed, "fail"), (inconclusive, "inconclusive"), (unreadable, "could not be read")]
+    words = ", ".join(f"{count} {word}" for count, word in parts if count)
+    return f"{total} input{'s' if total != 1 else ''}: {words}" if words else f"{total} inputs"

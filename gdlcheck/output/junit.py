@@ -1,0 +1,65 @@
+"""``gdlcheck verify --format junit``: one JUnit XML report, a test case per input, for CI.
+
+The layout is the one JUnit's Ant task writes and CI systems read (GitLab, Jenkins, GitHub
+actions that publish test results): ``<testsuites>`` holding one ``<testsuite>`` with the
+counts, and a ``<testcase>`` per input, named by the input.  An input that
+
+* holds has no child;
+* fails has a ``<failure type="fails">``: the message says what does not hold, the text gives
+  each counterexample, the constraints that would make it hold and the diagnosis;
+* is inconclusive (``--method exact`` could not decide) has an ``<error type="inconclusive">``;
+* could not be read has an ``<error type="error">`` with the one-line message.
+
+No timings, timestamps or host names: the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from gdlcheck.output.words import constraint_lines, fact_text, undecided_lines, witness_text
+
+SUITE = "gdlcheck verify"
+
+
+def junit_xml(entries) -> str:
+    """The report for ``entries``: ``(input, result, hints)`` per input, or ``(input, None, message)``
+    for an input that could not be read."""
+    cases, failures, errors = [], 0, 0
+    for name, result, extra in entries:
+        case = ET.Element("testcase", {"name": name, "classname": "gdlcheck.verify", "file": name})
+        if result is None:
+            ET.SubElement(case, "error", {"type": "error", "message": extra}).text = extra
+            errors += 1
+        elif result.verdict == "fails":
+            failing = ", ".join(c.generator for c in result.failing) or "-"
+            message = (f"{result.kind} is not {result.expect} under {result.group.describe()} (generator(s) "
+                       f"{failing})")
+            ET.SubElement(case, "failure", {"type": "fails", "message": message}).text = "\n".join(
+                [message] + _details(result) + [f"hint: {h}" for h in extra])
+            failures += 1
+        elif result.verdict == "inconclusive":
+            lines = undecided_lines(result) + [fact_text(note) for note in result.notes]
+            ET.SubElement(case, "error", {"type": "inconclusive", "message": lines[0] if lines else "inconclusive"}
+                          ).text = "\n".join(lines)
+            errors += 1
+        else:
+            out = ET.SubElement(case, "system-out")
+            out.text = f"{result.verdict}: {result.kind} is {result.expect} under {result.group.describe()}"
+        cases.append(case)
+    counts = {"name": SUITE, "tests": str(len(cases)), "failures": str(failures), "errors": str(errors),
+              "skipped": "0"}
+    root = ET.Element("testsuites", counts)
+    suite = ET.SubElement(root, "testsuite", counts)
+    suite.extend(cases)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _details(result) -> list[str]:
+    lines = [f"counterexample for {c.generator} ({c.method}): {witness_text(c.witness)}" for c in result.failing]
+    constraints = constraint_lines(result)
+    if constraints:
+        lines.append("would hold if: " + "; ".join(constraints))
+    lines += ["diagnosis: " + fact_text(f) for f in result.diagnosis or []]
+    return lines

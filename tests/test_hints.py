@@ -1,0 +1,147 @@
+"""Hints that save a round trip: near misses, CSV headers, 2b, file paths for --callable,
+did-you-mean by meaning, and the YAML line in every spec error that has a key path."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from tests.conftest import SAMPLES
+
+
+def near_circulant(tmp_path, noise: float):
+    n = 6
+    i, j = np.indices((n, n))
+    W = ((i - j) % n).astype(float) + 1
+    W[0, 0] += noise
+    path = tmp_path / "trained.npy"
+    np.save(path, W)
+    return path
+
+
+def test_a_near_miss_suggests_tol_and_project(run, tmp_path):
+    path = near_circulant(tmp_path, 3e-5)
+    result = run(["verify", path, "-g", "cyclic"])
+    assert result.exit_code == 1
+    assert "hint: near miss: every failing check is off by a" in result.stdout
+    (obj,) = [json.loads(line) for line in run(["verify", path, "-g", "cyclic", "--format", "json"]).stdout.splitlines()]
+    assert obj["hints"] == [f"near miss: every failing check is off by a relative 5.8e-06 at most, under 0.0001; if "
+                            f"that is rounding noise, loosen the tolerance (--tol 1e-05) or replace the matrix by the "
+                            f"nearest equivariant one (gdlcheck project {path} --group cyclic)"]
+    # the hint is right: the suggested tolerance passes
+    assert run(["verify", path, "-g", "cyclic", "--tol", "1e-5", "-q"]).exit_code == 0
+
+
+def test_no_hint_for_a_real_failure_or_an_explicit_tol(run, tmp_path):
+    path = near_circulant(tmp_path, 0.5)
+    assert "hints" not in json.loads(run(["verify", path, "-g", "cyclic", "--format", "json"]).stdout)
+    path = near_circulant(tmp_path, 3e-5)
+    given = json.loads(run(["verify", path, "-g", "cyclic", "--tol", "1e-7", "--format", "json"]).stdout)
+    assert given["verdict"] == "fails" and "hints" not in given
+
+
+def test_a_spec_near_miss_suggests_tol_only(run, tmp_path):
+    spec = tmp_path / "w.yaml"
+    spec.write_text("symmetry: {group: cyclic, n: 3}\nlayer:\n  kind: linear\n"
+                    "  weight: [[1, 2, 3], [3, 1, 2], [2, 3, 1.00001]]\n")
+    (obj,) = [json.loads(line) for line in run(["verify", spec, "--format", "json"]).stdout.splitlines()]
+    (hint,) = obj["hints"]
+    assert "--tol 1e-05" in hint and "project" not in hint
+
+
+def test_a_csv_header_row_is_reported_as_one(run, tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("w0,w1,w2\n1,2,3\n3,1,2\n")
+    result = run(["verify", path, "-g", "cyclic"])
+    assert result.exit_code == 2
+    assert result.stderr == (f"gdlcheck: error: {path}: row 0 (w0, w1, w2) looks like a header over rows of numbers: "
+                             "delete it or comment it out with '#' (a matrix file holds the entries only; symbolic "
+                             "entries belong in a spec)\n")
+    path.write_text("# w0,w1,w2\n1,2,3\n3,1,2\n2,3,1\n")
+    assert run(["verify", path, "-g", "cyclic", "-q"]).exit_code == 0
+
+
+def test_symbols_in_a_csv_that_are_not_a_header_still_read(run, tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("a,b,c\nc,a,b\nb,c,a\n")
+    assert run(["verify", path, "-g", "cyclic", "-q"]).exit_code == 0
+
+
+@pytest.mark.parametrize("text, fixed", [("2b", "2*b"), ("2(a + b)", "2*(a + b)"), ("1e-3x", "1e-3*x"),
+                                         ("x + 4y", "x + 4*y")])
+def test_juxtaposition_suggests_the_product_with_the_line(run, tmp_path, text, fixed):
+    spec = tmp_path / "k.yaml"
+    spec.write_text(f"symmetry: {{group: cyclic, n: 4}}\nlayer:\n  kind: conv\n  kernel: [a, '{text}', c]\n")
+    result = run(["verify", spec])
+    assert result.exit_code == 2
+    assert result.stderr == (f"gdlcheck: error: {spec}: layer.kernel[1]: cannot parse expression {text!r} (a product "
+                             f"needs '*': write {fixed!r}) (line 4)\n")
+
+
+def test_callable_takes_a_file_path(run, tmp_path, monkeypatch):
+    code = tmp_path / "code"
+    code.mkdir()
+    shutil.copy(SAMPLES / "mylayers.py", code / "mynet_for_tests.py")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    result = run(["verify", "--callable", "../code/mynet_for_tests.py:centred", "--input-shape", "6x2",
+                  "-g", "symmetric", "-q"])
+    assert result.exit_code == 0, result.stderr
+    missing = run(["verify", "--callable", "../code/absent.py:centred", "--input-shape", "6x2", "-g", "symmetric"])
+    assert missing.exit_code == 2
+    assert missing.stderr == "gdlcheck: error: ../code/absent.py:centred: no such file: ../code/absent.py\n"
+    assert "package" not in missing.stderr
+
+
+@pytest.mark.parametrize("name, meant", [("rotations", "p4"), ("permutations", "symmetric"), ("reflections",
+                                                                                            "dihedral"),
+                                         ("graph", "automorphisms"), ("cyclc", "cyclic")])
+def test_group_names_get_a_suggestion_by_meaning(run, name, meant):
+    result = run(["derive", "--group", name, "-n", "4"])
+    assert result.exit_code == 2 and f"unknown group {name!r} (did you mean {meant!r}?)" in result.stderr
+
+
+@pytest.mark.parametrize("yaml, where, says", [
+    ("layer:\n  type: conv\n  kernel: [a, b]\n", "layer.type", "unknown key 'type' (did you mean 'kind'?): a layer "
+                                                             "names its kind with kind: conv (line 3)"),
+    ("layer:\n  kind: linear\n  weights: [[1, 2], [2, 1]]\n", "layer.weights", "unknown key 'weights' (did you mean "
+                                                                            "'weight'?)"),
+    ("group: cyclic\nlayer: {kind: conv, kernel: [a]}\n", "group", "unknown key 'group' (did you mean 'symmetry'?)"),
+    ("layer:\n  kind: gcn\n  adj: [[0, 1], [1, 0]]\n  weight: [[1]]\n", "layer.adj",
+     "unknown key 'adj' (did you mean 'adjacency'?)"),
+])
+def test_keys_get_a_suggestion_by_meaning(run, tmp_path, yaml, where, says):
+    spec = tmp_path / "s.yaml"
+    spec.write_text("symmetry: {group: cyclic, n: 2}\n" + yaml if not yaml.startswith("group") else yaml)
+    result = run(["verify", spec])
+    assert result.exit_code == 2 and f": {where}: {says}" in result.stderr, result.stderr
+
+
+def test_the_readme_error_example_prints_its_line(run, tmp_path):
+    # README, "Exit codes": gdlcheck: error: layer.yaml: layer.weight: row 2 has 3 entries, expected 4 (line 8)
+    spec = tmp_path / "layer.yaml"
+    spec.write_text("name: ragged\nsymmetry: {group: cyclic, n: 4}\nlayer:\n  kind: linear\n  weight:\n"
+                    "    - [1, 2, 3, 4]\n    - [4, 1, 2, 3]\n    - [3, 4, 1]\n    - [2, 3, 4, 1]\n")
+    result = run(["verify", spec])
+    assert result.stderr == f"gdlcheck: error: {spec}: layer.weight: row 2 has 3 entries, expected 4 (line 8)\n"
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    assert "`gdlcheck: error: layer.yaml: layer.weight: row 2 has 3 entries, expected 4 (line 8)`" in readme
+
+
+@pytest.mark.parametrize("yaml, says", [
+    ("layer:\n  kind: conv\n  kernel: [a, 'b +', c]\n", "layer.kernel[1]: cannot parse expression 'b +' (line 4)"),
+    ("layer:\n  kind: mlp\n  weights: [{random: [1, 2]}, {random: [3, 1]}]\n", "(line 4)"),
+    ("layer:\n  - kind: pointwise\n    activation: relu\n  - kind: conv\n    kernel: [[1]]\n",
+     "layer[1].kernel: a 1-D kernel is a list"),
+    ("layer:\n  kind: deepsets\n  alpha: [1, 2]\n  beta: 1\n",
+     "layer.alpha: expected a number or an expression (line 4)"),
+])
+def test_every_spec_error_with_a_key_path_has_its_line(run, tmp_path, yaml, says):
+    spec = tmp_path / "s.yaml"
+    spec.write_text("symmetry: {group: cyclic, n: 3}\n" + yaml)
+    result = run(["verify", spec])
+    assert result.exit_code == 2 and says in result.stderr and "(line " in result.stderr, result.stderr
