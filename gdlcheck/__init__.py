@@ -31,10 +31,16 @@ _LAZY = {
     "inspect": "gdlcheck.api",
     "find_symmetries": "gdlcheck.api",
     "assert_equivariant": "gdlcheck.testing",
+    # how the inputs of code move (verify_callable's inputs=)
+    "points": "gdlcheck.actions",
+    "graph": "gdlcheck.actions",
+    "fixed": "gdlcheck.actions",
+    "edges": "gdlcheck.actions",
+    "unchanged": "gdlcheck.actions",
 }
 
 __all__ = ["__version__", "group", "derive", "verify", "verify_callable", "project", "inspect", "find_symmetries",
-           "assert_equivariant"]
+           "assert_equivariant", "points", "graph", "fixed", "edges", "unchanged"]
 
 
 def __getattr__(name: str):

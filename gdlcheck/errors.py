@@ -17,10 +17,11 @@ from collections.abc import Callable
 # A parameter between two NUL characters, "name", "name:METAVAR" or "name=value": no message
 # text holds a NUL otherwise (user values are quoted with repr, which escapes it).
 _MARK = "\x00"
-_PARAM_RE = re.compile(_MARK + r"([a-z_]+)(?:/([a-z_]+))?(?:([:=])([^\x00]*))?" + _MARK)
+_PARAM_RE = re.compile(_MARK + r"([a-z_]+)(?:/([a-z_]+))?(?:([:=~])([^\x00]*))?" + _MARK)
 
 
-def param(name: str, metavar: str | None = None, value: str | None = None, python: str | None = None) -> str:
+def param(name: str, metavar: str | None = None, value: str | None = None, python: str | None = None,
+          literal=None) -> str:
     """A parameter of the call inside a message: ``n`` in Python, ``-n N`` on the command line.
 
     ``metavar`` is what the flag takes (shown on the command line only); ``value`` an example
@@ -33,8 +34,19 @@ def param(name: str, metavar: str | None = None, value: str | None = None, pytho
     'give -n N'
     >>> str(GdlcheckError(f"e.g. {param('group', value='cyclic')}"))
     "e.g. group='cyclic'"
+
+    ``literal`` is an example value that is a number or a tuple of numbers: written as Python
+    writes it (``points_axis=(1, 2)``) and, on the command line, without brackets or spaces
+    (``--points-axis 1,2``).
+
+    >>> GdlcheckError(f"give {param('points_axis', literal=(1, 2))}").message({"points_axis": "--points-axis"}.get)
+    'give --points-axis 1,2'
+    >>> str(GdlcheckError(f"give {param('points_axis', literal=1)}"))
+    'give points_axis=1'
     """
     alias = f"/{python}" if python else ""
+    if literal is not None:
+        return f"{_MARK}{name}{alias}~{literal!r}{_MARK}"
     if value is not None:
         return f"{_MARK}{name}{alias}={value}{_MARK}"
     return f"{_MARK}{name}{alias}{':' + metavar if metavar else ''}{_MARK}"
@@ -48,7 +60,11 @@ def spell(text: str, flag_of: Callable[[str], str | None] | None = None) -> str:
         flag = flag_of(name) if flag_of is not None else None
         if flag is None:
             name = python or name
+            if sep == "~":
+                return f"{name}={extra}"
             return f"{name}={extra!r}" if sep == "=" else name
+        if sep == "~":
+            return f"{flag} {extra.strip('()[]').replace(' ', '').rstrip(',')}"
         return f"{flag} {extra}" if extra else flag
 
     return _PARAM_RE.sub(one, text) if _MARK in text else text

@@ -31,7 +31,7 @@ def assert_equivariant(f, group, shape=None, expect: str = "equivariant", trials
     group : a group from :func:`gdlcheck.group`, or a name (``n = shape[0]``).
     shape : ``(n, d)`` or any ``(n, ...)``.
     expect, trials, tol, seed, **options : as :func:`gdlcheck.verify_callable` (``dtype``,
-        ``adjacency``).
+        ``graph``, ``inputs``, ``outputs``, ``points_axis``, ``batch_axes``).
 
     Returns
     -------

@@ -19,3 +19,6 @@ ROW_SUM_TOL = 1e-9
 SCORE_SYMMETRY_TOL = 1e-12
 # symbolic comparison: two values at a random point differ when |a - b| > this * max(|a|, |b|)
 POINT_DIFFERENCE = 1e-15
+# code checked in float64 whose relative error lies in this range looks like float32 rounding
+# inside it (a .float() cast): the report hints --dtype float32
+FLOAT32_LEVEL = (1e-9, 1e-5)

@@ -6,14 +6,21 @@ If the user's object is a torch object, torch is already imported (the user's co
 A module is verified on a copy (``copy.deepcopy``) converted to the requested dtype
 (float64 by default, so rounding does not hide a small symmetry break) and put in eval
 mode (dropout off, batch-norm statistics frozen); it runs under ``torch.no_grad()``.  The
-user's module is left as it was.  Outputs come back as float64 numpy arrays, so the
-comparison is always done in float64, whatever dtype the layer ran in.
+user's module is left as it was.  Outputs come back as numpy arrays (floats as float64), so
+the comparison is always done in float64, whatever dtype the layer ran in.
+
+Given values (a graph, a batch vector) are moved in numpy (:mod:`gdlcheck.graphs`,
+:mod:`gdlcheck.actions`); this module turns them into tensors again at the call: numpy
+arrays with :func:`to_tensor`, scipy.sparse matrices as torch sparse tensors in the layout
+they came in (:func:`sparse_to_torch`).  :func:`record_calls` runs a module with forward
+hooks on every submodule, for finding the one that breaks the symmetry.
 """
 
 from __future__ import annotations
 
 import copy
 import sys
+import warnings
 
 import numpy as np
 
@@ -39,9 +46,20 @@ def is_tensor(obj) -> bool:
     return torch is not None and isinstance(obj, torch.Tensor)
 
 
+def is_sparse_tensor(obj) -> bool:
+    """A torch sparse tensor (COO, CSR, CSC, BSR, BSC)."""
+    torch = _torch()
+    return torch is not None and isinstance(obj, torch.Tensor) and obj.layout != torch.strided
+
+
 def _dtype(name: str):
     torch = _torch()
     return {"float64": torch.float64, "float32": torch.float32}[name]
+
+
+def is_training(module) -> bool:
+    """Whether the module or any submodule is in training mode (dropout on)."""
+    return any(m.training for m in module.modules())
 
 
 def prepare_module(module, dtype: str = "float64"):
@@ -50,8 +68,11 @@ def prepare_module(module, dtype: str = "float64"):
     Raises
     ------
     CallableError
-        if the module cannot be copied (it holds something ``deepcopy`` refuses).
+        if the module cannot be copied (it holds something ``deepcopy`` refuses), if its
+        parameters are on the ``meta`` device (no values), or if its device cannot run
+        ``dtype``.
     """
+    _check_device(module, dtype)
     try:
         clone = copy.deepcopy(module)
     except Exception as err:
@@ -60,7 +81,31 @@ def prepare_module(module, dtype: str = "float64"):
     return clone.to(dtype=_dtype(dtype)).eval()
 
 
-def _device(f):
+def _check_device(module, dtype: str) -> None:
+    """A module on the meta device has no values; a device that cannot hold ``dtype`` cannot run it."""
+    torch = _torch()
+    tensors = [*module.parameters(), *module.buffers()]
+    meta = [t for t in tensors if t.is_meta]
+    if meta:
+        raise CallableError(f"the module {type(module).__name__} is on the meta device: its {len(meta)} "
+                            "parameter(s) and buffer(s) have shapes but no values; load its weights (e.g. "
+                            "module.to_empty(device='cpu') and load_state_dict) before checking it")
+    devices = {t.device for t in tensors} or {torch.device("cpu")}
+    if len(devices) > 1:
+        raise CallableError(f"the module {type(module).__name__} has parameters on several devices "
+                            f"({', '.join(sorted(map(str, devices)))}); move it to one device")
+    device = devices.pop()
+    try:
+        torch.zeros(1, dtype=_dtype(dtype), device=device) + 1
+    except Exception as err:
+        text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise CallableError(f"the module {type(module).__name__} is on device {device}, which cannot run "
+                            f"{dtype} here ({text}); move it to the CPU (module.cpu()) or choose another "
+                            "dtype") from None
+
+
+def device_of(f):
+    """The device of a module's first parameter or buffer (the CPU for anything else)."""
     torch = _torch()
     if isinstance(f, torch.nn.Module):
         for p in f.parameters():
@@ -79,12 +124,170 @@ def to_tensor(x: np.ndarray, device=None):
 def to_numpy(t) -> np.ndarray:
     """A tensor as a float64 numpy array (detached, on the CPU)."""
     torch = _torch()
+    if t.is_meta:
+        raise CallableError("returned a tensor on the meta device (shapes, no values): the module or its "
+                            "inputs are on the meta device")
+    if t.layout != torch.strided:
+        t = t.to_dense()
     return t.detach().to(device="cpu", dtype=torch.float64).numpy()
 
 
-def call(f, args: list[np.ndarray]):
-    """``f(*tensors)`` under ``torch.no_grad()``; numpy inputs become tensors of their dtype."""
+def as_numpy(t):
+    """A tensor as numpy, keeping what it holds: integers and booleans as they are, floats as float64;
+    a sparse tensor as a scipy.sparse matrix (COO, or CSR for a CSR tensor)."""
     torch = _torch()
-    device = _device(f)
+    t = t.detach()
+    if t.layout != torch.strided:
+        return sparse_to_scipy(t)
+    if t.is_floating_point():
+        return t.to(device="cpu", dtype=torch.float64).numpy()
+    if t.is_complex():
+        raise CallableError("a complex tensor cannot be moved as points or a graph")
+    return t.cpu().numpy()
+
+
+def sparse_to_scipy(t):
+    """A torch sparse tensor as a scipy.sparse matrix in the same layout family (never dense)."""
+    import scipy.sparse as sp
+
+    torch = _torch()
+    layout = t.layout
+    if t.dim() != 2:
+        raise CallableError(f"a sparse graph must be 2-D, got {t.dim()}-D")
+    if layout in (torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc):
+        t = t.to_sparse_coo()
+    t = t.coalesce()
+    idx = t.indices().cpu().numpy()
+    values = t.values().detach().to(device="cpu", dtype=torch.float64).numpy()
+    A = sp.coo_matrix((values, (idx[0], idx[1])), shape=tuple(t.shape))
+    return A.tocsr() if layout == torch.sparse_csr else A.tocsc() if layout == torch.sparse_csc else A
+
+
+def sparse_layout(t) -> str:
+    """``"coo"``, ``"csr"`` or ``"csc"``: how a sparse tensor given by the user is laid out."""
+    torch = _torch()
+    return {torch.sparse_csr: "csr", torch.sparse_csc: "csc"}.get(t.layout, "coo")
+
+
+def sparse_to_torch(A, layout: str = "coo", dtype=None, device=None):
+    """A scipy.sparse matrix as a torch sparse tensor (``layout`` coo, csr or csc): O(nnz), never dense."""
+    torch = _torch()
+    C = A.tocoo()
+    idx = torch.from_numpy(np.vstack([C.row, C.col]).astype(np.int64))
+    values = torch.from_numpy(np.ascontiguousarray(C.data))
+    if dtype is not None:
+        values = values.to(dtype=_dtype(dtype) if isinstance(dtype, str) else dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch's notes that sparse support is beta
+        T = torch.sparse_coo_tensor(idx, values, C.shape).coalesce()
+        if layout == "csr":
+            T = T.to_sparse_csr()
+        elif layout == "csc":
+            T = T.to_sparse_csc()
+    return T.to(device=device) if device is not None else T
+
+
+def call(f, args: list, kwargs: dict | None = None):
+    """``f(*args, **kwargs)`` under ``torch.no_grad()`` (the arguments already converted)."""
+    torch = _torch()
     with torch.no_grad():
-        return f(*[to_tensor(a, device) for a in args])
+        return f(*args, **(kwargs or {}))
+
+
+def preserved_rng():
+    """A context that restores torch's global random state afterwards (the code under test may draw
+    from it: checking it must not change what the user's next draw gives); a no-op without torch."""
+    import contextlib
+
+    torch = _torch()
+    return torch.random.fork_rng(devices=[]) if torch is not None else contextlib.nullcontext()
+
+
+# --------------------------------------------------------------------------- hooks
+
+
+def batch_first_paths(module) -> list[str]:
+    """Qualified names of the submodules that say ``batch_first=True`` (their axis 0 is the batch)."""
+    return [name or type(module).__name__ for name, m in module.named_modules()
+            if getattr(m, "batch_first", False) is True]
+
+
+def first_conv(module):
+    """``(name, class name, spatial dims, in_channels)`` of the module itself or its first submodule
+    that is a ``Conv1d``/``Conv2d``/``Conv3d`` (or a transposed one); None if there is none."""
+    torch = _torch()
+    conv = torch.nn.modules.conv._ConvNd
+    for name, m in module.named_modules():
+        if isinstance(m, conv):
+            return name, type(m).__name__, len(m.kernel_size), int(m.in_channels)
+    return None
+
+
+def record_calls(module, args: list, kwargs: dict, max_bytes: int = 1 << 30) -> list[dict]:
+    """Run ``module(*args, **kwargs)`` with forward hooks on every submodule and record each call.
+
+    Returns one record per submodule call, in the order the calls *finish* (children before
+    their parent): ``path`` (qualified name, ``""`` for the module itself), ``module`` (class
+    name), ``index`` (the order the calls *start*), ``parent`` (the start index of the
+    enclosing call, None for the top), ``inputs`` and ``outputs`` (the tensors among the
+    arguments and results, as numpy copies taken at the call: an in-place operation later
+    does not change them).  Past ``max_bytes`` of copies, calls are recorded with ``inputs`` and
+    ``outputs`` None (not kept: a large model's later calls are not compared).
+    """
+    torch = _torch()
+    names = {id(m): name for name, m in module.named_modules()}
+    stack: list[int] = []
+    started: list[dict] = []
+    finished: list[dict] = []
+    kept = [0]
+
+    def copies(obj):
+        if kept[0] > max_bytes:
+            return None
+        out = _tensors(obj)
+        kept[0] += sum(getattr(x, "nbytes", 0) or getattr(getattr(x, "data", None), "nbytes", 0) for x in out)
+        return out
+
+    def pre(m, a, kw):
+        record = {"path": names.get(id(m), "?"), "module": type(m).__name__, "index": len(started),
+                  "parent": stack[-1] if stack else None, "inputs": copies((a, kw)), "outputs": []}
+        started.append(record)
+        stack.append(record["index"])
+
+    def post(m, a, kw, out):
+        if not stack:
+            return
+        record = started[stack.pop()]
+        record["outputs"] = copies(out) if record["inputs"] is not None else None
+        finished.append(record)
+
+    handles = []
+    try:
+        for m in module.modules():
+            handles.append(m.register_forward_pre_hook(pre, with_kwargs=True))
+            handles.append(m.register_forward_hook(post, with_kwargs=True))
+        with torch.no_grad():
+            module(*args, **kwargs)
+    finally:
+        for h in handles:
+            h.remove()
+    return finished
+
+
+def _tensors(obj, out=None, depth=0) -> list:
+    """The tensors inside ``obj`` (tuples, lists, dicts), as numpy copies, in order."""
+    torch = _torch()
+    out = [] if out is None else out
+    if depth > 4:
+        return out
+    if isinstance(obj, torch.Tensor):
+        if obj.is_meta or obj.is_complex():
+            return out
+        out.append(as_numpy(obj).copy())
+    elif isinstance(obj, (tuple, list)):
+        for x in obj:
+            _tensors(x, out, depth + 1)
+    elif isinstance(obj, dict):
+        for x in obj.values():
+            _tensors(x, out, depth + 1)
+    return out

@@ -23,6 +23,7 @@ FLAGS = {
     "in_order": "--in-order", "out_order": "--out-order", "channels_in": "--channels-in",
     "channels_out": "--channels-out", "input_shape": "--input-shape", "callable": "--callable", "dtype": "--dtype",
     "expect": "--expect", "method": "--method", "tol": "--tol", "trials": "--trials", "seed": "--seed",
+    "points_axis": "--points-axis", "batch_axes": "--batch-axes", "inputs": "--input", "outputs": "--output",
     "plot": "--plot",
 }
 
@@ -80,7 +81,8 @@ def complete_files(ctx, param, incomplete):
 def group_options(fn):
     """--group, -n, --shape, --generators, --graph."""
     fn = click.option("--graph", type=click.Path(dir_okay=False), shell_complete=complete_files,
-                      help="Adjacency matrix file (group automorphisms).")(fn)
+                      help="Adjacency matrix file (group automorphisms); with --callable also the graph the callable "
+                           "is given (an adjacency, a 2 x E edge list, or a scipy.sparse .npz).")(fn)
     fn = click.option("--generators", "generators", multiple=True, metavar="PERM",
                       help="A generator in cycle notation '(0 1)(2 3)' or array form '[1, 0, 3, 2]'; repeatable.")(fn)
     fn = click.option("--shape", metavar="HxW", help="Grid shape for translations, p4, p4m (e.g. 8x8).")(fn)

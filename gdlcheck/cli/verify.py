@@ -54,8 +54,19 @@ from gdlcheck.tolerances import TOL
                    "[default: float64].")
 @click.option("--expect", type=click.Choice(["equivariant", "invariant"]), default=None,
               help="With --callable: invariant for an output without the points axis [default: equivariant].")
+@click.option("--points-axis", metavar="AXIS",
+              help="With --callable: the input's axis that holds the points (negative counts from the end; two "
+                   "axes '1,2' for a grid group on an image) [default: the first axis that is not a batch axis].")
+@click.option("--batch-axes", metavar="AXES", help="With --callable: axes that are never permuted (e.g. 0).")
+@click.option("--input", "input_kinds", multiple=True, metavar="KIND",
+              help="With --callable: how the next argument moves: points (random, --input-shape), points:SHAPE, "
+                   "graph (the --graph FILE, moved with the points), fixed (the --graph FILE, held); NAME=KIND "
+                   "passes it as a keyword; repeatable [default: points, then graph with --graph].")
+@click.option("--output", "output_kinds", multiple=True, metavar="KIND",
+              help="With --callable: how the next output moves: points[:AXIS], pairs[:A,B] (P W P^T), edges, "
+                   "invariant, ignored; NAME=KIND for a dict; repeatable [default: points].")
 def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, explain, plot, target,
-            input_shape, dtype, expect):
+            input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds):
     """Check that each INPUT (a spec or a matrix; - for standard input) commutes with a group.
 
     \b
@@ -64,12 +75,14 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
       gdlcheck verify weights.npy --group dihedral --format json
       gdlcheck verify specs/*.yaml --format junit > gdlcheck.xml
       gdlcheck verify --callable mylayers:centred --input-shape 6x2 --group symmetric
+      gdlcheck verify --callable models:conv --input-shape 100x16 --graph edges.npy --group symmetric
     """
     from gdlcheck import api
     from gdlcheck.output.report import dumps, error_json, verify_json
 
     opts = make_group_options(group, n, shape, generators, graph)
-    _refuse_what_does_not_apply(inputs, opts, target, input_shape, dtype, expect, method, fmt, quiet, plot)
+    code_options = (input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds)
+    _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt, quiet, plot)
     if explain and fmt != "text":
         raise click.UsageError(f"--explain writes the proof into the text report; --format {fmt} has it as \"proof\"")
     tol_given = given("tol")
@@ -87,7 +100,9 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
         try:
             if target is not None:
                 result = api.verify_target(target, opts, input_shape, expect=expect, dtype=dtype, method=method,
-                                           tol=tol if tol_given else None, trials=trials, seed=seed)
+                                           tol=tol if tol_given else None, trials=trials, seed=seed,
+                                           points_axis=points_axis, batch_axes=batch_axes,
+                                           inputs=list(input_kinds), outputs=list(output_kinds))
             else:
                 result = api.verify_input(path, opts, method=method, tol=tol, trials=trials, seed=seed,
                                           stdin_data=stdin_data)
@@ -129,7 +144,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
     sys.exit(worst(codes))
 
 
-def _refuse_what_does_not_apply(inputs, opts, target, input_shape, dtype, expect, method, fmt, quiet, plot) -> None:
+def _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt, quiet, plot) -> None:
     """Every option given must do something for this command and these inputs (else exit 2, saying why)."""
     if inputs.count("-") > 1:
         raise click.UsageError("standard input '-' can be read only once")
@@ -137,8 +152,9 @@ def _refuse_what_does_not_apply(inputs, opts, target, input_shape, dtype, expect
         raise click.UsageError("give INPUT files or --callable MODULE:ATTR, not both")
     if target is None and not inputs:
         raise click.UsageError("missing INPUT: give a spec or matrix file (- for standard input), or --callable")
-    if target is None and (input_shape or dtype or expect):
-        raise click.UsageError("--input-shape, --dtype and --expect go with --callable (a spec says expect:)")
+    if target is None and any(code_options):
+        raise click.UsageError("--input-shape, --dtype, --expect, --points-axis, --batch-axes, --input and --output "
+                               "go with --callable (a spec says expect:)")
     if method == "exact" and given("trials"):
         raise click.UsageError("--trials sets the numeric trials, and --method exact runs none")
     if quiet and given("fmt"):

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gdlcheck.errors import GroupError, param
-from gdlcheck.groups.automorphisms import colour_classes, coloured_automorphisms
+from gdlcheck.groups.automorphisms import colour_classes, coloured_automorphisms, sparse_automorphisms
 from gdlcheck.groups.group import PermGroup, Role
-from gdlcheck.groups.perm import Perm, check_perm, identity, parse_perm, shift
+from gdlcheck.groups.perm import Perm, check_perm, identity, is_sparse, parse_perm, shift
 from gdlcheck.limits import MAX_POINTS
 from gdlcheck.text import parse_shape, suggest
 
@@ -327,8 +327,15 @@ def automorphism_group(A: np.ndarray, tol: float = 0.0) -> PermGroup:
     Weights and directions count: ``sigma`` is an automorphism exactly when
     ``A[sigma(i), sigma(j)] == A[i, j]`` for all ``i, j`` (within ``tol`` times the largest
     entry, if given).  The group keeps the colour matrix as ``graph``: derive computes exact
-    stabilisers from it.
+    stabilisers from it.  A scipy.sparse ``A`` is never densified (exact colours; derive then
+    uses the general method).
     """
+    if is_sparse(A):
+        if A.shape[0] != A.shape[1]:
+            raise GroupError(f"a graph's adjacency matrix must be square, got shape {A.shape[0]}x{A.shape[1]}")
+        gens, order = sparse_automorphisms(A)
+        return PermGroup("automorphisms", A.shape[0], tuple(gens), roles=tuple(Role("generator") for _ in gens),
+                         family=FAMILIES["automorphisms"], order_formula=order, graph=None)
     try:
         A = np.asarray(A, dtype=float)
     except (TypeError, ValueError):

@@ -44,7 +44,9 @@ class Layer:
     * ``depends_on``: what the aggregation matrix G of ``Y = G(X, A) V(X)`` depends on;
     * ``in_channels``/``out_channels``: the channels it reads and writes (None: any or
       unchanged), and ``points``: the number of points it is tied to (None: any n);
-    * ``supports_symbolic``: ``forward_symbolic`` runs on a matrix of sympy symbols.
+    * ``supports_symbolic``: ``forward_symbolic`` runs on a matrix of sympy symbols;
+    * ``signature``: how code's inputs and outputs move (:class:`gdlcheck.actions.Signature`);
+      None: X and the output by rows, the graph by ``P A P^T``.
     """
 
     kind = "layer"
@@ -60,6 +62,7 @@ class Layer:
     # How a combinator puts its sublayers together for the prover: "sequence" (each one's
     # output is the next one's input) or "residual" (X + f(X)); None for a layer of its own.
     combinator: str | None = None
+    signature = None
 
     def forward(self, X: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
         raise NotImplementedError

@@ -16,7 +16,7 @@ from rich.text import Text
 from gdlcheck.groups import FAMILIES, PermGroup
 from gdlcheck.output.explain import partition_meaning
 from gdlcheck.output.proof import explain_lines, proof_lines
-from gdlcheck.output.words import constraint_lines, count_line, fact_text, undecided_lines, witness_text
+from gdlcheck.output.words import constraint_lines, count_line, culprit_text, fact_text, undecided_lines, witness_text
 from gdlcheck.text import shorten
 
 # A cycle of distinguishable styles for parameters in a sharing pattern.
@@ -109,7 +109,8 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
         parts.append(Text("would hold if: " + "; ".join(constraints), style="yellow"))
     if result.culprit is not None:
         c = result.culprit
-        parts.append(Text(f"culprit: {c['path']} ({c['kind']}) for {c['generator']}", style="red"))
+        text = culprit_text(c) if "condition" not in c else f"{c['path']} ({c['kind']}) for {c['generator']}"
+        parts.append(Text(f"culprit: {text}", style="red"))
     for finding in result.diagnosis or []:
         parts.append(Text("diagnosis: " + fact_text(finding), style="yellow"))
     for line in undecided_lines(result):

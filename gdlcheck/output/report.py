@@ -10,7 +10,15 @@ import json
 
 from gdlcheck.groups import PermGroup
 from gdlcheck.output.proof import culprit_json, proof_json
-from gdlcheck.output.words import DETAILS, constraint_lines, counterexample, fact_text, json_float, undecided_lines
+from gdlcheck.output.words import (
+    DETAILS,
+    code_culprit_json,
+    constraint_lines,
+    counterexample,
+    fact_text,
+    json_float,
+    undecided_lines,
+)
 from gdlcheck.verification.result import Check, VerifyResult
 
 SCHEMA_VERSION = 1
@@ -83,7 +91,8 @@ def verify_json(result: VerifyResult, hints=()) -> dict:
     if result.proof is not None:
         out["proof"] = proof_json(result.proof)
     if result.culprit is not None:
-        out["culprit"] = culprit_json(result.culprit, result.proof)
+        out["culprit"] = culprit_json(result.culprit, result.proof) if "condition" in result.culprit \
+            else code_culprit_json(result.culprit)
     return out
 
 

@@ -59,8 +59,11 @@ def counterexample(witness) -> dict | None:
                 "value": _json_value(witness.value), "image_value": _json_value(witness.image_value),
                 "text": witness_text(witness)}
     if isinstance(witness, TrialWitness):
-        return {"trial": witness.trial, "seed": witness.seed, "input_seed": [witness.seed, witness.trial],
-                "entry": list(witness.entry), "expected": json_float(witness.expected), "got": json_float(witness.got)}
+        out = {"trial": witness.trial, "seed": witness.seed, "input_seed": [witness.seed, witness.trial],
+               "entry": list(witness.entry), "expected": json_float(witness.expected), "got": json_float(witness.got)}
+        if witness.output is not None:
+            out["output"] = witness.output
+        return out
     if isinstance(witness, OutputWitness):
         return {"entry": list(witness.entry), "expected": shorten(witness.expected, 160),
                 "got": shorten(witness.got, 160), "text": witness_text(witness)}
@@ -73,8 +76,9 @@ def witness_text(witness) -> str:
         return (f"{_at(witness.image_entry)} = {_value(witness.image_value)} but {_at(witness.entry)} = "
                 f"{_value(witness.value)}")
     if isinstance(witness, TrialWitness):
-        return (f"trial {witness.trial} (input from default_rng([{witness.seed}, {witness.trial}])): output entry "
-                f"{list(witness.entry)} is {json_float(witness.got)!r}, expected {json_float(witness.expected)!r}")
+        return (f"trial {witness.trial} (input from default_rng([{witness.seed}, {witness.trial}])): "
+                f"output{witness.output or ''} entry {list(witness.entry)} is {json_float(witness.got)!r}, expected "
+                f"{json_float(witness.expected)!r}")
     if isinstance(witness, OutputWitness):
         return (f"output entry {list(witness.entry)}: f(PX) gives {shorten(witness.got, 80)} but the law wants "
                 f"{shorten(witness.expected, 80)}")
@@ -156,6 +160,15 @@ _TEMPLATES = {
     "bias": "the bias is not constant on the orbits: b[{image}] = {image_value} but b[{k}] = {value}; a scalar bias "
             "(or one constant on each orbit) keeps the symmetry",
     "not_symmetric": "not symmetric: {reason}",
+    # code under test (gdlcheck.user_code)
+    "eval_mode": "the module was in training mode: it was checked on a {dtype} copy put in eval mode (dropout off, "
+                 "batch norm on its running statistics); the module itself is unchanged",
+    "fixed_input_moved": "this generator is not an automorphism of the fixed graph ({input}): a graph the code holds "
+                         "fixed keeps the symmetry only for its automorphisms (gdlcheck.group('automorphisms', "
+                         "graph=...)); to move it with the points, describe it as graph",
+    "moves": "moved by the group: {text}",
+    "batch_axis_checked": "{module} is batch_first, so axis 0 is its batch: permuting the batch says nothing about "
+                          "the points (give batch_axes=0 / --batch-axes 0 to check the points axis)",
 }
 
 
@@ -193,7 +206,40 @@ def fact_text(fact: Fact) -> str:
     if what == "entry":
         i, j = a["entry"]
         return f"G[{i}, {j}] = {a['value']:.6g} but G[{j}, {i}] = {a['mirror']:.6g}"
+    if what == "random":
+        where = f"output{a['output'] or ''} entry {a['entry']}"
+        why = ("dropout in training mode, noise, or weights drawn in every call" if not a["training"] else
+               "noise or weights drawn in every call (it runs in eval mode)")
+        return (f"random: two calls on the same input gave different outputs (relative difference "
+                f"{a['relative']:.3g} at {where}), so no comparison of f(PX) with P f(X) can tell a broken symmetry "
+                f"from the randomness ({why}); make it deterministic (eval mode, a fixed seed inside) and check again")
+    if what == "float32_level":
+        return (f"the largest error, {a['error']:.2g} relative, is at float32 rounding level: if the code computes in "
+                "float32 inside (a .float() cast, a float32 buffer or constant), check it with --dtype float32 "
+                "(dtype='float32' in Python; tolerance 1e-5)")
     raise KeyError(f"no sentence for fact {what!r}")
+
+
+def culprit_text(c: dict) -> str:
+    """Code's culprit: ``encoder.layers.1.pos_emb (PosEmb) breaks it under (0 1): ...``."""
+    who = f"{c['path']} ({c['kind']})" if c["path"] else f"the module itself ({c['kind']})"
+    inside = ""
+    if c.get("after") and c.get("before"):
+        inside = f", in its own forward between {c['after']} and {c['before']}"
+    elif c.get("before"):
+        inside = f", in its own forward before {c['before']}"
+    elif c.get("after"):
+        inside = f", in its own forward after {c['after']}"
+    return (f"{who} breaks it under {c['generator']}{inside}: its inputs move with the points but its output does not "
+            f"(relative error {c['relative_error']:.3g}; trial {c['trial']}, seed {c['seed']})")
+
+
+def code_culprit_json(c: dict) -> dict:
+    """The JSON ``culprit`` of code: ``path``, ``generator``, ``kind`` (the module's class) and what else
+    was found, and its sentence."""
+    out = {k: (json_float(v) if isinstance(v, float) else v) for k, v in c.items()}
+    out["text"] = culprit_text(c)
+    return out
 
 
 # --------------------------------------------------------------------------- a result's lines
@@ -225,6 +271,8 @@ def failure_lines(result: VerifyResult) -> list[str]:
         elif w is not None:
             line += f": {witness_text(w)}"
         lines.append(line)
+    if result.culprit is not None and "relative_error" in result.culprit:
+        lines.append(f"  culprit: {culprit_text(result.culprit)}")
     for note in result.notes:
         lines.append(f"  note: {fact_text(note)}")
     return lines

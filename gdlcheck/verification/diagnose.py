@@ -69,7 +69,8 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
                 out.append(Fact("fixed_holds", {"law": Law("fixed", y)}))
                 found = True
         elif holds(Law("both", y), with_graph_mode(layer, "input")):
-            autos = {_generator(s) for s in gens if fixes(s, A)}
+            autos = {_generator(s) for s in gens
+                     if (fixes(s, A) if layer.signature is None else layer.signature.fixes(s, A))}
             out.append(Fact("theorem3_holds", {"law": Law("both", y),
                                                "not_automorphisms": [g for g in sorted(failing) if g not in autos]}))
             found = True

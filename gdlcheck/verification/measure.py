@@ -33,6 +33,8 @@ TINY = np.finfo(np.float64).tiny
 # The symbolic forward pass runs a non-linear layer on an n x d matrix of symbols: small n, d only.
 SYMBOLIC_MAX_POINTS = 6
 SYMBOLIC_MAX_CHANNELS = 2
+# the trial loop keeps each generator's moved dense graph up to this many entries in all
+MOVED_GRAPH_ENTRIES = 1 << 24
 
 
 def _generator(s: np.ndarray) -> str:
@@ -137,9 +139,14 @@ def _symbolic_weights(W, b, s, expect) -> tuple[Residual, list]:
 
 
 def default_law(layer: Layer, expect: str) -> Law:
-    """The law a layer is checked for: its graph permuted with X (``graph: input``) or held."""
+    """The law a layer is checked for: its graph permuted with X (``graph: input``) or held.
+
+    Code says how its inputs move (its ``signature``, :class:`gdlcheck.actions.Signature`).
+    """
     A = layer.graph()
     graph = None if A is None else ("both" if layer.uses_graph else "fixed")
+    if layer.signature is not None:
+        graph = layer.signature.graph_law
     return Law(graph=graph, output="none" if expect == "invariant" else "P")
 
 
@@ -174,24 +181,31 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
     Trial ``t`` draws its input from ``numpy.random.default_rng([seed, first_trial + t])`` (then
     one value per symbol of the weights); the witness is the trial with the largest relative
     error ``max|f(gX) - target| / (max|f(X)| + tiny)`` and the output entry that differs most.
+    A layer with a ``signature`` (code) moves its other inputs and its outputs as that says;
+    the graph is moved once per generator, not per trial.
     """
     n = group.n
     gens = group.gen_arrays() if gens is None else gens
     worst: list[tuple[float, float, TrialWitness | None]] = [(0.0, 0.0, None)] * len(gens)
     syms = sorted(layer.symbols(), key=str)
     A = layer.graph()
+    moves = layer.signature
+    # a moved graph is reused by every trial, unless keeping one per generator would cost much memory
+    keep = not isinstance(A, np.ndarray) or A.size * len(gens) <= MOVED_GRAPH_ENTRIES
+    moved = [_moved_graph(law, s, A, moves) for s in gens] if keep else None
     for t in range(first_trial, first_trial + trials):
         rng = np.random.default_rng([seed, t])
         X = rng.standard_normal((n, channels))
         f = layer.subs({x: float(rng.standard_normal()) for x in syms}) if syms else layer
         fx = _finite_output(f, X, A, t, seed)
-        if law.output != "none":
+        if law.output != "none" and moves is None:
             _points_output(fx, n)
         scale = float(np.max(np.abs(fx))) if fx.size else 0.0
         for k, s in enumerate(gens):
-            gA = _moved_graph(law, s, A)
+            gA = moved[k] if moved is not None else _moved_graph(law, s, A, moves)
             fgx = _finite_output(f, act(s, X), gA, t, seed)
-            target = fx if law.output == "none" else act(s if law.output == "P" else np.argsort(s), fx)
+            target = fx if law.output == "none" else _moved_output(s if law.output == "P" else np.argsort(s), fx,
+                                                                   moves)
             if fgx.shape != target.shape:
                 raise ValueError(f"output shape changed under the permutation: {fgx.shape} vs {target.shape}")
             diff = np.abs(fgx - target)
@@ -202,18 +216,26 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
             if rel > worst[k][1]:
                 entry = np.unravel_index(int(np.argmax(np.where(np.isnan(diff), np.inf, diff))), diff.shape) \
                     if diff.size else ()
-                witness = TrialWitness(t, seed, tuple(int(e) for e in entry),
+                output, where = moves.locate(entry) if moves is not None else (None, entry)
+                witness = TrialWitness(t, seed, tuple(int(e) for e in where),
                                        float(target[entry]) if diff.size else None,
-                                       float(fgx[entry]) if diff.size else None)
+                                       float(fgx[entry]) if diff.size else None, output=output)
                 worst[k] = (err, rel, witness)
     return [Residual(_generator(s), "numeric", max_abs_error=err, relative_error=rel, witness=witness, trials=trials)
             for s, (err, rel, witness) in zip(gens, worst)]
 
 
-def _moved_graph(law: Law, s: np.ndarray, A):
+def _moved_graph(law: Law, s: np.ndarray, A, moves=None):
+    if moves is not None:
+        return moves.move_inputs(s, A, law.graph)
     if A is None or law.graph in (None, "fixed"):
         return A
     return conjugate(s, A) if law.graph == "both" else act_rows(s, A)
+
+
+def _moved_output(p: np.ndarray, Y: np.ndarray, moves=None) -> np.ndarray:
+    """``P Y`` (rows), or each of code's outputs as its signature says."""
+    return act(p, Y) if moves is None else moves.move_output(p, Y)
 
 
 # --------------------------------------------------------------------------- symbolic forward pass

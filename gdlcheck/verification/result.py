@@ -72,6 +72,7 @@ class TrialWitness:
     entry: tuple[int, ...]
     expected: float | None
     got: float | None
+    output: str | None = None  # which of code's outputs (``[1]``, ``['weights']``); None: the only one
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,8 @@ class VerifyResult:
     notes: list[Fact] = field(default_factory=list)
     diagnosis: list[Fact] | None = None
     proof: Proof | None = None
+    # where a failure was located (JSON "culprit"): {"path", "generator", "kind", ...}; a spec's from its
+    # proof (the sublayer whose condition fails), code's from forward hooks (the submodule, with "relative_error")
     culprit: dict | None = None
 
     @property

@@ -1,0 +1,228 @@
+"""Checking PyTorch and PyG code against a hand-written loop of the same forward passes.
+
+    python benchmarks/bench_code.py [--repeat 5] [--threads N] [--update-results]
+
+What a user would write by hand to check ``f(P X, P A P^T) = P f(X, A)``: the module copied
+to float64 in eval mode, under ``torch.no_grad()``, ``trials`` seeded inputs, for each the
+output on ``X`` and on ``P X`` (with the edge_index relabelled once per generator), and the
+largest relative error.  gdlcheck does the same forward passes (and, only when a check fails,
+one more: the first input again, to tell random code from a broken symmetry), and more around
+them: the copy, the checks of every output's shape, the report.  Targets (issue 12, DESIGN.md section 7):
+``GCNConv`` on 4,000 nodes with edge_index within 2x of the loop; a
+``TransformerEncoderLayer(64, 4)`` at n = 512 within 1.2x.  Then the time gdlcheck takes to
+name the submodule that breaks a three-block encoder (its culprit).
+
+Times are medians of ``--repeat`` runs, the loop and gdlcheck alternating, warm.  The machine
+is shared: torch's threads compete with other work, so ``--threads 1`` gives steadier numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import emit, fmt_seconds, results_option, table  # noqa: E402
+
+import gdlcheck  # noqa: E402
+
+TRIALS = 8
+
+
+def hand_loop(module, n: int, shape, gens, graph=None):
+    """The check written by hand: the forward passes and the comparison, nothing else."""
+    import torch
+
+    m = copy.deepcopy(module).to(torch.float64).eval()
+    moves = []
+    for s in gens:
+        inv = torch.from_numpy(np.argsort(s))
+        moved = None if graph is None else torch.from_numpy(s)[graph]
+        moves.append((inv, moved))
+    worst = 0.0
+    with torch.no_grad():
+        for t in range(TRIALS):
+            X = torch.from_numpy(np.random.default_rng([0, t]).standard_normal(shape))
+            Y = m(X) if graph is None else m(X, graph)
+            scale = float(Y.abs().max())
+            for inv, moved in moves:
+                PY = m(X[inv]) if graph is None else m(X[inv], moved)
+                worst = max(worst, float((PY - Y[inv]).abs().max()) / scale)
+    return worst
+
+
+def paired(fa, fb, repeat: int) -> tuple[float, float]:
+    """Medians of ``fa()`` and ``fb()``, run alternately after one warm-up each."""
+    fa()
+    fb()
+    ta, tb = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fa()
+        ta.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        fb()
+        tb.append(time.perf_counter() - start)
+    return statistics.median(ta), statistics.median(tb)
+
+
+def one_pass(module, shape, graph=None) -> float:
+    import torch
+
+    m = copy.deepcopy(module).to(torch.float64).eval()
+    X = torch.from_numpy(np.random.default_rng(0).standard_normal(shape))
+    times = []
+    with torch.no_grad():
+        for _ in range(7):
+            start = time.perf_counter()
+            m(X) if graph is None else m(X, graph)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def random_graph(n: int, degree: int, seed: int = 0):
+    """An undirected random graph as a PyG edge_index, both directions of every edge."""
+    import torch
+
+    rng = np.random.default_rng(seed)
+    src = np.repeat(np.arange(n), degree // 2)
+    dst = rng.integers(0, n, size=src.size)
+    keep = src != dst
+    ei = np.unique(np.stack([np.r_[src[keep], dst[keep]], np.r_[dst[keep], src[keep]]]), axis=1)
+    return torch.from_numpy(ei)
+
+
+def rows(repeat: int):
+    import torch
+    from torch_geometric.nn import GCNConv
+
+    out = []
+    g = gdlcheck.group("symmetric", n=4000)
+    gens = g.gen_arrays()
+    torch.manual_seed(0)
+    conv = GCNConv(16, 16)
+    ei = random_graph(4000, 10)
+    shape = (4000, 16)
+    t_pass = one_pass(conv, shape, ei)
+    t_hand, t_ours = paired(lambda: hand_loop(conv, 4000, shape, gens, ei),
+                            lambda: gdlcheck.verify_callable(conv, g, shape=shape, graph=ei), repeat)
+    verdict = gdlcheck.verify_callable(conv, g, shape=shape, graph=ei).verdict
+    ratio = t_ours / t_hand
+    out.append([f"GCNConv(16, 16), 4000 nodes, {ei.shape[1]} edges (edge_index)", fmt_seconds(t_pass),
+                fmt_seconds(t_hand), fmt_seconds(t_ours), f"{ratio:.2f}", verdict,
+                "<= 2x: " + ("met" if ratio <= 2 else "MISSED")])
+
+    g = gdlcheck.group("symmetric", n=512)
+    gens = g.gen_arrays()
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(64, 4)
+    shape = (512, 64)
+    t_pass = one_pass(layer, shape)
+    t_hand, t_ours = paired(lambda: hand_loop(layer, 512, shape, gens),
+                            lambda: gdlcheck.verify_callable(layer, g, shape=shape), repeat)
+    verdict = gdlcheck.verify_callable(layer, g, shape=shape).verdict
+    ratio = t_ours / t_hand
+    out.append(["TransformerEncoderLayer(64, 4), n = 512 (unbatched (n, d))", fmt_seconds(t_pass),
+                fmt_seconds(t_hand), fmt_seconds(t_ours), f"{ratio:.2f}", verdict,
+                "<= 1.2x: " + ("met" if ratio <= 1.2 else "MISSED")])
+    return out
+
+
+def culprit_row(repeat: int):
+    """The failing check of an encoder with a learned positional embedding inside its second block,
+    and the culprit search alone."""
+    import torch
+
+    from gdlcheck.culprit import find_culprit
+
+    class PositionalEmbedding(torch.nn.Module):
+        def __init__(self, n, d):
+            super().__init__()
+            self.table = torch.nn.Parameter(0.1 * torch.randn(n, d))
+
+        def forward(self, x):
+            return x + self.table[: x.shape[-2]]
+
+    class Block(torch.nn.Module):
+        def __init__(self, d, pos=None):
+            super().__init__()
+            self.attn = torch.nn.TransformerEncoderLayer(d, 4, dim_feedforward=2 * d, batch_first=True)
+            self.pos_emb = pos
+
+        def forward(self, x):
+            x = self.attn(x)
+            return self.pos_emb(x) if self.pos_emb is not None else x
+
+    class Encoder(torch.nn.Module):
+        def __init__(self, n, d):
+            super().__init__()
+            self.layers = torch.nn.ModuleList([Block(d), Block(d, PositionalEmbedding(n, d)), Block(d)])
+
+        def forward(self, x):
+            for block in self.layers:
+                x = block(x)
+            return x
+
+    torch.manual_seed(0)
+    model = Encoder(64, 32)
+    shape = (2, 64, 32)
+    g = gdlcheck.group("symmetric", n=64)
+    result = gdlcheck.verify_callable(model, g, shape=shape, batch_axes=0)
+    t_whole = statistics.median(_times(lambda: gdlcheck.verify_callable(model, g, shape=shape, batch_axes=0),
+                                       repeat))
+
+    from gdlcheck.actions import build_signature
+    from gdlcheck.user_code import CallableLayer
+
+    sig = build_signature(None, None, shape=shape, points_axes=(1,), n=64, grid=None)
+    layer = CallableLayer(model, sig)
+    layer.forward(np.zeros((64, sig.channels)))
+    t_find = statistics.median(_times(lambda: find_culprit(layer, g, result.checks, 1e-9), repeat))
+    path = result.culprit["path"] if result.culprit is not None else "-"
+    return [["encoder of 3 blocks (d = 32, batch 2, n = 64), positional embedding in block 1", fmt_seconds(t_whole),
+             fmt_seconds(t_find), path]]
+
+
+def _times(fn, repeat):
+    fn()
+    out = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's)")
+    results_option(parser)
+    args = parser.parse_args()
+    import torch
+    import torch_geometric
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    threads = torch.get_num_threads()
+    text = table(f"Checks of code against a hand-written loop (symmetric group, {TRIALS} trials x 2 generators; "
+                 "median, warm)",
+                 ["case", "one forward pass", "hand-written loop", "gdlcheck", "ratio", "verdict", "target"],
+                 rows(args.repeat))
+    text += (f"\ntorch {torch.__version__}, torch_geometric {torch_geometric.__version__}, {threads} torch "
+             f"thread(s); medians of {args.repeat} alternating runs. The loop makes {TRIALS * 3} forward passes in "
+             f"float64 (the edge_index relabelled once per generator); so does gdlcheck, which also copies the module "
+             "once (a failing check calls the first input once more: random code is reported as random).\n\n")
+    text += table("Naming the submodule that breaks it (median, warm)",
+                  ["case", "whole failing check", "culprit search alone", "culprit"], culprit_row(args.repeat))
+    emit("code", text, update_results=args.update_results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""Graphs as code has them: a dense adjacency, a scipy.sparse or torch sparse matrix, or an
+``edge_index`` of shape ``(2, E)`` -- recognised, checked, moved and compared, never densified.
+
+A graph value is kept here in one of three forms (torch values are converted by
+:func:`as_graph`; the call converts them back):
+
+* ``dense``: a numpy ``(n, n)`` array, moved as ``P A P^T`` (``B[p[i], p[j]] = A[i, j]``);
+* ``sparse``: a scipy.sparse matrix, its stored entries moved (``O(nnz)``);
+* ``edge_index``: a numpy integer ``(2, E)`` array, PyG's convention (column ``k`` is the edge
+  ``edge_index[0, k] -> edge_index[1, k]``, source to target, so ``A[target, source]``), moved
+  by relabelling every node ``i`` as ``p[i]``.  The edges keep their order, except that an edge
+  list sorted by (source, target) or by (target, source) stays sorted (PyG's
+  ``sort_edge_index`` order, which CSR-based code may rely on); :func:`move_graph` returns
+  the edge order it used, so edge attributes follow their edges.
+
+A 2 x E array is an edge list when it holds integers and ``E != 2``, or is a torch integer
+tensor; a 2 x 2 numpy array is a dense adjacency.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from gdlcheck import torch_bridge
+from gdlcheck.errors import GdlcheckError
+from gdlcheck.groups import act_rows, conjugate, fixes, is_sparse
+
+FORMS = ("dense", "sparse", "edge_index")
+
+
+def form(A) -> str:
+    """``"dense"``, ``"sparse"`` or ``"edge_index"`` for a value :func:`as_graph` returned (an edge
+    list is kept as int64, a dense adjacency as float64)."""
+    if is_sparse(A):
+        return "sparse"
+    if isinstance(A, np.ndarray) and A.ndim == 2 and A.shape[0] == 2 and A.dtype.kind in "iu":
+        return "edge_index"
+    return "dense"
+
+
+def looks_like_edge_index(value) -> bool:
+    """An integer ``(2, E)`` array (``E != 2``) or torch integer tensor of shape ``(2, E)``."""
+    if torch_bridge.is_tensor(value) and not torch_bridge.is_sparse_tensor(value):
+        return value.dim() == 2 and value.shape[0] == 2 and not value.is_floating_point() \
+            and not value.is_complex() and str(value.dtype) != "torch.bool"
+    if isinstance(value, np.ndarray) and value.ndim == 2 and value.shape[0] == 2 and value.shape[1] != 2:
+        if value.dtype.kind in "iu":
+            return True
+        return value.dtype.kind == "f" and value.size > 0 and bool(np.all(np.isfinite(value))) \
+            and bool(np.all(value == np.round(value)))
+    return False
+
+
+def as_graph(value, where: str = "graph", n: int | None = None, error=GdlcheckError):
+    """A graph value in one of the three forms, checked: square (dense and sparse) or node labels in
+    ``0..n-1`` (an edge list), finite numbers.
+
+    Accepts numpy arrays, nested lists, scipy.sparse matrices, torch tensors (dense, sparse or
+    an edge_index) and a ``torch_geometric`` ``EdgeIndex``.  ``n`` is the number of nodes when
+    it is known (an edge list may have isolated nodes past its largest label).
+    """
+    edge_list = False
+    if torch_bridge.is_tensor(value):
+        edge_list = looks_like_edge_index(value)  # a torch integer (2, E) tensor, E = 2 included
+        value = torch_bridge.as_numpy(value) if not torch_bridge.is_sparse_tensor(value) \
+            else torch_bridge.sparse_to_scipy(value)
+        if isinstance(value, np.ndarray) and value.dtype.kind == "b":
+            value = value.astype(np.float64)
+    if is_sparse(value):
+        if value.ndim != 2 or value.shape[0] != value.shape[1]:
+            raise error(f"{where}: a sparse adjacency must be square, got {value.shape[0]} x {value.shape[1]}")
+        if not np.all(np.isfinite(value.data)):
+            raise error(f"{where}: the sparse adjacency holds NaN or infinite entries")
+        if n is not None and value.shape[0] != n:
+            raise error(f"{where} has {value.shape[0]} nodes but the group acts on n = {n}")
+        return value
+    if edge_list or looks_like_edge_index(value):
+        ei = np.asarray(value)
+        ei = ei.astype(np.int64) if ei.dtype.kind != "i" or ei.dtype != np.int64 else ei
+        if ei.size and ei.min() < 0:
+            raise error(f"{where}: an edge_index holds node labels 0..n-1, found {int(ei.min())}")
+        if n is not None and ei.size and ei.max() >= n:
+            raise error(f"{where}: an edge_index names node {int(ei.max())}, but there are n = {n} nodes "
+                        f"(0..{n - 1})")
+        return ei
+    try:
+        A = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise error(f"{where} is an adjacency matrix of numbers, a scipy.sparse matrix or an edge_index "
+                    f"(2 x E), not {type(value).__name__}") from None
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        shape = " x ".join(map(str, A.shape)) or "a scalar"
+        raise error(f"{where} is {shape}: an adjacency is square (n x n) and an edge_index is 2 x E integers")
+    if not np.all(np.isfinite(A)):
+        raise error(f"{where} holds NaN or infinite entries")
+    if n is not None and A.shape[0] != n:
+        raise error(f"{where} is {A.shape[0]} x {A.shape[0]} but the group acts on n = {n}")
+    return A
+
+
+def nodes(A) -> int:
+    """The number of nodes of a graph value (an edge list: its largest label plus one)."""
+    if form(A) == "edge_index":
+        return int(A.max()) + 1 if A.size else 0
+    return int(A.shape[0])
+
+
+def to_sparse(A, n: int | None = None):
+    """A scipy.sparse adjacency ``A[target, source]`` (an edge list counted: duplicates add up);
+    dense and sparse values are returned as they are."""
+    if form(A) != "edge_index":
+        return A
+    import scipy.sparse as sp
+
+    n = nodes(A) if n is None else n
+    return sp.coo_matrix((np.ones(A.shape[1]), (A[1], A[0])), shape=(n, n)).tocsr()
+
+
+def load_graph_file(path: str, n: int | None = None):
+    """A graph from a file: ``.npz`` (scipy.sparse ``save_npz``), or a matrix file that holds a square
+    adjacency or a 2 x E edge list."""
+    from gdlcheck.errors import SpecError
+    from gdlcheck.inputs.matrices import load_matrix
+
+    if os.path.splitext(path)[1].lower() == ".npz":
+        import scipy.sparse as sp
+
+        try:
+            A = sp.load_npz(path)
+        except FileNotFoundError:
+            raise SpecError("cannot read: no such file or directory", file=path) from None
+        except (OSError, ValueError, KeyError) as err:
+            raise SpecError(f"not a scipy.sparse .npz file ({err})", file=path) from None
+        return as_graph(A, where="graph", n=n, error=SpecError)
+    A = load_matrix(path, what="graph")
+    if A.dtype == object:
+        raise SpecError("a graph's adjacency matrix must hold numbers", file=path)
+    try:
+        return as_graph(A, where="graph", n=n, error=SpecError)
+    except SpecError as err:
+        raise err.located(file=path) from None
+
+
+# --------------------------------------------------------------------------- moving
+
+
+def _sort_key(ei: np.ndarray, n: int):
+    """Which order an edge list is sorted in: ``"source"`` ((source, target) ascending),
+    ``"target"``, or None."""
+    if ei.shape[1] < 2:
+        return None
+    for name, (a, b) in (("source", (0, 1)), ("target", (1, 0))):
+        key = ei[a] * n + ei[b]
+        if np.all(key[1:] >= key[:-1]):
+            return name
+    return None
+
+
+def relabel(p, ei: np.ndarray, n: int, rows_only: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """Node ``i`` relabelled ``p[i]`` (only the targets ``edge_index[1]`` with ``rows_only``, the
+    rows of ``A[target, source]``), and the edge order used (None: the edges keep their order).
+
+    An edge list sorted by (source, target) or (target, source) is sorted the same way after
+    relabelling; moved edge ``k`` is then edge ``order[k]`` of the input.
+    """
+    p = np.asarray(p, dtype=np.int64)
+    moved = np.empty_like(ei)
+    moved[0] = ei[0] if rows_only else p[ei[0]]
+    moved[1] = p[ei[1]]
+    order = None
+    sorted_by = _sort_key(ei, n)
+    if sorted_by is not None:
+        a, b = (0, 1) if sorted_by == "source" else (1, 0)
+        order = np.argsort(moved[a] * n + moved[b], kind="stable")
+        moved = moved[:, order]
+    return moved, order
+
+
+def move_graph(p, A, how: str = "both", n: int | None = None):
+    """``(P A P^T, edge order)`` (``how="both"``) or ``(P A, edge order)`` (``"rows"``), in A's form.
+
+    A dense ``A`` becomes a new array, a sparse one stays sparse, an edge list is relabelled
+    (:func:`relabel`); the edge order is None except for a sorted edge list.
+    """
+    kind = form(A)
+    if kind == "edge_index":
+        return relabel(p, A, len(p) if n is None else n, rows_only=how == "rows")
+    return (conjugate(p, A) if how == "both" else act_rows(p, A)), None
+
+
+def is_fixed(p, A) -> bool:
+    """Whether ``p`` is an automorphism of the graph: ``P A P^T == A`` (an edge list: the same
+    multiset of edges after relabelling).  Sparse and edge-list graphs are never densified."""
+    if form(A) == "edge_index":
+        n = max(len(p), nodes(A))
+        moved, _ = relabel(p, A, n)
+        before = np.sort(A[0] * n + A[1])
+        after = np.sort(moved[0] * n + moved[1])
+        return bool(np.array_equal(before, after))
+    return fixes(p, A)
+

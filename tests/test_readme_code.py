@@ -1,0 +1,61 @@
+"""The README's "Check your PyTorch and PyG code" section runs as written: every Python block
+and every command with the exit code it shows."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLES
+
+pytestmark = pytest.mark.slow  # subprocesses and torch: deselect with -m 'not slow'
+
+HEADING = "## Check your PyTorch and PyG code"
+
+
+def section() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert HEADING in text
+    body = text.split(HEADING, 1)[1]
+    return body[:body.find("\n## ")]
+
+
+def python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", section(), flags=re.S)
+
+
+def test_the_section_shows_what_the_issue_asks_for():
+    blocks = python_blocks()
+    assert len(blocks) == 3
+    first, pyg, culprit = blocks
+    assert "Conv1d" in first and "shape=(3, 32)" in first and "points_axis=-1" in first
+    assert "MultiheadAttention" in first and 'outputs=("points", "pairs")' in first
+    assert "TransformerEncoderLayer" in first and "batch_first=True" in first and "batch_axes=0" in first
+    assert "GCNConv" in pyg and "graph=ring" in pyg and '"fixed"' in pyg and '"automorphisms"' in pyg
+    assert '["culprit"]["path"] == "encoder.layers.1.pos_emb"' in culprit
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_python_block_runs(index, monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    code = python_blocks()[index]
+    exec(compile(code, f"README.md[{HEADING[3:]}, python block {index}]", "exec"), {"__name__": f"readme_{index}"})
+    if index == 2:  # the printed culprit is the one the comment shows
+        printed = " ".join(capsys.readouterr().out.split())
+        shown = " ".join(line.lstrip("# ") for line in code.splitlines() if line.startswith("# "))
+        assert printed == " ".join(shown.split())
+
+
+def test_commands_give_the_exit_codes_shown():
+    commands = re.findall(r"^\$ (gdlcheck .*?); echo \"exit \$\?\"\nexit (\d+)$", section(), flags=re.M)
+    assert len(commands) == 6
+    env = {**os.environ, "NO_COLOR": "1"}
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    for command, code in commands:
+        out = subprocess.run(command, shell=True, cwd=SAMPLES, capture_output=True, text=True, env=env, timeout=300)
+        assert out.returncode == int(code), (command, out.stderr)
+        if code == "2":  # the message the section quotes
+            quoted = " ".join(re.search(r"is refused: `(.*?)`", section(), flags=re.S).group(1).split())
+            assert out.stderr.count("\n") == 1 and " ".join(out.stderr.split()).endswith(quoted)
