@@ -342,3 +342,21 @@ def test_a_not_proven_generator_is_named_in_the_notes_of_a_numeric_verdict(tmp_p
     out = json.loads(run(["verify", spec, "--format", "json"]).stdout)
     assert out["verdict"] == "holds_numerically"
     assert "not proven for (0 1 2 3 4 5 6) at layers[0].bias: b[1] = 2.0 but b[0] = 1.0" in " ".join(out["notes"])
+
+
+@pytest.mark.parametrize("spec", [
+    {"symmetry": {"group": "cyclic", "n": 4}, "expect": "invariant",
+     "layer": [{"kind": "conv", "kernel": [0.1, -0.3, 0.2]}, {"kind": "pool", "op": "sum"}]},
+    {"symmetry": {"group": "symmetric", "n": 5}, "channels": 2, "expect": "invariant",
+     "layer": [{"kind": "deepsets", "alpha": 1, "beta": -0.2}, {"kind": "pool", "op": "sum"}]},
+], ids=["zero-sum-kernel", "centred-set"])
+@pytest.mark.parametrize("method", ["auto", "both"])
+def test_a_proof_of_an_output_that_is_exactly_zero_is_not_overruled_by_rounding(run, tmp_path, spec, method):
+    """The output is 0 in exact arithmetic; the trials' relative error divides noise by noise."""
+    path = tmp_path / "zero.yaml"
+    path.write_text(json.dumps(spec))
+    result = run(["verify", path, "--method", method, "--format", "json"])
+    report = json.loads(result.stdout)
+    assert (result.exit_code, report["verdict"]) == (0, "holds")
+    assert any(not c["passed"] for c in report["checks"] if c["method"] == "numeric")
+    assert any("what they measured is rounding" in note for note in report["notes"])

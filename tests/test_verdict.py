@@ -35,8 +35,16 @@ def test_exact_demanded_and_none_applies_is_inconclusive():
 
 
 def test_a_failing_check_fails_whatever_else_holds():
-    assert verdict([exact(True), numeric(False)])[:2] == ("fails", False)
+    assert verdict([exact(True, is_exact=False), numeric(False)])[:2] == ("fails", False)
     assert verdict([exact(False), numeric(True)])[:2] == ("fails", False)
+    other = Check("(0 1 2)", "numeric", max_abs_error=1.0, relative_error=1.0, trials=8, passed=False)
+    assert verdict([exact(True), numeric(True), other])[:2] == ("fails", False)
+
+
+def test_trials_that_fail_a_generator_proved_exactly_measured_rounding():
+    v, passed, notes = verdict([exact(True), numeric(False)])
+    assert (v, passed) == ("holds", True)
+    assert [(n.what, n.args["generator"]) for n in notes] == [("trials_rounding", "(0 1)")]
 
 
 def test_every_exact_check_exactly_is_holds():

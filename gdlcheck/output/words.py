@@ -140,6 +140,9 @@ _FIXED = {
 # Sentences with fields: {law} and {why} are worded first (a law, a fact), lists are joined.
 _TEMPLATES = {
     "numeric_skipped": "numeric check skipped: {error}",
+    "trials_rounding": "the trials for {generator} measured a relative error of {relative:.3g}, but the exact check "
+                       "proves {generator}: what they measured is rounding (an output near 0 makes the relative "
+                       "error large)",
     "no_exact_check": "no exact check applies: {why}",
     "numeric_only": "numeric check only: {why}",
     "no_symbolic_pass": "layer kind {kind!r} has no symbolic forward pass",
