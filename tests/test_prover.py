@@ -258,9 +258,13 @@ def test_conv_is_theorem_1_for_shifts_and_checked_entry_by_entry_otherwise():
     dihedral = prove(layer, groups.dihedral(6))
     assert [c.what for c in dihedral.steps[0].conditions] == ["weights"]
     assert not dihedral.proven["(1 5)(2 4)"] and dihedral.proven["(0 1 2 3 4 5)"]
-    # a hand-built group called 'cyclic' is not trusted: its generator is checked entry by entry
-    impostor = groups.PermGroup("cyclic", 6, (groups.shift(6),))
-    assert [c.what for c in prove(layer, impostor).steps[0].conditions] == ["weights"]
+    # what a generator is, is read from the permutation, never from the group's name or roles:
+    # a hand-built group's real shift is Theorem 1, a swap it calls a shift is checked
+    impostor = groups.PermGroup("cyclic", 6, (groups.shift(6), (1, 0, 2, 3, 4, 5)),
+                                roles=(groups.Role("swap"), groups.Role("shift")))
+    proof = prove(layer, impostor)
+    assert [(c.what, c.generator) for c in proof.steps[0].conditions] == [("weights", "(0 1)")]
+    assert proof.proven == {"(0 1 2 3 4 5)": True, "(0 1)": False}
 
 
 def test_auto_runs_trials_only_where_the_proof_does_not_settle_or_they_are_cheap(run, tmp_path):

@@ -38,6 +38,7 @@ from gdlcheck.groups.perm import (
                                        identity,
                                        inverse,
                                        is_sparse,
+                                       is_translation,
                                        parse_perm,
                                        perm_matrix,
                                        shift,
@@ -46,5 +47,5 @@ from gdlcheck.groups.perm import (
 
 __all__ = ["FAMILIES", "Family", "Perm", "PermGroup", "Role", "act", "act_rows", "alternating", "automorphism_group",
            "build_group", "check_perm", "conjugate", "cycle_string", "cyclic", "dihedral", "find_family", "fixes",
-           "from_generators", "grid_shape", "identity", "inverse", "is_sparse", "p4", "p4m", "parse_perm",
-           "perm_matrix", "shift", "symmetric", "then", "translations", "trivial"]
+           "from_generators", "grid_shape", "identity", "inverse", "is_sparse", "is_translation", "p4", "p4m",
+           "parse_perm", "perm_matrix", "shift", "symmetric", "then", "translations", "trivial"]

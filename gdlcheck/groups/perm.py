@@ -93,6 +93,28 @@ def inverse(p: Perm) -> Perm:
     return tuple(inv)
 
 
+def is_translation(p, shape: tuple[int, ...]) -> bool:
+    """Whether ``p`` moves every point of the grid ``shape`` (flattened row-major) by one offset
+    ``c -> c + t mod shape``: exactly what a circulant of that grid commutes with (Theorem 1).
+
+    Read from the permutation itself, never from a name or a role, so a group built by hand
+    cannot claim a shift it does not have.
+
+    >>> is_translation((1, 2, 3, 0), (4,)), is_translation((1, 0, 2, 3), (4,))
+    (True, False)
+    >>> is_translation((3, 4, 5, 0, 1, 2), (2, 3)), is_translation((1, 2, 0, 4, 5, 3), (2, 3))
+    (True, True)
+    """
+    p = np.asarray(p, dtype=np.int64)
+    shape = tuple(int(a) for a in shape)
+    if len(p) != int(np.prod(shape)):
+        return False
+    coords = np.array(np.unravel_index(np.arange(len(p)), shape))
+    images = np.array(np.unravel_index(p, shape))
+    offsets = (images - coords) % np.array(shape)[:, None]
+    return bool((offsets == offsets[:, :1]).all())
+
+
 def perm_matrix(p: Perm) -> np.ndarray:
     """The permutation matrix ``P[p[j], j] = 1``."""
     n = len(p)

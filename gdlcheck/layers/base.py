@@ -262,7 +262,10 @@ class Composite(Layer):
         return any(c.uses_graph for c in self.children())
 
     def graph(self):
-        for c in self.children():
+        """The input graph of the first part that reads one (``graph: input``), else the first
+        fixed graph: a fixed GCN's own adjacency is not what the others are given."""
+        kids = self.children()
+        for c in [c for c in kids if c.uses_graph] + [c for c in kids if not c.uses_graph]:
             A = c.graph()
             if A is not None:
                 return A

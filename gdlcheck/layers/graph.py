@@ -107,9 +107,10 @@ class GCN(Composite):
         return [self._G(A)]
 
     def linear_form(self):
-        # With a fixed graph, no activation and one channel, Y = (w G(A)) X: a linear map.
+        # With a fixed graph, no activation and one channel, Y = (w G(A)) X: a linear map (dense
+        # graphs only: a sparse one stays sparse, and its rule's condition P A P^T = A decides).
         if (self.graph_mode == "fixed" and self.activation == "identity" and self.W.shape == (1, 1)
-                and not is_symbolic_array(self.W)):
+                and not is_symbolic_array(self.W) and isinstance(self.A, np.ndarray)):
             return self.W[0, 0] * self._G(None), None
         return None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError
+from gdlcheck.groups import is_translation
 from gdlcheck.layers.base import Composite, Layer, exact_array, free_symbols, is_symbolic_array, numeric, shape_text
 from gdlcheck.layers.build import BuildContext, register
 from gdlcheck.layers.rules import Rule, commutes_condition, vector_condition
@@ -118,29 +119,32 @@ def circulant(kernel: np.ndarray, shape) -> np.ndarray:
 
 
 class Conv(Linear):
-    """A circular convolution: the circulant of its kernel on the grid ``grid`` (Theorem 1)."""
+    """A circular convolution: the circulant of ``kernel`` on the grid ``grid`` (Theorem 1).
+
+    The matrix is built from the kernel, never taken as given: Theorem 1 is about circulants,
+    so the rule may trust ``W`` only because ``W`` is one by construction.
+    """
 
     kind = "conv"
     depends_on = "offset"
     weight_key = "kernel"
 
-    def __init__(self, W: np.ndarray, b=None, grid: tuple[int, ...] | None = None):
-        super().__init__(W, b)
-        self.grid = tuple(grid) if grid is not None else (int(W.shape[0]),)
+    def __init__(self, kernel: np.ndarray, grid: int | tuple[int, ...], b=None):
+        self.kernel = np.asarray(kernel)
+        self.grid = (int(grid),) if isinstance(grid, (int, np.integer)) else tuple(int(a) for a in grid)
+        super().__init__(circulant(self.kernel, self.grid), b)
 
     def rule(self, group, gens):
         """Theorem 1: a circulant commutes with every shift of its grid; other generators are
         checked entry by entry, as for a linear layer."""
         def shift_of_the_grid(k, s):
-            role = group.role(k)
-            return ((role.kind == "shift" and len(self.grid) == 1 and self.grid[0] == group.n)
-                    or (role.kind == "translation" and group.shape == self.grid))
+            return is_translation(s, self.grid)
 
         return Rule("theorem1", "Theorem 1", tuple(self._conditions(gens, shift_of_the_grid)))
 
     def subs(self, values):
         b = None if self.b is None else numeric(self.b, values)
-        return type(self)(numeric(self.W, values), b, self.grid)
+        return type(self)(numeric(self.kernel, values), self.grid, b)
 
 
 @register("conv", keys=("kernel", "bias", "shape"), required=("kernel",))
@@ -153,7 +157,7 @@ def _build_conv(raw, ctx, where):
                             "shape: [H, W], the grid it slides over", f"{where}.kernel")
         if len(kernel) > n:
             raise ctx.error(f"kernel has {len(kernel)} entries, more than n = {n}", f"{where}.kernel")
-        return Conv(circulant(kernel, n), _bias(raw, ctx, where, n), (n,))
+        return Conv(kernel, n, _bias(raw, ctx, where, n))
     try:
         shape = parse_shape(raw["shape"])
     except GdlcheckError as err:
@@ -164,16 +168,26 @@ def _build_conv(raw, ctx, where):
     if any(k > s for k, s in zip(kernel.shape, shape)):
         raise ctx.error(f"kernel of shape {list(kernel.shape)} is larger than the grid {list(shape)}",
                         f"{where}.kernel")
-    return Conv(circulant(kernel, shape), _bias(raw, ctx, where, n), shape)
+    return Conv(kernel, shape, _bias(raw, ctx, where, n))
 
 
 # --------------------------------------------------------------------------- deepsets
 
 
 class DeepSets(Linear):
-    """``Y = alpha X + beta 11^T X``: the matrix ``alpha*I + beta*11^T`` (Theorem 2)."""
+    """``Y = alpha X + beta 11^T X``: the matrix ``alpha*I + beta*11^T`` (Theorem 2), built from
+    ``alpha`` and ``beta`` (the rule trusts the matrix because it is built so)."""
 
     kind = "deepsets"
+
+    def __init__(self, alpha, beta, n: int):
+        self.alpha, self.beta, self.n = alpha, beta, int(n)
+        self._parameters = np.array([alpha, beta], dtype=object)
+        super().__init__(identity_plus_ones(alpha, beta, self.n))
+
+    def subs(self, values):
+        alpha, beta = numeric(self._parameters, values)
+        return type(self)(float(alpha), float(beta), self.n)
 
     def rule(self, group, gens):
         """Theorem 2: ``alpha*I + beta*11^T`` commutes with every permutation (it is built so)."""
@@ -242,4 +256,4 @@ def _build_deepsets(raw, ctx, where):
             raise ctx.error(f"layer kind 'deepsets' needs key {key!r}", where)
     alpha = ctx.scalar(raw["alpha"], f"{where}.alpha")
     beta = ctx.scalar(raw["beta"], f"{where}.beta")
-    return DeepSets(identity_plus_ones(alpha, beta, n))
+    return DeepSets(alpha, beta, n)

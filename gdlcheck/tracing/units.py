@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gdlcheck.groups import is_translation
 from gdlcheck.layers.rules import Condition, commutes_condition
 from gdlcheck.tracing.flow import UNKNOWN, Flow, merge_broken, normal
 
@@ -168,9 +169,8 @@ def _conv1d(ctx, node, module, args, x):
             or 2 * pad != dil * (k - 1) or L != ctx.group.n):
         return None       # zero padding (or a stride) tells the ends of the line apart: no rule
     conditions = []
-    for index, (g, s) in enumerate(zip(ctx.names, ctx.gens)):
-        role = ctx.group.role(index)
-        if role.kind == "shift" or (role.kind == "translation" and ctx.group.shape == (L,)):
+    for g, s in zip(ctx.names, ctx.gens):
+        if is_translation(s, (L,)):
             continue
         conditions.append(_circulant_condition(module, s, L, pad, dil, g, node.target))
     ctx.unit(node, module, "theorem1", conditions)

@@ -18,6 +18,8 @@ generator: no forward pass, whatever n.
 
 from __future__ import annotations
 
+import numpy as np
+
 from gdlcheck.errors import SpecError
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Layer
@@ -44,7 +46,7 @@ def prove(layer: Layer, group: PermGroup, expect: str = "equivariant") -> Proof:
     stops: dict[str, Stop] = {}
     states = _walk(layer, group, gens, names, dict.fromkeys(names, EQUIVARIANT), steps, stops, 0)
     wanted = INVARIANT if expect == "invariant" else EQUIVARIANT
-    if expect != "invariant" and any(state == INVARIANT for state in states.values()):
+    if expect != "invariant" and (any(state == INVARIANT for state in states.values()) or _pooled(layer, group)):
         raise SpecError(f"the layer's output has 1 row(s), not n = {group.n}: a pooled output is invariant; "
                         "use expect: invariant", where="expect")
     for g, state in states.items():
@@ -52,6 +54,14 @@ def prove(layer: Layer, group: PermGroup, expect: str = "equivariant") -> Proof:
             stops.setdefault(g, Stop(steps[0], None, "output_equivariant"))
     return Proof(steps, {g: states[g] == wanted for g in names}, {g: stops[g] for g in names if g in stops
                                                                  and states[g] != wanted})
+
+
+def _pooled(layer: Layer, group: PermGroup) -> bool:
+    """Whether the output is pooled whatever the weights: the walk under the identity, which
+    every condition holds for, ends invariant exactly when a pool takes the points away (so a
+    spec that forgot ``expect: invariant`` is told so even where its proof stops)."""
+    identity = np.arange(group.n)
+    return _walk(layer, group, [identity], ["()"], {"()": EQUIVARIANT}, [], {}, 0)["()"] == INVARIANT
 
 
 def _walk(layer, group, gens, names, states, steps, stops, depth) -> dict:
