@@ -391,7 +391,9 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
         result.verdict, result.passed, result.diagnosis = INCONCLUSIVE, False, None
         result.notes = [random]
     elif result.verdict == FAILS:
-        result.culprit = find_culprit(layer, g, result.checks, float(tol)) or result.culprit
+        # a traced proof that stopped at a condition names the parameter and its entries; else
+        # the submodule the forward hooks find
+        result.culprit = result.culprit or find_culprit(layer, g, result.checks, float(tol))
         result.diagnosis = (result.diagnosis or []) + _fixed_inputs_moved(layer, g, result.checks)
         hint = _float32_level(result, dtype, float(tol))
         if hint is not None:

@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 
-from gdlcheck import torch_bridge
+from gdlcheck import torch_bridge, tracing
 from gdlcheck.actions import Signature, as_axes, normal_axes
 from gdlcheck.errors import CallableError, GdlcheckError, param
 from gdlcheck.groups import is_sparse
@@ -275,6 +275,13 @@ class CallableLayer(Layer):
     @property
     def uses_graph(self) -> bool:  # type: ignore[override]
         return self.signature.graph_law == "both"
+
+    def own_proof(self, group, expect: str):
+        """A torch module proves itself by its traced computation (:mod:`gdlcheck.tracing`); other
+        code has no proof (the numeric check decides)."""
+        if not self.is_torch:
+            return None
+        return tracing.prove_call(self.f, group, self.signature)
 
     def graph(self):
         return self.signature.bundle

@@ -7,6 +7,8 @@
     gdlcheck verify --callable torchlayers:gcn --input-shape 8x4 --graph ring-edges.csv --group symmetric
     gdlcheck verify --callable torchlayers:gcn --input-shape 8x4 --graph ring-edges.csv \\
         --group automorphisms --input points --input fixed
+    gdlcheck verify --callable torchlayers:encoder --input-shape 8x2x16 --group symmetric
+    gdlcheck verify --callable torchlayers:sorted_features --input-shape 6x4 --group symmetric --method exact
 
 Each name is a factory (no arguments): torch and torch_geometric are imported only when one
 is called, so importing this module needs neither.  ``ring-edges.csv`` is the edge_index of
@@ -37,3 +39,35 @@ def gcn():
 
     torch.manual_seed(0)
     return GCNConv(4, 3)
+
+
+def encoder():
+    """``torch.nn.TransformerEncoder``: 2 layers, d_model 16, ``(n, B, d) -> (n, B, d)``; proved by its trace."""
+    import torch
+
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(16, 4, dim_feedforward=32)
+    return torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
+
+
+class _SortedFeatures:
+    """A Linear map, then each point's features sorted: equivariant, but sort has no rule."""
+
+    def __new__(cls):
+        import torch
+
+        class SortedFeatures(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.linear(x).sort(dim=-1).values
+
+        torch.manual_seed(0)
+        return SortedFeatures().eval()
+
+
+def sorted_features():
+    """``Linear(4, 4)`` then ``sort`` over the features: commutes with the points, not proven at ``sort``."""
+    return _SortedFeatures()

@@ -52,7 +52,7 @@ def test_message_passing_layers_on_a_permuted_graph(name):
     layer = layers()[name]
     r = gdlcheck.verify_callable(layer, "symmetric", shape=(N, 4), graph=random_graph())
     assert r.passed and r.kind == "torch.nn.Module", r.to_json()
-    assert max(c.relative_error for c in r.checks) < 1e-12  # float64, not float32 rounding
+    assert max(c.relative_error for c in r.checks if c.method == "numeric") < 1e-12  # float64, not float32 rounding
     # the graph held fixed while the features move: a random graph has no symmetry to keep
     held = gdlcheck.verify_callable(layer, "symmetric", shape=(N, 4), graph=random_graph(), inputs=("points", "fixed"))
     assert not held.passed

@@ -28,16 +28,18 @@ def python_blocks() -> list[str]:
 
 def test_the_section_shows_what_the_issue_asks_for():
     blocks = python_blocks()
-    assert len(blocks) == 3
-    first, pyg, culprit = blocks
+    assert len(blocks) == 4
+    first, pyg, culprit, traced = blocks
     assert "Conv1d" in first and "shape=(3, 32)" in first and "points_axis=-1" in first
     assert "MultiheadAttention" in first and 'outputs=("points", "pairs")' in first
     assert "TransformerEncoderLayer" in first and "batch_first=True" in first and "batch_axes=0" in first
     assert "GCNConv" in pyg and "graph=ring" in pyg and '"fixed"' in pyg and '"automorphisms"' in pyg
-    assert '["culprit"]["path"] == "encoder.layers.1.pos_emb"' in culprit
+    assert '["culprit"]["path"] == "encoder.layers.1.pos_emb.table"' in culprit
+    # issue 13: a traced proof, and a "not proven at <node>" case
+    assert 'r.verdict == "holds"' in traced and "not proven for (0 1) at node sort" in traced
 
 
-@pytest.mark.parametrize("index", range(3))
+@pytest.mark.parametrize("index", range(4))
 def test_python_block_runs(index, monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     code = python_blocks()[index]
@@ -50,7 +52,7 @@ def test_python_block_runs(index, monkeypatch, capsys):
 
 def test_commands_give_the_exit_codes_shown():
     commands = re.findall(r"^\$ (gdlcheck .*?); echo \"exit \$\?\"\nexit (\d+)$", section(), flags=re.M)
-    assert len(commands) == 6
+    assert len(commands) == 8
     env = {**os.environ, "NO_COLOR": "1"}
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     for command, code in commands:

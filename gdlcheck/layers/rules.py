@@ -77,11 +77,13 @@ class Stop:
 class Proof:
     """The layer tree, proved rule by rule: ``steps`` in the order the layers run (a
     combinator before its parts), and for each generator whether the whole layer commutes
-    with it as expected, or where the proof stopped."""
+    with it as expected, or where the proof stopped.  ``source`` says what was read: the
+    layers' ``rules``, or a torch module's ``trace``."""
 
     steps: list[Step]
     proven: dict[str, bool]
     stops: dict[str, Stop] = field(default_factory=dict)
+    source: str = "rules"
 
     @property
     def holds(self) -> bool:

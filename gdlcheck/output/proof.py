@@ -117,6 +117,8 @@ def stop_text(generator: str, stop: Stop) -> str:
         return f"not proven for {generator} at node {stop.step.path}: no rule for {stop.step.kind!r}"
     if stop.reason == "untraceable":
         return f"not proven for {generator}: the module could not be traced ({stop.step.path})"
+    if stop.reason == "not_traced":
+        return f"not proven for {generator}: the tracer does not follow {stop.step.path}"
     if stop.reason == "output_moves_otherwise":
         return f"not proven for {generator}: {stop.step.path}"
     return f"not proven for {generator} at {where(stop.step, stop.condition)}: {broken_text(stop.condition)}"
@@ -162,7 +164,8 @@ def proof_lines(proof: Proof, limit: int = 24) -> list[str]:
     lines = []
     for step in proof.steps[:limit]:
         theorem = f" ({step.theorem})" if step.theorem else ""
-        rule = RULES.get(step.rule, "no rule for this kind") if step.rule else "no rule for this kind"
+        missing = "no rule for this operation" if proof.source == "trace" else "no rule for this kind"
+        rule = RULES.get(step.rule, missing) if step.rule else missing
         conditions = f"; {condition_summary(step.conditions)}" if step.conditions else ""
         lines.append(f"{'  ' * step.depth}{step.path or step.kind} [{step.kind}]: {rule}{theorem}{conditions}")
     if len(proof.steps) > limit:
@@ -177,7 +180,8 @@ def explain_lines(proof: Proof) -> list[str]:
     for step in proof.steps:
         head = f"{'  ' * step.depth}{step.path or step.kind} [{step.kind}]"
         if step.rule is None:
-            lines.append(f"{head}: no rule for this kind: not proven here.")
+            what = "operation" if proof.source == "trace" else "kind"
+            lines.append(f"{head}: no rule for this {what}: not proven here.")
             continue
         lines.append(f"{head}: {CHAINS[step.rule]}")
         for what in dict.fromkeys(c.what for c in step.conditions):

@@ -16,7 +16,7 @@ from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, Trial
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
 DETAILS = {
     "proved": "proved by the rules of the layer tree (see proof)",
-    "not_proven": "not proven: a rule's side condition fails (see notes)",
+    "not_proven": "not proven: the proof stops (the notes say where)",
     "time_guard": f"stopped by the {SYMBOLIC_GUARD_SECONDS:g} s guard against a hang in sympy (not a budget)",
     "sympy_undecided": "sympy could not decide",
     "symbolic_identical": "symbolic: f(PX) and P f(X) are the same expressions",

@@ -67,7 +67,7 @@ def trace_proof(module, group, inputs: list[tuple[Flow, object]], outputs, kwarg
 def _untraceable(steps: list[Step], names: list[str], err: Exception) -> Proof:
     steps[0].rule = None
     stop = Stop(Step(_first_line(err), "untraceable", None, None, [], 1), None, "untraceable")
-    return Proof(steps + [stop.step], dict.fromkeys(names, False), dict.fromkeys(names, stop))
+    return Proof(steps + [stop.step], dict.fromkeys(names, False), dict.fromkeys(names, stop), "trace")
 
 
 def _graph_module(module, count: int, kwargs: dict):
@@ -164,6 +164,8 @@ class _Context:
             return type(arg)(self.concrete(a) for a in arg)
         if isinstance(arg, dict):
             return {k: self.concrete(v) for k, v in arg.items()}
+        if isinstance(arg, slice):
+            return slice(self.concrete(arg.start), self.concrete(arg.stop), self.concrete(arg.step))
         if not isinstance(arg, torch.fx.Node):
             return arg
         if arg in self._constants:
@@ -196,10 +198,14 @@ class _Context:
         key = (const, axes)
         if key in self._checked:
             return self._checked[key]
-        source = getattr(const, "op", None)
-        label = const.target if source == "get_attr" else getattr(const, "name", "constant")
+        source, label = self._source(const)
         what = what or ("constant_rows" if len(axes) == 1 else "constant_pairs")
-        value = torch.as_tensor(self.concrete(const))
+        try:
+            value = torch.as_tensor(self.concrete(const))
+        except Exception:  # the constant's own code raised on its values: its value is not known
+            self.no_rule(const, "the value of this constant")
+            self._checked[key] = frozenset(self.names)
+            return self._checked[key]
         conditions = []
         for g, s in zip(self.names, self.gens):
             index = torch.as_tensor(np.asarray(s), dtype=torch.long)
@@ -217,8 +223,7 @@ class _Context:
                     at[a] = k
                 values = (_number(value[tuple(where)]), _number(value[tuple(at)]))
             conditions.append(Condition(what, g, not entry, str(label), entry, image, values))
-        kind = "parameter" if source == "get_attr" else "constant"
-        step = Step(node.name, kind, "constant", None, conditions, 1)
+        step = Step(node.name, source, "constant", None, conditions, 1)
         self.steps.append(step)
         broken = frozenset(c.generator for c in conditions if not c.holds)
         for c in conditions:
@@ -226,6 +231,29 @@ class _Context:
                 self.stops.setdefault(c.generator, Stop(step, c))
         self._checked[key] = broken
         return broken
+
+    def _source(self, const) -> tuple[str, str]:
+        """What a constant is and its name: a parameter or buffer by its qualified name, a value
+        computed from one (``self.table[: x.shape[1]]``) by that one's name, else its node."""
+        import torch
+
+        roots, seen, todo = [], set(), [const]
+        while todo:
+            node = todo.pop()
+            if node in seen or not hasattr(node, "op"):
+                continue
+            seen.add(node)
+            if node.op == "get_attr":
+                roots.append(node)
+            else:
+                todo.extend(n for n in node.all_input_nodes if self.flows.get(n, STATIC).const)
+        if len(roots) != 1:
+            return "constant", getattr(const, "name", "constant")
+        value = _attribute(self.gm, roots[0].target)
+        parameters = dict(self.gm.named_parameters())
+        kind = "parameter" if roots[0].target in parameters else (
+            "buffer" if isinstance(value, torch.Tensor) else "constant")
+        return kind, roots[0].target
 
     def aligned(self, node, arg, axes: tuple[int, ...], what: str) -> frozenset | None:
         """An operand that must move on exactly ``axes`` (a mask beside the scores): a value that
@@ -321,6 +349,7 @@ class _Context:
                 self.flows[node] = Flow((), const=True)
             elif node.op == "output":
                 result = self.flow_of(node.args[0])
+                self.output = self._values(node.args[0])
             else:
                 self.flows[node] = self._call(node)
         return result
@@ -364,17 +393,42 @@ class _Context:
         shape = value.shape
         return all(0 <= a < len(shape) and int(shape[a]) == self.group.n for a in flow.axes)
 
+    def _values(self, arg):
+        """The fake values of the output's structure (a node may itself hold a tuple)."""
+        import torch.fx
+
+        if isinstance(arg, torch.fx.Node):
+            return self.value_meta(arg)
+        if isinstance(arg, (tuple, list)):
+            return type(arg)(self._values(a) for a in arg)
+        if isinstance(arg, dict):
+            return {k: self._values(v) for k, v in arg.items()}
+        return arg
+
+    def _axes_of(self, value, axes) -> tuple[int, ...] | None:
+        """The expected point axes, non-negative against the output's number of axes (None when
+        the output is not a tensor: it cannot move as asked)."""
+        import torch
+
+        if not isinstance(value, torch.Tensor):
+            return None
+        ndim = value.dim()
+        if any(not -ndim <= a < ndim for a in axes):
+            return None
+        return tuple(sorted(a % ndim for a in axes))
+
     def conclude(self, result, outputs) -> Proof:
         """Each compared output's flow against how it should move."""
         ok = dict.fromkeys(self.names, True)
-        for flow, expected in _pairs(result, outputs):
+        for flow, expected, arg in _pairs(result, outputs, getattr(self, "output", None)):
             if expected.kind == "ignored":
                 continue
-            want = () if expected.kind == "invariant" else tuple(sorted(expected.axes))
+            want = () if expected.kind == "invariant" else self._axes_of(arg, expected.axes)
             if not isinstance(flow, Flow) or not flow.known or flow.axes != want:
                 if isinstance(flow, Flow) and flow.known:
                     moves = f"point axes {list(flow.axes)}" if flow.axes else "no point axis"
-                    step = Step(f"the output has {moves}, the check expects {expected.kind} {list(want)}",
+                    asked = f"{expected.kind} on axes {list(want)}" if want else expected.kind
+                    step = Step(f"the output has {moves}, the check expects {asked}",
                                 "output", None, None, [], 0)
                     for g in self.names:
                         self.stops.setdefault(g, Stop(step, None, "output_moves_otherwise"))
@@ -384,21 +438,24 @@ class _Context:
             for g in flow.broken:
                 ok[g] = False
         self.steps[0].rule = "traced" if all(ok.values()) else self.steps[0].rule
-        return Proof(self.steps, ok, {g: s for g, s in self.stops.items() if not ok[g]})
+        return Proof(self.steps, ok, {g: s for g, s in self.stops.items() if not ok[g]}, "trace")
 
 
-def _pairs(result, outputs):
-    """(flow, expected) for each compared output, walking tuples, lists and dicts alike."""
+def _pairs(result, outputs, arg):
+    """(flow, expected, output value) for each compared output, walking tuples, lists and dicts
+    alike (the value is the output's fake tensor: its shape)."""
     if isinstance(outputs, Expected):
-        yield result, outputs
+        yield result, outputs, arg
         return
     if isinstance(outputs, dict):
         for key, expected in outputs.items():
-            yield from _pairs(result.get(key, UNKNOWN) if isinstance(result, dict) else UNKNOWN, expected)
+            flow = result.get(key, UNKNOWN) if isinstance(result, dict) else UNKNOWN
+            yield from _pairs(flow, expected, arg.get(key) if isinstance(arg, dict) else None)
         return
     flows = result if isinstance(result, (tuple, list)) else ()
+    args = arg if isinstance(arg, (tuple, list)) else ()
     for k, expected in enumerate(outputs):
-        yield from _pairs(flows[k] if k < len(flows) else UNKNOWN, expected)
+        yield from _pairs(flows[k] if k < len(flows) else UNKNOWN, expected, args[k] if k < len(args) else None)
 
 
 def _attribute(gm, target: str):

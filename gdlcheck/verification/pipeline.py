@@ -30,7 +30,7 @@ from gdlcheck.verification.measure import (
     weight_residuals,
 )
 from gdlcheck.verification.prove import prove
-from gdlcheck.verification.result import FAILS, HOLDS_NUMERICALLY, INCONCLUSIVE, Options, Proof, Residual, VerifyResult
+from gdlcheck.verification.result import FAILS, Options, Proof, Residual, VerifyResult
 from gdlcheck.verification.symbolic import solve_constraints
 from gdlcheck.verification.verdict import decide, judge
 
@@ -80,7 +80,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     verdict, passed, verdict_notes = decide(checks, method=method, has_generators=bool(group.gens),
                                             exact_applies=bool(exact), why_not=why_not)
     notes.extend(n for n in verdict_notes if n.what != "exact_undecided" or proof is None)
-    if exact and verdict in (HOLDS_NUMERICALLY, INCONCLUSIVE):
+    if any(c.method == "exact" and c.passed is None for c in checks):   # "not proven": the notes say where
         notes.extend(_not_proven(proof, checks))
     constraints, unsatisfiable = solve_constraints(equations) if equations and not passed else ([], False)
     diagnosis = diagnose(layer, group, expect, channels, options, checks, proof) if verdict == FAILS else None
@@ -106,7 +106,7 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
         if why_not is None:
             found = symbolic_residuals(layer, _restricted(group, open_gens), expect, channels)
             residuals.update((r.generator, r) for r in found)
-        elif layer.rule(group, []) is None:
+        elif layer.rule(group, []) is None and (proof is None or proof.source != "trace"):
             # no rule for the layer as a whole (code) and no other exact method: no exact check
             return [], equations, Fact("no_rule", {"kind": layer.kind})
         for s in open_gens:
@@ -142,7 +142,10 @@ def _culprit(proof: Proof | None, checks) -> dict | None:
         stop = proof.stops.get(g)
         if stop is not None and stop.condition is not None:
             c = stop.condition
-            path = f"{stop.step.path}.{c.parameter}" if c.parameter else stop.step.path
+            if stop.step.rule == "constant":
+                path = c.parameter     # a traced module's parameter or constant, by its own name
+            else:
+                path = f"{stop.step.path}.{c.parameter}" if c.parameter else stop.step.path
             return {"path": path, "generator": g, "layer": stop.step.path, "kind": stop.step.kind,
                     "condition": c.what, "entry": list(c.entry)}
     return None
