@@ -171,12 +171,19 @@ def project(matrix, group=None, *, n: int | None = None, shape=None, generators=
 def _check_options(method: str, tol, trials, seed) -> None:
     if method not in METHODS:
         raise GdlcheckError(f"{param('method')} must be one of {', '.join(METHODS)}, got {method!r}")
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol >= 0:
-        raise GdlcheckError(f"{param('tol')} must be a non-negative number, got {tol!r}")
+    _check_tol(tol)
     if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= 10_000:
         raise GdlcheckError(f"{param('trials')} must be an integer from 1 to 10000, got {trials!r}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise GdlcheckError(f"{param('seed')} must be a non-negative integer, got {seed!r}")
+
+
+def _check_tol(tol) -> None:
+    import math
+
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating, np.integer)) or \
+            not (math.isfinite(tol) and tol >= 0):
+        raise GdlcheckError(f"{param('tol')} must be a finite number >= 0, got {tol!r}")
 
 
 def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=None, generators=None,
@@ -370,8 +377,9 @@ def inspect(spec, n: int | None = None, seed: int | None = None) -> Inspected:
 
 def find_symmetries(matrix, tol: float = TOL) -> Found:
     """Every permutation ``matrix`` commutes with, and the catalogue groups inside (``gdlcheck symmetries``)."""
+    _check_tol(tol)
     label = os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "<matrix>"
     W = check_square(load_matrix(label), file=label) if label != "<matrix>" else as_matrix(matrix)
     if W.dtype == object:
         raise GdlcheckError("symmetries needs numbers, not symbols", file=label)
-    return results.found(_find_symmetries(W, tol=tol))
+    return results.found(_find_symmetries(W, tol=float(tol)))

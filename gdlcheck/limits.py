@@ -15,3 +15,5 @@ SYMBOLIC_SECONDS = 5.0           # time budget for sympy simplification in one c
 MAX_ORDER_DIGITS = 100_000       # digits of a group order written out exactly (n! up to n of about 25,000)
 MAX_ENCODER_BLOCKS = 64          # blocks of one transformer_encoder (each trial runs every block)
 MAX_LAYERS = 1000                # layers in one spec, sequentials and residuals counted
+MAX_VALUE_BITS = 1 << 16         # binary exponent of any value an expression evaluates to (about 10^19728)
+MAX_TRIG_BITS = 1 << 12          # integer bits of a sin/cos/tan argument (evaluated with that many more)

@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from difflib import get_close_matches
 
 from gdlcheck.errors import GdlcheckError
+
+# The number forms gdlcheck reads, wherever a number is written (entries, expressions, YAML
+# values, options): an optional sign, decimal digits with at most one point, an optional
+# exponent -- 3, -0.5, .5, 2., 1e-3, 2.5E+10.  Nothing else is a number: no 0x10, 0b1, 0o7,
+# 1_000, Unicode digits, nan or inf (README, "Numbers").
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+NUMBER_FORMS = "decimal numbers such as 3, -0.5, 1e-3"
+
+
+def is_number_text(text: str) -> bool:
+    """Whether ``text`` (surrounding blanks aside) is a number in one of the forms gdlcheck reads.
+
+    >>> [is_number_text(t) for t in ("1e-3", " -.5 ", "0x10", "1_000", "nan", "\u0661")]
+    [True, True, False, False, False, False]
+    """
+    return NUMBER.fullmatch(text.strip(" \t")) is not None
 
 
 def suggest(word, allowed: Iterable[str], cutoff: float = 0.6) -> str:
@@ -24,13 +41,37 @@ def suggest(word, allowed: Iterable[str], cutoff: float = 0.6) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+# Integers of an expression are printed up to this many digits (Python refuses past 4300).
+MAX_PRINT_DIGITS = 40_000
+
+
+def safe_str(value) -> str:
+    """``str(value)``, also for a sympy expression holding an integer past Python's 4300-digit
+    limit (printed in full up to MAX_PRINT_DIGITS digits, else named by its size)."""
+    try:
+        return str(value)
+    except ValueError:
+        import sys
+
+        if not hasattr(sys, "set_int_max_str_digits"):  # pragma: no cover - Python < 3.11 has no limit
+            raise
+        old = sys.get_int_max_str_digits()
+        sys.set_int_max_str_digits(MAX_PRINT_DIGITS)
+        try:
+            return str(value)
+        except ValueError:
+            return f"<an expression with a number of more than {MAX_PRINT_DIGITS} digits>"
+        finally:
+            sys.set_int_max_str_digits(old)
+
+
 def shorten(text, width: int, ellipsis: str = "...") -> str:
     """``text`` if it fits in ``width`` characters, else its start and ``ellipsis``.
 
     >>> shorten("(0 1 2 3 4 5 6 7)", 10)
     '(0 1 2 ...'
     """
-    text = str(text)
+    text = safe_str(text)
     if len(text) <= width:
         return text
     return text[: width - len(ellipsis)] + ellipsis

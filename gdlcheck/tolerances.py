@@ -19,3 +19,7 @@ ROW_SUM_TOL = 1e-9
 SCORE_SYMMETRY_TOL = 1e-12
 # symbolic comparison: two values at a random point differ when |a - b| > this * max(|a|, |b|)
 POINT_DIFFERENCE = 1e-15
+# numeric trials: differences of at most this many subnormal steps (2^-1074) per term of an
+# output entry (n + d terms) are float64 rounding, not a symmetry break; this matters only
+# for outputs in the subnormal range (below 2.2e-308), where float64 keeps few digits
+SUBNORMAL_ULPS = 4

@@ -12,6 +12,7 @@ import sys
 import click
 
 from gdlcheck.errors import GdlcheckError
+from gdlcheck.text import NUMBER_FORMS, is_number_text
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 70
 # With several inputs the exit code is the worst one: 2 over 1 over 3 over 0.
@@ -45,6 +46,28 @@ def console(stderr: bool = False):
     # NO_COLOR: no escape codes at all (rich alone keeps bold and dim on a terminal)
     no_color = bool(os.environ.get("NO_COLOR"))
     return Console(stderr=stderr, highlight=False, soft_wrap=False, color_system=None if no_color else "auto")
+
+
+class Tolerance(click.ParamType):
+    """``--tol``: a finite number >= 0, written in one of the number forms gdlcheck reads."""
+
+    name = "float"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        if isinstance(value, float) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, str) and is_number_text(value):
+            number = float(value)
+        else:
+            self.fail(f"{value!r} is not a number ({NUMBER_FORMS})", param, ctx)
+        if not math.isfinite(number) or number < 0:
+            self.fail(f"{value!r} must be a finite number >= 0", param, ctx)
+        return number
+
+
+TOLERANCE = Tolerance()
 
 
 def group_options(fn):

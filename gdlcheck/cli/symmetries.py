@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import console
+from gdlcheck.cli.common import TOLERANCE, console
 from gdlcheck.tolerances import TOL
 
 
 @click.command("symmetries")
 @click.argument("matrix", metavar="MATRIX")
-@click.option("--tol", type=click.FloatRange(min=0), default=TOL, show_default=True,
-              help="Entries within tol x the largest entry count as equal.")
+@click.option("--tol", type=TOLERANCE, default=TOL, show_default=True,
+              help="Entries within tol x the largest |entry| share a colour: sorted values are cut into colours "
+                   "greedily, each taking the values within that width of its smallest one, so no two entries "
+                   "of a colour (and no entry and its image under a reported permutation) differ by more.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def command(matrix, tol, fmt):
     """Find every permutation that MATRIX commutes with, and name the groups it contains.

@@ -11,6 +11,7 @@ from gdlcheck.cli.common import (
     EXIT_INCONCLUSIVE,
     EXIT_INPUT,
     EXIT_OK,
+    TOLERANCE,
     console,
     error_line,
     group_options,
@@ -27,7 +28,7 @@ from gdlcheck.tolerances import TOL
 @group_options
 @click.option("--method", type=click.Choice(["auto", "exact", "numeric", "both"]), default="auto", show_default=True,
               help="exact: compare weights (sympy for symbols); numeric: random inputs; auto: both where they apply.")
-@click.option("--tol", type=click.FloatRange(min=0), default=TOL, show_default=True,
+@click.option("--tol", type=TOLERANCE, default=TOL, show_default=True,
               help="Relative tolerance for numeric weights and trials.")
 @click.option("--trials", type=click.IntRange(min=1, max=10_000), default=8, show_default=True,
               help="Random inputs per generator.")

@@ -25,13 +25,17 @@ import numpy as np
 
 from gdlcheck.errors import GroupError
 from gdlcheck.groups.perm import fixes, identity
+from gdlcheck.scale import exponent, scaled
 
 
 def colour_classes(values: np.ndarray, tol: float = 0.0) -> np.ndarray:
     """Class labels ``0..k-1`` of ``values``: equal values share a class.
 
-    With ``tol > 0`` values closer than ``tol * max|values|`` share a class (chained: sorted
-    values split where a gap exceeds it).  Classes are numbered in increasing value.
+    With ``tol > 0`` no two values of a class differ by more than ``tol * max|values|``: the
+    sorted distinct values are cut greedily, each class taking every value within that width
+    of its smallest one (so values 1, 1 + 0.7 tol, 1 + 1.4 tol make two classes, never one
+    chained class).  Classes are numbered in increasing value.  The width is taken of the
+    values scaled by a power of two, so it neither overflows nor underflows.
     """
     flat = np.asarray(values, dtype=float).ravel()
     if flat.size == 0:
@@ -41,8 +45,8 @@ def colour_classes(values: np.ndarray, tol: float = 0.0) -> np.ndarray:
     # unique values by a sort of the values (not an argsort), then a binary search per entry
     uniq = np.unique(flat)
     if tol > 0 and uniq.size > 1:
-        scale = float(np.max(np.abs(uniq))) or 1.0
-        cluster = np.concatenate([[0], np.cumsum(np.diff(uniq) > tol * scale)])
+        u = scaled(uniq, exponent(uniq))
+        cluster = _greedy_classes(u, tol * float(np.max(np.abs(u))))
     else:
         cluster = np.arange(uniq.size)
     if uniq.size <= 1 << 16:
@@ -53,6 +57,27 @@ def colour_classes(values: np.ndarray, tol: float = 0.0) -> np.ndarray:
     labels = np.empty(flat.size, dtype=np.int64)
     labels[order] = cluster[np.concatenate([[0], np.cumsum(ranked[1:] != ranked[:-1])])]
     return labels.reshape(np.shape(values))
+
+
+def _greedy_classes(u: np.ndarray, width: float) -> np.ndarray:
+    """Class of each sorted distinct value ``u``: a class starts at its smallest value ``v`` and
+    takes every value ``<= v + width``; the next class starts at the next value.
+
+    Runs of values with no gap over ``width`` whose whole spread is within ``width`` are one
+    class at once (vectorised); only longer runs are cut step by step, one step per class.
+    """
+    k = u.size
+    starts = np.zeros(k, dtype=bool)
+    run_starts = np.concatenate([[0], np.nonzero(np.diff(u) > width)[0] + 1])
+    run_ends = np.concatenate([run_starts[1:], [k]])
+    starts[run_starts] = True
+    long_runs = np.nonzero(u[run_ends - 1] - u[run_starts] > width)[0]
+    for r in long_runs.tolist():
+        i, end = int(run_starts[r]), int(run_ends[r])
+        while i < end:
+            starts[i] = True
+            i = int(np.searchsorted(u, u[i] + width, side="right"))
+    return np.cumsum(starts) - 1
 
 
 def _layered_graph(C: np.ndarray, fixed: int | None = None):

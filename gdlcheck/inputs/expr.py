@@ -18,7 +18,7 @@ import warnings
 
 from gdlcheck.errors import ExprError
 from gdlcheck.limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH, MAX_POW_DIGITS, MAX_SYMBOLIC_POWER
-from gdlcheck.text import shorten
+from gdlcheck.text import NUMBER_FORMS, is_number_text, shorten
 
 FUNCTIONS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "Abs")
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
@@ -45,7 +45,7 @@ def parse_expr(text: str):
             tree = ast.parse(text.strip(), mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         raise ExprError(f"cannot parse expression {text!r}") from None
-    _check(tree.body, text, 0)
+    _check(tree.body, text.strip(), 0)
     value = _build(tree.body, sympy)
     if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
         raise ExprError(f"expression {_short(text)!r} is not finite")
@@ -69,6 +69,10 @@ def _check(node: ast.AST, text: str, depth: int) -> None:
     elif isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise ExprError(f"{node.value!r} is not allowed: only numbers, symbols, + - * / ** and parentheses")
+        literal = ast.get_source_segment(text, node)
+        if literal is None or not is_number_text(literal):
+            raise ExprError(f"number {_short(literal or str(node.value))!r} is not in a form gdlcheck reads; write "
+                            f"{NUMBER_FORMS}")
     elif isinstance(node, ast.Name):
         if node.id.startswith("_"):
             raise ExprError(f"symbol {node.id!r} is not allowed: names may not start with '_'")

@@ -15,8 +15,13 @@ import os
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError, SpecError
+from gdlcheck.inputs.evaluate import to_float
 from gdlcheck.inputs.expr import parse_expr
 from gdlcheck.limits import MAX_FILE_BYTES, MAX_MATRIX_ENTRIES, MAX_SYMBOLIC_ENTRIES
+from gdlcheck.text import is_number_text, shorten
+
+# Words float() reads as numbers that are not finite: an entry spelled so is refused by name.
+NON_FINITE_WORDS = ("nan", "inf", "infinity")
 
 MATRIX_SUFFIXES = (".npy", ".csv", ".tsv", ".txt", ".json")
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -31,19 +36,23 @@ def entry_value(value, where: str | None = None):
     if isinstance(value, bool) or value is None:
         raise SpecError(f"entry {value!r} is not a number or an expression", where=where)
     if isinstance(value, (int, float, np.integer, np.floating)):
-        x = float(value)
+        try:
+            x = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            raise SpecError(f"entry {shorten(str(value), 40)!r} ({len(str(abs(int(value))))} digits) is not a finite "
+                            "real number in float64", where=where) from None
         if not math.isfinite(x):
             raise SpecError(f"entry {value!r} is not finite", where=where)
         return x
     if isinstance(value, str):
-        try:
+        if is_number_text(value):
             x = float(value)
-        except ValueError:
-            pass
-        else:
             if not math.isfinite(x):
-                raise SpecError(f"entry {value!r} is not finite", where=where)
+                raise SpecError(f"entry {shorten(value, 40)!r} is not finite in float64", where=where)
             return x
+        word = value.strip(" \t").lower().lstrip("+-")
+        if word in NON_FINITE_WORDS:
+            raise SpecError(f"entry {shorten(value, 40)!r} is {word}, not a finite number", where=where)
         try:
             expr = parse_expr(value)
         except GdlcheckError as err:
@@ -51,12 +60,9 @@ def entry_value(value, where: str | None = None):
         if expr.free_symbols:
             return expr
         try:
-            x = float(expr)
-        except (TypeError, ValueError, OverflowError):
-            raise SpecError(f"entry {value!r} is not a finite real number in float64", where=where) from None
-        if not math.isfinite(x):
-            raise SpecError(f"entry {value!r} is not finite in float64", where=where)
-        return x
+            return to_float(expr, f"entry {shorten(value, 60)!r}")
+        except GdlcheckError as err:
+            raise err.located(prefix=where) from None
     raise SpecError(f"entry of type {type(value).__name__} is not a number or an expression", where=where)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gdlcheck.layers import Fact
 from gdlcheck.limits import SYMBOLIC_SECONDS
-from gdlcheck.text import shorten
+from gdlcheck.text import safe_str, shorten
 from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, VerifyResult, WeightWitness
 
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
@@ -40,7 +40,7 @@ def law_text(law: Law) -> str:
 
 def _value(x) -> str:
     """A weight as the witness shows it: a float with full precision, an expression as written."""
-    return repr(x) if isinstance(x, float) else str(x)
+    return repr(x) if isinstance(x, float) else safe_str(x)
 
 
 def _at(entry: tuple[int, ...]) -> str:
@@ -91,7 +91,7 @@ def json_float(x):
 
 
 def _json_value(x):
-    return x if isinstance(x, float) else str(x)
+    return x if isinstance(x, float) else safe_str(x)
 
 
 # --------------------------------------------------------------------------- facts

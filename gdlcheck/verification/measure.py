@@ -23,13 +23,14 @@ import numpy as np
 
 from gdlcheck.errors import LayerError, SpecError
 from gdlcheck.groups import PermGroup, act, act_rows, conjugate, cycle_string
-from gdlcheck.layers import Fact, Layer
+from gdlcheck.layers import Fact, Layer, Linear
 from gdlcheck.layers.base import exact_array
 from gdlcheck.limits import SYMBOLIC_SECONDS
+from gdlcheck.scale import SUBNORMAL_STEP, exponent, scaled, unscaled
+from gdlcheck.tolerances import SUBNORMAL_ULPS
 from gdlcheck.verification.result import Law, OutputWitness, Residual, ShapeWitness, TrialWitness, WeightWitness
-from gdlcheck.verification.symbolic import differ_at_a_point, equal_exactly, run_with_time_limit
+from gdlcheck.verification.symbolic import differ_at_a_point, equal_exactly, run_with_time_limit, sympy_call
 
-TINY = np.finfo(np.float64).tiny
 # The symbolic forward pass runs a non-linear layer on an n x d matrix of symbols: small n, d only.
 SYMBOLIC_MAX_POINTS = 6
 SYMBOLIC_MAX_CHANNELS = 2
@@ -79,34 +80,40 @@ def _image_index(s, i, j, expect) -> tuple[int, int]:
 
 def _numeric_weights(W, b, s, expect, witness_tol) -> Residual:
     image = _image(W, s, expect)
+    bvec = np.asarray(b, dtype=np.float64) if b is not None and expect != "invariant" and np.ndim(b) == 1 else None
     # The common case, an exact pass, costs one gather and one comparison (the numpy floor).
-    if np.array_equal(image, W):
-        scale, diff, dev = 0.0, None, 0.0
-    else:
-        scale = float(np.max(np.abs(W)))
-        diff = np.abs(image - W)
-        dev = float(diff.max())
+    if np.array_equal(image, W) and (bvec is None or np.array_equal(bvec[s], bvec)):
+        return Residual(_generator(s), "exact", max_abs_error=0.0, relative_error=0.0, exact=True)
+    # Differences and the scale are taken of the weights scaled by a power of two (exact):
+    # 1.7e308 - (-1.7e308) would overflow, 1e-320 would lose its digits.
+    e = exponent(W, bvec)
+    Ws, image_s = scaled(W, e), scaled(image, e)
+    diff = np.abs(image_s - Ws)
+    dev = float(diff.max()) if diff.size else 0.0
+    scale = float(np.max(np.abs(Ws))) if Ws.size else 0.0
     witness = None
     worst = dev
     if dev > 0:
         beyond = diff > witness_tol * scale
         i, j = np.unravel_index(int(np.argmax(beyond) if np.any(beyond) else np.argmax(diff)), W.shape)
         witness = WeightWitness((int(i), int(j)), _image_index(s, i, j, expect), float(W[i, j]), float(image[i, j]))
-    if b is not None and expect != "invariant" and np.ndim(b) == 1:
-        bvec = np.asarray(b, dtype=np.float64)
-        bd = np.abs(bvec[s] - bvec)
+    if bvec is not None:
+        bs = scaled(bvec, e)
+        bd = np.abs(bs[s] - bs)
         bias_dev = float(bd.max())
         if bias_dev > 0 and (witness is None or bias_dev > dev):
             k = int(np.argmax(bd))
             witness = WeightWitness((k,), (int(s[k]),), float(bvec[k]), float(bvec[s[k]]))
-        scale = max(scale, float(np.max(np.abs(W))), float(np.max(np.abs(bvec))))
+        scale = max(scale, float(np.max(np.abs(bs))))
         worst = max(dev, bias_dev)
     rel = worst / scale if scale > 0 else 0.0
-    return Residual(_generator(s), "exact", max_abs_error=worst, relative_error=rel, exact=worst == 0,
+    return Residual(_generator(s), "exact", max_abs_error=unscaled(worst, e), relative_error=rel, exact=worst == 0,
                     witness=witness)
 
 
 def _symbolic_weights(W, b, s, expect) -> tuple[Residual, list]:
+    if isinstance(b, np.ndarray) and b.dtype != object:
+        b = exact_array(b)  # a numeric bias beside symbolic weights: exact numbers, as the weights are
     image = _image(W, s, expect)
     differ = np.argwhere(image != W)
     pairs = [(image[i, j], W[i, j], (int(i), int(j))) for i, j in differ]
@@ -168,26 +175,44 @@ def _points_output(fx: np.ndarray, n: int) -> None:
 
 
 def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, trials: int, seed: int,
-                    gens: list[np.ndarray] | None = None, first_trial: int = 0) -> list[Residual]:
+                    gens: list[np.ndarray] | None = None, first_trial: int = 0, form=None) -> list[Residual]:
     """Probe ``f(g.X)`` against the law's target with seeded random inputs, per generator.
 
     Trial ``t`` draws its input from ``numpy.random.default_rng([seed, first_trial + t])`` (then
     one value per symbol of the weights); the witness is the trial with the largest relative
-    error ``max|f(gX) - target| / (max|f(X)| + tiny)`` and the output entry that differs most.
+    error and the output entry that differs most.
+
+    The relative error is measured on the scale of the exact check (README, "the tolerance
+    rule"): for a layer with numeric weights ``Y = W X + b`` (``form``, else the layer's own
+    linear form) it is ``max|f(gX) - target| / (M (max_c |X_c|_1 + [b]))`` with ``M`` the
+    largest weight, a bound of the deviation that cannot cancel, so a weight deviation within
+    ``tol`` of ``M`` never fails here; the form is run scaled by a power of two (exact), so
+    weights from 1e-320 to 1e308 neither underflow nor overflow.  For any other layer it is
+    ``max|f(gX) - target| / max(|f(gX)|, |target|)``, differences below float64's resolution
+    (:data:`~gdlcheck.tolerances.SUBNORMAL_ULPS` subnormal steps per term) counting as none.
     """
     n = group.n
     gens = group.gen_arrays() if gens is None else gens
     worst: list[tuple[float, float, TrialWitness | None]] = [(0.0, 0.0, None)] * len(gens)
     syms = sorted(layer.symbols(), key=str)
     A = layer.graph()
+    if form is None and not syms:
+        form = layer.linear_form()
+    fixed_form = _numeric_form(form) if not syms else None
     for t in range(first_trial, first_trial + trials):
         rng = np.random.default_rng([seed, t])
         X = rng.standard_normal((n, channels))
-        f = layer.subs({x: float(rng.standard_normal()) for x in syms}) if syms else layer
+        f = layer.subs(_trial_values(syms, rng)) if syms else layer
+        linear = fixed_form if not syms else _numeric_form(f.linear_form())
+        if linear is not None:
+            f, e, bound = linear
+            scale = bound(X)
+        else:
+            e, scale = 0, None
         fx = _finite_output(f, X, A, t, seed)
         if law.output != "none":
             _points_output(fx, n)
-        scale = float(np.max(np.abs(fx))) if fx.size else 0.0
+        floor = SUBNORMAL_ULPS * (n + channels) * SUBNORMAL_STEP
         for k, s in enumerate(gens):
             gA = _moved_graph(law, s, A)
             fgx = _finite_output(f, act(s, X), gA, t, seed)
@@ -198,16 +223,54 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
             err = float(diff.max()) if diff.size else 0.0
             if not math.isfinite(err):
                 err = math.inf
-            rel = err / (scale + TINY) if err > 0 else 0.0
+            if linear is not None:
+                rel = err / scale if err > 0 and scale > 0 else 0.0
+            elif err <= floor:
+                rel = 0.0
+            else:
+                rel = err / max(float(np.max(np.abs(fgx))), float(np.max(np.abs(target))))
             if rel > worst[k][1]:
                 entry = np.unravel_index(int(np.argmax(np.where(np.isnan(diff), np.inf, diff))), diff.shape) \
                     if diff.size else ()
-                witness = TrialWitness(t, seed, tuple(int(e) for e in entry),
-                                       float(target[entry]) if diff.size else None,
-                                       float(fgx[entry]) if diff.size else None)
-                worst[k] = (err, rel, witness)
+                witness = TrialWitness(t, seed, tuple(int(e_) for e_ in entry),
+                                       unscaled(float(target[entry]), e) if diff.size else None,
+                                       unscaled(float(fgx[entry]), e) if diff.size else None)
+                worst[k] = (unscaled(err, e), rel, witness)
     return [Residual(_generator(s), "numeric", max_abs_error=err, relative_error=rel, witness=witness, trials=trials)
             for s, (err, rel, witness) in zip(gens, worst)]
+
+
+def _trial_values(syms, rng) -> dict:
+    return {x: float(rng.standard_normal()) for x in syms}
+
+
+def _numeric_form(form):
+    """A numeric linear form ``(W, b)`` as ``(the layer W X + b scaled by 2^-e, e, the scale of X)``.
+
+    None for no form or a symbolic one (symbolic weights get values per trial first).
+    """
+    if form is None:
+        return None
+    W, b = form
+    if (isinstance(W, np.ndarray) and W.dtype == object) or hasattr(b, "free_symbols") or \
+            (isinstance(b, np.ndarray) and b.dtype == object):
+        return None
+    W = np.asarray(W, dtype=np.float64)
+    bias = None if b is None else np.asarray(b, dtype=np.float64)
+    if not (np.all(np.isfinite(W)) and (bias is None or np.all(np.isfinite(bias)))):
+        return None
+    e = exponent(W, bias)
+    Ws = scaled(W, e)
+    bs = None if bias is None else scaled(bias, e)
+    top = max(float(np.max(np.abs(Ws))) if Ws.size else 0.0, float(np.max(np.abs(bs))) if bs is not None and bs.size
+              else 0.0)
+
+    def bound(X: np.ndarray) -> float:
+        # |(D X)[i, c]| <= max|D| * sum_j |X[j, c]|, and a bias adds at most max|d b|
+        columns = float(np.max(np.sum(np.abs(X), axis=0))) if X.size else 0.0
+        return top * (columns + (1.0 if bs is not None else 0.0))
+
+    return Linear(Ws, bs), e, bound
 
 
 def _moved_graph(law: Law, s: np.ndarray, A):
@@ -285,7 +348,8 @@ def _compare_symbolic(s, got: np.ndarray, target: np.ndarray) -> Residual:
             return Residual(gen, "exact", exact=False, witness=witness, symbolic=True)
         undecided.append(got[idx] - target[idx])
     for diff in undecided:
-        if sympy.simplify(diff) != 0:
+        simplified = sympy_call(sympy.simplify, diff)
+        if simplified is None or simplified != 0:
             return Residual(gen, "exact", exact=None, detail="sympy_undecided", symbolic=True)
     return Residual(gen, "exact", max_abs_error=0.0, relative_error=0.0, exact=True, symbolic=True,
                     detail="symbolic_simplified" if undecided else "symbolic_identical")

@@ -55,7 +55,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     if options.method in ("auto", "both", "numeric"):
         try:
             residuals.extend(trial_residuals(layer, group, default_law(layer, expect), channels, options.trials,
-                                             options.seed))
+                                             options.seed, form=form))
         except LayerError as err:
             # An exact verdict stands on its own; without one the overflow is the user's to fix.
             if not residuals or any(r.exact is None for r in residuals):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from gdlcheck.inputs.evaluate import evaluate
+from gdlcheck.inputs.matrices import exact_number
 from gdlcheck.limits import SYMBOLIC_SECONDS
+from gdlcheck.text import safe_str
 from gdlcheck.tolerances import POINT_DIFFERENCE
 
 
@@ -18,6 +19,8 @@ def equal_exactly(a, b) -> bool | None:
     """
     import sympy
 
+    # a numeric weight beside symbolic ones (a float bias after a symbolic layer) as an exact number
+    a, b = (exact_number(x) if isinstance(x, (int, float, np.number)) else x for x in (a, b))
     if a == b:
         return True
     diff = a - b
@@ -25,10 +28,19 @@ def equal_exactly(a, b) -> bool | None:
         return bool(diff.is_zero)
     if differ_at_a_point(a, b, np.random.default_rng(0)):
         return False
-    done, simplified = run_with_time_limit(lambda: sympy.simplify(diff), SYMBOLIC_SECONDS)
-    if done and simplified == 0:
+    done, simplified = run_with_time_limit(lambda: sympy_call(sympy.simplify, diff), SYMBOLIC_SECONDS)
+    if done and simplified is not None and simplified == 0:
         return True
     return None
+
+
+def sympy_call(fn, *args, **kwargs):
+    """``fn(*args)``, or None where sympy itself raises (it does, on some inputs, with
+    NotImplementedError, TypeError, RecursionError ...): undecided, never a crash."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception:  # sympy's own failures; a time-out is not an Exception subclass here
+        return None
 
 
 def differ_at_a_point(left, right, rng, tries: int = 3) -> bool:
@@ -42,13 +54,12 @@ def differ_at_a_point(left, right, rng, tries: int = 3) -> bool:
     syms = sorted((getattr(left, "free_symbols", set()) | getattr(right, "free_symbols", set())), key=str)
     for _ in range(tries):
         point = {x: sympy.Rational(int(rng.integers(-40, 41)), int(rng.integers(7, 23))) for x in syms}
-        try:
-            lv, rv = (complex(x.xreplace(point).evalf(30)) if isinstance(x, sympy.Basic) else complex(x)
-                      for x in (left, right))
-        except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        # bounded: fixed precision, magnitudes capped (None past a bound or outside a domain)
+        lv, rv = evaluate(left, point), evaluate(right, point)
+        if lv is None or rv is None:
             continue
         gap, size = abs(lv - rv), max(abs(lv), abs(rv))
-        if math.isfinite(gap) and math.isfinite(size) and gap > POINT_DIFFERENCE * size:
+        if gap > POINT_DIFFERENCE * size:
             return True
     return False
 
@@ -92,14 +103,15 @@ def solve_constraints(equations: list) -> tuple[list[str], bool]:
     syms = sorted(set().union(*(e.free_symbols for e in unique)), key=str)
     if not syms:  # two different numbers: no tying of the symbols mends that
         return [], True
-    done, solutions = run_with_time_limit(lambda: sympy.solve(unique, syms, dict=True), SYMBOLIC_SECONDS)
-    if not done:
-        return [f"{e} = 0" for e in unique[:20]], False
+    done, solutions = run_with_time_limit(lambda: sympy_call(sympy.solve, unique, syms, dict=True), SYMBOLIC_SECONDS)
+    if not done or solutions is None:
+        # not solved in time, or sympy raised: the equations themselves, unsolved
+        return [f"{safe_str(e)} = 0" for e in unique[:20]], False
     if not solutions:
         return [], True
     texts = []
     for sol in solutions:
-        texts.append(", ".join(f"{k} = {v}" for k, v in sorted(sol.items(), key=lambda kv: str(kv[0]))))
+        texts.append(", ".join(f"{k} = {safe_str(v)}" for k, v in sorted(sol.items(), key=lambda kv: str(kv[0]))))
     if len(texts) == 1:
         return texts[0].split(", "), False
     return [" or ".join(f"({t})" for t in texts)], False
