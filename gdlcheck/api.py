@@ -290,7 +290,7 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
     shape : the input's shape ``(n, d)`` or any ``(n, ...)``; default ``(group.n, 1)``.
     trials : seeded random inputs per generator (standard normal, trial ``t`` seeded by
         ``(seed, t)``).
-    tol : the largest allowed relative error ``max|f(gX) - g f(X)| / max|f(X)|``;
+    tol : the largest allowed relative error ``max|f(gX) - g f(X)| / max(|f(gX)|, |g f(X)|)``;
         default 1e-9, or 1e-5 with ``dtype="float32"``.
     dtype : ``"float64"`` (default) or ``"float32"``: what ``f`` is run in; the comparison
         is always done in float64.

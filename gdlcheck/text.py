@@ -65,6 +65,29 @@ def safe_str(value) -> str:
             sys.set_int_max_str_digits(old)
 
 
+def printable(text, keep: str = "") -> str:
+    r"""``text`` with every character that is not printable escaped: control characters (C0,
+    DEL, C1 -- ESC starts a terminal escape), format characters (bidirectional overrides,
+    zero-width marks), lone surrogates; ``keep`` lists characters left as they are.
+
+    >>> printable("a\x1b[31mb\u202ec\udcff")
+    'a\\x1b[31mb\\u202ec\\udcff'
+    >>> printable("two\nlines", keep="\n")
+    'two\nlines'
+    """
+    text = safe_str(text)
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch == " " or ch in keep:
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
+
+
 def shorten(text, width: int, ellipsis: str = "...") -> str:
     """``text`` if it fits in ``width`` characters, else its start and ``ellipsis``.
 

@@ -98,4 +98,4 @@ def test_empty_tagged_scalar_is_an_input_error(run, tmp_path):
     path = tmp_path / "tag.yaml"
     path.write_text("symmetry: {group: symmetric, n: 3}\nlayer: {kind: deepsets, alpha: 1, beta: !!int }\n")
     result = run(["verify", path])
-    assert result.exit_code == 2 and "bad YAML value '' for tag int" in result.stderr
+    assert result.exit_code == 2 and "number '' is not in a form gdlcheck reads" in result.stderr

@@ -112,3 +112,37 @@ def test_the_api_refuses_a_tolerance_that_is_not_a_finite_non_negative_number(to
 def test_tol_accepts_decimal_numbers(run, samples, tol):
     assert run(["verify", samples / "layer.yaml", "--tol", tol, "-q"]).exit_code == 0
     assert run(["symmetries", samples / "petersen.csv", "--tol", tol, "--format", "json"]).exit_code == 0
+
+
+def _moves(W, g) -> float:
+    g = np.asarray(g)
+    return float(np.max(np.abs(W[np.ix_(g, g)] - W)))
+
+
+def test_symmetries_never_chain_near_equal_values_past_tol():
+    # 1, 1 + 0.7 tol, 1 + 1.4 tol used to be one chained colour: the whole symmetric group S_3,
+    # with a generator mapping entries 1.4 tol apart onto each other
+    W = np.zeros((3, 3))
+    off = [(i, j) for i in range(3) for j in range(3) if i != j]
+    for k, (i, j) in enumerate(off):
+        W[i, j] = 1 + (k % 3) * 0.7 * TOL
+    found = gdlcheck.find_symmetries(W, tol=TOL)
+    assert found.group.order < 6 and found.colours == 3
+    for g in found.group.gens:
+        assert _moves(W, g) <= TOL * np.max(np.abs(W))
+
+
+@given(st.integers(2, 7), st.integers(0, 2**16), st.floats(0.1, 0.9))
+def test_every_symmetry_found_moves_no_entry_by_more_than_tol(n, seed, step):
+    rng = np.random.default_rng(seed)
+    W = 1 + rng.integers(0, 4, size=(n, n)) * step * TOL
+    W = (W + W.T) / 2 if seed % 2 else W
+    found = gdlcheck.find_symmetries(W, tol=TOL)
+    top = np.max(np.abs(W))
+    for g in found.group.gens:
+        assert _moves(W, g) <= TOL * top * (1 + 1e-12)
+
+
+def test_symmetries_help_says_how_colours_are_cut(run):
+    text = " ".join(run(["symmetries", "--help"]).stdout.split())
+    assert "greedily" in text and "no two entries of a colour" in text

@@ -4,23 +4,33 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import build_group, group_options, make_group_options, print_rich, write_npy, write_text
+from gdlcheck.cli.common import (
+    Integer,
+    build_group,
+    check_output_path,
+    group_options,
+    make_group_options,
+    print_rich,
+    write_npy,
+    write_text,
+)
 
 
 @click.command("derive")
 @group_options
-@click.option("--in-order", type=click.IntRange(0, 4), default=1, show_default=True, help="Order of the input tensor.")
-@click.option("--out-order", type=click.IntRange(0, 4), default=1, show_default=True,
+@click.option("--in-order", type=Integer(0, 4), default=1, show_default=True, help="Order of the input tensor.")
+@click.option("--out-order", type=Integer(0, 4), default=1, show_default=True,
               help="Order of the output tensor.")
-@click.option("--channels-in", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--channels-in", type=Integer(min=1), default=1, show_default=True,
               help="Input channels D (free parameters = dimension x D x D2).")
-@click.option("--channels-out", type=click.IntRange(min=1), default=1, show_default=True, help="Output channels D2.")
+@click.option("--channels-out", type=Integer(min=1), default=1, show_default=True, help="Output channels D2.")
 @click.option("--explain", is_flag=True, help="Show the constraint each generator imposes, then the orbits.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "latex", "csv", "npy"]), default="text",
               show_default=True, help="latex: a bmatrix; csv: the 1 -> 1 pattern; npy: the basis array.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), callback=check_output_path,
+              help="Write to FILE (- for standard output).")
 @click.option("--export-svg", "svg", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
-              help="Also save the text report as an SVG picture.")
+              callback=check_output_path, help="Also save the text report as an SVG picture.")
 def command(group, n, shape, generators, graph, in_order, out_order, channels_in, channels_out, explain, fmt, output,
             svg):
     """Derive the parameter form that a symmetry forces on a linear layer.

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import console
+from gdlcheck.cli.common import Integer, console
 
 
 @click.command("inspect")
 @click.argument("spec", metavar="SPEC")
-@click.option("-n", "n", type=click.IntRange(min=1), help="Number of points, if the spec does not fix it.")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
+@click.option("-n", "n", type=Integer(min=1), help="Number of points, if the spec does not fix it.")
+@click.option("--seed", type=Integer(min=0), default=None,
               help="Seed of the sample inputs [default: the spec's seed, else 0].")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def command(spec, n, seed, fmt):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import group_options, make_group_options, print_rich, write_npy, write_text
+from gdlcheck.cli.common import check_output_path, group_options, make_group_options, print_rich, write_npy, write_text
 
 
 @click.command("project")
@@ -12,7 +12,8 @@ from gdlcheck.cli.common import group_options, make_group_options, print_rich, w
 @group_options
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "npy"]), default="text", show_default=True,
               help="csv/npy: the matrix alone on standard output, the distance on standard error.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), callback=check_output_path,
+              help="Write to FILE (- for standard output).")
 def command(matrix, group, n, shape, generators, graph, fmt, output):
     """Print the nearest equivariant matrix to MATRIX (orbit averages) and its distance.
 

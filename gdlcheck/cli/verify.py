@@ -12,6 +12,7 @@ from gdlcheck.cli.common import (
     EXIT_INPUT,
     EXIT_OK,
     TOLERANCE,
+    Integer,
     console,
     error_line,
     group_options,
@@ -30,9 +31,9 @@ from gdlcheck.tolerances import TOL
               help="exact: compare weights (sympy for symbols); numeric: random inputs; auto: both where they apply.")
 @click.option("--tol", type=TOLERANCE, default=TOL, show_default=True,
               help="Relative tolerance for numeric weights and trials.")
-@click.option("--trials", type=click.IntRange(min=1, max=10_000), default=8, show_default=True,
+@click.option("--trials", type=Integer(min=1, max=10_000), default=8, show_default=True,
               help="Random inputs per generator.")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
+@click.option("--seed", type=Integer(min=0), default=None,
               help="Seed of the random inputs [default: the spec's seed, else 0].")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; the exit code tells the verdict.")

@@ -297,6 +297,10 @@ def compile_array(exprs: list, symbols: list):
         # sqrt and log of negative values give NaN here: the caller reports it, numpy must not warn
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return fn(*symbol_values, *numbers)
+            try:
+                return fn(*symbol_values, *numbers)
+            except (ArithmeticError, ValueError, TypeError) as err:  # 0.0 ** -0.5 raises on Python floats
+                raise NotEvaluable(f"the weights cannot be evaluated at this point ({type(err).__name__}: "
+                                   f"{shorten(err, 80)})") from None
 
     return run

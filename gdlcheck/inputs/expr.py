@@ -39,6 +39,12 @@ def parse_expr(text: str):
         raise ExprError(f"expression of {len(text)} characters exceeds the limit of {MAX_EXPR_CHARS}")
     if not text.strip():
         raise ExprError("empty expression")
+    digit = next((ch for ch in text if ch.isdigit() and not ch.isascii()), None)
+    if digit is not None:
+        import unicodedata
+
+        raise ExprError(f"{unicodedata.name(digit, 'a digit')} ({digit!r}) in {_short(text)!r} is not a digit "
+                        f"gdlcheck reads: write {NUMBER_FORMS} with the digits 0-9")
     try:
         with warnings.catch_warnings():  # "invalid decimal literal" and the like must not reach stderr
             warnings.simplefilter("ignore")
@@ -74,6 +80,7 @@ def _check(node: ast.AST, text: str, depth: int) -> None:
             raise ExprError(f"number {_short(literal or str(node.value))!r} is not in a form gdlcheck reads; write "
                             f"{NUMBER_FORMS}")
     elif isinstance(node, ast.Name):
+        _check_identifier(node.id)
         if node.id.startswith("_"):
             raise ExprError(f"symbol {node.id!r} is not allowed: names may not start with '_'")
         if node.id in FUNCTIONS:
@@ -90,6 +97,32 @@ def _check(node: ast.AST, text: str, depth: int) -> None:
     else:
         raise ExprError(f"{type(node).__name__} is not allowed in {_short(text)!r}; only numbers, symbols, "
                         "+ - * / **, parentheses and the functions " + " ".join(FUNCTIONS))
+
+
+# Letters of other scripts that print like a Latin letter: a symbol spelled with one of them
+# would be a different symbol that looks the same as the Latin one ("а" is U+0430).
+LOOK_ALIKES = dict(zip(
+    "\u0430\u0432\u0435\u043a\u043c\u043d\u043e\u0440\u0441\u0442\u0443\u0445\u0456\u0458\u0455\u04bb\u0501\u051b\u051d"
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0423\u0425\u0406\u0408\u0405"
+    "\u03bf\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
+    "aBekmHopctyxijshdqw" "ABEKMHOPCTYXIJS" "oABEZHIKMNOPTYX"))
+
+
+def _check_identifier(name: str) -> None:
+    """Symbols are NFKC-normalised by the parser (``ﬁ`` is ``fi``); refuse the ones that would
+    look like another: a letter that prints like a Latin one, or letters of two scripts."""
+    if name.isascii():
+        return
+    import unicodedata
+
+    for ch in name:
+        if ch in LOOK_ALIKES:
+            raise ExprError(f"symbol {name!r} has {unicodedata.name(ch, '?')} ({ch!r}), which looks like the Latin "
+                            f"{LOOK_ALIKES[ch]!r}: spell the symbol in one script, without look-alike letters")
+    scripts = {unicodedata.name(ch, "?").split()[0] for ch in name if ch.isalpha()}
+    if len(scripts) > 1:
+        raise ExprError(f"symbol {name!r} mixes letters of {' and '.join(sorted(s.title() for s in scripts))}: "
+                        "spell each symbol in one script")
 
 
 def _build(node: ast.AST, sympy):

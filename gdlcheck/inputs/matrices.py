@@ -11,6 +11,7 @@ import io
 import json
 import math
 import os
+import re
 
 import numpy as np
 
@@ -22,6 +23,8 @@ from gdlcheck.text import is_number_text, shorten
 
 # Words float() reads as numbers that are not finite: an entry spelled so is refused by name.
 NON_FINITE_WORDS = ("nan", "inf", "infinity")
+# A character that no plain decimal number, delimiter or blank has.
+_NOT_DECIMAL = re.compile(r"[^0-9eE.+\-,\s]")
 
 MATRIX_SUFFIXES = (".npy", ".csv", ".tsv", ".txt", ".json")
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -154,7 +157,12 @@ def read_bytes(path: str) -> bytes:
     import sys
 
     if path == "-":
-        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        if sys.stdin is None or not hasattr(sys.stdin, "buffer"):
+            raise SpecError("standard input is closed", file=path)
+        try:
+            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        except OSError as err:
+            raise SpecError(f"cannot read: {(err.strerror or str(err)).lower()}", file=path) from None
     else:
         try:
             size = os.path.getsize(path)
@@ -216,7 +224,9 @@ def _load_npy(data: bytes, path: str) -> np.ndarray:
     try:
         a = np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, OSError, EOFError) as err:
-        raise SpecError(f"not a readable .npy file ({err})") from None
+        # numpy's messages run to several lines and may suggest allow_pickle=True: the first sentence only
+        reason = str(err).splitlines()[0].split(". ")[0].rstrip(".") if str(err) else type(err).__name__
+        raise SpecError(f"not a readable .npy file ({reason})") from None
     if a.dtype.kind not in "biuf":
         raise SpecError(f".npy array of dtype {a.dtype} is not real numbers")
     if a.size > MAX_MATRIX_ENTRIES:
@@ -253,6 +263,10 @@ def parse_table(text: str, delimiter: str | None = None) -> np.ndarray:
             raise SpecError(f"row {i} has an empty entry")
     if len(rows) * width > MAX_MATRIX_ENTRIES:
         raise SpecError(f"{len(rows) * width} entries exceed the limit of {MAX_MATRIX_ENTRIES}")
+    if any(_NOT_DECIMAL.search(ln) for ln in lines):
+        # something other than plain decimals (an expression, nan, 0x10, 1_000, Unicode digits):
+        # entry by entry, so each is read -- or refused -- as the README's number forms say
+        return to_array(rows, "")
     try:
         a = np.array(rows, dtype=np.float64)
     except ValueError:

@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 
 from gdlcheck.errors import SpecError
 from gdlcheck.limits import MAX_YAML_DEPTH, MAX_YAML_NODES
-from gdlcheck.text import suggest
+from gdlcheck.text import NUMBER_FORMS, is_number_text, shorten, suggest
 
 TOP_KEYS = ("name", "symmetry", "expect", "seed", "channels", "layer", "layers", "description")
 SYMMETRY_KEYS = ("group", "n", "shape", "graph", "generators")
 EXPECT = ("equivariant", "invariant")
 
+_NUMBER_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
 _STANDARD_TAGS = {
     "tag:yaml.org,2002:" + t
     for t in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp", "binary", "merge")
@@ -46,12 +47,20 @@ class Spec:
 
     @property
     def folder(self) -> str:
-        return os.path.dirname(os.path.abspath(self.path)) if self.path != "-" else os.getcwd()
+        return os.path.dirname(os.path.abspath(self.path)) if self.path != "-" else current_folder()
 
     def error(self, what: str, where: str) -> SpecError:
         """A SpecError at ``where`` with the line of that key, when known."""
         line = self.lines.get(where)
         return SpecError(what + (f" (line {line})" if line else ""), file=self.path, where=where)
+
+
+def current_folder() -> str:
+    """The working folder, or an input error when it was deleted under us."""
+    try:
+        return os.getcwd()
+    except OSError:
+        raise SpecError("the current folder no longer exists; cd to a folder and run again") from None
 
 
 def check_keys(mapping: dict, allowed, where: str, spec: Spec | None = None) -> None:
@@ -137,6 +146,19 @@ def _to_python(node, where, depth, lines, budget, constructor, path):
     if where:
         lines.setdefault(where, node.start_mark.line + 1)
     if isinstance(node, yaml.ScalarNode):
+        if node.tag in _NUMBER_TAGS and not is_number_text(node.value) and node.value.lower().lstrip("+-") not in \
+                (".inf", ".nan"):
+            # YAML 1.1 reads 0x10, 0o7, 0b1, 1_000 and 1:30 (sexagesimal) as numbers; gdlcheck's
+            # numbers are decimal everywhere (README, "Numbers")
+            raise SpecError(f"number {shorten(node.value, 40)!r} is not in a form gdlcheck reads (line "
+                            f"{node.start_mark.line + 1}); write {NUMBER_FORMS}", file=path, where=where or None)
+        if node.tag in _NUMBER_TAGS and is_number_text(node.value):
+            # decimal as written: YAML 1.1 would read 010 as octal 8
+            text = node.value.strip()
+            if len(text) > 4000:  # Python's int() refuses past 4300 digits; no number gdlcheck reads is this long
+                raise SpecError(f"number of {len(text)} digits is too long (line {node.start_mark.line + 1})",
+                                file=path, where=where or None)
+            return int(text) if node.tag.endswith(":int") else float(text)
         try:
             return constructor.construct_object(node, deep=True)
         except Exception as err:  # PyYAML's constructors raise IndexError, ValueError, ... on bad scalars

@@ -128,12 +128,19 @@ def numeric(a, values: dict):
         _, syms, f = hit
         if not syms:
             return a.astype(np.float64)
-        out = _real_values(f(*[values[s] for s in syms]), values)
+        out = _real_values(_evaluated(f, [values[s] for s in syms], values), values)
         return out.reshape(a.shape)
     if hasattr(a, "free_symbols"):
         syms = sorted(a.free_symbols, key=str)
-        return float(_real_values(_compiled([a], syms)(*[values[s] for s in syms]), values)[0])
+        return float(_real_values(_evaluated(_compiled([a], syms), [values[s] for s in syms], values), values)[0])
     return a
+
+
+def _evaluated(f, args: list, values: dict):
+    try:
+        return f(*args)
+    except GdlcheckError as err:
+        raise LayerError(f"{err.what} (trial point {_point(values)})") from None
 
 
 def _compiled(exprs: list, syms: list):

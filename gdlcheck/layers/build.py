@@ -18,7 +18,7 @@ import numpy as np
 
 from gdlcheck.errors import GdlcheckError, SpecError
 from gdlcheck.inputs.matrices import load_matrix, to_array
-from gdlcheck.inputs.spec import Spec, check_keys
+from gdlcheck.inputs.spec import Spec, check_keys, current_folder
 from gdlcheck.layers.activations import ACTIVATION_NAMES
 from gdlcheck.layers.base import Layer, free_symbols, shape_text
 from gdlcheck.limits import MAX_LAYERS, MAX_MATRIX_ENTRIES
@@ -78,7 +78,7 @@ class BuildContext:
     def _from_file(self, name, where: str) -> np.ndarray:
         if not isinstance(name, str) or not name:
             raise self.error("file must be a path", where)
-        folder = self.spec.folder if self.spec is not None else os.getcwd()
+        folder = self.spec.folder if self.spec is not None else current_folder()
         full = os.path.join(folder, name)
         try:
             return load_matrix(full, what="weight")
