@@ -76,7 +76,10 @@ def _greedy_classes(u: np.ndarray, width: float) -> np.ndarray:
         i, end = int(run_starts[r]), int(run_ends[r])
         while i < end:
             starts[i] = True
-            i = int(np.searchsorted(u, u[i] + width, side="right"))
+            j = int(np.searchsorted(u, u[i] + width, side="right"))
+            while j - 1 > i and u[j - 1] - u[i] > width:  # u[i] + width rounded up past a value
+                j -= 1
+            i = max(j, i + 1)
     return np.cumsum(starts) - 1
 
 

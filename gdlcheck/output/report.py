@@ -22,6 +22,8 @@ def dumps(obj: dict) -> str:
 
 def group_json(group: PermGroup) -> dict:
     out = {"name": group.name, "n": group.n, "order": group.order_json(), "generators": group.generator_strings}
+    if out["order"] is None:  # a generated group past the Schreier-Sims budget
+        out["order_note"] = group.order_text
     if group.shape is not None:
         out["shape"] = list(group.shape)
     return out

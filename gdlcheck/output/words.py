@@ -8,7 +8,7 @@ report and for ``assert_equivariant``'s message.
 from __future__ import annotations
 
 from gdlcheck.layers import Fact
-from gdlcheck.limits import SYMBOLIC_SECONDS
+from gdlcheck.limits import MAX_SIMPLIFY_OPS, SYMBOLIC_SECONDS
 from gdlcheck.text import safe_str, shorten
 from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, VerifyResult, WeightWitness
 
@@ -16,6 +16,8 @@ from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, Trial
 DETAILS = {
     "sympy_timeout": f"sympy could not decide within {SYMBOLIC_SECONDS:g} s",
     "sympy_undecided": "sympy could not decide",
+    "symbolic_budget": f"undecided: the whole check's symbolic budget ({MAX_SIMPLIFY_OPS} operations for sympy's "
+                       "simplify) ran out",
     "symbolic_identical": "symbolic: f(PX) and P f(X) are the same expressions",
     "symbolic_simplified": "symbolic: f(PX) and P f(X) simplify to the same expressions",
     "within_tolerance_only": "holds only within tolerance; --method exact demands exactness",

@@ -29,7 +29,13 @@ from gdlcheck.limits import SYMBOLIC_SECONDS
 from gdlcheck.scale import SUBNORMAL_STEP, exponent, scaled, unscaled
 from gdlcheck.tolerances import SUBNORMAL_ULPS
 from gdlcheck.verification.result import Law, OutputWitness, Residual, ShapeWitness, TrialWitness, WeightWitness
-from gdlcheck.verification.symbolic import differ_at_a_point, equal_exactly, run_with_time_limit, sympy_call
+from gdlcheck.verification.symbolic import (
+    Budget,
+    differ_at_a_point,
+    equal_exactly,
+    run_with_time_limit,
+    sympy_call,
+)
 
 # The symbolic forward pass runs a non-linear layer on an n x d matrix of symbols: small n, d only.
 SYMBOLIC_MAX_POINTS = 6
@@ -59,9 +65,10 @@ def weight_residuals(W: np.ndarray, b, group: PermGroup, expect: str,
         raise SpecError(f"the layer acts on {W.shape[1]} points but the group on n = {group.n}")
     symbolic = W.dtype == object or (isinstance(b, np.ndarray) and b.dtype == object) or hasattr(b, "free_symbols")
     residuals, equations = [], []
+    budget = Budget()   # one budget for the whole check: every generator and every pair of entries
     for s in group.gen_arrays():
         if symbolic:
-            residual, eqs = _symbolic_weights(W, b, s, expect)
+            residual, eqs = _symbolic_weights(W, b, s, expect, budget)
             equations.extend(eqs)
         else:
             residual = _numeric_weights(W, b, s, expect, witness_tol)
@@ -111,7 +118,7 @@ def _numeric_weights(W, b, s, expect, witness_tol) -> Residual:
                     witness=witness)
 
 
-def _symbolic_weights(W, b, s, expect) -> tuple[Residual, list]:
+def _symbolic_weights(W, b, s, expect, budget: Budget | None = None) -> tuple[Residual, list]:
     if isinstance(b, np.ndarray) and b.dtype != object:
         b = exact_array(b)  # a numeric bias beside symbolic weights: exact numbers, as the weights are
     image = _image(W, s, expect)
@@ -120,8 +127,9 @@ def _symbolic_weights(W, b, s, expect) -> tuple[Residual, list]:
     if b is not None and expect != "invariant" and isinstance(b, np.ndarray) and b.ndim == 1:
         pairs += [(b[s[k]], b[k], (int(k),)) for k in np.argwhere(b[s] != b).ravel()]
     first_bad, undecided, equations = None, False, []
+    budget = budget if budget is not None else Budget()
     for left, right, where in pairs:
-        same = equal_exactly(left, right)
+        same = equal_exactly(left, right, budget)
         if same is True:
             continue
         if same is None:
@@ -136,8 +144,8 @@ def _symbolic_weights(W, b, s, expect) -> tuple[Residual, list]:
         image_at = _image_index(s, *where, expect) if len(where) == 2 else (int(s[where[0]]),)
         witness = WeightWitness(where, image_at, right, left)
     exact = False if first_bad is not None else (None if undecided else True)
-    return Residual(_generator(s), "exact", exact=exact, witness=witness, symbolic=True,
-                    detail="sympy_timeout" if exact is None else None), equations
+    detail = None if exact is not None else ("symbolic_budget" if budget.exhausted else "sympy_timeout")
+    return Residual(_generator(s), "exact", exact=exact, witness=witness, symbolic=True, detail=detail), equations
 
 
 # --------------------------------------------------------------------------- random trials

@@ -2,36 +2,134 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from gdlcheck.inputs.evaluate import evaluate
 from gdlcheck.inputs.matrices import exact_number
-from gdlcheck.limits import SYMBOLIC_SECONDS
+from gdlcheck.limits import MAX_EXPANSION_TERMS, MAX_SIMPLIFY_OPS, SYMBOLIC_SECONDS
 from gdlcheck.text import safe_str
 from gdlcheck.tolerances import POINT_DIFFERENCE
 
 
-def equal_exactly(a, b) -> bool | None:
-    """Whether two sympy expressions are identical: True, False, or None if undecided in time.
+@dataclass
+class Budget:
+    """The work one exact check may spend on expressions that differ in form, for the whole
+    check (every pair of entries and every generator together), counted in operations -- the
+    same input gets the same verdict on an idle and on a loaded machine:
 
-    Different at a random rational point proves different; simplifying the difference to 0
-    proves equal; neither within the time budget leaves it undecided.
+    * ``ops``: operations (sympy's ``count_ops``) of the differences handed to ``simplify``;
+    * ``terms``: terms one polynomial expansion may have (estimated before expanding).
+
+    Equal differences are decided once (``memo``).  A wall-clock guard of ``seconds`` for the
+    whole check stays behind them against runaway work (main thread only); what the budget or
+    the guard leaves undecided is undecided -- reported, never a silent verdict.
+    """
+
+    ops: int = MAX_SIMPLIFY_OPS
+    terms: int = MAX_EXPANSION_TERMS
+    seconds: float = SYMBOLIC_SECONDS
+    exhausted: bool = False
+    memo: dict = field(default_factory=dict)
+
+
+def equal_exactly(a, b, budget: Budget | None = None) -> bool | None:
+    """Whether two sympy expressions are identical: True, False, or None if undecided.
+
+    Different at a random rational point proves different; the difference expanding to 0
+    proves equal (a non-zero polynomial in the symbols proves different); simplifying the
+    difference to 0, within ``budget``, proves equal; otherwise it is undecided.
     """
     import sympy
 
+    budget = budget if budget is not None else Budget()
     # a numeric weight beside symbolic ones (a float bias after a symbolic layer) as an exact number
     a, b = (exact_number(x) if isinstance(x, (int, float, np.number)) else x for x in (a, b))
     if a == b:
         return True
     diff = a - b
-    if diff.is_number and diff.is_zero is not None:
-        return bool(diff.is_zero)
+    if diff.is_Rational:
+        return bool(diff == 0)
+    if diff in budget.memo:
+        return budget.memo[diff]
+    if -diff in budget.memo:   # b - a, decided already as a - b
+        return budget.memo[-diff]
     if differ_at_a_point(a, b, np.random.default_rng(0)):
+        budget.memo[diff] = False
         return False
-    done, simplified = run_with_time_limit(lambda: sympy_call(sympy.simplify, diff), SYMBOLIC_SECONDS)
-    if done and simplified is not None and simplified == 0:
+    result = _by_expansion(diff, budget)
+    if result is None:
+        result = _by_simplification(diff, budget, sympy)
+    budget.memo[diff] = result
+    return result
+
+
+def _by_expansion(diff, budget: Budget) -> bool | None:
+    """Expanded to 0: equal.  A non-zero polynomial in plain symbols: different.  Else None."""
+    import sympy
+
+    if expansion_terms(diff, budget.terms) > budget.terms:
+        return None
+    expanded = sympy_call(sympy.expand, diff)
+    if expanded is None:
+        return None
+    if expanded == 0:
         return True
+    syms = sorted(expanded.free_symbols, key=str)
+    if syms and sympy_call(expanded.is_polynomial, *syms) and \
+            all(t.is_Symbol or t.is_Number for t in expanded.atoms() if not t.is_Atom or t.is_Symbol):
+        return False   # a polynomial that is not 0 is not 0 everywhere
     return None
+
+
+def _by_simplification(diff, budget: Budget, sympy) -> bool | None:
+    import time
+
+    ops = sympy_call(sympy.count_ops, diff)
+    if ops is None or ops > budget.ops or budget.seconds <= 0:
+        budget.exhausted = True
+        return None
+    budget.ops -= int(ops)
+    # common factors pulled out first, then the trigonometric identities: cheap, and they settle
+    # (a + b)**12 * (sin(e)**2 + cos(e)**2) against (a + b)**12 without expanding; then simplify
+    for step in (lambda: sympy.trigsimp(sympy.factor_terms(diff)), lambda: sympy.simplify(diff)):
+        start = time.monotonic()
+        done, simplified = run_with_time_limit(lambda step=step: sympy_call(step), max(budget.seconds, 0.0))
+        budget.seconds -= time.monotonic() - start
+        if done and simplified is not None and simplified == 0:
+            return True
+        if budget.seconds <= 0:
+            return None
+    return None
+
+
+def expansion_terms(e, cap: int) -> int:
+    """An upper estimate of the terms ``sympy.expand(e)`` builds, computed without expanding
+    (a power of a sum by the multinomial count); stops counting past ``cap``."""
+    import math
+
+    if e.is_Add:
+        total = 0
+        for a in e.args:
+            total += expansion_terms(a, cap)
+            if total > cap:
+                return cap + 1
+        return total
+    if e.is_Mul:
+        total = 1
+        for a in e.args:
+            total *= expansion_terms(a, cap)
+            if total > cap:
+                return cap + 1
+        return total
+    if e.is_Pow and e.exp.is_Integer and e.exp > 1:
+        t = expansion_terms(e.base, cap)
+        if t > cap:
+            return cap + 1
+        k = int(e.exp)
+        return min(math.comb(t + k - 1, k), cap + 1) if t > 1 else 1
+    return 1
 
 
 def sympy_call(fn, *args, **kwargs):
