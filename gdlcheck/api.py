@@ -188,7 +188,7 @@ def _check_tol(tol) -> None:
 
 def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=None, generators=None,
            graph=None, expect: str | None = None, method: str = "auto", tol: float = TOL, trials: int = 8,
-           seed: int | None = None) -> Verified:
+           seed: int | None = None, allow_paths=()) -> Verified:
     """Check that a layer commutes with a group (``gdlcheck verify``).
 
     Parameters
@@ -206,6 +206,8 @@ def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=No
         to equivariant).
     method, tol, trials, seed : as the command line's ``--method`` (auto, exact, numeric,
         both), ``--tol``, ``--trials``, ``--seed`` (default: the spec's seed, else 0).
+    allow_paths : folders besides the spec's own that its ``{file: ...}`` weights may read
+        (``--allow-path``); by default a spec reads only files in its own folder.
 
     Returns
     -------
@@ -225,10 +227,12 @@ def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=No
     opts = _group_options(group, n, shape, generators, graph)
     source = spec_or_path_or_matrix
     if isinstance(source, (str, os.PathLike)) and not _is_spec_text(source):
-        return verify_input(os.fspath(source), opts, expect=expect, method=method, tol=tol, trials=trials, seed=seed)
+        return verify_input(os.fspath(source), opts, expect=expect, method=method, tol=tol, trials=trials, seed=seed,
+                            allow_paths=allow_paths)
     if isinstance(source, (str, dict)):
         text = source if isinstance(source, str) else dump_yaml(source)
         return verify_input("-", opts, expect=expect, method=method, tol=tol, trials=trials, seed=seed,
+                            allow_paths=allow_paths,
                             stdin_data=text.encode("utf-8"), label="<spec>")
     job = matrix_job("<matrix>", as_matrix(source), opts)
     return _run(job, "<matrix>", expect, method, tol, trials, seed)
@@ -236,11 +240,11 @@ def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=No
 
 def verify_input(path: str, options: GroupOptions, *, expect: str | None = None, method: str = "auto",
                  tol: float = TOL, trials: int = 8, seed: int | None = None, stdin_data: bytes | None = None,
-                 label: str | None = None) -> Verified:
+                 label: str | None = None, allow_paths=()) -> Verified:
     """Verify one INPUT of ``gdlcheck verify`` (a path, or ``-`` with ``stdin_data``)."""
     label = label or path
     try:
-        job = resolve(path, options, stdin_data=stdin_data)
+        job = resolve(path, options, stdin_data=stdin_data, allow=_allowed(allow_paths))
     except GdlcheckError as err:
         if err.file == "-" and label != "-":
             err.file = label
@@ -363,10 +367,16 @@ def verify_target(target: str, group_options: GroupOptions, input_shape, *, expe
 # --------------------------------------------------------------------------- inspect and symmetries
 
 
-def inspect(spec, n: int | None = None, seed: int | None = None) -> Inspected:
+def _allowed(paths) -> tuple[str, ...]:
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return tuple(os.fspath(p) for p in (paths or ()))
+
+
+def inspect(spec, n: int | None = None, seed: int | None = None, allow_paths=()) -> Inspected:
     """The layer of ``spec`` (a path) in the unified form ``Y = G(X, A) V(X)`` (``gdlcheck inspect``)."""
     path = os.fspath(spec)
-    job = resolve_layer(path, n)
+    job = resolve_layer(path, n, allow=_allowed(allow_paths))
     points = job.group.n if job.group is not None else (n or layer_points(job.layer))
     try:
         result = inspect_layer(job.layer, points, job.channels, input=path, kind=job.kind, seed=_seed(seed, job))

@@ -41,6 +41,9 @@ def suggest(word, allowed: Iterable[str], cutoff: float = 0.6) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+# Characters of an input value quoted in an error message: a short token, never a file's content
+TOKEN = 16
+
 # Integers of an expression are printed up to this many digits (Python refuses past 4300).
 MAX_PRINT_DIGITS = 40_000
 

@@ -14,6 +14,7 @@ from gdlcheck.cli.common import (
     write_npy,
     write_text,
 )
+from gdlcheck.limits import MAX_CELLS
 
 
 @click.command("derive")
@@ -48,7 +49,7 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
     """
     from gdlcheck import api
     from gdlcheck.output import explain as prose
-    from gdlcheck.output.report import derive_json, dumps
+    from gdlcheck.output.report import check_output_cells, derive_json, dumps
 
     g = build_group(make_group_options(group, n, shape, generators, graph), "derive")
     d = api.derive(g, in_order=in_order, out_order=out_order, channels_in=channels_in,
@@ -63,6 +64,8 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
     if fmt == "json":
         text = dumps(derive_json(d)) + "\n"
     elif fmt == "csv":
+        if d.cells <= MAX_CELLS:
+            check_output_cells(d.cells, "csv", "pattern")
         text = prose.pattern_csv(d.pattern)
     elif fmt == "latex":
         text = prose.latex_form(d)

@@ -28,7 +28,7 @@ def command(matrix, group, n, shape, generators, graph, fmt, output):
     import numpy as np
 
     from gdlcheck import api
-    from gdlcheck.output.report import dumps
+    from gdlcheck.output.report import check_output_cells, dumps
 
     opts = make_group_options(group, n, shape, generators, graph)
     if not opts.given:
@@ -40,6 +40,7 @@ def command(matrix, group, n, shape, generators, graph, fmt, output):
         if fmt == "npy":
             write_npy(P, output)
         else:
+            check_output_cells(int(P.size), "csv", "matrix")
             write_text("".join(",".join(repr(float(x)) for x in row) + "\n" for row in P.tolist()), output)
         return
     if fmt == "json":

@@ -46,8 +46,10 @@ from gdlcheck.tolerances import TOL
                    "[default: float64].")
 @click.option("--expect", type=click.Choice(["equivariant", "invariant"]), default=None,
               help="With --callable: invariant for an output without the points axis [default: equivariant].")
+@click.option("--allow-path", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
+              help="A folder a spec's {file: ...} may read besides the spec's own; repeatable.")
 def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, target, input_shape,
-            dtype, expect):
+            dtype, expect, allow):
     """Check that each INPUT (a spec or a matrix; - for standard input) commutes with a group.
 
     \b
@@ -79,7 +81,8 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
                 result = api.verify_target(target, opts, input_shape, expect=expect, dtype=dtype, method=method,
                                            tol=tol if tol_given else None, trials=trials, seed=seed)
             else:
-                result = api.verify_input(path, opts, method=method, tol=tol, trials=trials, seed=seed)
+                result = api.verify_input(path, opts, method=method, tol=tol, trials=trials, seed=seed,
+                                          allow_paths=allow)
         except GdlcheckError as err:
             err.located(file=path)
             error_line(message(err))

@@ -18,7 +18,7 @@ import warnings
 
 from gdlcheck.errors import ExprError
 from gdlcheck.limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH, MAX_POW_DIGITS, MAX_SYMBOLIC_POWER
-from gdlcheck.text import NUMBER_FORMS, is_number_text, shorten
+from gdlcheck.text import NUMBER_FORMS, TOKEN, is_number_text, printable, shorten
 
 FUNCTIONS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "Abs")
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
@@ -50,7 +50,7 @@ def parse_expr(text: str):
             warnings.simplefilter("ignore")
             tree = ast.parse(text.strip(), mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        raise ExprError(f"cannot parse expression {text!r}") from None
+        raise ExprError(f"cannot parse expression {_short(text)!r}") from None
     _check(tree.body, text.strip(), 0)
     value = _build(tree.body, sympy)
     if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
@@ -74,7 +74,8 @@ def _check(node: ast.AST, text: str, depth: int) -> None:
         _check(node.operand, text, depth + 1)
     elif isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            raise ExprError(f"{node.value!r} is not allowed: only numbers, symbols, + - * / ** and parentheses")
+            raise ExprError(f"{shorten(repr(node.value), TOKEN)} is not allowed: only numbers, symbols, + - * / ** and "
+                            "parentheses")
         literal = ast.get_source_segment(text, node)
         if literal is None or not is_number_text(literal):
             raise ExprError(f"number {_short(literal or str(node.value))!r} is not in a form gdlcheck reads; write "
@@ -275,4 +276,5 @@ def symbol(name: str):
 
 
 def _short(text: str) -> str:
-    return shorten(text, 60)
+    """A short token of the text for a message (the text may come from any file)."""
+    return printable(shorten(text, TOKEN))

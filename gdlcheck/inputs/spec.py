@@ -18,8 +18,8 @@ import os
 from dataclasses import dataclass, field
 
 from gdlcheck.errors import SpecError
-from gdlcheck.limits import MAX_YAML_DEPTH, MAX_YAML_NODES
-from gdlcheck.text import NUMBER_FORMS, is_number_text, shorten, suggest
+from gdlcheck.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
+from gdlcheck.text import NUMBER_FORMS, is_number_text, printable, shorten, suggest
 
 TOP_KEYS = ("name", "symmetry", "expect", "seed", "channels", "layer", "layers", "description")
 SYMMETRY_KEYS = ("group", "n", "shape", "graph", "generators")
@@ -44,6 +44,7 @@ class Spec:
     seed: int = 0
     channels: int | None = None
     lines: dict[str, int] = field(default_factory=dict)
+    allowed: tuple[str, ...] = ()   # folders besides the spec's own that {file: ...} may read (--allow-path)
 
     @property
     def folder(self) -> str:
@@ -61,6 +62,25 @@ def current_folder() -> str:
         return os.getcwd()
     except OSError:
         raise SpecError("the current folder no longer exists; cd to a folder and run again") from None
+
+
+def confined_path(spec: Spec | None, name: str) -> str:
+    """The path a ``{file: NAME}`` of ``spec`` reads: relative to the spec's folder and inside it
+    (no absolute path, no ``..`` past it, no symbolic link out of it), or inside a folder the
+    user allowed (``--allow-path DIR``).  Refused before anything is opened, so the message
+    says nothing about what exists outside."""
+    folder = spec.folder if spec is not None else current_folder()
+    allowed = (folder,) + (tuple(spec.allowed) if spec is not None else ())
+    full = os.path.realpath(os.path.join(folder, name))
+    for root in allowed:
+        root = os.path.realpath(root)
+        try:
+            if os.path.commonpath([full, root]) == root:
+                return full
+        except ValueError:   # different drives
+            continue
+    raise SpecError(f"file {printable(shorten(name, 60))!r} is outside the spec's folder; a spec reads only files in "
+                    "its own folder (give --allow-path DIR to allow another)")
 
 
 def check_keys(mapping: dict, allowed, where: str, spec: Spec | None = None) -> None:
@@ -87,6 +107,7 @@ def parse_yaml(text: str, path: str) -> tuple[object, dict[str, int]]:
     """Safe-load ``text``; returns the value and a map from key paths to 1-based lines."""
     import yaml
 
+    _check_yaml_size(text, path, hasattr(yaml, "CSafeLoader"))
     try:
         node = yaml.compose(text, Loader=_loader(yaml))
     except yaml.YAMLError as err:
@@ -109,6 +130,22 @@ def parse_yaml(text: str, path: str) -> tuple[object, dict[str, int]]:
     constructor = yaml.SafeLoader("")
     value = _to_python(node, "", 0, lines, budget, constructor, path)
     return value, lines
+
+
+def _check_yaml_size(text: str, path: str, fast: bool) -> None:
+    """Refuse a document by its size before it is composed: its bytes, and its nodes estimated
+    from the separators (every node but the first follows a comma, a newline or a bracket),
+    counted in C.  Without libyaml the pure-Python composer reads about 25,000 nodes a second:
+    its budgets are a tenth."""
+    share = 1 if fast else 10
+    limit_bytes, limit_nodes = MAX_YAML_BYTES // share, MAX_YAML_NODES // share
+    if len(text) > limit_bytes:
+        raise SpecError(f"YAML document of {len(text)} characters exceeds the limit of {limit_bytes} (put large "
+                        "weights in a file: weight: {file: w.npy})", file=path)
+    estimate = text.count(",") + text.count("\n") + text.count("[") + text.count("{")
+    if estimate > limit_nodes:
+        raise SpecError(f"YAML document of about {estimate} nodes exceeds the limit of {limit_nodes} (put large "
+                        "weights in a file: weight: {file: w.npy})", file=path)
 
 
 def _expanded_size(node, memo: dict, depth: int, path: str) -> int:

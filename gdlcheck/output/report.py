@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 
+from gdlcheck.errors import LimitError
 from gdlcheck.groups import PermGroup
+from gdlcheck.limits import MAX_CELLS, MAX_CSV_CELLS, MAX_JSON_CELLS
 from gdlcheck.output.words import DETAILS, constraint_lines, counterexample, fact_text, json_float
 from gdlcheck.verification.result import Check, VerifyResult
 
@@ -83,7 +85,18 @@ def error_json(input_name: str, message: str) -> dict:
             "error": message}
 
 
+def check_output_cells(cells: int, fmt: str, what: str) -> None:
+    """Refuse text output of more cells than its budget before any of it is built (the JSON of
+    a 4096 x 4096 pattern took 3.6 GB of Python lists)."""
+    limit = MAX_JSON_CELLS if fmt == "json" else MAX_CSV_CELLS
+    if cells > limit:
+        raise LimitError(f"{fmt} output of the {what} would have {cells} cells, over the limit of {limit}; "
+                         "use --format npy (binary) or the text report")
+
+
 def derive_json(d) -> dict:
+    if d.cells <= MAX_CELLS:   # past it, the pattern's own budget refuses it with the estimate in GiB
+        check_output_cells(d.cells, "json", "pattern")
     pattern = d.pattern  # first: a pattern over the size budget is refused before anything else is built
     out = {
         "schema_version": SCHEMA_VERSION,
@@ -111,6 +124,7 @@ def derive_json(d) -> dict:
 
 def project_json(input_name: str, group: PermGroup, P, distance: float) -> dict:
     """``gdlcheck project --format json``: the nearest equivariant matrix and the distance."""
+    check_output_cells(int(P.size), "json", "matrix")
     return {"schema_version": SCHEMA_VERSION, "input": input_name, "group": group_json(group),
             "relative_distance": distance, "matrix": [[float(x) for x in row] for row in P.tolist()]}
 

@@ -21,11 +21,11 @@ import math
 
 import numpy as np
 
-from gdlcheck.errors import LayerError, SpecError
+from gdlcheck.errors import LayerError, LimitError, SpecError, param
 from gdlcheck.groups import PermGroup, act, act_rows, conjugate, cycle_string
 from gdlcheck.layers import Fact, Layer, Linear
 from gdlcheck.layers.base import exact_array
-from gdlcheck.limits import SYMBOLIC_SECONDS
+from gdlcheck.limits import MAX_MATRIX_ENTRIES, MAX_TRIAL_OPS, SYMBOLIC_SECONDS
 from gdlcheck.scale import SUBNORMAL_STEP, exponent, scaled, unscaled
 from gdlcheck.tolerances import SUBNORMAL_ULPS
 from gdlcheck.verification.result import Law, OutputWitness, Residual, ShapeWitness, TrialWitness, WeightWitness
@@ -180,6 +180,57 @@ def _points_output(fx: np.ndarray, n: int) -> None:
         rows = fx.shape[0] if fx.ndim else 0
         raise SpecError(f"the layer's output has {rows} row(s), not n = {n}: a pooled output is invariant; "
                         "use expect: invariant", where="expect")
+
+
+def check_trial_budget(layer: Layer, n: int, channels: int, trials: int, generators: int) -> None:
+    """Refuse, before any work, a numeric check past its budget (README, limits): the input
+    ``n x d`` and every n x n intermediate (attention scores, a dense graph) within the matrix
+    budget, and trials x (generators + 1) forward passes within MAX_TRIAL_OPS multiply-adds,
+    a forward pass estimated per layer as ``n d`` elementwise, ``n^2 d`` for an n x n matrix
+    (``(nnz + n d) d`` on a sparse graph) and ``n`` x the entries of each channel weight.
+    """
+    if n * channels > MAX_MATRIX_ENTRIES:
+        raise LimitError(f"the random inputs would be {n} x {channels} = {n * channels:.3g} entries, over the limit "
+                         f"of {MAX_MATRIX_ENTRIES}")
+    cost = 0
+    for leaf in _leaves(layer):
+        if leaf.kind in ("callable", "torch.nn.Module"):
+            continue  # user code: its cost is the user's
+        A = leaf.graph()
+        if hasattr(A, "nnz"):
+            cost += (int(A.nnz) + n * channels) * channels
+            continue
+        if leaf.kind == "attention" or A is not None:
+            if n * n > MAX_MATRIX_ENTRIES:
+                raise LimitError(f"the {leaf.kind} layer's n x n matrices at n = {n} would have {n * n:.3g} entries, "
+                                 f"over the limit of {MAX_MATRIX_ENTRIES}")
+        cost += n * channels                                     # elementwise work
+        if leaf.kind in _MIXING:
+            cost += n * n * channels                              # an n x n matrix times X
+        arrays = getattr(leaf, "_arrays", None)
+        if arrays is not None:                                    # X W for each channel weight
+            cost += n * sum(int(np.size(w)) for w in arrays() if isinstance(w, np.ndarray) and w.ndim == 2)
+    total = trials * (generators + 1) * cost
+    if total > MAX_TRIAL_OPS:
+        raise LimitError(f"the numeric check would take about {total:.3g} operations ({trials} trial(s) x "
+                         f"{generators + 1} forward passes x {cost:.3g}), over the limit of {MAX_TRIAL_OPS}; "
+                         f"lower {param('trials')}, n or the channels")
+
+
+# Kinds whose forward pass multiplies X by an n x n matrix (the weights, G, the scores).
+_MIXING = ("linear", "conv", "deepsets", "attention", "gcn")
+
+
+def _leaves(layer: Layer) -> list[Layer]:
+    out, stack = [], [layer]
+    while stack:
+        node = stack.pop()
+        kids = node.children()
+        if kids:
+            stack.extend(kids)
+        else:
+            out.append(node)
+    return out
 
 
 def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, trials: int, seed: int,

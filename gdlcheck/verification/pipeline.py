@@ -9,6 +9,7 @@ from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Fact, Layer
 from gdlcheck.verification.diagnose import diagnose
 from gdlcheck.verification.measure import (
+    check_trial_budget,
     default_law,
     symbolic_applies,
     symbolic_residuals,
@@ -37,6 +38,8 @@ def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant",
 def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options: Options, input: str,
             kind: str | None, name: str | None) -> VerifyResult:
     residuals, equations, notes = [], [], []
+    if options.method in ("auto", "both", "numeric") and group.gens:
+        check_trial_budget(layer, group.n, channels, options.trials, len(group.gens))
     form = layer.linear_form()
     why_not = None if form is not None else symbolic_applies(layer, group.n, channels)
     exact_applies = form is not None or why_not is None
