@@ -45,8 +45,9 @@ def entry_value(value, where: str | None = None):
         try:
             x = float(value)
         except OverflowError:  # an integer of hundreds of digits
-            raise SpecError(f"entry {shorten(str(value), TOKEN)!r} ({len(str(abs(int(value))))} digits) is not a finite "
-                            "real number in float64", where=where) from None
+            digits = len(str(abs(int(value))))
+            raise SpecError(f"entry {shorten(str(value), TOKEN)!r} ({digits} digits) is not a finite real number in "
+                            "float64", where=where) from None
         if not math.isfinite(x):
             raise SpecError(f"entry {value!r} is not finite", where=where)
         return x
