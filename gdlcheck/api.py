@@ -385,11 +385,11 @@ def inspect(spec, n: int | None = None, seed: int | None = None, allow_paths=())
     return results.inspected(result)
 
 
-def find_symmetries(matrix, tol: float = TOL) -> Found:
+def find_symmetries(matrix, tol: float = TOL, progress=None) -> Found:
     """Every permutation ``matrix`` commutes with, and the catalogue groups inside (``gdlcheck symmetries``)."""
     _check_tol(tol)
     label = os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "<matrix>"
     W = check_square(load_matrix(label), file=label) if label != "<matrix>" else as_matrix(matrix)
     if W.dtype == object:
         raise GdlcheckError("symmetries needs numbers, not symbols", file=label)
-    return results.found(_find_symmetries(W, tol=float(tol)))
+    return results.found(_find_symmetries(W, tol=float(tol), progress=progress))

@@ -29,3 +29,4 @@ MAX_CSV_CELLS = 1 << 24          # cells one CSV output writes (4096^2); npy has
 MAX_JSON_DEPTH = 32              # nesting of a JSON matrix (checked before parsing)
 MAX_NPY_HEADER = 10_000          # bytes of a .npy header (numpy's own default)
 MAX_YAML_BYTES = 8 * 2**20       # characters of a spec document (weights past it belong in {file: ...})
+MAX_LAYERED_EDGES = 1 << 23      # edges of the layered graph handed to BLISS (symmetries, automorphisms)

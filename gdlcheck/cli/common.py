@@ -42,6 +42,33 @@ def error_line(text: str) -> None:
     click.echo(f"gdlcheck: error: {printable(text)}", err=True)
 
 
+class Progress:
+    """Steps of a long run on standard error: only on a terminal, only after two seconds, each
+    line overwriting the last and cleared at the end (never in JSON, never when piped)."""
+
+    def __init__(self, what: str, after: float = 2.0):
+        import time
+
+        self.what = what
+        self.start = time.monotonic()
+        self.after = after
+        self.shown = False
+        self.on = bool(sys.stderr is not None and sys.stderr.isatty())
+
+    def __call__(self, step: str) -> None:
+        import time
+
+        if self.on and time.monotonic() - self.start >= self.after:
+            sys.stderr.write(f"\r\x1b[Kgdlcheck: {self.what}: {step} ({time.monotonic() - self.start:.0f} s)")
+            sys.stderr.flush()
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
 class OutputError(Exception):
     """Writing the output failed (a full disk, an I/O error, a closed standard output): exit 74."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import TOLERANCE, console
+from gdlcheck.cli.common import TOLERANCE, Progress, console
 from gdlcheck.tolerances import TOL
 
 
@@ -30,7 +30,12 @@ def command(matrix, tol, fmt):
     from gdlcheck import api
     from gdlcheck.output.report import dumps
 
-    found = api.find_symmetries(matrix, tol=tol)
+    progress = Progress("symmetries") if fmt == "text" else None
+    try:
+        found = api.find_symmetries(matrix, tol=tol, progress=progress)
+    finally:
+        if progress is not None:
+            progress.done()
     if fmt == "json":
         click.echo(dumps(found.to_json(matrix)))
     else:

@@ -168,7 +168,7 @@ def read_bytes(path: str) -> bytes:
         if sys.stdin is None or not hasattr(sys.stdin, "buffer"):
             raise SpecError("standard input is closed", file=path)
         try:
-            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+            data = _read_limited(sys.stdin.buffer, MAX_FILE_BYTES + 1)
         except OSError as err:
             raise SpecError(f"cannot read: {(err.strerror or str(err)).lower()}", file=path) from None
     else:
@@ -186,7 +186,7 @@ def read_bytes(path: str) -> bytes:
         try:
             _check_regular(os.fstat(fd).st_mode, path)   # replaced between stat and open
             with os.fdopen(fd, "rb", closefd=False) as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
+                data = fh.read(min(info.st_size, MAX_FILE_BYTES) + 1)   # its size, not the limit, allocated
         except OSError as err:
             raise SpecError(f"cannot read: {_reason(err)}", file=path) from None
         finally:
@@ -194,6 +194,18 @@ def read_bytes(path: str) -> bytes:
     if len(data) > MAX_FILE_BYTES:
         raise SpecError(f"input exceeds the limit of {MAX_FILE_BYTES} bytes", file=path)
     return data
+
+
+def _read_limited(fh, limit: int) -> bytes:
+    """At most ``limit`` bytes, read in blocks (``read(limit)`` would allocate all of it at once)."""
+    parts, total = [], 0
+    while total < limit:
+        block = fh.read(min(1 << 22, limit - total))
+        if not block:
+            break
+        parts.append(block)
+        total += len(block)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _reason(err: Exception) -> str:
@@ -276,7 +288,7 @@ def _load_npy(data: bytes, path: str) -> np.ndarray:
                         f"{(len(data) - offset) // max(dtype.itemsize, 1)})")
     a = np.frombuffer(data, dtype=dtype, count=size, offset=offset)
     a = a.reshape(shape[::-1]).T if fortran else a.reshape(shape)
-    return check_finite(a.astype(np.float64))
+    return check_finite(a.astype(np.float64, copy=False))   # float64 data stays in the file's buffer
 
 
 def _load_json(text: str, path: str) -> np.ndarray:
