@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gdlcheck.errors import GroupError
 from gdlcheck.groups import FAMILIES, PermGroup, fixes, grid_shape
 from gdlcheck.groups.automorphisms import colour_classes, coloured_automorphisms, value_classes
 from gdlcheck.groups.catalogue import make
@@ -40,6 +41,8 @@ def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Symmetrie
         shows them on a terminal when a run takes more than two seconds).
     """
     W = np.asarray(W, dtype=float)
+    if W.ndim != 2 or W.shape[0] == 0 or W.shape[0] != W.shape[1]:
+        raise GroupError(f"symmetries need a square matrix with at least one row, got shape {list(W.shape)}")
     uniq, cluster = value_classes(W.ravel(), tol)
     diagonal = cluster[np.searchsorted(uniq, np.diag(W))]
     if np.unique(diagonal).size == W.shape[0]:

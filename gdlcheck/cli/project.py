@@ -36,12 +36,13 @@ def command(matrix, group, n, shape, generators, graph, fmt, output):
     projected = api.project(matrix, group, n=n, shape=shape, generators=list(generators) or None, graph=graph)
     P, dist, g = projected.matrix, projected.distance, projected.group
     if fmt in ("npy", "csv"):
-        click.echo(f"relative distance: {dist!r}", err=True)
+        # the matrix first: where it cannot be written, that error is the one line on standard error
         if fmt == "npy":
             write_npy(P, output)
         else:
             check_output_cells(int(P.size), "csv", "matrix")
             write_text("".join(",".join(repr(float(x)) for x in row) + "\n" for row in P.tolist()), output)
+        click.echo(f"relative distance: {dist!r}", err=True)
         return
     if fmt == "json":
         write_text(dumps(projected.to_json(matrix)) + "\n", output)

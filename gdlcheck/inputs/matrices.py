@@ -259,6 +259,8 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix") -> n
         raise err.located(file=path) from None
     if a.ndim != 2:
         raise SpecError(f"a {what} must be 2-D, got {a.ndim}-D", file=path)
+    if a.size == 0:
+        raise SpecError(f"the {what} is empty ({a.shape[0]} x {a.shape[1]})", file=path)
     return a
 
 
@@ -407,6 +409,8 @@ def _refuse_large_non_numeric(lines: list[str], delimiter, odd: int | None, entr
 
 
 def check_square(a: np.ndarray, file: str | None = None, where: str | None = None) -> np.ndarray:
+    if a.ndim == 2 and a.size == 0:
+        raise SpecError(f"the matrix is empty ({a.shape[0]} x {a.shape[1]})", file=file, where=where)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise SpecError(f"matrix is {' x '.join(map(str, a.shape))}, expected a square n x n matrix",
                         file=file, where=where)
