@@ -225,6 +225,12 @@ def _automorphisms(C: np.ndarray, fixed: int | None = None, count: bool = True, 
             if found is not None:
                 return found
             _check_layered_size(C)
+    return _automorphisms_bliss(C, fixed, count)
+
+
+def _automorphisms_bliss(C: np.ndarray, fixed: int | None = None, count: bool = True):
+    """BLISS on the layered graph (the benchmarks' peer; the search's fallback)."""
+    n = C.shape[0]
     graph, colours = _layered_graph(C, fixed)
     if colours is None:  # every vertex told apart by its invariants
         return [], 1
