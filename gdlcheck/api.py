@@ -189,17 +189,24 @@ def project(matrix, group=None, *, n: int | None = None, shape=None, generators=
 def _check_options(method: str, tol, trials, seed) -> None:
     if method not in METHODS:
         raise GdlcheckError(f"{param('method')} must be one of {', '.join(METHODS)}, got {method!r}")
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol >= 0:
-        raise GdlcheckError(f"{param('tol')} must be a non-negative number, got {tol!r}")
+    _check_tol(tol)
     if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= 10_000:
         raise GdlcheckError(f"{param('trials')} must be an integer from 1 to 10000, got {trials!r}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise GdlcheckError(f"{param('seed')} must be a non-negative integer, got {seed!r}")
 
 
+def _check_tol(tol) -> None:
+    import math
+
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating, np.integer)) or \
+            not (math.isfinite(tol) and tol >= 0):
+        raise GdlcheckError(f"{param('tol')} must be a finite number >= 0, got {tol!r}")
+
+
 def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=None, generators=None,
            graph=None, expect: str | None = None, method: str = "auto", tol: float = TOL, trials: int = 8,
-           seed: int | None = None) -> Verified:
+           seed: int | None = None, allow_paths=()) -> Verified:
     """Check that a layer commutes with a group (``gdlcheck verify``).
 
     Parameters
@@ -217,6 +224,8 @@ def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=No
         to equivariant).
     method, tol, trials, seed : as the command line's ``--method`` (auto, exact, numeric,
         both), ``--tol``, ``--trials``, ``--seed`` (default: the spec's seed, else 0).
+    allow_paths : folders besides the spec's own that its ``{file: ...}`` weights may read
+        (``--allow-path``); by default a spec reads only files in its own folder.
 
     Returns
     -------
@@ -236,10 +245,12 @@ def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=No
     opts = _group_options(group, n, shape, generators, graph)
     source = spec_or_path_or_matrix
     if isinstance(source, (str, os.PathLike)) and not _is_spec_text(source):
-        return verify_input(os.fspath(source), opts, expect=expect, method=method, tol=tol, trials=trials, seed=seed)
+        return verify_input(os.fspath(source), opts, expect=expect, method=method, tol=tol, trials=trials, seed=seed,
+                            allow_paths=allow_paths)
     if isinstance(source, (str, dict)):
         text = source if isinstance(source, str) else dump_yaml(source)
         return verify_input("-", opts, expect=expect, method=method, tol=tol, trials=trials, seed=seed,
+                            allow_paths=allow_paths,
                             stdin_data=text.encode("utf-8"), label="<spec>")
     job = matrix_job("<matrix>", as_matrix(source), opts)
     return _run(job, "<matrix>", expect, method, tol, trials, seed)
@@ -247,11 +258,11 @@ def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=No
 
 def verify_input(path: str, options: GroupOptions, *, expect: str | None = None, method: str = "auto",
                  tol: float = TOL, trials: int = 8, seed: int | None = None, stdin_data: bytes | None = None,
-                 label: str | None = None) -> Verified:
+                 label: str | None = None, allow_paths=()) -> Verified:
     """Verify one INPUT of ``gdlcheck verify`` (a path, or ``-`` with ``stdin_data``)."""
     label = label or path
     try:
-        job = resolve(path, options, stdin_data=stdin_data)
+        job = resolve(path, options, stdin_data=stdin_data, allow=_allowed(allow_paths))
     except GdlcheckError as err:
         if err.file == "-" and label != "-":
             err.file = label
@@ -303,7 +314,7 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
         default ``(group.n, 1)``.
     trials : seeded random inputs per generator (standard normal, trial ``t`` seeded by
         ``(seed, t)``).
-    tol : the largest allowed relative error ``max|f(gX) - g f(X)| / max|f(X)|``;
+    tol : the largest allowed relative error ``max|f(gX) - g f(X)| / max(|f(gX)|, |g f(X)|)``;
         default 1e-9, or 1e-5 with ``dtype="float32"``.
     dtype : ``"float64"`` (default) or ``"float32"``: what ``f`` is run in; the comparison
         is always done in float64.
@@ -529,10 +540,16 @@ def _named(items, what: str):
 # --------------------------------------------------------------------------- inspect and symmetries
 
 
-def inspect(spec, n: int | None = None, seed: int | None = None) -> Inspected:
+def _allowed(paths) -> tuple[str, ...]:
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return tuple(os.fspath(p) for p in (paths or ()))
+
+
+def inspect(spec, n: int | None = None, seed: int | None = None, allow_paths=()) -> Inspected:
     """The layer of ``spec`` (a path) in the unified form ``Y = G(X, A) V(X)`` (``gdlcheck inspect``)."""
     path = os.fspath(spec)
-    job = resolve_layer(path, n)
+    job = resolve_layer(path, n, allow=_allowed(allow_paths))
     points = job.group.n if job.group is not None else (n or layer_points(job.layer))
     try:
         result = inspect_layer(job.layer, points, job.channels, input=path, kind=job.kind, seed=_seed(seed, job))
@@ -541,13 +558,14 @@ def inspect(spec, n: int | None = None, seed: int | None = None) -> Inspected:
     return results.inspected(result)
 
 
-def find_symmetries(matrix, tol: float = TOL) -> Found:
+def find_symmetries(matrix, tol: float = TOL, progress=None) -> Found:
     """Every permutation ``matrix`` commutes with, and the catalogue groups inside (``gdlcheck symmetries``)."""
+    _check_tol(tol)
     label = os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "<matrix>"
     W = check_square(load_matrix(label), file=label) if label != "<matrix>" else as_matrix(matrix)
     if W.dtype == object:
         raise GdlcheckError("symmetries needs numbers, not symbols", file=label)
-    return results.found(_find_symmetries(W, tol=tol))
+    return results.found(_find_symmetries(W, tol=float(tol), progress=progress))
 
 
 # --------------------------------------------------------------------------- for pictures and completion

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gdlcheck.errors import LimitError
 from gdlcheck.layers import Attention, Composite, Fact, Layer, Residual, Sequential
 from gdlcheck.layers.base import DEPENDS_ORDER
+from gdlcheck.limits import MAX_SPEC_ENTRIES
 from gdlcheck.tolerances import APPROX_SPARSE_RATIO, ROW_SUM_TOL, SAME_TOL
 
 PROPERTIES = ("static", "square", "sparse", "approximately_sparse", "symmetric", "row_stochastic", "nonnegative")
@@ -74,6 +76,10 @@ def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind
     A property holds when it holds on every sample; sparse and approximately sparse count
     the entries of all samples together.
     """
+    if n * max(n, channels) * samples > MAX_SPEC_ENTRIES:
+        # every sample's G is n x n (and X n x d): refused before the first is measured
+        raise LimitError(f"inspecting at n = {n} measures {samples} matrices G of {n} x {n} = {n * n:.3g} entries, "
+                         f"over the limit of {MAX_SPEC_ENTRIES} entries together")
     rng0 = np.random.default_rng([seed, 999])
     syms = sorted(layer.symbols(), key=str)
     numeric_layer = layer.subs({x: float(rng0.standard_normal()) for x in syms}) if syms else layer

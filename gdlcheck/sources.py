@@ -17,6 +17,7 @@ from gdlcheck.groups import PermGroup, build_group, find_family
 from gdlcheck.inputs.matrices import SPEC_SUFFIXES, _decode, check_finite, check_square, load_matrix, read_bytes
 from gdlcheck.inputs.spec import Spec, is_spec_text, load_spec
 from gdlcheck.layers import BuildContext, Layer, Linear, build_layer
+from gdlcheck.layers.base import points_of
 from gdlcheck.text import parse_shape
 
 
@@ -101,11 +102,15 @@ def read_input(path: str, stdin_data: bytes | None = None) -> Spec | np.ndarray:
     return load_matrix(path)
 
 
-def resolve(path: str, options: GroupOptions, stdin_data: bytes | None = None) -> Job:
-    """Read ``path`` and decide the layer and the group.  Raises GdlcheckError with the file set."""
+def resolve(path: str, options: GroupOptions, stdin_data: bytes | None = None, allow: tuple[str, ...] = ()) -> Job:
+    """Read ``path`` and decide the layer and the group.  Raises GdlcheckError with the file set.
+
+    ``allow``: folders besides the spec's own that its ``{file: ...}`` weights may read.
+    """
     try:
         source = read_input(path, stdin_data)
         if isinstance(source, Spec):
+            source.allowed = tuple(allow)
             return _with_line(source, _from_spec, source, options)
         return matrix_job(path, source, options)
     except GdlcheckError as err:
@@ -206,7 +211,7 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
     if n_hint is None and n_layer is None:
         # the layer needed no size to be built; build it again now that n is known
         ctx.n = group.n
-        ctx.built = 0
+        ctx.restart()
         layer = build_layer(spec.layer, ctx, spec.layer_key)
     return _spec_job(spec, layer, group)
 
@@ -224,13 +229,17 @@ def _spec_job(spec: Spec, layer: Layer, group: PermGroup | None) -> Job:
 
 def layer_points(layer: Layer) -> int | None:
     """The number of points the layer is tied to (the columns of its linear form), if any."""
+    points = points_of(layer)   # without composing a sequence's matrices (n^3 work)
+    if points is not None:
+        return points
     form = layer.linear_form()
     if form is not None:
         return int(form[0].shape[1])
-    return getattr(layer, "points", None)
+    return None
 
 
-def resolve_layer(path: str, n: int | None = None, stdin_data: bytes | None = None) -> Job:
+def resolve_layer(path: str, n: int | None = None, stdin_data: bytes | None = None,
+                  allow: tuple[str, ...] = ()) -> Job:
     """Read ``path`` for ``inspect``: the layer and its size; the group is built only if the spec has one.
 
     ``n`` comes from ``n`` (the command line), the spec's symmetry, or the layer's weights.
@@ -238,6 +247,7 @@ def resolve_layer(path: str, n: int | None = None, stdin_data: bytes | None = No
     try:
         source = read_input(path, stdin_data)
         if isinstance(source, Spec):
+            source.allowed = tuple(allow)
             return _with_line(source, _layer_from_spec, source, n)
         check_square(source, file=path)
         return Job(input=path, layer=Linear(source), group=None)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gdlcheck.errors import GroupError
 from gdlcheck.groups import FAMILIES, PermGroup, fixes, grid_shape
-from gdlcheck.groups.automorphisms import colour_classes, coloured_automorphisms
+from gdlcheck.groups.automorphisms import colour_classes, coloured_automorphisms, value_classes
 from gdlcheck.groups.catalogue import make
 from gdlcheck.tolerances import TOL
 
@@ -29,19 +30,38 @@ class Symmetries:
     tol: float
 
 
-def find_symmetries(W: np.ndarray, tol: float = TOL) -> Symmetries:
+def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Symmetries:
     """The permutations ``sigma`` with ``W[sigma(i), sigma(j)] == W[i, j]`` (within ``tol`` times
     the largest entry), as a group, and the catalogue groups it contains.
 
     Parameters
     ----------
     W : (n, n) numbers.
+    progress : None, or called with a short description of each step (``gdlcheck symmetries``
+        shows them on a terminal when a run takes more than two seconds).
     """
     W = np.asarray(W, dtype=float)
-    C = colour_classes(W, tol)
-    gens, order = coloured_automorphisms(C)
+    if W.ndim != 2 or W.shape[0] == 0 or W.shape[0] != W.shape[1]:
+        raise GroupError(f"symmetries need a square matrix with at least one row, got shape {list(W.shape)}")
+    uniq, cluster = value_classes(W.ravel(), tol)
+    diagonal = cluster[np.searchsorted(uniq, np.diag(W))]
+    if np.unique(diagonal).size == W.shape[0]:
+        # every diagonal entry a colour of its own: sigma must map each point to the one point with
+        # its diagonal colour, itself -- only the identity commutes (no n x n labels needed)
+        group = PermGroup("symmetries", W.shape[0], (), order_formula=1)
+        return Symmetries(group=group, colours=int(cluster[-1]) + 1, contains=_without_generators(W.shape[0]),
+                          tol=tol)
+    C = colour_classes(W, tol, classes=(uniq, cluster))
+    gens, order = coloured_automorphisms(C, progress=progress)
+    if progress:
+        progress("the catalogue groups inside")
     group = PermGroup("symmetries", C.shape[0], tuple(gens), order_formula=order, graph=C)
     return Symmetries(group=group, colours=int(C.max()) + 1 if C.size else 0, contains=contained_groups(C), tol=tol)
+
+
+def _without_generators(n: int) -> list[str]:
+    """The catalogue groups on n points with no generators (they hold for every matrix)."""
+    return [family.name for family in FAMILIES.values() if family.size == "n" and not make(family, n).gens]
 
 
 def contained_groups(C: np.ndarray) -> list[str]:
@@ -59,7 +79,34 @@ def contained_groups(C: np.ndarray) -> list[str]:
         for family in grids:
             if family.size == "shape" or (len(shape) == 2 and shape[0] == shape[1]):
                 candidates.append((f"{family.name} {label}", make(family, grid_shape(family, shape))))
-    return [name for name, group in candidates if all(fixes(g, C) for g in group.gens)]
+    keeps = _keeper(C)
+    return [name for name, group in candidates if all(keeps(np.asarray(g)) for g in group.gens)]
+
+
+def _keeper(C: np.ndarray):
+    """``keeps(g)``: whether ``g`` keeps ``C``, cheaply where it can be told cheaply.
+
+    Without edges (every off-diagonal entry one colour) ``g`` keeps ``C`` exactly when it keeps
+    the diagonal's colours, O(n).  Otherwise a few rows are compared first (most catalogue
+    generators that do not keep ``C`` fail on the first row, O(n)), then every row.
+    """
+    n = C.shape[0]
+    diag = np.diag(C)
+    off = np.bincount(C.ravel(), minlength=int(C.max()) + 1) - np.bincount(diag, minlength=int(C.max()) + 1)
+    if np.count_nonzero(off) <= 1:
+        return lambda g: bool(np.array_equal(diag[g], diag))
+    probe = np.unique(np.linspace(0, n - 1, num=min(n, 8)).astype(np.int64))
+
+    seen: dict[bytes, bool] = {}   # grid shapes share generators (the shift by W is the first axis of H x W)
+
+    def keeps(g: np.ndarray) -> bool:
+        key = g.astype(np.int64).tobytes()
+        if key not in seen:
+            seen[key] = bool(np.array_equal(diag[g], diag)
+                             and np.array_equal(C[np.ix_(g[probe], g)], C[probe]) and fixes(g, C))
+        return seen[key]
+
+    return keeps
 
 
 def _grid_shapes(n: int) -> list[tuple[int, ...]]:

@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from difflib import get_close_matches
 
 from gdlcheck.errors import GdlcheckError
+
+# The number forms gdlcheck reads, wherever a number is written (entries, expressions, YAML
+# values, options): an optional sign, decimal digits with at most one point, an optional
+# exponent -- 3, -0.5, .5, 2., 1e-3, 2.5E+10.  Nothing else is a number: no 0x10, 0b1, 0o7,
+# 1_000, Unicode digits, nan or inf (README, "Numbers").
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+NUMBER_FORMS = "decimal numbers such as 3, -0.5, 1e-3"
+
+
+def is_number_text(text: str) -> bool:
+    """Whether ``text`` (surrounding blanks aside) is a number in one of the forms gdlcheck reads.
+
+    >>> [is_number_text(t) for t in ("1e-3", " -.5 ", "0x10", "1_000", "nan", "\u0661")]
+    [True, True, False, False, False, False]
+    """
+    return NUMBER.fullmatch(text.strip(" \t")) is not None
 
 
 def suggest(word, allowed: Iterable[str], cutoff: float = 0.6, meanings: dict[str, str] | None = None) -> str:
@@ -33,13 +50,63 @@ def suggest(word, allowed: Iterable[str], cutoff: float = 0.6, meanings: dict[st
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+# Characters of an input value quoted in an error message: a short token, never a file's content
+TOKEN = 16
+
+# Integers of an expression are printed up to this many digits (Python refuses past 4300).
+MAX_PRINT_DIGITS = 40_000
+
+
+def safe_str(value) -> str:
+    """``str(value)``, also for a sympy expression holding an integer past Python's 4300-digit
+    limit (printed in full up to MAX_PRINT_DIGITS digits, else named by its size)."""
+    try:
+        return str(value)
+    except ValueError:
+        import sys
+
+        if not hasattr(sys, "set_int_max_str_digits"):  # pragma: no cover - Python < 3.11 has no limit
+            raise
+        old = sys.get_int_max_str_digits()
+        sys.set_int_max_str_digits(MAX_PRINT_DIGITS)
+        try:
+            return str(value)
+        except ValueError:
+            return f"<an expression with a number of more than {MAX_PRINT_DIGITS} digits>"
+        finally:
+            sys.set_int_max_str_digits(old)
+
+
+def printable(text, keep: str = "") -> str:
+    r"""``text`` with every character that is not printable escaped: control characters (C0,
+    DEL, C1 -- ESC starts a terminal escape), format characters (bidirectional overrides,
+    zero-width marks), lone surrogates; ``keep`` lists characters left as they are.
+
+    >>> printable("a\x1b[31mb\u202ec\udcff")
+    'a\\x1b[31mb\\u202ec\\udcff'
+    >>> printable("two\nlines", keep="\n")
+    'two\nlines'
+    """
+    text = safe_str(text)
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch == " " or ch in keep:
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
+
+
 def shorten(text, width: int, ellipsis: str = "...") -> str:
     """``text`` if it fits in ``width`` characters, else its start and ``ellipsis``.
 
     >>> shorten("(0 1 2 3 4 5 6 7)", 10)
     '(0 1 2 ...'
     """
-    text = str(text)
+    text = safe_str(text)
     if len(text) <= width:
         return text
     return text[: width - len(ellipsis)] + ellipsis

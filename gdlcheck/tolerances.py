@@ -22,3 +22,7 @@ POINT_DIFFERENCE = 1e-15
 # code checked in float64 whose relative error lies in this range looks like float32 rounding
 # inside it (a .float() cast): the report hints --dtype float32
 FLOAT32_LEVEL = (1e-9, 1e-5)
+# numeric trials: differences of at most this many subnormal steps (2^-1074) per term of an
+# output entry (n + d terms) are float64 rounding, not a symmetry break; this matters only
+# for outputs in the subnormal range (below 2.2e-308), where float64 keeps few digits
+SUBNORMAL_ULPS = 4

@@ -10,21 +10,34 @@ from gdlcheck.layers import Linear
 from gdlcheck.verification import Options, verify_layer
 
 
-def test_overflowing_output_is_an_error_not_a_silent_pass():
+def test_a_huge_linear_layer_is_checked_scale_free_not_refused_or_passed():
+    # W X overflows float64, but the check runs W scaled by a power of two: a real verdict
     W = np.random.default_rng(0).standard_normal((40, 40))
     W[0] = 1.7e308
+    r = verify_layer(Linear(W), groups.cyclic(40), options=Options(method="numeric"))
+    assert r.verdict == "fails" and 0 < r.checks[0].relative_error <= 2
+
+
+def test_a_nonlinear_layer_that_overflows_is_an_error_not_a_silent_pass():
+    from gdlcheck.layers import Pointwise, Sequential
+
+    W = np.random.default_rng(0).standard_normal((8, 8))
+    W[0] = 1.7e308
+    layer = Sequential([Linear(W), Pointwise("square")])
     with pytest.raises(LayerError, match="not finite"):
-        verify_layer(Linear(W), groups.cyclic(40), options=Options(method="numeric"))
+        verify_layer(layer, groups.cyclic(8), options=Options(method="numeric"))
 
 
-def test_an_exact_verdict_stands_when_the_numeric_check_overflows():
+def test_an_exact_verdict_and_the_numeric_check_agree_at_the_top_of_float64():
     n = 6
     theta = np.full(n, 1e308)
     theta[1] = -1e308
     W = theta[(np.arange(n)[:, None] - np.arange(n)[None, :]) % n]
     r = verify_layer(Linear(W), groups.cyclic(n))
     assert r.passed and r.verdict == "holds"
-    assert any(note.what == "numeric_skipped" and "not finite" in note.args["error"] for note in r.notes)
+    # proved by the rules (commutation, the weights equal bit for bit), and the trials agree at that scale
+    assert r.checks[0].exact is True and r.checks[0].detail == "proved"
+    assert r.checks[1].method == "numeric" and r.checks[1].relative_error < 1e-15 and not r.notes
 
 
 def test_overflow_prints_no_numpy_warnings(run, tmp_path):

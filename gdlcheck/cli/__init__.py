@@ -4,6 +4,7 @@ This package is the only code that writes to standard output or standard error, 
 only one that knows exit codes (DESIGN.md section 3):
 
     0 holds / success   1 does not hold   2 usage or input error   3 inconclusive   70 internal error
+    74 the output could not be written   130 interrupted
 """
 
 from __future__ import annotations
@@ -14,18 +15,54 @@ import sys
 import click
 
 from gdlcheck import __version__
-from gdlcheck.cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, error_line, message
+from gdlcheck.cli.common import (
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_OUTPUT,
+    OutputError,
+    error_line,
+    message,
+)
+from gdlcheck.cli.streams import guarded_streams, quiet_warnings
 from gdlcheck.errors import GdlcheckError
+from gdlcheck.text import printable, safe_str
+
+
+class _Interrupted(Exception):
+    """SIGINT inside a command, carried past click (which prints an empty line for it)."""
 
 
 class _Cli(click.Group):
-    """Maps exceptions to one line on standard error and an exit code."""
+    """Maps exceptions to one line on standard error and an exit code.
+
+    Standard output is guarded (:class:`~gdlcheck.cli.streams.GuardedStdout`): a reader that
+    went away (a closed pipe) discards the rest of the output and leaves the exit code to the
+    verdicts; any other failure to write (a full disk, an I/O error) is one line and exit 74.
+    Text that the stream's encoding cannot hold is escaped, and Python warnings never reach
+    standard error.
+    """
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         argv = list(sys.argv[1:] if args is None else args)
         debug = "--debug" in argv or bool(os.environ.get("GDLCHECK_DEBUG"))
+        with quiet_warnings(), guarded_streams() as guard:
+            code = self._run(argv, prog_name, complete_var, debug, guard, **extra)
+        sys.exit(code)
+
+    def _run(self, argv, prog_name, complete_var, debug, guard, **extra) -> int:
         try:
             code = super().main(argv, prog_name or "gdlcheck", complete_var, standalone_mode=False, **extra)
+            code = code if isinstance(code, int) else EXIT_OK
+        except SystemExit as err:  # the commands exit with their verdict's code
+            code = err.code if isinstance(err.code, int) else (EXIT_OK if err.code is None else EXIT_INPUT)
         except click.exceptions.NoArgsIsHelpError as err:
             click.echo(err.ctx.get_help())
             code = EXIT_OK
@@ -39,18 +76,39 @@ class _Cli(click.Group):
         except GdlcheckError as err:
             error_line(message(err))
             code = EXIT_INPUT
-        except click.Abort:
+        except OutputError as err:
+            error_line(str(err))
+            code = EXIT_OUTPUT
+        except (_Interrupted, KeyboardInterrupt, click.Abort):
             click.echo("gdlcheck: interrupted", err=True)
-            code = 130
-        except BrokenPipeError:
-            code = EXIT_OK
-        except Exception as err:  # a bug in gdlcheck
+            code = EXIT_INTERRUPTED
+        except Exception as err:  # a bug in gdlcheck, or the machine's
             if debug:
                 raise
-            click.echo(f"gdlcheck: internal error: {type(err).__name__}: {err} -- this is a bug in gdlcheck; "
-                       "please report it with the input and 'gdlcheck --debug ...' output", err=True)
-            code = EXIT_INTERNAL
-        sys.exit(code if isinstance(code, int) else EXIT_OK)
+            code = self._unexpected(err)
+        try:
+            guard.finish()
+        except OutputError as err:
+            error_line(str(err))
+            code = EXIT_OUTPUT
+        return code
+
+    @staticmethod
+    def _unexpected(err: Exception) -> int:
+        if isinstance(err, OSError) and not _cwd_exists():
+            error_line("the current folder no longer exists; cd to a folder and run again")
+            return EXIT_INPUT
+        click.echo(f"gdlcheck: internal error: {type(err).__name__}: {printable(safe_str(err))} -- this is a bug in "
+                   "gdlcheck; please report it with the input and 'gdlcheck --debug ...' output", err=True)
+        return EXIT_INTERNAL
+
+
+def _cwd_exists() -> bool:
+    try:
+        os.getcwd()
+    except OSError:
+        return False
+    return True
 
 
 @click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})

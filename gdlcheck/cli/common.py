@@ -12,8 +12,11 @@ import sys
 import click
 
 from gdlcheck.errors import GdlcheckError
+from gdlcheck.text import NUMBER_FORMS, is_number_text, printable
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 70
+EXIT_OUTPUT = 74           # the output could not be written (sysexits' EX_IOERR): full disk, I/O error, closed
+EXIT_INTERRUPTED = 130     # SIGINT (128 + 2)
 # With several inputs the exit code is the worst one: 2 over 1 over 3 over 0.
 _SEVERITY = {EXIT_OK: 0, EXIT_INCONCLUSIVE: 1, EXIT_FAIL: 2, EXIT_INPUT: 3}
 
@@ -51,7 +54,55 @@ def given(name: str) -> bool:
 
 
 def error_line(text: str) -> None:
-    click.echo(f"gdlcheck: error: {text}", err=True)
+    click.echo(f"gdlcheck: error: {printable(text)}", err=True)
+
+
+class Progress:
+    """Steps of a long run on standard error: only on a terminal, only after two seconds, each
+    line overwriting the last and cleared at the end (never in JSON, never when piped)."""
+
+    def __init__(self, what: str, after: float = 2.0):
+        import time
+
+        self.what = what
+        self.start = time.monotonic()
+        self.after = after
+        self.shown = False
+        self.on = bool(sys.stderr is not None and sys.stderr.isatty())
+
+    def __call__(self, step: str) -> None:
+        import time
+
+        if self.on and time.monotonic() - self.start >= self.after:
+            sys.stderr.write(f"\r\x1b[Kgdlcheck: {self.what}: {step} ({time.monotonic() - self.start:.0f} s)")
+            sys.stderr.flush()
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+class OutputError(Exception):
+    """Writing the output failed (a full disk, an I/O error, a closed standard output): exit 74."""
+
+
+def output_failed(err: OSError, where: str) -> OutputError:
+    reason = (err.strerror or str(err) or type(err).__name__).lower()
+    return OutputError(f"cannot write {where}: {reason}")
+
+
+def check_output_path(ctx, param, value):
+    """``-o FILE``: ``-`` is standard output; a value that looks like an option is refused (click
+    would take ``-o --format`` as the file name ``--format``); an empty one is refused too."""
+    value = nonempty(ctx, param, value)
+    if value is None or value == "-":
+        return None
+    if value.startswith("-"):
+        raise click.BadParameter(f"{value!r} looks like an option, not a file name (write ./{value} for a file of "
+                                 "that name)", ctx=ctx, param=param)
+    return value
 
 
 def console(stderr: bool = False):
@@ -76,6 +127,38 @@ def complete_files(ctx, param, incomplete):
     from click.shell_completion import CompletionItem
 
     return [CompletionItem(incomplete, type="file")]
+class Tolerance(click.ParamType):
+    """``--tol``: a finite number >= 0, written in one of the number forms gdlcheck reads."""
+
+    name = "float"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        if isinstance(value, float) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, str) and is_number_text(value):
+            number = float(value)
+        else:
+            self.fail(f"{value!r} is not a number ({NUMBER_FORMS})", param, ctx)
+        if not math.isfinite(number) or number < 0:
+            self.fail(f"{value!r} must be a finite number >= 0", param, ctx)
+        return number
+
+
+TOLERANCE = Tolerance()
+
+
+class Integer(click.IntRange):
+    """An integer option written in decimal digits: ``1_000``, ``0x10`` and non-ASCII digits,
+    which Python's ``int()`` reads, are refused like any other undocumented number form."""
+
+    def convert(self, value, param, ctx):
+        import re
+
+        if isinstance(value, str) and not re.fullmatch(r"[+-]?[0-9]+", value.strip(" \t")):
+            self.fail(f"{value!r} is not an integer written in decimal digits", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def group_options(fn):
@@ -86,7 +169,7 @@ def group_options(fn):
     fn = click.option("--generators", "generators", multiple=True, metavar="PERM",
                       help="A generator in cycle notation '(0 1)(2 3)' or array form '[1, 0, 3, 2]'; repeatable.")(fn)
     fn = click.option("--shape", metavar="HxW", help="Grid shape for translations, p4, p4m (e.g. 8x8).")(fn)
-    fn = click.option("-n", "n", type=click.IntRange(min=1), help="Number of points.")(fn)
+    fn = click.option("-n", "n", type=Integer(min=1), help="Number of points.")(fn)
     fn = click.option("--group", "-g", "group", metavar="NAME", shell_complete=complete_groups,
                       help="Group name (see 'gdlcheck groups').")(fn)
     return fn
@@ -178,17 +261,26 @@ def build_group(opts, what: str, n_default: int | None = None):
 
 
 def open_output(output: str, mode: str):
-    """Open ``-o FILE`` for writing; a path that cannot be written is the user's error (exit 2)."""
+    """Open ``-o FILE`` for writing; a path that cannot be opened is the user's error (exit 2)."""
     try:
-        return open(output, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+        return open(output, mode, **({} if "b" in mode else {"encoding": "utf-8", "errors": "backslashreplace"}))
     except OSError as err:
         raise GdlcheckError(f"cannot write: {(err.strerror or str(err)).lower()}", file=output) from None
 
 
+def write_file(output: str, mode: str, write) -> None:
+    """Open ``output`` and run ``write(fh)``; a failure while writing (a full disk) is exit 74."""
+    fh = open_output(output, mode)
+    try:
+        with fh:
+            write(fh)
+    except OSError as err:
+        raise output_failed(err, output) from None
+
+
 def write_text(text: str, output: str | None) -> None:
     if output:
-        with open_output(output, "w") as fh:
-            fh.write(text)
+        write_file(output, "w", lambda fh: fh.write(text))
     else:
         click.echo(text, nl=False)
 
@@ -198,14 +290,16 @@ def write_npy(array, output: str | None) -> None:
 
     import numpy as np
 
-    if output:
-        with open_output(output, "wb") as fh:  # a file handle: np.save(path) would append ".npy"
-            np.save(fh, array)
+    if output:  # a file handle: np.save(path) would append ".npy"
+        write_file(output, "wb", lambda fh: np.save(fh, array))
         return
+    if sys.stdout is None or not hasattr(sys.stdout, "buffer"):
+        raise OutputError("cannot write standard output: it is closed")
     if sys.stdout.isatty():
         raise click.UsageError("--format npy writes binary: give -o FILE or redirect standard output")
     buf = io.BytesIO()
     np.save(buf, array)
+    sys.stdout.flush()
     sys.stdout.buffer.write(buf.getvalue())
     sys.stdout.flush()
 
@@ -215,8 +309,7 @@ def print_rich(renderable, output: str | None = None, svg: str | None = None, ti
     if output:
         from rich.console import Console
 
-        with open_output(output, "w") as fh:
-            Console(file=fh, width=120, color_system=None).print(renderable)
+        write_file(output, "w", lambda fh: Console(file=fh, width=120, color_system=None).print(renderable))
     else:
         console().print(renderable)
     if svg:
@@ -228,7 +321,4 @@ def print_rich(renderable, output: str | None = None, svg: str | None = None, ti
         # standard output is not a terminal
         recorder = Console(record=True, file=io.StringIO(), width=100, force_terminal=True, color_system="truecolor")
         recorder.print(renderable)
-        try:
-            recorder.save_svg(svg, title=title)
-        except OSError as err:
-            raise GdlcheckError(f"cannot write the SVG: {err.strerror}", file=svg) from None
+        write_file(svg, "w", lambda fh: fh.write(recorder.export_svg(title=title)))

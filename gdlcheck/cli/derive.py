@@ -5,14 +5,15 @@ from __future__ import annotations
 import click
 
 from gdlcheck.cli.common import (
+    Integer,
     build_group,
+    check_output_path,
     check_plot,
     check_svg,
     complete_files,
     given,
     group_options,
     make_group_options,
-    nonempty,
     output_format,
     plot_option,
     print_rich,
@@ -20,27 +21,29 @@ from gdlcheck.cli.common import (
     write_npy,
     write_text,
 )
+from gdlcheck.limits import MAX_CELLS
 
 FORMATS = ("text", "json", "latex", "csv", "npy")
 
 
 @click.command("derive")
 @group_options
-@click.option("--in-order", type=click.IntRange(0, 4), default=1, show_default=True, help="Order of the input tensor.")
-@click.option("--out-order", type=click.IntRange(0, 4), default=1, show_default=True,
+@click.option("--in-order", type=Integer(0, 4), default=1, show_default=True, help="Order of the input tensor.")
+@click.option("--out-order", type=Integer(0, 4), default=1, show_default=True,
               help="Order of the output tensor.")
-@click.option("--channels-in", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--channels-in", type=Integer(min=1), default=1, show_default=True,
               help="Input channels D (free parameters = dimension x D x D2).")
-@click.option("--channels-out", type=click.IntRange(min=1), default=1, show_default=True, help="Output channels D2.")
+@click.option("--channels-out", type=Integer(min=1), default=1, show_default=True, help="Output channels D2.")
 @click.option("--explain", is_flag=True, help="Show the constraint each generator imposes, then the orbits.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
               show_default=True, help="latex: a bmatrix; csv: the 1 -> 1 pattern; npy: the basis array "
                                       "[default: the one -o FILE's extension names, else text].")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), shell_complete=complete_files,
-              callback=nonempty,
-              help="Write to FILE, in the format its extension names (.txt .json .tex .csv .npy).")
+              callback=check_output_path,
+              help="Write to FILE, in the format its extension names (.txt .json .tex .csv .npy); - for standard "
+                   "output.")
 @click.option("--export-svg", "svg", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
-              shell_complete=complete_files, callback=nonempty,
+              shell_complete=complete_files, callback=check_output_path,
               help="Also save the text report as an SVG screenshot (FILE.svg).")
 @plot_option("the whole sharing pattern, one colour per orbit (and the kernel offsets of a grid group)")
 def command(group, n, shape, generators, graph, in_order, out_order, channels_in, channels_out, explain, fmt, output,
@@ -61,7 +64,7 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
     """
     from gdlcheck import api
     from gdlcheck.output import explain as prose
-    from gdlcheck.output.report import derive_json, dumps
+    from gdlcheck.output.report import check_output_cells, derive_json, dumps
 
     fmt = output_format(fmt, output, FORMATS)
     _refuse_what_does_not_apply(fmt, in_order, out_order, channels_in, channels_out, explain, svg)
@@ -77,6 +80,8 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
 
         print_rich(render_derive(d, prose.explain(d) if explain else None), output, svg, title="gdlcheck derive")
     else:
+        if fmt == "csv" and d.cells <= MAX_CELLS:
+            check_output_cells(d.cells, "csv", "pattern")
         text = {"json": lambda: dumps(derive_json(d)) + "\n", "csv": lambda: prose.pattern_csv(d.pattern),
                 "latex": lambda: prose.latex_form(d)}[fmt]()
         write_text(text, output)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import complete_groups, console, make_group_options
+from gdlcheck.cli.common import Integer, complete_groups, console, make_group_options
 
 
 @click.command("groups")
 @click.argument("name", required=False, shell_complete=complete_groups)
-@click.option("-n", "n", type=click.IntRange(min=1), help="Number of points.")
+@click.option("-n", "n", type=Integer(min=1), help="Number of points.")
 @click.option("--shape", metavar="HxW", help="Grid shape for translations, p4, p4m.")
 @click.option("--generators", multiple=True, metavar="PERM", help="A generator (for NAME = generators); repeatable.")
 @click.option("--graph", type=click.Path(dir_okay=False), help="Adjacency matrix file (for automorphisms).")

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import console
+from gdlcheck.cli.common import Integer, console
 
 
 @click.command("inspect")
 @click.argument("spec", metavar="SPEC")
-@click.option("-n", "n", type=click.IntRange(min=1), help="Number of points, if the spec does not fix it.")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
+@click.option("-n", "n", type=Integer(min=1), help="Number of points, if the spec does not fix it.")
+@click.option("--seed", type=Integer(min=0), default=None,
               help="Seed of the sample inputs [default: the spec's seed, else 0].")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def command(spec, n, seed, fmt):
+@click.option("--allow-path", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
+              help="A folder the spec's {file: ...} may read besides its own; repeatable.")
+def command(spec, n, seed, fmt, allow):
     """Show SPEC's layer in the unified form Y = G(X, A) V(X) and the properties of G.
 
     What G depends on (constant, offset, graph, content) and whether it is static, square,
@@ -28,7 +30,7 @@ def command(spec, n, seed, fmt):
     from gdlcheck import api
     from gdlcheck.output.report import dumps
 
-    result = api.inspect(spec, n=n, seed=seed)
+    result = api.inspect(spec, n=n, seed=seed, allow_paths=allow)
     if fmt == "json":
         click.echo(dumps(result.to_json()))
     else:

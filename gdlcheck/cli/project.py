@@ -7,11 +7,11 @@ import sys
 import click
 
 from gdlcheck.cli.common import (
+    check_output_path,
     check_plot,
     complete_files,
     group_options,
     make_group_options,
-    nonempty,
     output_format,
     plot_option,
     print_rich,
@@ -30,8 +30,8 @@ FORMATS = ("text", "json", "csv", "npy")
               help="csv/npy: the matrix alone on standard output, the distance on standard error "
                    "[default: the one -o FILE's extension names, else text].")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), shell_complete=complete_files,
-              callback=nonempty,
-              help="Write to FILE, in the format its extension names (.txt .json .csv .npy).")
+              callback=check_output_path,
+              help="Write to FILE, in the format its extension names (.txt .json .csv .npy); - for standard output.")
 @plot_option("the matrix, its projection and where they differ")
 def command(matrix, group, n, shape, generators, graph, fmt, output, plot):
     """Print the nearest equivariant matrix to MATRIX (orbit averages) and its distance.
@@ -46,7 +46,7 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot):
       gdlcheck project trained.npy --group cyclic --plot projection.png
     """
     from gdlcheck import api
-    from gdlcheck.output.report import dumps
+    from gdlcheck.output.report import check_output_cells, dumps
 
     fmt = output_format(fmt, output, FORMATS)
     opts = make_group_options(group, n, shape, generators, graph)
@@ -60,11 +60,13 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot):
     projected = api.project(source, group, n=n, shape=shape, generators=list(generators) or None, graph=graph)
     P, dist, g = projected.matrix, projected.distance, projected.group
     if fmt in ("npy", "csv"):
-        click.echo(f"relative distance: {dist!r}", err=True)
+        # the matrix first: where it cannot be written, that error is the one line on standard error
         if fmt == "npy":
             write_npy(P, output)
         else:
+            check_output_cells(int(P.size), "csv", "matrix")
             write_text("".join(",".join(repr(float(x)) for x in row) + "\n" for row in P.tolist()), output)
+        click.echo(f"relative distance: {dist!r}", err=True)
     elif fmt == "json":
         write_text(dumps(projected.to_json(matrix)) + "\n", output)
     else:

@@ -6,14 +6,16 @@ import sys
 
 import click
 
-from gdlcheck.cli.common import check_plot, complete_files, console, plot_option, save_plot
+from gdlcheck.cli.common import TOLERANCE, Progress, check_plot, complete_files, console, plot_option, save_plot
 from gdlcheck.tolerances import TOL
 
 
 @click.command("symmetries")
 @click.argument("matrix", metavar="MATRIX", shell_complete=complete_files)
-@click.option("--tol", type=click.FloatRange(min=0), default=TOL, show_default=True,
-              help="Entries within tol x the largest entry count as equal.")
+@click.option("--tol", type=TOLERANCE, default=TOL, show_default=True,
+              help="Entries within tol x the largest |entry| share a colour: sorted values are cut into colours "
+                   "greedily, each taking the values within that width of its smallest one, so no two entries "
+                   "of a colour (and no entry and its image under a reported permutation) differ by more.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @plot_option("the matrix and its entries coloured by orbit of the group found")
 def command(matrix, tol, fmt, plot):
@@ -37,7 +39,12 @@ def command(matrix, tol, fmt, plot):
     if plot:  # read the matrix once (standard input cannot be read twice)
         stdin_data = sys.stdin.buffer.read() if matrix == "-" else None
         source = api.input_matrix(matrix, stdin_data)
-    found = api.find_symmetries(source, tol=tol)
+    progress = Progress("symmetries") if fmt == "text" else None
+    try:
+        found = api.find_symmetries(source, tol=tol, progress=progress)
+    finally:
+        if progress is not None:
+            progress.done()
     if fmt == "json":
         click.echo(dumps(found.to_json(matrix)))
     else:

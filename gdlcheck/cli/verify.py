@@ -12,6 +12,8 @@ from gdlcheck.cli.common import (
     EXIT_INCONCLUSIVE,
     EXIT_INPUT,
     EXIT_OK,
+    TOLERANCE,
+    Integer,
     check_plot,
     complete_files,
     console,
@@ -34,11 +36,11 @@ from gdlcheck.tolerances import TOL
 @group_options
 @click.option("--method", type=click.Choice(["auto", "exact", "numeric", "both"]), default="auto", show_default=True,
               help="exact: compare weights (sympy for symbols); numeric: random inputs; auto: both where they apply.")
-@click.option("--tol", type=click.FloatRange(min=0), default=TOL, show_default=True,
+@click.option("--tol", type=TOLERANCE, default=TOL, show_default=True,
               help="Relative tolerance for numeric weights and trials.")
-@click.option("--trials", type=click.IntRange(min=1, max=10_000), default=8, show_default=True,
+@click.option("--trials", type=Integer(min=1, max=10_000), default=8, show_default=True,
               help="Random inputs per generator.")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
+@click.option("--seed", type=Integer(min=0), default=None,
               help="Seed of the random inputs [default: the spec's seed, else 0].")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
               help="junit: one JUnit XML report (a test case per input) for CI.")
@@ -65,8 +67,10 @@ from gdlcheck.tolerances import TOL
 @click.option("--output", "output_kinds", multiple=True, metavar="KIND",
               help="With --callable: how the next output moves: points[:AXIS], pairs[:A,B] (P W P^T), edges, "
                    "invariant, ignored; NAME=KIND for a dict; repeatable [default: points].")
+@click.option("--allow-path", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
+              help="A folder a spec's {file: ...} may read besides the spec's own; repeatable.")
 def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, explain, plot, target,
-            input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds):
+            input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, allow):
     """Check that each INPUT (a spec or a matrix; - for standard input) commutes with a group.
 
     \b
@@ -83,6 +87,8 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
     opts = make_group_options(group, n, shape, generators, graph)
     code_options = (input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds)
     _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt, quiet, plot)
+    if allow and target is not None:
+        raise click.UsageError("--allow-path lets a spec's {file: ...} read a folder; --callable reads no spec")
     if explain and fmt != "text":
         raise click.UsageError(f"--explain writes the proof into the text report; --format {fmt} has it as \"proof\"")
     tol_given = given("tol")
@@ -105,7 +111,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
                                            inputs=list(input_kinds), outputs=list(output_kinds))
             else:
                 result = api.verify_input(path, opts, method=method, tol=tol, trials=trials, seed=seed,
-                                          stdin_data=stdin_data)
+                                          stdin_data=stdin_data, allow_paths=allow)
         except GdlcheckError as err:
             err.located(file=path)
             error_line(message(err))

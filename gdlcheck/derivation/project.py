@@ -7,6 +7,7 @@ import numpy as np
 from gdlcheck.derivation.basis import derive
 from gdlcheck.errors import GroupError
 from gdlcheck.groups import PermGroup
+from gdlcheck.scale import exponent, frobenius_ratio, scaled
 
 
 def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:
@@ -24,18 +25,24 @@ def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:
         raise GroupError(f"matrix is {'x'.join(map(str, W.shape))} but the group acts on n = {group.n} points")
     d = derive(group)
     labels = d.pattern.ravel()
-    flat = W.ravel()
+    # Scale-free: the orbit sums and the norms are taken of W scaled by a power of two
+    # (exact), so neither 1e308 (sums overflow) nor 1e-320 (squares underflow) goes wrong.
+    e = exponent(W)
+    flat = scaled(W, e).ravel()
     sums = np.bincount(labels, weights=flat, minlength=d.dimension)
     counts = np.bincount(labels, minlength=d.dimension)
     means = sums / counts
     # An orbit whose entries are all equal keeps that value bit for bit (a float mean can
-    # move the last bit), so projecting an equivariant matrix returns it unchanged.
+    # move the last bit), so projecting an equivariant matrix returns it unchanged; every
+    # other mean stays within its orbit's range (so scaling back cannot overflow).
     low = np.full(d.dimension, np.inf)
     high = np.full(d.dimension, -np.inf)
     np.minimum.at(low, labels, flat)
     np.maximum.at(high, labels, flat)
-    means = np.where(low == high, low, means)
-    P = means[labels].reshape(W.shape)
-    norm = float(np.linalg.norm(W))
-    dist = float(np.linalg.norm(W - P)) / norm if norm > 0 else 0.0
+    means = np.where(low == high, low, np.clip(means, low, high))
+    Ps = means[labels].reshape(W.shape)
+    Ws = flat.reshape(W.shape)
+    dist = frobenius_ratio(Ws - Ps, Ws)
+    # entries equal to W's (equal orbits) come back bit for bit; W itself where nothing moved
+    P = np.where(Ps == Ws, W, np.ldexp(Ps, e))
     return P, dist

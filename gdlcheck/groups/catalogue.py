@@ -20,9 +20,11 @@ import numpy as np
 
 from gdlcheck.errors import GroupError, param
 from gdlcheck.groups.automorphisms import colour_classes, coloured_automorphisms, sparse_automorphisms
-from gdlcheck.groups.group import PermGroup, Role
+from gdlcheck.groups.components import point_orbit_labels
+from gdlcheck.groups.group import NOT_COMPUTED, PermGroup, Role
 from gdlcheck.groups.perm import Perm, check_perm, identity, is_sparse, parse_perm, shift
-from gdlcheck.limits import MAX_POINTS
+from gdlcheck.groups.recognise import recognise
+from gdlcheck.limits import MAX_POINTS, MAX_SCHREIER_SIMS_POINTS
 from gdlcheck.text import parse_shape, suggest
 
 Gens = tuple[tuple[Perm, Role], ...]
@@ -210,7 +212,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     Family("p4m", (), "square", "shape NxN", "p4 and the reflection (a, b) -> (a, -b mod N)", "8N^2", _p4m,
            lambda shape: 8 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION),
     Family("automorphisms", (), "graph", "graph", "generators of the graph's automorphism group", "computed"),
-    Family("generators", (), "generators", "n and permutations", "as given", "computed (Schreier-Sims)"),
+    Family("generators", (), "generators", "n and permutations", "as given",
+           "recognised S_n or A_n: n! or n!/2; else computed (Schreier-Sims, up to 64 points)"),
 ]}
 
 ALIASES = {alias: f.name for f in FAMILIES.values() for alias in (f.name,) + f.aliases}
@@ -311,8 +314,28 @@ def from_generators(n: int | None, generators) -> PermGroup:
     n = _check_n(n, "generators")
     parsed = [parse_perm(g, n) if isinstance(g, str) else check_perm(g, n) for g in generators]
     gens = _distinct(tuple((g, _structural_role(g)) for g in parsed), n)
-    return PermGroup("generators", n, tuple(g for g, _ in gens), roles=tuple(r for _, r in gens),
-                     family=FAMILIES["generators"])
+    perms = tuple(g for g, _ in gens)
+    # S_n and A_n given by generators are recognised (linear work): their closed forms and
+    # order formulas apply, whatever the generators
+    known = recognise(n, list(perms)) if perms else None
+    family = FAMILIES[known] if known else FAMILIES["generators"]
+    order = family.order(n) if known else _generated_order(n, perms)
+    return PermGroup("generators", n, perms, roles=tuple(r for _, r in gens), family=family, order_formula=order)
+
+
+def _generated_order(n: int, perms: tuple[Perm, ...]):
+    """The order of a generated group that is not S_n or A_n: by formula for one generator (the
+    lcm of its cycle lengths), by Schreier-Sims up to MAX_SCHREIER_SIMS_POINTS points, else
+    not computed (None): Schreier-Sims has no bound of its own."""
+    if not perms:
+        return 1
+    if len(perms) == 1:
+        labels = point_orbit_labels(n, [np.asarray(perms[0])])
+        lengths = {int(c) for c in np.bincount(labels) if c}
+        return math.lcm(*lengths)
+    if n <= MAX_SCHREIER_SIMS_POINTS:
+        return None  # PermGroup computes it with sympy
+    return NOT_COMPUTED
 
 
 def _structural_role(g: Perm) -> Role:

@@ -47,6 +47,17 @@ class Role:
 UNKNOWN = Role("generator")
 
 
+class _NotComputed:
+    """``order_formula`` of a group whose order is not computed (Schreier-Sims past its budget)."""
+
+    def __repr__(self) -> str:
+        return "NOT_COMPUTED"
+
+
+NOT_COMPUTED = _NotComputed()
+NOT_COMPUTED_TEXT = "not computed (Schreier-Sims past its budget of 64 points; the group is not S_n or A_n)"
+
+
 @dataclass(frozen=True)
 class PermGroup:
     """A permutation group on ``n`` points, given by generators.
@@ -63,7 +74,7 @@ class PermGroup:
     shape: tuple[int, ...] | None = None
     roles: tuple[Role, ...] = ()
     family: Family | None = field(default=None, compare=False, repr=False)
-    order_formula: int | Callable[[], int] | None = field(default=None, compare=False)
+    order_formula: int | Callable[[], int] | _NotComputed | None = field(default=None, compare=False)
     graph: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def role(self, k: int) -> Role:
@@ -77,8 +88,12 @@ class PermGroup:
         return [cycle_string(g) for g in self.gens]
 
     @cached_property
-    def order(self) -> int:
+    def order(self) -> int | None:
+        """The order; None where it is not computed (a group given by generators past the
+        Schreier-Sims budget: see :data:`NOT_COMPUTED`)."""
         formula = self.order_formula
+        if formula is NOT_COMPUTED:
+            return None
         if callable(formula):
             return int(formula())
         if formula is not None:
@@ -101,6 +116,8 @@ class PermGroup:
         '100! (about 9.33e157)'
         """
         d = self._factorial_over
+        if self.order_formula is NOT_COMPUTED:
+            return NOT_COMPUTED_TEXT
         if d is None or self.n <= 25:
             return digits(self.order)
         log10 = math.lgamma(self.n + 1) / math.log(10) - math.log10(d)
@@ -124,6 +141,8 @@ class PermGroup:
                                  f"{MAX_ORDER_DIGITS} digits that JSON output writes out exactly (the text format "
                                  "prints it approximately)")
         order = self.order
+        if order is None:
+            return None
         return order if order < 10**15 else digits(order)
 
     @cached_property

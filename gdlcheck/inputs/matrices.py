@@ -11,12 +11,23 @@ import io
 import json
 import math
 import os
+import re
 
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError, SpecError
+from gdlcheck.inputs.evaluate import to_float
 from gdlcheck.inputs.expr import parse_expr
-from gdlcheck.limits import MAX_FILE_BYTES, MAX_MATRIX_ENTRIES, MAX_SYMBOLIC_ENTRIES
+from gdlcheck.limits import MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_MATRIX_ENTRIES, MAX_NPY_HEADER, MAX_SYMBOLIC_ENTRIES
+from gdlcheck.text import TOKEN, is_number_text, printable, shorten
+
+# Words float() reads as numbers that are not finite: an entry spelled so is refused by name.
+NON_FINITE_WORDS = ("nan", "inf", "infinity")
+# A character that no plain decimal number, delimiter or blank has.
+_NOT_DECIMAL = re.compile(r"[^0-9eE.+\-,\s]")
+# A JSON 2-D list: brackets of rows with no brackets inside (then each row is text for numpy)
+_JSON_2D = re.compile(r"\s*\[\s*(?:\[[^\[\]]*\]\s*,\s*)*\[[^\[\]]*\]\s*\]\s*")
+_JSON_ROW = re.compile(r"\[([^\[\]]*)\]")
 
 MATRIX_SUFFIXES = (".npy", ".csv", ".tsv", ".txt", ".json")
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -31,19 +42,24 @@ def entry_value(value, where: str | None = None):
     if isinstance(value, bool) or value is None:
         raise SpecError(f"entry {value!r} is not a number or an expression", where=where)
     if isinstance(value, (int, float, np.integer, np.floating)):
-        x = float(value)
+        try:
+            x = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            digits = len(str(abs(int(value))))
+            raise SpecError(f"entry {shorten(str(value), TOKEN)!r} ({digits} digits) is not a finite real number in "
+                            "float64", where=where) from None
         if not math.isfinite(x):
             raise SpecError(f"entry {value!r} is not finite", where=where)
         return x
     if isinstance(value, str):
-        try:
+        if is_number_text(value):
             x = float(value)
-        except ValueError:
-            pass
-        else:
             if not math.isfinite(x):
-                raise SpecError(f"entry {value!r} is not finite", where=where)
+                raise SpecError(f"entry {shorten(value, TOKEN)!r} is not finite in float64", where=where)
             return x
+        word = value.strip(" \t").lower().lstrip("+-")
+        if word in NON_FINITE_WORDS:
+            raise SpecError(f"entry {shorten(value, TOKEN)!r} is {word}, not a finite number", where=where)
         try:
             expr = parse_expr(value)
         except GdlcheckError as err:
@@ -51,12 +67,9 @@ def entry_value(value, where: str | None = None):
         if expr.free_symbols:
             return expr
         try:
-            x = float(expr)
-        except (TypeError, ValueError, OverflowError):
-            raise SpecError(f"entry {value!r} is not a finite real number in float64", where=where) from None
-        if not math.isfinite(x):
-            raise SpecError(f"entry {value!r} is not finite in float64", where=where)
-        return x
+            return to_float(expr, f"entry {shorten(value, TOKEN)!r}")
+        except GdlcheckError as err:
+            raise err.located(prefix=where) from None
     raise SpecError(f"entry of type {type(value).__name__} is not a number or an expression", where=where)
 
 
@@ -144,28 +157,70 @@ def check_finite(a: np.ndarray, where: str | None = None) -> np.ndarray:
 
 
 def read_bytes(path: str) -> bytes:
-    """The bytes of ``path`` (``-`` is standard input), refusing files over the size limit."""
+    """The bytes of ``path`` (``-`` is standard input), refusing files over the size limit.
+
+    Only a regular file is opened: a FIFO, a device or a socket is refused before ``open``
+    could block on it (and the descriptor is checked again after, non-blocking).
+    """
     import sys
 
     if path == "-":
-        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        if sys.stdin is None or not hasattr(sys.stdin, "buffer"):
+            raise SpecError("standard input is closed", file=path)
+        try:
+            data = _read_limited(sys.stdin.buffer, MAX_FILE_BYTES + 1)
+        except OSError as err:
+            raise SpecError(f"cannot read: {(err.strerror or str(err)).lower()}", file=path) from None
     else:
         try:
-            size = os.path.getsize(path)
-        except OSError as err:
-            raise SpecError(f"cannot read: {err.strerror.lower()}", file=path) from None
-        if os.path.isdir(path):
-            raise SpecError("is a folder, not a file", file=path)
-        if size > MAX_FILE_BYTES:
-            raise SpecError(f"file of {size} bytes exceeds the limit of {MAX_FILE_BYTES}", file=path)
+            info = os.stat(path)
+        except (OSError, ValueError) as err:
+            raise SpecError(f"cannot read: {_reason(err)}", file=path) from None
+        _check_regular(info.st_mode, path)
+        if info.st_size > MAX_FILE_BYTES:
+            raise SpecError(f"file of {info.st_size} bytes exceeds the limit of {MAX_FILE_BYTES}", file=path)
         try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError as err:
-            raise SpecError(f"cannot read: {err.strerror.lower()}", file=path) from None
+            raise SpecError(f"cannot read: {_reason(err)}", file=path) from None
+        try:
+            _check_regular(os.fstat(fd).st_mode, path)   # replaced between stat and open
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                data = fh.read(min(info.st_size, MAX_FILE_BYTES) + 1)   # its size, not the limit, allocated
+        except OSError as err:
+            raise SpecError(f"cannot read: {_reason(err)}", file=path) from None
+        finally:
+            os.close(fd)
     if len(data) > MAX_FILE_BYTES:
         raise SpecError(f"input exceeds the limit of {MAX_FILE_BYTES} bytes", file=path)
     return data
+
+
+def _read_limited(fh, limit: int) -> bytes:
+    """At most ``limit`` bytes, read in blocks (``read(limit)`` would allocate all of it at once)."""
+    parts, total = [], 0
+    while total < limit:
+        block = fh.read(min(1 << 22, limit - total))
+        if not block:
+            break
+        parts.append(block)
+        total += len(block)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _reason(err: Exception) -> str:
+    return (getattr(err, "strerror", None) or str(err) or type(err).__name__).lower()
+
+
+def _check_regular(mode: int, path: str) -> None:
+    import stat
+
+    if stat.S_ISDIR(mode):
+        raise SpecError("is a folder, not a file", file=path)
+    if not stat.S_ISREG(mode):
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise SpecError(f"is {kind}, not a regular file (only regular files are read; use - for standard input)",
+                        file=path)
 
 
 def _decode(data: bytes, path: str) -> str:
@@ -181,7 +236,8 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix") -> n
     """Load a 2-D matrix from ``.npy``, ``.csv``, ``.tsv``, ``.txt`` or ``.json``.
 
     ``data`` may hold the file's bytes already (standard input); its format is then told
-    apart by content.
+    apart by content.  Sizes are checked before anything the size of the matrix is built:
+    the ``.npy`` header, the rows and columns of text, the nesting of JSON.
     """
     suffix = os.path.splitext(path)[1].lower() if path != "-" else ""
     if suffix in SPEC_SUFFIXES:
@@ -203,56 +259,154 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix") -> n
         raise err.located(file=path) from None
     if a.ndim != 2:
         raise SpecError(f"a {what} must be 2-D, got {a.ndim}-D", file=path)
+    if a.size == 0:
+        raise SpecError(f"the {what} is empty ({a.shape[0]} x {a.shape[1]})", file=path)
     return a
 
 
 def _load_npy(data: bytes, path: str) -> np.ndarray:
+    """A ``.npy`` matrix, its header read and checked (dtype, shape, size) before any allocation:
+    a 128-byte file may claim (1000000, 1000000) or a 2 GB record dtype."""
+    from numpy.lib import format as npy
+
+    fh = io.BytesIO(data)
     try:
-        a = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as err:
-        raise SpecError(f"not a readable .npy file ({err})") from None
-    if a.dtype.kind not in "biuf":
-        raise SpecError(f".npy array of dtype {a.dtype} is not real numbers")
-    if a.size > MAX_MATRIX_ENTRIES:
-        raise SpecError(f"{a.size} entries exceed the limit of {MAX_MATRIX_ENTRIES}")
-    return check_finite(a.astype(np.float64, copy=False))
+        version = npy.read_magic(fh)
+        reader = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+        shape, fortran, dtype = reader(fh, max_header_size=MAX_NPY_HEADER)
+    except (ValueError, OSError, EOFError, SyntaxError, TypeError) as err:
+        # numpy's messages run to several lines and may suggest allow_pickle=True: the first sentence only
+        reason = str(err).splitlines()[0].split(". ")[0].rstrip(".") if str(err) else type(err).__name__
+        raise SpecError(f"not a readable .npy file ({printable(shorten(reason, 120))})") from None
+    if dtype.kind not in "biuf" or dtype.itemsize > 8 or dtype.fields is not None:
+        raise SpecError(f".npy array of dtype {shorten(str(dtype), 40)} is not real numbers")
+    size = math.prod(shape)
+    if size > MAX_MATRIX_ENTRIES:
+        raise SpecError(f".npy header says shape {list(shape)}: {size} entries exceed the limit of "
+                        f"{MAX_MATRIX_ENTRIES}")
+    offset = fh.tell()
+    if len(data) - offset < size * dtype.itemsize:
+        raise SpecError(f"not a readable .npy file (the header says {size} entries, the file holds "
+                        f"{(len(data) - offset) // max(dtype.itemsize, 1)})")
+    a = np.frombuffer(data, dtype=dtype, count=size, offset=offset)
+    a = a.reshape(shape[::-1]).T if fortran else a.reshape(shape)
+    return check_finite(a.astype(np.float64, copy=False))   # float64 data stays in the file's buffer
 
 
 def _load_json(text: str, path: str) -> np.ndarray:
+    """A JSON matrix: nesting bounded before parsing (no recursion on 990 brackets), a plain
+    numeric 2-D list parsed in C without a Python object per entry, anything else entry by
+    entry within the budgets."""
+    depth = _bracket_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise SpecError(f"JSON nested {depth} deep, over the limit of {MAX_JSON_DEPTH}")
+    if _JSON_2D.fullmatch(text):
+        rows = _JSON_ROW.findall(text)
+        if rows and not any(_NOT_DECIMAL.search(r) for r in rows):
+            width = rows[0].count(",") + 1
+            _check_entries(len(rows), width)
+            a = _fast_numbers(rows, ",", len(rows), width)
+            if a is not None:
+                return a
+    if text.count(",") + 1 > MAX_MATRIX_ENTRIES:
+        raise SpecError(f"about {text.count(',') + 1} entries exceed the limit of {MAX_MATRIX_ENTRIES}")
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as err:
-        raise SpecError(f"invalid JSON: {err}") from None
+        raise SpecError(f"invalid JSON: {printable(shorten(str(err), 120))}") from None
     if not isinstance(data, list):
         raise SpecError("a JSON matrix must be a list of rows")
     return to_array(data, "")
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest nesting of ``[`` in ``text``, counted in blocks of 16 MiB (no recursion)."""
+    deepest = depth = 0
+    if "[" not in text:
+        return 0
+    raw = text.encode("utf-8", "surrogatepass")
+    step = 1 << 24
+    for start in range(0, len(raw), step):
+        block = np.frombuffer(raw, dtype=np.uint8, count=min(step, len(raw) - start), offset=start)
+        change = (block == 0x5B).astype(np.int32) - (block == 0x5D).astype(np.int32)
+        if not change.any():
+            continue
+        running = np.cumsum(change) + depth
+        deepest = max(deepest, int(running.max()))
+        depth = int(running[-1])
+    return deepest
+
+
+def _check_entries(rows: int, width: int) -> None:
+    if rows * width > MAX_MATRIX_ENTRIES:
+        raise SpecError(f"{rows} rows of {width} entries are {rows * width} entries, over the limit of "
+                        f"{MAX_MATRIX_ENTRIES}")
+
+
+def _fast_numbers(lines: list[str], delimiter: str | None, rows: int, width: int) -> np.ndarray | None:
+    """Plain decimal text parsed by numpy's C reader (no Python object per entry), or None
+    when it does not read as ``rows x width`` numbers (the slow path then says why)."""
+    try:
+        a = np.loadtxt(lines, delimiter=delimiter, dtype=np.float64, ndmin=2, comments=None)
+    except ValueError:
+        return None
+    if a.shape != (rows, width):
+        return None
+    return check_finite(a)
 
 
 def parse_table(text: str, delimiter: str | None = None) -> np.ndarray:
     """CSV, TSV or whitespace-separated rows; ``#`` starts a comment line.
 
     With ``delimiter`` None the first data line decides: a comma, else a tab, else white space.
+    The entries are counted (rows x the first row's width) before any is converted; plain
+    decimal text is read by numpy's C parser; text with anything else (expressions, nan,
+    0x10) entry by entry, where a matrix over the symbolic budget is refused at the first
+    entry that is not a plain number.
     """
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         raise SpecError("no matrix rows (the input is empty)")
     if delimiter is None:
         delimiter = "," if "," in lines[0] else ("\t" if "\t" in lines[0] else None)
+    width = lines[0].count(delimiter) + 1 if delimiter else len(lines[0].split())
+    _check_entries(len(lines), width)
+    odd = next((i for i, ln in enumerate(lines) if _NOT_DECIMAL.search(ln)), None)
+    if odd is None:
+        a = _fast_numbers(lines, delimiter, len(lines), width)
+        if a is not None:
+            return a
+    # the slow path, which says exactly what is wrong: widths first (no entry built), then entries
+    for i, ln in enumerate(lines):
+        count = ln.count(delimiter) + 1 if delimiter else len(ln.split())
+        if count != width:
+            raise SpecError(f"row {i} has {count} entries, expected {width}")
+    if len(lines) * width > MAX_SYMBOLIC_ENTRIES:
+        _refuse_large_non_numeric(lines, delimiter, odd, len(lines) * width)
     rows = [[c.strip() for c in (ln.split(delimiter) if delimiter else ln.split())] for ln in lines]
-    width = len(rows[0])
     for i, r in enumerate(rows):
-        if len(r) != width:
-            raise SpecError(f"row {i} has {len(r)} entries, expected {width}")
         if delimiter and any(c == "" for c in r):
             raise SpecError(f"row {i} has an empty entry")
-    if len(rows) * width > MAX_MATRIX_ENTRIES:
-        raise SpecError(f"{len(rows) * width} entries exceed the limit of {MAX_MATRIX_ENTRIES}")
-    try:
-        a = np.array(rows, dtype=np.float64)
-    except ValueError:
-        _refuse_header(rows)
-        return to_array(rows, "")
-    return check_finite(a)
+    _refuse_header(rows)
+    return to_array(rows, "")
+
+
+def _refuse_large_non_numeric(lines: list[str], delimiter, odd: int | None, entries: int) -> None:
+    """A matrix past the symbolic budget must be plain decimals: find the first entry that is
+    not, say what it is wrong with it (entry_value's message), else refuse it by the budget."""
+    for i in ([odd] if odd is not None else []) + list(range(len(lines))):
+        cells = [c.strip() for c in (lines[i].split(delimiter) if delimiter else lines[i].split())]
+        for j, cell in enumerate(cells):
+            if cell == "" and delimiter:
+                raise SpecError(f"row {i} has an empty entry")
+            if is_number_text(cell):
+                continue
+            where = f"entry [{i}, {j}]"
+            entry_value(cell, where)     # raises for nan, 0x10, a parse error ...
+            raise SpecError(f"a matrix of {entries} entries with expressions ({where} is {shorten(cell, TOKEN)!r}) "
+                            f"exceeds the limit of {MAX_SYMBOLIC_ENTRIES}; a larger one must hold plain decimal "
+                            "numbers")
+    raise SpecError("the matrix does not read as decimal numbers")
 
 
 def _refuse_header(rows: list[list[str]]) -> None:
@@ -274,6 +428,8 @@ def _refuse_header(rows: list[list[str]]) -> None:
 
 
 def check_square(a: np.ndarray, file: str | None = None, where: str | None = None) -> np.ndarray:
+    if a.ndim == 2 and a.size == 0:
+        raise SpecError(f"the matrix is empty ({a.shape[0]} x {a.shape[1]})", file=file, where=where)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise SpecError(f"matrix is {' x '.join(map(str, a.shape))}, expected a square n x n matrix",
                         file=file, where=where)

@@ -18,13 +18,14 @@ import os
 from dataclasses import dataclass, field
 
 from gdlcheck.errors import SpecError
-from gdlcheck.limits import MAX_YAML_DEPTH, MAX_YAML_NODES
-from gdlcheck.text import suggest
+from gdlcheck.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
+from gdlcheck.text import NUMBER_FORMS, is_number_text, printable, shorten, suggest
 
 TOP_KEYS = ("name", "symmetry", "expect", "seed", "channels", "layer", "layers", "description")
 SYMMETRY_KEYS = ("group", "n", "shape", "graph", "generators")
 EXPECT = ("equivariant", "invariant")
 
+_NUMBER_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
 _STANDARD_TAGS = {
     "tag:yaml.org,2002:" + t
     for t in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp", "binary", "merge")
@@ -67,10 +68,11 @@ class Spec:
     channels: int | None = None
     lines: dict[str, int] = field(default_factory=dict)
     layer_key: str = "layer"   # the key that holds the layer tree: "layer", or "layers" (a list)
+    allowed: tuple[str, ...] = ()   # folders besides the spec's own that {file: ...} may read (--allow-path)
 
     @property
     def folder(self) -> str:
-        return os.path.dirname(os.path.abspath(self.path)) if self.path != "-" else os.getcwd()
+        return os.path.dirname(os.path.abspath(self.path)) if self.path != "-" else current_folder()
 
     def error(self, what: str, where: str) -> SpecError:
         """A SpecError at ``where`` with the line of that key, when known."""
@@ -100,6 +102,33 @@ class Spec:
         return err
 
 
+def current_folder() -> str:
+    """The working folder, or an input error when it was deleted under us."""
+    try:
+        return os.getcwd()
+    except OSError:
+        raise SpecError("the current folder no longer exists; cd to a folder and run again") from None
+
+
+def confined_path(spec: Spec | None, name: str) -> str:
+    """The path a ``{file: NAME}`` of ``spec`` reads: relative to the spec's folder and inside it
+    (no absolute path, no ``..`` past it, no symbolic link out of it), or inside a folder the
+    user allowed (``--allow-path DIR``).  Refused before anything is opened, so the message
+    says nothing about what exists outside."""
+    folder = spec.folder if spec is not None else current_folder()
+    allowed = (folder,) + (tuple(spec.allowed) if spec is not None else ())
+    full = os.path.realpath(os.path.join(folder, name))
+    for root in allowed:
+        root = os.path.realpath(root)
+        try:
+            if os.path.commonpath([full, root]) == root:
+                return full
+        except ValueError:   # different drives
+            continue
+    raise SpecError(f"file {printable(shorten(name, 60))!r} is outside the spec's folder; a spec reads only files in "
+                    "its own folder (give --allow-path DIR to allow another)")
+
+
 def check_keys(mapping: dict, allowed, where: str, spec: Spec | None = None) -> None:
     """Reject keys not in ``allowed``, with a 'did you mean' for near misses."""
     for key in mapping:
@@ -124,6 +153,7 @@ def parse_yaml(text: str, path: str) -> tuple[object, dict[str, int]]:
     """Safe-load ``text``; returns the value and a map from key paths to 1-based lines."""
     import yaml
 
+    _check_yaml_size(text, path, hasattr(yaml, "CSafeLoader"))
     try:
         node = yaml.compose(text, Loader=_loader(yaml))
     except yaml.YAMLError as err:
@@ -146,6 +176,22 @@ def parse_yaml(text: str, path: str) -> tuple[object, dict[str, int]]:
     constructor = yaml.SafeLoader("")
     value = _to_python(node, "", 0, lines, budget, constructor, path)
     return value, lines
+
+
+def _check_yaml_size(text: str, path: str, fast: bool) -> None:
+    """Refuse a document by its size before it is composed: its bytes, and its nodes estimated
+    from the separators (every node but the first follows a comma, a newline or a bracket),
+    counted in C.  Without libyaml the pure-Python composer reads about 25,000 nodes a second:
+    its budgets are a tenth."""
+    share = 1 if fast else 10
+    limit_bytes, limit_nodes = MAX_YAML_BYTES // share, MAX_YAML_NODES // share
+    if len(text) > limit_bytes:
+        raise SpecError(f"YAML document of {len(text)} characters exceeds the limit of {limit_bytes} (put large "
+                        "weights in a file: weight: {file: w.npy})", file=path)
+    estimate = text.count(",") + text.count("\n") + text.count("[") + text.count("{")
+    if estimate > limit_nodes:
+        raise SpecError(f"YAML document of about {estimate} nodes exceeds the limit of {limit_nodes} (put large "
+                        "weights in a file: weight: {file: w.npy})", file=path)
 
 
 def _expanded_size(node, memo: dict, depth: int, path: str) -> int:
@@ -183,6 +229,19 @@ def _to_python(node, where, depth, lines, budget, constructor, path):
     if where:
         lines.setdefault(where, node.start_mark.line + 1)
     if isinstance(node, yaml.ScalarNode):
+        if node.tag in _NUMBER_TAGS and not is_number_text(node.value) and node.value.lower().lstrip("+-") not in \
+                (".inf", ".nan"):
+            # YAML 1.1 reads 0x10, 0o7, 0b1, 1_000 and 1:30 (sexagesimal) as numbers; gdlcheck's
+            # numbers are decimal everywhere (README, "Numbers")
+            raise SpecError(f"number {shorten(node.value, 40)!r} is not in a form gdlcheck reads (line "
+                            f"{node.start_mark.line + 1}); write {NUMBER_FORMS}", file=path, where=where or None)
+        if node.tag in _NUMBER_TAGS and is_number_text(node.value):
+            # decimal as written: YAML 1.1 would read 010 as octal 8
+            text = node.value.strip()
+            if len(text) > 4000:  # Python's int() refuses past 4300 digits; no number gdlcheck reads is this long
+                raise SpecError(f"number of {len(text)} digits is too long (line {node.start_mark.line + 1})",
+                                file=path, where=where or None)
+            return int(text) if node.tag.endswith(":int") else float(text)
         try:
             return constructor.construct_object(node, deep=True)
         except Exception as err:  # PyYAML's constructors raise IndexError, ValueError, ... on bad scalars

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gdlcheck.errors import GdlcheckError, LayerError
+from gdlcheck.inputs.evaluate import compile_array
 from gdlcheck.inputs.matrices import exact_number
 from gdlcheck.layers.rules import Rule
 
@@ -133,27 +135,68 @@ _LAMBDIFIED: dict[int, tuple] = {}  # id(array) -> (array, symbols, compiled fun
 def numeric(a, values: dict):
     """Substitute ``values`` into a symbolic array (or scalar) and return floats.
 
-    The compiled function is kept per array, so trial after trial only evaluates it.
+    The compiled function is kept per array, so trial after trial only evaluates it; the
+    numbers inside the expressions are evaluated once, within bounds
+    (:func:`gdlcheck.inputs.evaluate.compile_array`).  A weight that is not a finite real
+    number at these values (``sqrt(a)`` or ``log(a)`` at a negative ``a``, an overflow) is a
+    :class:`~gdlcheck.errors.LayerError`: it is never cast to a real number silently.
     """
     if isinstance(a, np.ndarray) and a.dtype == object:
         hit = _LAMBDIFIED.get(id(a))
         if hit is None or hit[0] is not a:
-            import sympy
-
             syms = sorted(set().union(*(e.free_symbols for e in a.flat if hasattr(e, "free_symbols"))), key=str)
-            f = sympy.lambdify(syms, sympy.Matrix(a.reshape(a.shape[0], -1)) if a.ndim else a, modules="numpy") \
-                if syms else None
+            f = _compiled(list(a.flat), syms) if syms else None
             if len(_LAMBDIFIED) >= 64:
                 _LAMBDIFIED.pop(next(iter(_LAMBDIFIED)))
             hit = _LAMBDIFIED[id(a)] = (a, syms, f)
         _, syms, f = hit
         if not syms:
             return a.astype(np.float64)
-        out = np.asarray(f(*[values[s] for s in syms]), dtype=np.float64)
+        out = _real_values(_evaluated(f, [values[s] for s in syms], values), values)
         return out.reshape(a.shape)
     if hasattr(a, "free_symbols"):
-        return float(a.subs(values))
+        syms = sorted(a.free_symbols, key=str)
+        return float(_real_values(_evaluated(_compiled([a], syms), [values[s] for s in syms], values), values)[0])
     return a
+
+
+def _evaluated(f, args: list, values: dict):
+    try:
+        return f(*args)
+    except GdlcheckError as err:
+        raise LayerError(f"{err.what} (trial point {_point(values)})") from None
+
+
+def _compiled(exprs: list, syms: list):
+    """numpy code for the weights; a number inside them past float64 means the numeric check
+    cannot run them (a LayerError: an exact verdict, where there is one, stands)."""
+    try:
+        return compile_array(exprs, syms)
+    except GdlcheckError as err:
+        raise LayerError(f"the numeric check cannot evaluate the weights: {err.what}") from None
+
+
+def _real_values(raw, values: dict) -> np.ndarray:
+    """The evaluated weights as float64, or a LayerError naming the point where they are not
+    finite real numbers."""
+    out = np.asarray(raw if not isinstance(raw, list) else [np.asarray(x) for x in raw])
+    if out.dtype == object:
+        out = np.asarray([complex(x) for x in out.ravel()]).reshape(out.shape)
+    if np.iscomplexobj(out):
+        if np.any(out.imag != 0):
+            raise LayerError(f"the weights are not real at the trial point {_point(values)}: an expression is "
+                             "complex there (e.g. sqrt or log of a negative value)")
+        out = out.real
+    out = out.astype(np.float64)
+    if not np.all(np.isfinite(out)):
+        raise LayerError(f"the weights are not finite real numbers at the trial point {_point(values)} (e.g. sqrt "
+                         "or log of a negative value, or an overflow)")
+    return out
+
+
+def _point(values: dict) -> str:
+    shown = ", ".join(f"{k} = {v:.3g}" for k, v in sorted(values.items(), key=lambda kv: str(kv[0]))[:6])
+    return shown + (", ..." if len(values) > 6 else "")
 
 
 def exact_array(a):

@@ -9,7 +9,6 @@ YAML line into every error.
 from __future__ import annotations
 
 import math
-import os
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,11 +17,11 @@ import numpy as np
 
 from gdlcheck.errors import GdlcheckError, SpecError
 from gdlcheck.inputs.matrices import load_matrix, to_array
-from gdlcheck.inputs.spec import KEY_MEANINGS, Spec, check_keys
+from gdlcheck.inputs.spec import KEY_MEANINGS, Spec, check_keys, confined_path
 from gdlcheck.layers.activations import ACTIVATION_NAMES
 from gdlcheck.layers.base import Layer, free_symbols, shape_text
-from gdlcheck.limits import MAX_LAYERS, MAX_MATRIX_ENTRIES
-from gdlcheck.text import suggest
+from gdlcheck.limits import MAX_LAYERS, MAX_MATRIX_ENTRIES, MAX_SPEC_ENTRIES, MAX_SYMBOLIC_ENTRIES
+from gdlcheck.text import printable, shorten, suggest
 
 
 @dataclass
@@ -36,14 +35,35 @@ class BuildContext:
     path: str = "-"
     graph: np.ndarray | None = field(default=None, repr=False)
     built: int = 0  # layers built so far, against MAX_LAYERS
+    entries: int = 0  # weight entries built so far (n x n layers expanded), against MAX_SPEC_ENTRIES
+    symbolic_entries: int = 0  # of them symbolic, against MAX_SYMBOLIC_ENTRIES
+
+    def restart(self) -> None:
+        """Before building the layer tree again (now that n is known): nothing built yet."""
+        self.built = self.entries = self.symbolic_entries = 0
+
+    def count(self, entries: int, where: str, symbolic: bool = False, what: str = "weights") -> None:
+        """Count ``entries`` built at ``where`` against the spec's budgets, before building them:
+        the products matter, not each layer alone (21 deepsets at n = 4096 are 3.5e8 entries)."""
+        self.entries += entries
+        if self.entries > MAX_SPEC_ENTRIES:
+            raise self.error(f"the spec's {what} would have {self.entries} entries together (n x n layers "
+                             f"expanded), over the limit of {MAX_SPEC_ENTRIES}", where)
+        if symbolic:
+            self.symbolic_entries += entries
+            if self.symbolic_entries > MAX_SYMBOLIC_ENTRIES:
+                raise self.error(f"the spec's symbolic weights would have {self.symbolic_entries} entries "
+                                 f"(n x n layers expanded), over the limit of {MAX_SYMBOLIC_ENTRIES} (symbolic "
+                                 "entries are compared one by one)", where)
 
     def error(self, what: str, where: str) -> SpecError:
         if self.spec is not None:
             return self.spec.error(what, where)
         return SpecError(what, file=self.path, where=where)
 
-    def need_n(self, where: str, n: int | None = None) -> int:
-        """The number of points (``n`` where the layer itself fixes it), within the size budget."""
+    def need_n(self, where: str, n: int | None = None, symbolic: bool = False) -> int:
+        """The number of points (``n`` where the layer itself fixes it), within the size budget,
+        for a layer that builds an n x n matrix (counted, symbolic or not, against the spec's)."""
         if n is not None and self.n is not None and n != self.n:
             raise self.error(f"the layer acts on {n} points but the group on n = {self.n}", where)
         n = self.n if n is None else n
@@ -52,6 +72,7 @@ class BuildContext:
         if n * n > MAX_MATRIX_ENTRIES:
             raise self.error(f"the layer's n x n matrices at n = {n} would have {n * n:.3g} entries, "
                              f"over the limit of {MAX_MATRIX_ENTRIES}", where)
+        self.count(n * n, where, symbolic, "n x n matrices" if not symbolic else "weights")
         return n
 
     def value(self, raw, where: str, ndim: int | None = 2, shape: tuple | None = None) -> np.ndarray:
@@ -69,6 +90,7 @@ class BuildContext:
                 a = to_array(raw, where, ndim=ndim)
             except GdlcheckError as err:
                 raise err.located(file=self.path) from None
+        self.count(int(a.size), where, a.dtype == object)
         if ndim is not None and a.ndim != ndim:
             raise self.error(f"expected a {ndim}-D array, got shape {list(a.shape)}", where)
         if shape is not None and tuple(a.shape) != tuple(shape):
@@ -78,12 +100,13 @@ class BuildContext:
     def _from_file(self, name, where: str) -> np.ndarray:
         if not isinstance(name, str) or not name:
             raise self.error("file must be a path", where)
-        folder = self.spec.folder if self.spec is not None else os.getcwd()
-        full = os.path.join(folder, name)
+        shown = printable(shorten(name, 60))
         try:
+            full = confined_path(self.spec, name)
             return load_matrix(full, what="weight")
         except GdlcheckError as err:
-            raise self.error(str(err.what) + f" ({name})", where) from None
+            raise self.error(str(err.what) + ("" if "outside the spec's folder" in err.what else f" ({shown})"),
+                             where) from None
 
     def _random(self, dims, where: str) -> np.ndarray:
         if isinstance(dims, int) and not isinstance(dims, bool):

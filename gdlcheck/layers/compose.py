@@ -11,12 +11,13 @@ import math
 
 import numpy as np
 
+from gdlcheck.errors import LimitError
 from gdlcheck.layers.attention import Attention
 from gdlcheck.layers.base import Composite, Layer, is_symbolic_array, points_of, run
 from gdlcheck.layers.build import build_layer, register
 from gdlcheck.layers.rowwise import MLP, LayerNorm
 from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, Rule
-from gdlcheck.limits import MAX_ENCODER_BLOCKS, MAX_MATRIX_ENTRIES
+from gdlcheck.limits import MAX_ENCODER_BLOCKS, MAX_MATRIX_ENTRIES, MAX_PRODUCT_OPS, MAX_SYMBOLIC_PRODUCT_OPS
 
 
 class Residual(Composite):
@@ -119,6 +120,7 @@ class Sequential(Composite):
         forms = [c.linear_form() for c in self.layers]
         if any(f is None for f in forms):
             return None
+        _check_product_cost(forms)
         W, b = forms[0]
         for W2, b2 in forms[1:]:
             if W2.shape[1] != W.shape[0]:
@@ -131,6 +133,23 @@ class Sequential(Composite):
             if b2 is not None:
                 b = b2 if b is None else b + b2
         return W, b
+
+
+def _check_product_cost(forms) -> None:
+    """Composing the matrices costs rows x inner x columns per product (one sympy operation each
+    for symbolic entries): refused past the budget before the first product."""
+    W = forms[0][0]
+    ops = 0
+    symbolic = W.dtype == object
+    for W2, _ in forms[1:]:
+        ops += int(W2.shape[0]) * int(W2.shape[1]) * int(W.shape[1])
+        symbolic = symbolic or W2.dtype == object
+        W = W2
+    limit = MAX_SYMBOLIC_PRODUCT_OPS if symbolic else MAX_PRODUCT_OPS
+    if ops > limit:
+        kind = "symbolic " if symbolic else ""
+        raise LimitError(f"composing the sequence's {kind}matrices into one would take {ops:.3g} operations, over "
+                         f"the limit of {limit}")
 
 
 @register("sequential", keys=("layers",), required=("layers",))

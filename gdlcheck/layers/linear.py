@@ -150,8 +150,9 @@ class Conv(Linear):
 @register("conv", keys=("kernel", "bias", "shape"), required=("kernel",))
 def _build_conv(raw, ctx, where):
     kernel = ctx.value(raw["kernel"], f"{where}.kernel", ndim=None)
+    symbolic = kernel.dtype == object   # the circulant of a symbolic kernel has n^2 symbolic entries
     if "shape" not in raw:
-        n = ctx.need_n(where)
+        n = ctx.need_n(where, symbolic=symbolic)
         if kernel.ndim != 1:
             raise ctx.error("a 1-D kernel is a list of numbers or expressions; a 2-D kernel needs "
                             "shape: [H, W], the grid it slides over", f"{where}.kernel")
@@ -162,7 +163,7 @@ def _build_conv(raw, ctx, where):
         shape = parse_shape(raw["shape"])
     except GdlcheckError as err:
         raise ctx.error(err.what, f"{where}.shape") from None
-    n = ctx.need_n(where, int(np.prod(shape)))
+    n = ctx.need_n(where, int(np.prod(shape)), symbolic=symbolic)
     if kernel.ndim != len(shape):
         raise ctx.error(f"kernel is {kernel.ndim}-D but shape {list(shape)} is {len(shape)}-D", f"{where}.kernel")
     if any(k > s for k, s in zip(kernel.shape, shape)):
@@ -250,10 +251,11 @@ def _build_deepsets(raw, ctx, where):
             raise ctx.error(f"gamma is {shape_text(gamma)}, expected the shape of lambda ({shape_text(lam)})",
                             f"{where}.gamma")
         return ChannelDeepSets(lam, gamma, ctx.n)
-    n = ctx.need_n(where)
     for key in ("alpha", "beta"):
         if key not in raw:
             raise ctx.error(f"layer kind 'deepsets' needs key {key!r}", where)
     alpha = ctx.scalar(raw["alpha"], f"{where}.alpha")
     beta = ctx.scalar(raw["beta"], f"{where}.beta")
+    # alpha*I + beta*11^T is n^2 entries, symbolic ones if alpha or beta is
+    n = ctx.need_n(where, symbolic=hasattr(alpha, "free_symbols") or hasattr(beta, "free_symbols"))
     return DeepSets(alpha, beta, n)

@@ -90,12 +90,12 @@ def broken_text(c: Condition) -> str:
         name = "E" if c.what == "table" else c.parameter
         return f"rows {c.entry[0]} and {c.image[0]} of {name} differ, so P E != E for {c.generator}"
     if c.what == "bias":
-        return (f"b[{c.image[0]}] = {c.values[1]} but b[{c.entry[0]}] = {c.values[0]}, so b[g i] != b[i] for "
-                f"{c.generator}")
+        return (f"b[{c.image[0]}] = {_value(c.values[1])} but b[{c.entry[0]}] = {_value(c.values[0])}, "
+                f"so b[g i] != b[i] for {c.generator}")
     if c.entry and c.image:
         m = _MATRIX.get(c.what, "W")
         (i, j), (a, b) = c.entry, c.image
-        values = f" ({c.values[1]} and {c.values[0]})" if len(c.values) == 2 else ""
+        values = f" ({_value(c.values[1])} and {_value(c.values[0])})" if len(c.values) == 2 else ""
         return f"{m}[{a}, {b}] != {m}[{i}, {j}]{values}, so {CONDITIONS[c.what]} fails for {c.generator}"
     return f"{CONDITIONS[c.what]} fails for {c.generator}"
 
@@ -198,3 +198,10 @@ def explain_lines(proof: Proof) -> list[str]:
         stopped = ", ".join(g for g, ok in proof.proven.items() if not ok)
         lines.append(f"The proof stops for {stopped}; the other checks decide there.")
     return lines
+
+
+def _value(v) -> str:
+    """An entry as printed in a condition: escaped, and a number of any size kept short."""
+    from gdlcheck.text import printable, safe_str, shorten
+
+    return printable(shorten(safe_str(v), 60))

@@ -11,13 +11,24 @@ from rich import box
 from rich.console import Group as RGroup
 from rich.panel import Panel
 from rich.table import Table
-from rich.text import Text
+from rich.text import Text as _RichText
 
 from gdlcheck.groups import FAMILIES, PermGroup
 from gdlcheck.output.explain import partition_meaning
 from gdlcheck.output.proof import explain_lines, proof_lines
 from gdlcheck.output.words import constraint_lines, count_line, culprit_text, fact_text, undecided_lines, witness_text
-from gdlcheck.text import shorten
+from gdlcheck.text import printable, shorten
+
+
+class Text(_RichText):
+    """rich's ``Text`` with control characters and terminal escapes in its strings escaped
+    (``\x1b`` printed as the four characters), so no input can drive the terminal."""
+
+    def __init__(self, text: str = "", *args, **kwargs):
+        super().__init__(printable(text, keep="\n"), *args, **kwargs)
+
+    def append(self, text, style=None):
+        return super().append(printable(text, keep="\n") if isinstance(text, str) else text, style)
 
 # A cycle of distinguishable styles for parameters in a sharing pattern.
 _PALETTE = ["red", "green", "blue", "magenta", "cyan", "yellow", "bright_red", "bright_green", "bright_blue",

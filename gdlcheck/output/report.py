@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 
+from gdlcheck.errors import LimitError
 from gdlcheck.groups import PermGroup
+from gdlcheck.limits import MAX_CELLS, MAX_CSV_CELLS, MAX_JSON_CELLS
 from gdlcheck.output.proof import culprit_json, proof_json
 from gdlcheck.output.words import (
     DETAILS,
@@ -31,6 +33,8 @@ def dumps(obj: dict) -> str:
 
 def group_json(group: PermGroup) -> dict:
     out = {"name": group.name, "n": group.n, "order": group.order_json(), "generators": group.generator_strings}
+    if out["order"] is None:  # a generated group past the Schreier-Sims budget
+        out["order_note"] = group.order_text
     if group.shape is not None:
         out["shape"] = list(group.shape)
     return out
@@ -101,7 +105,18 @@ def error_json(input_name: str, message: str) -> dict:
             "error": message}
 
 
+def check_output_cells(cells: int, fmt: str, what: str) -> None:
+    """Refuse text output of more cells than its budget before any of it is built (the JSON of
+    a 4096 x 4096 pattern took 3.6 GB of Python lists)."""
+    limit = MAX_JSON_CELLS if fmt == "json" else MAX_CSV_CELLS
+    if cells > limit:
+        raise LimitError(f"{fmt} output of the {what} would have {cells} cells, over the limit of {limit}; "
+                         "use --format npy (binary) or the text report")
+
+
 def derive_json(d) -> dict:
+    if d.cells <= MAX_CELLS:   # past it, the pattern's own budget refuses it with the estimate in GiB
+        check_output_cells(d.cells, "json", "pattern")
     pattern = d.pattern  # first: a pattern over the size budget is refused before anything else is built
     out = {
         "schema_version": SCHEMA_VERSION,
@@ -129,6 +144,7 @@ def derive_json(d) -> dict:
 
 def project_json(input_name: str, group: PermGroup, P, distance: float) -> dict:
     """``gdlcheck project --format json``: the nearest equivariant matrix and the distance."""
+    check_output_cells(int(P.size), "json", "matrix")
     return {"schema_version": SCHEMA_VERSION, "input": input_name, "group": group_json(group),
             "relative_distance": distance, "matrix": [[float(x) for x in row] for row in P.tolist()]}
 

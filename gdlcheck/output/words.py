@@ -8,9 +8,9 @@ report and for ``assert_equivariant``'s message.
 from __future__ import annotations
 
 from gdlcheck.layers import Fact
-from gdlcheck.limits import SYMBOLIC_GUARD_SECONDS
+from gdlcheck.limits import MAX_SIMPLIFY_OPS, SYMBOLIC_GUARD_SECONDS
 from gdlcheck.output.proof import stop_text
-from gdlcheck.text import shorten
+from gdlcheck.text import safe_str, shorten
 from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, VerifyResult, WeightWitness
 
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
@@ -19,6 +19,8 @@ DETAILS = {
     "not_proven": "not proven: the proof stops (the notes say where)",
     "time_guard": f"stopped by the {SYMBOLIC_GUARD_SECONDS:g} s guard against a hang in sympy (not a budget)",
     "sympy_undecided": "sympy could not decide",
+    "symbolic_budget": f"undecided: the whole check's symbolic budget ({MAX_SIMPLIFY_OPS} operations for sympy's "
+                       "simplify) ran out",
     "symbolic_identical": "symbolic: f(PX) and P f(X) are the same expressions",
     "symbolic_simplified": "symbolic: f(PX) and P f(X) simplify to the same expressions",
     "within_tolerance_only": "holds only within tolerance; --method exact demands exactness",
@@ -43,7 +45,7 @@ def law_text(law: Law) -> str:
 
 def _value(x) -> str:
     """A weight as the witness shows it: a float with full precision, an expression as written."""
-    return repr(x) if isinstance(x, float) else str(x)
+    return repr(x) if isinstance(x, float) else safe_str(x)
 
 
 def _at(entry: tuple[int, ...]) -> str:
@@ -98,7 +100,7 @@ def json_float(x):
 
 
 def _json_value(x):
-    return x if isinstance(x, float) else str(x)
+    return x if isinstance(x, float) else safe_str(x)
 
 
 # --------------------------------------------------------------------------- facts

@@ -23,6 +23,7 @@ from gdlcheck.layers import Fact, Layer
 from gdlcheck.verification.diagnose import diagnose
 from gdlcheck.verification.measure import (
     _generator,
+    check_trial_budget,
     default_law,
     symbolic_applies,
     symbolic_residuals,
@@ -68,9 +69,11 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     settled = bool(exact) and all(r.exact is not None for r in exact)
     cheap = group.n * channels <= CHEAP_TRIALS
     if method in ("numeric", "both") or (method == "auto" and (not settled or cheap)):
+        if group.gens:
+            check_trial_budget(layer, group.n, channels, options.trials, len(group.gens))   # before any pass
         try:
             residuals.extend(trial_residuals(layer, group, default_law(layer, expect), channels, options.trials,
-                                             options.seed))
+                                             options.seed, form=form))
         except LayerError as err:
             # An exact verdict stands on its own; without one the overflow is the user's to fix.
             if not settled:

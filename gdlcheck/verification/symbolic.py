@@ -8,28 +8,78 @@ comparison is undecided and says so.
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from gdlcheck.limits import SOLVE_OPS, SYMBOLIC_EXPAND_OPS, SYMBOLIC_GUARD_SECONDS
+from gdlcheck.inputs.evaluate import evaluate
+from gdlcheck.inputs.matrices import exact_number
+from gdlcheck.limits import (
+    MAX_EXPANSION_TERMS,
+    MAX_SIMPLIFY_OPS,
+    SOLVE_OPS,
+    SYMBOLIC_EXPAND_OPS,
+    SYMBOLIC_GUARD_SECONDS,
+)
+from gdlcheck.text import safe_str
 from gdlcheck.tolerances import POINT_DIFFERENCE
 
 
-def equal_exactly(a, b) -> bool | None:
+@dataclass
+class Budget:
+    """The work one exact check may spend on expressions that differ in form, for the whole
+    check (every pair of entries and every generator together), counted in operations -- the
+    same input gets the same verdict on an idle and on a loaded machine:
+
+    * ``ops``: operations (sympy's ``count_ops``) of the differences handed to ``simplify``;
+    * ``terms``: terms one polynomial expansion may have (estimated before expanding).
+
+    Equal differences are decided once (``memo``).  Behind the budget, each call into sympy
+    runs under ``SYMBOLIC_GUARD_SECONDS``, a last guard against a hang, never a budget (main
+    thread only); when it fires (``guarded``) the comparison is undecided and says so.
+    """
+
+    ops: int = MAX_SIMPLIFY_OPS
+    terms: int = MAX_EXPANSION_TERMS
+    exhausted: bool = False
+    guarded: bool = False
+    memo: dict = field(default_factory=dict)
+
+    @property
+    def detail(self) -> str:
+        """Why a comparison is undecided: the budget, the guard, or sympy itself."""
+        return "symbolic_budget" if self.exhausted else ("time_guard" if self.guarded else "sympy_undecided")
+
+
+def equal_exactly(a, b, budget: Budget | None = None) -> bool | None:
     """Whether two sympy expressions are identical: True, False, or None if undecided.
 
-    Different at a random rational point proves different; expanding the difference to 0
-    proves equal; neither leaves it undecided.
+    Different at a random rational point proves different; the difference expanding to 0
+    proves equal (a non-zero polynomial in the symbols proves different); simplifying the
+    difference to 0, within ``budget``, proves equal; otherwise it is undecided.
     """
+    import sympy
+
+    budget = budget if budget is not None else Budget()
+    # a numeric weight beside symbolic ones (a float bias after a symbolic layer) as an exact number
+    a, b = (exact_number(x) if isinstance(x, (int, float, np.number)) else x for x in (a, b))
     if a == b:
         return True
     diff = a - b
-    if diff.is_number and diff.is_zero is not None:
-        return bool(diff.is_zero)
+    if diff.is_Rational:
+        return bool(diff == 0)
+    if diff in budget.memo:
+        return budget.memo[diff]
+    if -diff in budget.memo:   # b - a, decided already as a - b
+        return budget.memo[-diff]
     if differ_at_a_point(a, b, np.random.default_rng(0)):
+        budget.memo[diff] = False
         return False
-    return True if is_zero(diff) else None
+    result = _by_expansion(diff, budget)
+    if result is None:
+        result = _by_simplification(diff, budget, sympy)
+    budget.memo[diff] = result
+    return result
 
 
 def is_zero(diff) -> bool:
@@ -38,10 +88,88 @@ def is_zero(diff) -> bool:
     (``sin(x)**2 + cos(x)**2 - 1`` stays undecided)."""
     import sympy
 
-    if sympy.count_ops(diff) > SYMBOLIC_EXPAND_OPS:
+    ops = sympy_call(sympy.count_ops, diff)
+    if ops is None or ops > SYMBOLIC_EXPAND_OPS:
         return False
-    done, value = run_with_time_limit(lambda: sympy.cancel(sympy.expand(diff)), SYMBOLIC_GUARD_SECONDS)
-    return bool(done and value == 0)
+    done, value = run_with_time_limit(lambda: sympy_call(lambda: sympy.cancel(sympy.expand(diff))),
+                                      SYMBOLIC_GUARD_SECONDS)
+    return bool(done and value is not None and value == 0)
+
+
+def _by_expansion(diff, budget: Budget) -> bool | None:
+    """Expanded to 0: equal.  A non-zero polynomial in plain symbols: different.  Else None."""
+    import sympy
+
+    if expansion_terms(diff, budget.terms) > budget.terms:
+        return None
+    done, expanded = run_with_time_limit(lambda: sympy_call(sympy.expand, diff), SYMBOLIC_GUARD_SECONDS)
+    if not done:
+        budget.guarded = True
+        return None
+    if expanded is None:
+        return None
+    if expanded == 0:
+        return True
+    syms = sorted(expanded.free_symbols, key=str)
+    if syms and sympy_call(expanded.is_polynomial, *syms) and \
+            all(t.is_Symbol or t.is_Number for t in expanded.atoms() if not t.is_Atom or t.is_Symbol):
+        return False   # a polynomial that is not 0 is not 0 everywhere
+    return None
+
+
+def _by_simplification(diff, budget: Budget, sympy) -> bool | None:
+    ops = sympy_call(sympy.count_ops, diff)
+    if ops is None or ops > budget.ops:
+        budget.exhausted = True
+        return None
+    budget.ops -= int(ops)
+    # common factors pulled out first, then the trigonometric identities: cheap, and they settle
+    # (a + b)**12 * (sin(e)**2 + cos(e)**2) against (a + b)**12 without expanding; then simplify
+    for step in (lambda: sympy.trigsimp(sympy.factor_terms(diff)), lambda: sympy.simplify(diff)):
+        done, simplified = run_with_time_limit(lambda step=step: sympy_call(step), SYMBOLIC_GUARD_SECONDS)
+        if not done:
+            budget.guarded = True
+            return None
+        if simplified is not None and simplified == 0:
+            return True
+    return None
+
+
+def expansion_terms(e, cap: int) -> int:
+    """An upper estimate of the terms ``sympy.expand(e)`` builds, computed without expanding
+    (a power of a sum by the multinomial count); stops counting past ``cap``."""
+    import math
+
+    if e.is_Add:
+        total = 0
+        for a in e.args:
+            total += expansion_terms(a, cap)
+            if total > cap:
+                return cap + 1
+        return total
+    if e.is_Mul:
+        total = 1
+        for a in e.args:
+            total *= expansion_terms(a, cap)
+            if total > cap:
+                return cap + 1
+        return total
+    if e.is_Pow and e.exp.is_Integer and e.exp > 1:
+        t = expansion_terms(e.base, cap)
+        if t > cap:
+            return cap + 1
+        k = int(e.exp)
+        return min(math.comb(t + k - 1, k), cap + 1) if t > 1 else 1
+    return 1
+
+
+def sympy_call(fn, *args, **kwargs):
+    """``fn(*args)``, or None where sympy itself raises (it does, on some inputs, with
+    NotImplementedError, TypeError, RecursionError ...): undecided, never a crash."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception:  # sympy's own failures; a time-out is not an Exception subclass here
+        return None
 
 
 def differ_at_a_point(left, right, rng, tries: int = 3) -> bool:
@@ -55,13 +183,12 @@ def differ_at_a_point(left, right, rng, tries: int = 3) -> bool:
     syms = sorted((getattr(left, "free_symbols", set()) | getattr(right, "free_symbols", set())), key=str)
     for _ in range(tries):
         point = {x: sympy.Rational(int(rng.integers(-40, 41)), int(rng.integers(7, 23))) for x in syms}
-        try:
-            lv, rv = (complex(x.xreplace(point).evalf(30)) if isinstance(x, sympy.Basic) else complex(x)
-                      for x in (left, right))
-        except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        # bounded: fixed precision, magnitudes capped (None past a bound or outside a domain)
+        lv, rv = evaluate(left, point), evaluate(right, point)
+        if lv is None or rv is None:
             continue
         gap, size = abs(lv - rv), max(abs(lv), abs(rv))
-        if math.isfinite(gap) and math.isfinite(size) and gap > POINT_DIFFERENCE * size:
+        if gap > POINT_DIFFERENCE * size:
             return True
     return False
 
@@ -105,17 +232,20 @@ def solve_constraints(equations: list) -> tuple[list[str], bool]:
     syms = sorted(set().union(*(e.free_symbols for e in unique)), key=str)
     if not syms:  # two different numbers: no tying of the symbols mends that
         return [], True
-    unsolved = [f"{e} = 0" for e in unique[:20]]
-    if len(unique) > 20 or sum(sympy.count_ops(e) for e in unique) > SOLVE_OPS:
+    unsolved = [f"{safe_str(e)} = 0" for e in unique[:20]]
+    ops = sympy_call(lambda: sum(sympy.count_ops(e) for e in unique))
+    if len(unique) > 20 or ops is None or ops > SOLVE_OPS:
         return unsolved, False   # too large to hand to sympy.solve: the equations as they are
-    done, solutions = run_with_time_limit(lambda: sympy.solve(unique, syms, dict=True), SYMBOLIC_GUARD_SECONDS)
-    if not done:
+    done, solutions = run_with_time_limit(lambda: sympy_call(sympy.solve, unique, syms, dict=True),
+                                          SYMBOLIC_GUARD_SECONDS)
+    if not done or solutions is None:
+        # stopped by the guard, or sympy raised: the equations themselves, unsolved
         return unsolved, False
     if not solutions:
         return [], True
     texts = []
     for sol in solutions:
-        texts.append(", ".join(f"{k} = {v}" for k, v in sorted(sol.items(), key=lambda kv: str(kv[0]))))
+        texts.append(", ".join(f"{k} = {safe_str(v)}" for k, v in sorted(sol.items(), key=lambda kv: str(kv[0]))))
     if len(texts) == 1:
         return texts[0].split(", "), False
     return [" or ".join(f"({t})" for t in texts)], False

@@ -1,0 +1,149 @@
+"""Standard output and standard error as the command line uses them: exits that tell the truth.
+
+* **A closed pipe** (``gdlcheck verify ... | head -1``: the reader went away) is not an
+  error: the rest of the output is discarded and the exit code stays the verdicts' (as if
+  the output went to ``/dev/null``), so ``set -o pipefail`` never sees a holding layer fail.
+* **Any other failure to write** -- a full disk (``> /dev/full``), an I/O error, a closed
+  standard output (``>&-``) -- is one line on standard error and exit 74
+  (:data:`~gdlcheck.cli.common.EXIT_OUTPUT`, sysexits' ``EX_IOERR``).
+* **Text the stream cannot encode** (a name in Cyrillic on an ASCII terminal, a lone
+  surrogate from a file name) is written escaped (``\\u0430``), never an error.
+* **Python warnings** (numpy's overflow and casting warnings, ...) never reach standard
+  error: what they mean is reported where it matters (a non-finite output is an error, a
+  complex weight a note).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import os
+import sys
+import warnings
+
+from gdlcheck.cli.common import OutputError, output_failed
+
+
+class _GuardedBuffer(io.RawIOBase):
+    """The bytes of standard output, written through to the real stream with its errors sorted:
+    EPIPE closes the pipe quietly (later writes are discarded), anything else is an OutputError."""
+
+    def __init__(self, target):
+        super().__init__()
+        self._target = target
+        self.pipe_closed = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        size = len(data)
+        if self.pipe_closed:
+            return size
+        if self._target is None:
+            raise OutputError("cannot write standard output: it is closed")
+        try:
+            self._target.write(bytes(data))
+        except BrokenPipeError:
+            self.pipe_closed = True
+        except OSError as err:
+            if err.errno == errno.EPIPE:
+                self.pipe_closed = True
+            else:
+                raise output_failed(err, "standard output") from None
+        except ValueError:  # the stream itself was closed
+            raise OutputError("cannot write standard output: it is closed") from None
+        return size
+
+    def flush(self) -> None:
+        if self.pipe_closed or self._target is None:
+            return
+        try:
+            self._target.flush()
+        except BrokenPipeError:
+            self.pipe_closed = True
+        except OSError as err:
+            if err.errno == errno.EPIPE:
+                self.pipe_closed = True
+            else:
+                raise output_failed(err, "standard output") from None
+        except ValueError:
+            raise OutputError("cannot write standard output: it is closed") from None
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self._target is not None and self._target.isatty())
+        except (OSError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        if self._target is None:
+            raise OSError(errno.EBADF, "standard output is closed")
+        return self._target.fileno()
+
+    def close(self) -> None:  # never closes the real standard output
+        with contextlib.suppress(OutputError):
+            self.flush()
+        super().close()
+
+
+class _Guard:
+    def __init__(self):
+        self.original = sys.stdout
+        target = getattr(self.original, "buffer", None) if self.original is not None else None
+        self.raw = _GuardedBuffer(target)
+        encoding = getattr(self.original, "encoding", None) or "utf-8"
+        self.stdout = io.TextIOWrapper(self.raw, encoding=encoding, errors="backslashreplace",
+                                       line_buffering=bool(getattr(self.original, "line_buffering", False)),
+                                       write_through=True)
+
+    def finish(self) -> None:
+        """Flush what is left; raises OutputError when that fails (not for a closed pipe)."""
+        try:
+            self.stdout.flush()
+        finally:
+            if self.raw.pipe_closed:
+                _silence_stdout(self.original)
+
+    def restore(self) -> None:
+        sys.stdout = self.original
+        with contextlib.suppress(Exception):
+            self.stdout.detach()
+
+
+def _silence_stdout(original) -> None:
+    """After a closed pipe, point the real descriptor at /dev/null: Python's own flush at exit
+    must not print 'Exception ignored ... BrokenPipeError'."""
+    try:
+        fd = original.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+@contextlib.contextmanager
+def guarded_streams():
+    """Guard standard output for one run of the command line (see the module's docstring)."""
+    guard = _Guard()
+    stderr = sys.stderr
+    if stderr is not None and hasattr(stderr, "reconfigure"):
+        with contextlib.suppress(Exception):
+            stderr.reconfigure(errors="backslashreplace")
+    sys.stdout = guard.stdout
+    try:
+        yield guard
+    finally:
+        guard.restore()
+
+
+@contextlib.contextmanager
+def quiet_warnings():
+    """No Python warning reaches standard error while a command runs."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
