@@ -16,14 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT
-
-
-def _forbid(monkeypatch, target, name, what):
-    def never(*args, **kwargs):
-        raise AssertionError(f"{what} ran before the budget refused the request")
-
-    monkeypatch.setattr(target, name, never)
+from tests.conftest import ROOT, forbid
 
 
 def capped(args, cwd, memory=3 << 30, input=None):
@@ -106,7 +99,7 @@ def _cycle(points) -> str:
 def test_a_generated_symmetric_group_is_recognised_not_schreier_sims(run, tmp_path, monkeypatch):
     from sympy.combinatorics import PermutationGroup
 
-    _forbid(monkeypatch, PermutationGroup, "order", "Schreier-Sims")
+    forbid(monkeypatch, PermutationGroup, "order", "Schreier-Sims")
     spec = tmp_path / "s100.yaml"   # 399 bytes: 149 s
     spec.write_text('symmetry: {group: generators, n: 100, generators: ["(0 1)", "%s"]}\n'
                     "layer: {kind: deepsets, alpha: 1, beta: 2}\n" % _cycle(range(100)))
@@ -120,9 +113,10 @@ def test_a_generated_symmetric_group_is_recognised_not_schreier_sims(run, tmp_pa
 
 
 def test_derive_of_a_recognised_group_takes_the_closed_form(run, monkeypatch):
-    from gdlcheck.derivation import cells
+    from gdlcheck.derivation import basis, cells
 
-    _forbid(monkeypatch, cells, "orbit_labels", "the general orbit search")
+    forbid(monkeypatch, cells, "orbit_labels", "the general orbit search")
+    forbid(monkeypatch, basis, "tuple_orbits", "the general orbit search")
     result = run(["derive", "-g", "generators", "--generators", "(0 1)", "--generators", _cycle(range(64)),
                   "--in-order", "2", "--out-order", "2"])
     assert result.exit_code == 0 and "Bell(4) = 15" in result.stdout
@@ -131,7 +125,7 @@ def test_derive_of_a_recognised_group_takes_the_closed_form(run, monkeypatch):
 def test_an_unrecognised_group_past_the_schreier_sims_budget_is_not_computed(run, monkeypatch):
     from sympy.combinatorics import PermutationGroup
 
-    _forbid(monkeypatch, PermutationGroup, "order", "Schreier-Sims")
+    forbid(monkeypatch, PermutationGroup, "order", "Schreier-Sims")
     halves = "".join(_cycle([i, i + 64]) for i in range(64))   # two commuting involutions on 128 points
     swaps = "".join(_cycle([2 * i, 2 * i + 1]) for i in range(64))
     args = ["groups", "generators", "--generators", halves, "--generators", swaps]
@@ -174,8 +168,8 @@ def test_recognition_is_sound_against_schreier_sims(n):
 def test_symbolic_entries_count_after_expanding_n_x_n_layers(run, tmp_path, monkeypatch):
     from gdlcheck.layers import linear
 
-    _forbid(monkeypatch, linear, "identity_plus_ones", "building alpha*I + beta*11^T")
-    _forbid(monkeypatch, linear, "circulant", "building the circulant")
+    forbid(monkeypatch, linear, "identity_plus_ones", "building alpha*I + beta*11^T")
+    forbid(monkeypatch, linear, "circulant", "building the circulant")
     spec = tmp_path / "s.yaml"
     spec.write_text("symmetry: {group: symmetric, n: 1000}\nlayer: {kind: deepsets, alpha: a, beta: b}\n")
     result = run(["verify", spec])
@@ -228,8 +222,8 @@ def test_products_of_sizes_are_refused_before_the_trials(run, tmp_path, monkeypa
     from gdlcheck import inspection
     from gdlcheck.verification import pipeline
 
-    _forbid(monkeypatch, pipeline, "trial_residuals", "the numeric trials")
-    _forbid(monkeypatch, inspection, "_aggregating", "measuring G")
+    forbid(monkeypatch, pipeline, "trial_residuals", "the numeric trials")
+    forbid(monkeypatch, inspection, "_aggregating", "measuring G")
     path = tmp_path / "s.yaml"
     path.write_text(spec)
     command = ["inspect"] if args else ["verify"]
@@ -240,7 +234,7 @@ def test_products_of_sizes_are_refused_before_the_trials(run, tmp_path, monkeypa
 def test_trials_times_the_forward_pass_is_one_budget(run, tmp_path, monkeypatch):
     from gdlcheck.verification import pipeline
 
-    _forbid(monkeypatch, pipeline, "trial_residuals", "the numeric trials")
+    forbid(monkeypatch, pipeline, "trial_residuals", "the numeric trials")
     n = 4096
     theta = np.arange(n, dtype=float)
     np.save(tmp_path / "w.npy", theta[(np.arange(n)[:, None] - np.arange(n)[None, :]) % n])
@@ -266,10 +260,11 @@ def test_a_sequence_of_symbolic_matrices_is_not_composed_past_its_budget(tmp_pat
     (["derive", "-g", "trivial", "-n", "8192", "--format", "csv"], "csv output of the pattern"),
 ])
 def test_output_size_is_a_budget(run, monkeypatch, args, fragment):
-    from gdlcheck.derivation import cells
+    from gdlcheck.derivation import basis, cells
 
-    _forbid(monkeypatch, cells, "orbit_labels", "the orbit search")
-    _forbid(monkeypatch, cells, "full_labels", "writing the pattern")
+    forbid(monkeypatch, cells, "orbit_labels", "the orbit search")
+    forbid(monkeypatch, basis, "tuple_orbits", "the orbit search")
+    forbid(monkeypatch, cells, "full_labels", "writing the pattern")
     result = run(args)
     assert result.exit_code == 2 and fragment in result.stderr
 
@@ -292,7 +287,7 @@ def _npy(header: str) -> bytes:
 def test_npy_headers_are_checked_before_any_allocation(run, tmp_path, monkeypatch, header, fragment):
     from gdlcheck.inputs import matrices
 
-    _forbid(monkeypatch, matrices.np, "frombuffer", "reading the data")
+    forbid(monkeypatch, matrices.np, "frombuffer", "reading the data")
     path = tmp_path / "h.npy"
     path.write_bytes(_npy(header))
     result = run(["verify", path, "-g", "cyclic"])
@@ -303,8 +298,8 @@ def test_text_entries_are_counted_before_they_are_parsed(run, tmp_path, monkeypa
     from gdlcheck.inputs import matrices
 
     monkeypatch.setattr(matrices, "MAX_MATRIX_ENTRIES", 1000)
-    _forbid(monkeypatch, matrices.np, "loadtxt", "parsing the entries")
-    _forbid(monkeypatch, matrices, "to_array", "parsing the entries")
+    forbid(monkeypatch, matrices.np, "loadtxt", "parsing the entries")
+    forbid(monkeypatch, matrices, "to_array", "parsing the entries")
     (tmp_path / "big.csv").write_text(("1," * 39 + "1\n") * 40)
     result = run(["verify", tmp_path / "big.csv", "-g", "cyclic"])
     assert result.exit_code == 2 and "40 rows of 40 entries are 1600 entries" in result.stderr
@@ -318,8 +313,8 @@ def test_text_entries_are_counted_before_they_are_parsed(run, tmp_path, monkeypa
 def test_a_large_plain_matrix_is_read_without_an_object_per_entry(run, tmp_path, monkeypatch):
     from gdlcheck.inputs import matrices
 
-    _forbid(monkeypatch, matrices, "to_array", "entry-by-entry parsing")
-    _forbid(monkeypatch, matrices.json, "loads", "json.loads")
+    forbid(monkeypatch, matrices, "to_array", "entry-by-entry parsing")
+    forbid(monkeypatch, matrices.json, "loads", "json.loads")
     n = 512
     theta = np.arange(n) % 7
     W = theta[(np.arange(n)[:, None] - np.arange(n)[None, :]) % n]
@@ -346,7 +341,7 @@ def test_a_large_matrix_with_an_expression_is_refused_at_that_entry(run, tmp_pat
 def test_deep_json_is_refused_without_recursion(run, tmp_path, monkeypatch, depth):
     from gdlcheck.inputs import matrices
 
-    _forbid(monkeypatch, matrices.json, "loads", "json.loads")
+    forbid(monkeypatch, matrices.json, "loads", "json.loads")
     (tmp_path / "deep.json").write_text("[" * depth + "1" + "]" * depth)
     result = run(["verify", tmp_path / "deep.json", "-g", "cyclic"])
     assert result.exit_code == 2 and f"JSON nested {depth} deep" in result.stderr
@@ -355,7 +350,7 @@ def test_deep_json_is_refused_without_recursion(run, tmp_path, monkeypatch, dept
 def test_yaml_is_refused_by_size_before_it_is_composed(run, tmp_path, monkeypatch):
     import yaml
 
-    _forbid(monkeypatch, yaml, "compose", "composing the YAML")
+    forbid(monkeypatch, yaml, "compose", "composing the YAML")
     spec = tmp_path / "nodes.yaml"    # 3e6 nodes in 6 MB
     spec.write_text("layer: {kind: linear, weight: [" + ",".join(["1"] * 3_000_000) + "]}\n")
     result = run(["verify", spec, "-g", "cyclic"])
@@ -397,7 +392,7 @@ def test_symmetries_past_the_bliss_budget_is_refused_with_the_estimate(monkeypat
     from gdlcheck.groups import automorphisms
 
     monkeypatch.setattr(automorphisms, "refinement_search", lambda C, progress=None: None)
-    _forbid(monkeypatch, automorphisms, "_layered_graph", "building the layered graph")
+    forbid(monkeypatch, automorphisms, "_layered_graph", "building the layered graph")
     n = 1500
     t = np.arange(n)
     W = np.random.default_rng(0).standard_normal(n)[(t[:, None] - t[None, :]) % n]
@@ -447,7 +442,7 @@ def test_a_spec_reads_only_files_in_its_folder(run, tmp_path, monkeypatch):
     cases = {"up.yaml": "../secret.txt", "abs.yaml": str(tmp_path / "secret.txt"), "link.yaml": "link.csv",
              "missing.yaml": "../no/such.csv"}
     real = build.load_matrix
-    _forbid(monkeypatch, build, "load_matrix", "reading a file outside the spec's folder")
+    forbid(monkeypatch, build, "load_matrix", "reading a file outside the spec's folder")
     for name, target in cases.items():
         (sub / name).write_text("symmetry: {group: cyclic, n: 2}\nlayer: {kind: linear, weight: {file: '%s'}}\n"
                                 % target)
