@@ -89,6 +89,33 @@ def test_a_symbolic_check_past_its_budget_is_undecided_not_a_verdict(monkeypatch
     assert r.to_json()["checks"][0]["note"].startswith("undecided: the whole check's symbolic budget")
 
 
+def test_the_symbolic_budget_decides_the_same_off_the_main_thread(samples, monkeypatch):
+    # the budget counts operations, not seconds: a check run in a worker thread (where the
+    # wall-clock guard cannot interrupt) gets the same verdicts, undecided ones included
+    import threading
+
+    import gdlcheck
+    from gdlcheck.verification import measure, symbolic
+
+    trig = [["(a+b)**12*(sin(e)**2+cos(e)**2)" if (i + j) % 2 else "(a+b)**12" for j in range(4)] for i in range(4)]
+
+    def verdicts():
+        out = [gdlcheck.verify(str(samples / "layer.yaml")).to_json(),
+               gdlcheck.verify(trig, "cyclic", method="exact").to_json()]
+        monkeypatch.setattr(measure, "Budget", lambda: symbolic.Budget(ops=0))
+        out.append(gdlcheck.verify([["sin(a)**2 + cos(a)**2", 0], [0, 1]], "cyclic", method="exact").to_json())
+        monkeypatch.undo()
+        return out
+
+    main = verdicts()
+    worker: list = []
+    thread = threading.Thread(target=lambda: worker.extend(verdicts()))
+    thread.start()
+    thread.join()
+    assert [v["verdict"] for v in main] == ["holds", "holds", "inconclusive"]
+    assert worker == main
+
+
 # --------------------------------------------------------------------------- generated groups
 
 
@@ -132,6 +159,22 @@ def test_an_unrecognised_group_past_the_schreier_sims_budget_is_not_computed(run
     obj = json.loads(run(args + ["--format", "json"]).stdout)
     assert obj["order"] is None and obj["order_note"].startswith("not computed")
     assert "not computed" in run(args).stdout
+
+
+@pytest.mark.slow
+def test_the_general_orbits_at_the_cell_budget_fit_in_about_twice_the_pattern(tmp_path):
+    # 90^4 = 65.6M cells (a 250 MiB int32 pattern) of a group that is not recognised: the
+    # components over all cells held two such arrays and more (exit 70 under this cap)
+    import random
+
+    rng = random.Random(1)
+    points = list(range(90))
+    rng.shuffle(points)
+    args = ["derive", "-g", "generators", "--generators", "(0 1)", "--generators", _cycle(points),
+            "--in-order", "2", "--out-order", "2"]
+    result = capped(args, tmp_path, memory=640 << 20)
+    assert result.returncode == 0, result.stderr
+    assert "65610000 -> 1279" in result.stdout
 
 
 @pytest.mark.parametrize("n", [5, 6, 7])
@@ -269,6 +312,17 @@ def test_output_size_is_a_budget(run, monkeypatch, args, fragment):
     assert result.exit_code == 2 and fragment in result.stderr
 
 
+def test_a_derivations_sympy_matrix_is_a_budget(monkeypatch):
+    import gdlcheck
+    from gdlcheck import results
+    from gdlcheck.errors import LimitError
+
+    forbid(monkeypatch, results, "parse_expr", "building the sympy entries")
+    d = gdlcheck.derive(gdlcheck.group("cyclic", n=257))
+    with pytest.raises(LimitError, match="a 257 x 257 sympy matrix has 66049 entries, over the limit of 65536"):
+        _ = d.matrix
+
+
 # --------------------------------------------------------------------------- reading
 
 
@@ -384,6 +438,75 @@ def test_symmetries_at_4096_within_four_times_the_matrix(tmp_path, kind):
         assert obj["group"]["order"] == expected
     else:
         assert "symmetric" in obj["contains"]
+
+
+@pytest.mark.slow
+def test_symmetries_past_4096_points_is_computed_not_refused(tmp_path):
+    # n > 4096 was refused with a message about the alternating group's generators
+    n = 4097
+    np.save(tmp_path / "ones.npy", np.ones((n, n)))
+    np.save(tmp_path / "random.npy", np.random.default_rng(0).standard_normal((n, n)))
+    obj = json.loads(capped(["symmetries", "ones.npy", "--format", "json"], tmp_path).stdout)
+    assert {"symmetric", "alternating"} <= set(obj["contains"])
+    result = capped(["symmetries", "random.npy", "--format", "json"], tmp_path)
+    assert result.returncode == 0 and json.loads(result.stdout)["group"]["order"] == 1
+
+
+class _Terminal:
+    """A standard error that says it is a terminal, and keeps what is written to it."""
+
+    def __init__(self, tty: bool = True):
+        self.tty, self.text = tty, ""
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> None:
+        self.text += text
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("tty, elapsed, shown", [(True, 3.0, True), (True, 1.0, False), (False, 3.0, False)])
+def test_progress_shows_on_a_terminal_after_two_seconds_only(monkeypatch, tty, elapsed, shown):
+    import time
+
+    from gdlcheck.cli.common import Progress
+
+    terminal = _Terminal(tty)
+    monkeypatch.setattr(sys, "stderr", terminal)
+    progress = Progress("symmetries")
+    start = progress.start
+    monkeypatch.setattr(time, "monotonic", lambda: start + elapsed)
+    progress("base point 1")
+    progress.done()
+    if shown:   # one line, overwritten and cleared at the end
+        assert terminal.text == "\r\x1b[Kgdlcheck: symmetries: base point 1 (3 s)\r\x1b[K"
+    else:
+        assert terminal.text == ""
+
+
+def test_progress_never_goes_with_json(run, samples, monkeypatch):
+    from gdlcheck.cli import symmetries
+
+    made = []
+
+    class Recording:
+        def __init__(self, what):
+            made.append(what)
+
+        def __call__(self, step):
+            made.append(step)
+
+        def done(self):
+            pass
+
+    monkeypatch.setattr(symmetries, "Progress", Recording)
+    assert run(["symmetries", samples / "petersen.csv", "--format", "json"]).exit_code == 0
+    assert made == []
+    assert run(["symmetries", samples / "petersen.csv"]).exit_code == 0
+    assert made[0] == "symmetries" and "the catalogue groups inside" in made
 
 
 def test_symmetries_past_the_bliss_budget_is_refused_with_the_estimate(monkeypatch):
