@@ -2,6 +2,7 @@
 
 import os
 import pathlib
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -15,6 +16,24 @@ SAMPLES = ROOT / "samples"
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=60)
 settings.register_profile("dev", deadline=None, max_examples=60)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+def forbid(monkeypatch, target, name: str, what: str) -> None:
+    """Make ``target.name`` fail the test when called, wherever gdlcheck holds it.
+
+    ``from module import f`` binds a module's own reference to ``f``, so patching only the
+    defining module would leave every importer calling the real function: each loaded
+    gdlcheck module that holds the same object under that name is patched too.
+    """
+    real = getattr(target, name)
+
+    def never(*args, **kwargs):
+        raise AssertionError(f"{what} ran before the budget refused the request")
+
+    monkeypatch.setattr(target, name, never)
+    for module_name, module in list(sys.modules.items()):
+        if module_name.split(".")[0] == "gdlcheck" and getattr(module, name, None) is real:
+            monkeypatch.setattr(module, name, never)
 
 
 @pytest.fixture

@@ -16,14 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT
-
-
-def _forbid(monkeypatch, target, name, what):
-    def never(*args, **kwargs):
-        raise AssertionError(f"{what} ran before the budget refused the request")
-
-    monkeypatch.setattr(target, name, never)
+from tests.conftest import ROOT, forbid
 
 
 def capped(args, cwd, memory=3 << 30, input=None):
@@ -96,6 +89,33 @@ def test_a_symbolic_check_past_its_budget_is_undecided_not_a_verdict(monkeypatch
     assert r.to_json()["checks"][0]["note"].startswith("undecided: the whole check's symbolic budget")
 
 
+def test_the_symbolic_budget_decides_the_same_off_the_main_thread(samples, monkeypatch):
+    # the budget counts operations, not seconds: a check run in a worker thread (where the
+    # wall-clock guard cannot interrupt) gets the same verdicts, undecided ones included
+    import threading
+
+    import gdlcheck
+    from gdlcheck.verification import measure, symbolic
+
+    trig = [["(a+b)**12*(sin(e)**2+cos(e)**2)" if (i + j) % 2 else "(a+b)**12" for j in range(4)] for i in range(4)]
+
+    def verdicts():
+        out = [gdlcheck.verify(str(samples / "layer.yaml")).to_json(),
+               gdlcheck.verify(trig, "cyclic", method="exact").to_json()]
+        monkeypatch.setattr(measure, "Budget", lambda: symbolic.Budget(ops=0))
+        out.append(gdlcheck.verify([["sin(a)**2 + cos(a)**2", 0], [0, 1]], "cyclic", method="exact").to_json())
+        monkeypatch.undo()
+        return out
+
+    main = verdicts()
+    worker: list = []
+    thread = threading.Thread(target=lambda: worker.extend(verdicts()))
+    thread.start()
+    thread.join()
+    assert [v["verdict"] for v in main] == ["holds", "holds", "inconclusive"]
+    assert worker == main
+
+
 # --------------------------------------------------------------------------- generated groups
 
 
@@ -106,7 +126,7 @@ def _cycle(points) -> str:
 def test_a_generated_symmetric_group_is_recognised_not_schreier_sims(run, tmp_path, monkeypatch):
     from sympy.combinatorics import PermutationGroup
 
-    _forbid(monkeypatch, PermutationGroup, "order", "Schreier-Sims")
+    forbid(monkeypatch, PermutationGroup, "order", "Schreier-Sims")
     spec = tmp_path / "s100.yaml"   # 399 bytes: 149 s
     spec.write_text('symmetry: {group: generators, n: 100, generators: ["(0 1)", "%s"]}\n'
                     "layer: {kind: deepsets, alpha: 1, beta: 2}\n" % _cycle(range(100)))
@@ -120,9 +140,10 @@ def test_a_generated_symmetric_group_is_recognised_not_schreier_sims(run, tmp_pa
 
 
 def test_derive_of_a_recognised_group_takes_the_closed_form(run, monkeypatch):
-    from gdlcheck.derivation import cells
+    from gdlcheck.derivation import basis, cells
 
-    _forbid(monkeypatch, cells, "orbit_labels", "the general orbit search")
+    forbid(monkeypatch, cells, "orbit_labels", "the general orbit search")
+    forbid(monkeypatch, basis, "tuple_orbits", "the general orbit search")
     result = run(["derive", "-g", "generators", "--generators", "(0 1)", "--generators", _cycle(range(64)),
                   "--in-order", "2", "--out-order", "2"])
     assert result.exit_code == 0 and "Bell(4) = 15" in result.stdout
@@ -131,13 +152,29 @@ def test_derive_of_a_recognised_group_takes_the_closed_form(run, monkeypatch):
 def test_an_unrecognised_group_past_the_schreier_sims_budget_is_not_computed(run, monkeypatch):
     from sympy.combinatorics import PermutationGroup
 
-    _forbid(monkeypatch, PermutationGroup, "order", "Schreier-Sims")
+    forbid(monkeypatch, PermutationGroup, "order", "Schreier-Sims")
     halves = "".join(_cycle([i, i + 64]) for i in range(64))   # two commuting involutions on 128 points
     swaps = "".join(_cycle([2 * i, 2 * i + 1]) for i in range(64))
     args = ["groups", "generators", "--generators", halves, "--generators", swaps]
     obj = json.loads(run(args + ["--format", "json"]).stdout)
     assert obj["order"] is None and obj["order_note"].startswith("not computed")
     assert "not computed" in run(args).stdout
+
+
+@pytest.mark.slow
+def test_the_general_orbits_at_the_cell_budget_fit_in_about_twice_the_pattern(tmp_path):
+    # 90^4 = 65.6M cells (a 250 MiB int32 pattern) of a group that is not recognised: the
+    # components over all cells held two such arrays and more (exit 70 under this cap)
+    import random
+
+    rng = random.Random(1)
+    points = list(range(90))
+    rng.shuffle(points)
+    args = ["derive", "-g", "generators", "--generators", "(0 1)", "--generators", _cycle(points),
+            "--in-order", "2", "--out-order", "2"]
+    result = capped(args, tmp_path, memory=640 << 20)
+    assert result.returncode == 0, result.stderr
+    assert "65610000 -> 1279" in result.stdout
 
 
 @pytest.mark.parametrize("n", [5, 6, 7])
@@ -174,8 +211,8 @@ def test_recognition_is_sound_against_schreier_sims(n):
 def test_symbolic_entries_count_after_expanding_n_x_n_layers(run, tmp_path, monkeypatch):
     from gdlcheck.layers import linear
 
-    _forbid(monkeypatch, linear, "identity_plus_ones", "building alpha*I + beta*11^T")
-    _forbid(monkeypatch, linear, "circulant", "building the circulant")
+    forbid(monkeypatch, linear, "identity_plus_ones", "building alpha*I + beta*11^T")
+    forbid(monkeypatch, linear, "circulant", "building the circulant")
     spec = tmp_path / "s.yaml"
     spec.write_text("symmetry: {group: symmetric, n: 1000}\nlayer: {kind: deepsets, alpha: a, beta: b}\n")
     result = run(["verify", spec])
@@ -229,8 +266,8 @@ def test_products_of_sizes_are_refused_before_the_trials(run, tmp_path, monkeypa
     from gdlcheck import inspection
     from gdlcheck.verification import pipeline
 
-    _forbid(monkeypatch, pipeline, "trial_residuals", "the numeric trials")
-    _forbid(monkeypatch, inspection, "_aggregating", "measuring G")
+    forbid(monkeypatch, pipeline, "trial_residuals", "the numeric trials")
+    forbid(monkeypatch, inspection, "_aggregating", "measuring G")
     path = tmp_path / "s.yaml"
     path.write_text(spec)
     command = ["inspect"] if "-n" in args else ["verify"]
@@ -241,7 +278,7 @@ def test_products_of_sizes_are_refused_before_the_trials(run, tmp_path, monkeypa
 def test_trials_times_the_forward_pass_is_one_budget(run, tmp_path, monkeypatch):
     from gdlcheck.verification import pipeline
 
-    _forbid(monkeypatch, pipeline, "trial_residuals", "the numeric trials")
+    forbid(monkeypatch, pipeline, "trial_residuals", "the numeric trials")
     n = 4096
     theta = np.arange(n, dtype=float)
     np.save(tmp_path / "w.npy", theta[(np.arange(n)[:, None] - np.arange(n)[None, :]) % n])
@@ -267,12 +304,24 @@ def test_a_sequence_of_symbolic_matrices_is_not_composed_past_its_budget(tmp_pat
     (["derive", "-g", "trivial", "-n", "8192", "--format", "csv"], "csv output of the pattern"),
 ])
 def test_output_size_is_a_budget(run, monkeypatch, args, fragment):
-    from gdlcheck.derivation import cells
+    from gdlcheck.derivation import basis, cells
 
-    _forbid(monkeypatch, cells, "orbit_labels", "the orbit search")
-    _forbid(monkeypatch, cells, "full_labels", "writing the pattern")
+    forbid(monkeypatch, cells, "orbit_labels", "the orbit search")
+    forbid(monkeypatch, basis, "tuple_orbits", "the orbit search")
+    forbid(monkeypatch, cells, "full_labels", "writing the pattern")
     result = run(args)
     assert result.exit_code == 2 and fragment in result.stderr
+
+
+def test_a_derivations_sympy_matrix_is_a_budget(monkeypatch):
+    import gdlcheck
+    from gdlcheck import results
+    from gdlcheck.errors import LimitError
+
+    forbid(monkeypatch, results, "parse_expr", "building the sympy entries")
+    d = gdlcheck.derive(gdlcheck.group("cyclic", n=257))
+    with pytest.raises(LimitError, match="a 257 x 257 sympy matrix has 66049 entries, over the limit of 65536"):
+        _ = d.matrix
 
 
 # --------------------------------------------------------------------------- reading
@@ -293,7 +342,7 @@ def _npy(header: str) -> bytes:
 def test_npy_headers_are_checked_before_any_allocation(run, tmp_path, monkeypatch, header, fragment):
     from gdlcheck.inputs import matrices
 
-    _forbid(monkeypatch, matrices.np, "frombuffer", "reading the data")
+    forbid(monkeypatch, matrices.np, "frombuffer", "reading the data")
     path = tmp_path / "h.npy"
     path.write_bytes(_npy(header))
     result = run(["verify", path, "-g", "cyclic"])
@@ -304,8 +353,8 @@ def test_text_entries_are_counted_before_they_are_parsed(run, tmp_path, monkeypa
     from gdlcheck.inputs import matrices
 
     monkeypatch.setattr(matrices, "MAX_MATRIX_ENTRIES", 1000)
-    _forbid(monkeypatch, matrices.np, "loadtxt", "parsing the entries")
-    _forbid(monkeypatch, matrices, "to_array", "parsing the entries")
+    forbid(monkeypatch, matrices.np, "loadtxt", "parsing the entries")
+    forbid(monkeypatch, matrices, "to_array", "parsing the entries")
     (tmp_path / "big.csv").write_text(("1," * 39 + "1\n") * 40)
     result = run(["verify", tmp_path / "big.csv", "-g", "cyclic"])
     assert result.exit_code == 2 and "40 rows of 40 entries are 1600 entries" in result.stderr
@@ -319,8 +368,8 @@ def test_text_entries_are_counted_before_they_are_parsed(run, tmp_path, monkeypa
 def test_a_large_plain_matrix_is_read_without_an_object_per_entry(run, tmp_path, monkeypatch):
     from gdlcheck.inputs import matrices
 
-    _forbid(monkeypatch, matrices, "to_array", "entry-by-entry parsing")
-    _forbid(monkeypatch, matrices.json, "loads", "json.loads")
+    forbid(monkeypatch, matrices, "to_array", "entry-by-entry parsing")
+    forbid(monkeypatch, matrices.json, "loads", "json.loads")
     n = 512
     theta = np.arange(n) % 7
     W = theta[(np.arange(n)[:, None] - np.arange(n)[None, :]) % n]
@@ -347,7 +396,7 @@ def test_a_large_matrix_with_an_expression_is_refused_at_that_entry(run, tmp_pat
 def test_deep_json_is_refused_without_recursion(run, tmp_path, monkeypatch, depth):
     from gdlcheck.inputs import matrices
 
-    _forbid(monkeypatch, matrices.json, "loads", "json.loads")
+    forbid(monkeypatch, matrices.json, "loads", "json.loads")
     (tmp_path / "deep.json").write_text("[" * depth + "1" + "]" * depth)
     result = run(["verify", tmp_path / "deep.json", "-g", "cyclic"])
     assert result.exit_code == 2 and f"JSON nested {depth} deep" in result.stderr
@@ -356,7 +405,7 @@ def test_deep_json_is_refused_without_recursion(run, tmp_path, monkeypatch, dept
 def test_yaml_is_refused_by_size_before_it_is_composed(run, tmp_path, monkeypatch):
     import yaml
 
-    _forbid(monkeypatch, yaml, "compose", "composing the YAML")
+    forbid(monkeypatch, yaml, "compose", "composing the YAML")
     spec = tmp_path / "nodes.yaml"    # 3e6 nodes in 6 MB
     spec.write_text("layer: {kind: linear, weight: [" + ",".join(["1"] * 3_000_000) + "]}\n")
     result = run(["verify", spec, "-g", "cyclic"])
@@ -392,13 +441,82 @@ def test_symmetries_at_4096_within_four_times_the_matrix(tmp_path, kind):
         assert "symmetric" in obj["contains"]
 
 
+@pytest.mark.slow
+def test_symmetries_past_4096_points_is_computed_not_refused(tmp_path):
+    # n > 4096 was refused with a message about the alternating group's generators
+    n = 4097
+    np.save(tmp_path / "ones.npy", np.ones((n, n)))
+    np.save(tmp_path / "random.npy", np.random.default_rng(0).standard_normal((n, n)))
+    obj = json.loads(capped(["symmetries", "ones.npy", "--format", "json"], tmp_path).stdout)
+    assert {"symmetric", "alternating"} <= set(obj["contains"])
+    result = capped(["symmetries", "random.npy", "--format", "json"], tmp_path)
+    assert result.returncode == 0 and json.loads(result.stdout)["group"]["order"] == 1
+
+
+class _Terminal:
+    """A standard error that says it is a terminal, and keeps what is written to it."""
+
+    def __init__(self, tty: bool = True):
+        self.tty, self.text = tty, ""
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> None:
+        self.text += text
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("tty, elapsed, shown", [(True, 3.0, True), (True, 1.0, False), (False, 3.0, False)])
+def test_progress_shows_on_a_terminal_after_two_seconds_only(monkeypatch, tty, elapsed, shown):
+    import time
+
+    from gdlcheck.cli.common import Progress
+
+    terminal = _Terminal(tty)
+    monkeypatch.setattr(sys, "stderr", terminal)
+    progress = Progress("symmetries")
+    start = progress.start
+    monkeypatch.setattr(time, "monotonic", lambda: start + elapsed)
+    progress("base point 1")
+    progress.done()
+    if shown:   # one line, overwritten and cleared at the end
+        assert terminal.text == "\r\x1b[Kgdlcheck: symmetries: base point 1 (3 s)\r\x1b[K"
+    else:
+        assert terminal.text == ""
+
+
+def test_progress_never_goes_with_json(run, samples, monkeypatch):
+    from gdlcheck.cli import symmetries
+
+    made = []
+
+    class Recording:
+        def __init__(self, what):
+            made.append(what)
+
+        def __call__(self, step):
+            made.append(step)
+
+        def done(self):
+            pass
+
+    monkeypatch.setattr(symmetries, "Progress", Recording)
+    assert run(["symmetries", samples / "petersen.csv", "--format", "json"]).exit_code == 0
+    assert made == []
+    assert run(["symmetries", samples / "petersen.csv"]).exit_code == 0
+    assert made[0] == "symmetries" and "the catalogue groups inside" in made
+
+
 def test_symmetries_past_the_bliss_budget_is_refused_with_the_estimate(monkeypatch):
     import gdlcheck
     from gdlcheck.errors import LimitError
     from gdlcheck.groups import automorphisms
 
     monkeypatch.setattr(automorphisms, "refinement_search", lambda C, progress=None: None)
-    _forbid(monkeypatch, automorphisms, "_layered_graph", "building the layered graph")
+    forbid(monkeypatch, automorphisms, "_layered_graph", "building the layered graph")
     n = 1500
     t = np.arange(n)
     W = np.random.default_rng(0).standard_normal(n)[(t[:, None] - t[None, :]) % n]
@@ -448,7 +566,7 @@ def test_a_spec_reads_only_files_in_its_folder(run, tmp_path, monkeypatch):
     cases = {"up.yaml": "../secret.txt", "abs.yaml": str(tmp_path / "secret.txt"), "link.yaml": "link.csv",
              "missing.yaml": "../no/such.csv"}
     real = build.load_matrix
-    _forbid(monkeypatch, build, "load_matrix", "reading a file outside the spec's folder")
+    forbid(monkeypatch, build, "load_matrix", "reading a file outside the spec's folder")
     for name, target in cases.items():
         (sub / name).write_text("symmetry: {group: cyclic, n: 2}\nlayer: {kind: linear, weight: {file: '%s'}}\n"
                                 % target)

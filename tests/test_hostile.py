@@ -8,6 +8,8 @@ import math
 
 import pytest
 
+from tests.conftest import forbid
+
 PAYLOADS = [
     "__import__('os').system('touch {target}')",
     "().__class__.__base__.__subclasses__()",
@@ -77,12 +79,6 @@ def test_deep_yaml_is_refused(run, tmp_path):
     assert result.exit_code == 2 and "nested deeper" in result.stderr
 
 
-def _forbid(monkeypatch, target, name, what):
-    def never(*args, **kwargs):
-        raise AssertionError(f"{what} ran before the budget refused the request")
-
-    monkeypatch.setattr(target, name, never)
-
 
 @pytest.mark.parametrize("args, message, forbidden", [
     (["derive", "-g", "symmetric", "-n", "1000", "--in-order", "2", "--out-order", "2", "--format", "json"],
@@ -95,19 +91,20 @@ def _forbid(monkeypatch, target, name, what):
 ])
 def test_size_budgets_refuse_before_the_work_and_state_the_estimate(run, tmp_path, monkeypatch, args, message,
                                                                     forbidden):
-    from gdlcheck.derivation import cells
+    from gdlcheck.derivation import basis, cells
     from gdlcheck.groups import catalogue
     from gdlcheck.layers import linear
 
     if forbidden == "pattern":
-        _forbid(monkeypatch, cells, "orbit_labels", "the orbit search")
-        _forbid(monkeypatch, cells, "full_labels", "writing the pattern")
+        forbid(monkeypatch, cells, "orbit_labels", "the orbit search")
+        forbid(monkeypatch, basis, "tuple_orbits", "the orbit search")
+        forbid(monkeypatch, cells, "full_labels", "writing the pattern")
     elif forbidden == "generators":
-        _forbid(monkeypatch, catalogue, "shift", "building the shift")
+        forbid(monkeypatch, catalogue, "shift", "building the shift")
     elif forbidden == "factorial":
-        _forbid(monkeypatch, math, "factorial", "computing n!")
+        forbid(monkeypatch, math, "factorial", "computing n!")
     else:
-        _forbid(monkeypatch, linear, "circulant", "building the n x n circulant")
+        forbid(monkeypatch, linear, "circulant", "building the n x n circulant")
     spec = tmp_path / "big.yaml"
     spec.write_text("symmetry: {group: cyclic, n: 500000}\nlayer: {kind: conv, kernel: [1, 2]}\n")
     result = run([a.replace("{spec}", str(spec)) for a in args])
@@ -116,10 +113,11 @@ def test_size_budgets_refuse_before_the_work_and_state_the_estimate(run, tmp_pat
 
 
 def test_a_closed_form_is_named_at_any_size_without_its_pattern(run, monkeypatch):
-    from gdlcheck.derivation import cells
+    from gdlcheck.derivation import basis, cells
 
-    _forbid(monkeypatch, cells, "orbit_labels", "the orbit search")
-    _forbid(monkeypatch, cells, "full_labels", "writing the pattern")
+    forbid(monkeypatch, cells, "orbit_labels", "the orbit search")
+    forbid(monkeypatch, basis, "tuple_orbits", "the orbit search")
+    forbid(monkeypatch, cells, "full_labels", "writing the pattern")
     result = run(["derive", "-g", "symmetric", "-n", "1000", "--in-order", "2", "--out-order", "2"])
     assert result.exit_code == 0 and "Bell(4) = 15" in result.stdout and "w_14" in result.stdout
 
@@ -153,7 +151,7 @@ def test_a_large_random_weight_is_refused(run, tmp_path):
 def test_encoder_depth_is_refused_before_any_block_is_built(run, tmp_path, monkeypatch):
     from gdlcheck.layers import compose
 
-    _forbid(monkeypatch, compose, "Attention", "building an encoder block")
+    forbid(monkeypatch, compose, "Attention", "building an encoder block")
     path = tmp_path / "budget.yaml"
     path.write_text("symmetry: {group: symmetric, n: 4}\nchannels: 8\n"
                     "layer: {kind: transformer_encoder, layers: 100000, d_model: 8, heads: 2, d_ff: 16}\n")

@@ -1,15 +1,16 @@
 """``derive``: the parameter form a symmetry forces on a linear map.
 
 A closed form where the group's family has one (:mod:`~gdlcheck.derivation.closed_forms`);
-otherwise orbitals (order 1 -> 1, :mod:`~gdlcheck.derivation.orbitals`) or connected
+otherwise the orbits on index tuples through point stabilisers (any order,
+:mod:`~gdlcheck.derivation.orbitals`), which equal the reference method's connected
 components over all cells (:mod:`~gdlcheck.derivation.cells`).
 """
 
 from __future__ import annotations
 
-from gdlcheck.derivation.cells import check_cells, orbit_labels
+from gdlcheck.derivation.cells import check_cells
 from gdlcheck.derivation.closed_forms import _tensor_formula, closed_form
-from gdlcheck.derivation.orbitals import orbitals
+from gdlcheck.derivation.orbitals import tuple_orbits
 from gdlcheck.derivation.sharing import Derivation
 from gdlcheck.errors import LimitError, param
 from gdlcheck.groups import PermGroup
@@ -42,10 +43,7 @@ def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in:
     if d is None:
         m = in_order + out_order
         check_cells(group.n, m)
-        if (in_order, out_order) == (1, 1):
-            pattern = orbitals(group)
-        else:
-            pattern = orbit_labels(group, m)
+        pattern = tuple_orbits(group, m)
         dim = int(pattern.max()) + 1 if pattern.size else 1
         if (in_order, out_order) == (1, 1):
             form, formula = "orbit basis", "W[i, j] = w_k for (i, j) in orbit k (numbered by first appearance)"

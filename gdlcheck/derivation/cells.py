@@ -5,8 +5,9 @@ A linear map from order-``k`` tensors to order-``l`` tensors on ``n`` points com
 permutation group exactly when it is constant on each orbit of the group acting on the
 index tuples ``[n]^(l+k)`` (output indices first).  The reference method labels those
 orbits directly: ``O(generators x n^(l+k))`` work per round of the components kernel, never
-a null space of an ``n^2 x n^2`` system.  Every faster path (closed forms, orbitals) gives
-exactly its pattern, and tests compare them.
+a null space of an ``n^2 x n^2`` system.  Every faster path (closed forms, the orbits through
+point stabilisers that derive uses for any other group) gives exactly its pattern, and tests
+compare them.
 """
 
 from __future__ import annotations
