@@ -26,3 +26,7 @@ FLOAT32_LEVEL = (1e-9, 1e-5)
 # output entry (n + d terms) are float64 rounding, not a symmetry break; this matters only
 # for outputs in the subnormal range (below 2.2e-308), where float64 keeps few digits
 SUBNORMAL_ULPS = 4
+
+# trials of a generator proved exactly that differ by at most this much (absolute; the trial
+# inputs are standard normal) measured rounding; a larger difference contradicts the proof
+ROUNDING_ABS = 1e-9

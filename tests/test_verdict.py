@@ -12,8 +12,9 @@ def exact(passed, is_exact=True):
     return Check("(0 1)", "exact", max_abs_error=0.0, relative_error=0.0, exact=is_exact, passed=passed)
 
 
-def numeric(passed):
-    return Check("(0 1)", "numeric", max_abs_error=0.0, relative_error=0.0, trials=8, passed=passed)
+def numeric(passed, error=0.0):
+    return Check("(0 1)", "numeric", max_abs_error=error, relative_error=1.0 if error else 0.0, trials=8,
+                 passed=passed)
 
 
 def verdict(checks, method="auto", has_generators=True, exact_applies=True, why_not=None):
@@ -41,10 +42,19 @@ def test_a_failing_check_fails_whatever_else_holds():
     assert verdict([exact(True), numeric(True), other])[:2] == ("fails", False)
 
 
-def test_trials_that_fail_a_generator_proved_exactly_measured_rounding():
-    v, passed, notes = verdict([exact(True), numeric(False)])
+@pytest.mark.parametrize("error", [0.0, 3e-16, 1e-9])
+def test_trials_that_fail_a_generator_proved_exactly_by_rounding_measured_rounding(error):
+    v, passed, notes = verdict([exact(True), numeric(False, error)])
     assert (v, passed) == ("holds", True)
     assert [(n.what, n.args["generator"]) for n in notes] == [("trials_rounding", "(0 1)")]
+
+
+@pytest.mark.parametrize("error", [1.01e-9, 1e-3, 0.7, math.inf])
+def test_a_counterexample_past_rounding_wins_over_a_proof(error):
+    """A wrong rule must not hide what the trials found: the counterexample decides, and says so."""
+    v, passed, notes = verdict([exact(True), numeric(False, error)])
+    assert (v, passed) == ("fails", False)
+    assert [(n.what, n.args["generator"]) for n in notes] == [("proof_contradicted", "(0 1)")]
 
 
 def test_every_exact_check_exactly_is_holds():

@@ -145,6 +145,9 @@ _TEMPLATES = {
     "trials_rounding": "the trials for {generator} measured a relative error of {relative:.3g}, but the exact check "
                        "proves {generator}: what they measured is rounding (an output near 0 makes the relative "
                        "error large)",
+    "proof_contradicted": "the rules prove {generator}, but the trials found a counterexample far past rounding "
+                          "(max abs error {error:.3g}): a rule of gdlcheck's is wrong here, so the counterexample "
+                          "decides; please report this input",
     "no_exact_check": "no exact check applies: {why}",
     "numeric_only": "numeric check only: {why}",
     "no_symbolic_pass": "layer kind {kind!r} has no symbolic forward pass",

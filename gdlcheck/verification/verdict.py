@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import fields as dataclass_fields
 
 from gdlcheck.layers import Fact
+from gdlcheck.tolerances import ROUNDING_ABS
 from gdlcheck.verification.result import (
     FAILS,
     HOLDS,
@@ -49,7 +50,8 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     the group has no generators                   holds
     exact demanded, no exact check applies        inconclusive
     some check fails (but trials of a generator   fails
-    proved exactly: those are rounding, noted)
+    proved exactly that differ by at most
+    ROUNDING_ABS: those are rounding, noted)
     every exact check passes, all exactly         holds
     every exact check passes, some within tol     holds_within_tolerance
     an exact check undecided, exact demanded      inconclusive
@@ -66,12 +68,18 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     if method == "exact" and not exact_applies:
         return INCONCLUSIVE, False, [Fact("no_exact_check", {"why": why_not})]
     # A generator proved exactly (a proof, expressions proved equal, weights equal bit for bit)
-    # commutes; trials that measure a deviation there measured rounding (an output that is
-    # exactly 0, where the relative error divides noise by noise).  The proof stands.
+    # commutes; trials that measure a tiny deviation there measured rounding (an output that is
+    # exactly 0, where the relative error divides noise by noise), and the proof stands.  A
+    # deviation past rounding is a counterexample the user can run: it contradicts the proof,
+    # and the counterexample wins (a rule of gdlcheck's is wrong; the note says so).
     proved = {c.generator for c in exact if c.passed and c.exact}
-    overruled = [c for c in numeric if c.passed is False and c.generator in proved]
-    for c in overruled:
-        notes.append(Fact("trials_rounding", {"generator": c.generator, "relative": c.relative_error}))
+    against = [c for c in numeric if c.passed is False and c.generator in proved]
+    overruled = [c for c in against if c.max_abs_error is not None and c.max_abs_error <= ROUNDING_ABS]
+    for c in against:
+        if c in overruled:
+            notes.append(Fact("trials_rounding", {"generator": c.generator, "relative": c.relative_error}))
+        else:
+            notes.append(Fact("proof_contradicted", {"generator": c.generator, "error": c.max_abs_error}))
     if any(c.passed is False and c not in overruled for c in checks):
         return FAILS, False, notes
     if exact and all(c.passed for c in exact):
