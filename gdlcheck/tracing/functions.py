@@ -238,8 +238,12 @@ def _layout(ctx, node, name, args, kwargs, flow):
         it = iter(rest)
         order = [o if o is not None else next(it) for o in order]
         return flow.with_axes(tuple(sorted(order.index(a) for a in flow.axes)))
-    if name in ("expand", "expand_as") and any(old[a] != new[a + len(new) - ndim] for a in flow.axes):
-        return UNKNOWN
+    if name in ("expand", "expand_as"):
+        # broadcasting aligns the input's axes with the result's last ones (new axes lead)
+        shift = len(new) - ndim
+        if shift < 0 or any(old[a] != new[a + shift] for a in flow.axes):
+            return UNKNOWN
+        return flow.with_axes(tuple(a + shift for a in flow.axes))
     return flow.with_axes(reshape_axes(old, new, flow.axes))
 
 

@@ -1,0 +1,79 @@
+"""The red team's reproducers (round 13) against the tracer: none is proved where it does not commute,
+and none makes ``verify_callable`` raise.
+
+Each module is checked through the public API (``method="exact"``: the proof alone speaks) against
+the numeric check on float64 inputs: a generator the proof passes must commute numerically.
+"""
+
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import gdlcheck  # noqa: E402
+from gdlcheck import groups  # noqa: E402
+from tests.test_tracing import numeric_holds  # noqa: E402
+
+F = torch.nn.functional
+
+
+class Fn(torch.nn.Module):
+    """``forward(x) = fn(self, x)``, with the keyword tensors as buffers."""
+
+    def __init__(self, fn, **buffers):
+        super().__init__()
+        self.fn = fn
+        for name, value in buffers.items():
+            self.register_buffer(name, value)
+
+    def forward(self, x):
+        return self.fn(self, x)
+
+
+def exact(module, shape, axis=0, expect="equivariant", group="symmetric"):
+    """verify_callable's verdict and, per generator, whether its exact check passed."""
+    group = groups.build_group(group, n=shape[axis]) if isinstance(group, str) else group
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = gdlcheck.verify_callable(module, group, shape=shape, points_axis=axis, expect=expect,
+                                          method="exact").to_json()
+    return report["verdict"], {c["generator"]: c["passed"] for c in report["checks"]}
+
+
+def assert_sound(module, shape, axis=0, expect="equivariant"):
+    """The proof passes no generator the module does not commute with; returns the proof's checks."""
+    module = module.double().eval()
+    group = groups.build_group("symmetric", n=shape[axis])
+    verdict, passed = exact(module, shape, axis, expect, group)
+    numeric = numeric_holds(module, group, shape, axis, invariant=expect == "invariant")
+    for generator, ok in passed.items():
+        assert not ok or numeric[generator], (generator, verdict)
+    return verdict, passed, numeric
+
+
+def assert_refused(module, shape, axis=0, expect="equivariant"):
+    """The module does not commute, and the proof does not say it does."""
+    verdict, passed, numeric = assert_sound(module, shape, axis, expect)
+    assert not all(numeric.values())
+    assert verdict != "holds"
+    return passed
+
+
+# --------------------------------------------------------------------------- U1 expand
+
+
+def test_expand_moves_the_points_to_the_trailing_aligned_axis():
+    torch.manual_seed(0)
+    assert_refused(Fn(lambda s, x: (x.expand(5, 5, 3) * s.W).sum(1), W=torch.randn(5, 3)), (5, 3))
+    assert_refused(Fn(lambda s, x: (x.unsqueeze(0).expand(x.shape[0], -1, -1) * s.W).sum(1),
+                      W=torch.randn(5, 3)), (5, 3))
+    assert_refused(Fn(lambda s, x: (x.expand_as(s.B) * s.W).sum(1), B=torch.zeros(5, 5, 3), W=torch.randn(5, 3)),
+                   (5, 3))
+
+
+def test_expand_with_a_fixed_table_is_still_proved():
+    """x broadcast over a new leading axis and pooled there again: equivariant, and proved."""
+    module = Fn(lambda s, x: x.expand(4, -1, -1).sum(0))
+    verdict, passed, numeric = assert_sound(module, (5, 3))
+    assert verdict == "holds" and all(numeric.values())
