@@ -77,3 +77,96 @@ def test_expand_with_a_fixed_table_is_still_proved():
     module = Fn(lambda s, x: x.expand(4, -1, -1).sum(0))
     verdict, passed, numeric = assert_sound(module, (5, 3))
     assert verdict == "holds" and all(numeric.values())
+
+
+# --------------------------------------------------------------------------- U2 in-place writes
+
+
+def _zero_row(s, x):
+    y = x.clone()
+    y[0].zero_()
+    return y
+
+
+def _causal(s, x):
+    scores = x @ x.T
+    mask = torch.ones_like(scores)
+    mask.tril_()                                  # a causal mask, written in place
+    return torch.softmax(scores.masked_fill(mask == 0, float("-inf")), -1) @ x
+
+
+def _add_table(s, x):
+    y = x * 1.0
+    y.add_(s.P)
+    return y
+
+
+def _augmented_alias(s, x):
+    x = x * 1.0
+    y = x
+    x += s.P                                      # fx alone would trace x = x + P, leaving y as it was
+    return y
+
+
+def _copy_flipped(s, x):
+    y = x * 1.0
+    y.copy_(x.flip(0))
+    return y
+
+
+def _narrow_mul(s, x):
+    y = x * 1.0
+    y.narrow(0, 0, 1).mul_(3)
+    return y
+
+
+def _masked_fill(s, x):
+    y = x * 1.0
+    y.masked_fill_(s.M, 0.0)
+    return y
+
+
+def _out(s, x):
+    y = x * 1.0
+    torch.add(x, s.P, out=y)
+    return y
+
+
+def _relu_row(s, x):
+    y = x * 1.0
+    F.relu(y[0], inplace=True)
+    return y
+
+
+class _ReluRow(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = torch.nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        y = x * 1.0
+        self.act(y[0])
+        return y
+
+
+@pytest.mark.parametrize("fn", [_zero_row, _causal, _add_table, _augmented_alias, _copy_flipped, _narrow_mul,
+                                _masked_fill, _out, _relu_row], ids=lambda f: f.__name__.strip("_"))
+def test_an_in_place_write_stops_the_proof_even_when_its_result_is_unused(fn):
+    torch.manual_seed(0)
+    mask = torch.zeros(5, 3, dtype=torch.bool)
+    mask[0, 0] = True
+    assert_refused(Fn(fn, P=torch.randn(5, 3), M=mask), (5, 3))
+
+
+def test_an_in_place_module_on_a_view_stops_the_proof():
+    assert_refused(_ReluRow(), (5, 3))
+
+
+def test_the_stop_names_the_in_place_write():
+    from gdlcheck.tracing import Expected, Flow, trace_proof
+
+    proof = trace_proof(Fn(_zero_row).double(), groups.build_group("symmetric", n=5), [(Flow((0,)), (5, 3))],
+                        Expected("points", (0,)))
+    assert not any(proof.proven.values())
+    assert {s.step.kind for s in proof.stops.values()} == {"in-place zero_"}
+

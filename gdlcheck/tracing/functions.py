@@ -16,10 +16,10 @@ import operator
 from gdlcheck.tracing.flow import STATIC, UNKNOWN, Flow, broadcast, merge_broken, normal, reshape_axes
 
 UNARY = {
-    "relu", "relu_", "relu6", "tanh", "sigmoid", "gelu", "silu", "softplus", "elu", "selu", "celu", "leaky_relu",
+    "relu", "relu6", "tanh", "sigmoid", "gelu", "silu", "softplus", "elu", "selu", "celu", "leaky_relu",
     "hardtanh", "mish", "softsign", "logsigmoid", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "neg",
     "square", "sin", "cos", "erf", "sign", "clamp", "clip", "reciprocal", "contiguous", "clone", "detach", "float",
-    "double", "half", "cpu", "tanh_", "sigmoid_", "positive", "nan_to_num", "round", "floor", "ceil", "trunc",
+    "double", "half", "cpu", "positive", "nan_to_num", "round", "floor", "ceil", "trunc",
     "frac", "exp2", "log2", "log10", "sinh", "cosh", "atan", "asin", "acos", "sgn", "logit", "hardswish",
     "hardsigmoid", "threshold", "requires_grad_", "zeros_like", "ones_like", "full_like",
 }
@@ -33,7 +33,7 @@ RANDOM = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "ra
 BINARY = {"add", "sub", "mul", "truediv", "div", "floordiv", "pow", "maximum", "minimum", "eq", "ne", "lt", "le",
           "gt", "ge", "and_", "or_", "xor", "iadd", "isub", "imul", "itruediv", "rsub", "remainder", "fmod", "atan2",
           "logical_and", "logical_or", "true_divide", "multiply", "subtract", "type_as", "masked_fill",
-          "masked_fill_", "where", "add_", "mul_", "sub_", "div_"}
+          "where"}
 REDUCE = {"sum", "mean", "amax", "amin", "max", "min", "logsumexp", "prod", "std", "var", "norm", "all", "any",
           "nansum", "nanmean", "median"}
 SOFTMAX = {"softmax", "log_softmax", "softmin"}
@@ -56,6 +56,37 @@ def name_of(node) -> str:
     if target is getattr:
         return "getattr"
     return getattr(target, "__name__", str(target)).lstrip("_")
+
+
+# in-place methods that change no entry
+SAFE_INPLACE = {"requires_grad_"}
+INPLACE_OPERATORS = ("iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "imatmul", "iand", "ior",
+                     "ixor", "ilshift", "irshift")
+
+
+def writes(ctx, node, module=None) -> str | None:
+    """What in-place write ``node`` makes (``y.add_(p)``, ``x += w``, ``out=``, ``inplace=True``,
+    an ``nn`` module built with ``inplace=True``), or None when it writes nothing."""
+    import inspect
+
+    target = node.target
+    if module is not None:
+        return f"in-place {type(module).__name__}" if getattr(module, "inplace", False) else None
+    if node.kwargs.get("out") is not None:
+        return f"in-place {name_of(node)} (out=)"
+    if node.op == "call_method":
+        return f"in-place {target}" if target.endswith("_") and target not in SAFE_INPLACE else None
+    name = getattr(target, "__name__", "")
+    if getattr(operator, name, None) is target:
+        inplace = name in INPLACE_OPERATORS or name in ("setitem", "delitem")
+        return f"in-place {name}" if inplace and node.args and ctx.is_tensor(node.args[0]) else None
+    if name.endswith("_") and not name.startswith("__") and name not in SAFE_INPLACE:
+        return f"in-place {name}"
+    try:
+        bound = inspect.signature(target).bind(*node.args, **node.kwargs).arguments
+    except (TypeError, ValueError):   # a builtin without a signature, or a call that does not bind
+        bound = dict(node.kwargs)
+    return f"in-place {name} (inplace=True)" if bool(bound.get("inplace", False)) else None
 
 
 def _dims(value, ndim: int) -> tuple[int, ...] | None:
@@ -94,7 +125,7 @@ def apply(ctx, node, name: str, args: list, kwargs: dict) -> Flow | tuple | None
             return None
         tensors += [(v, ctx.flow_of(v)) for v in extra.values()]
     if name in UNARY or name in BINARY:
-        if len(tensors) == 1 and name not in ("where", "masked_fill", "masked_fill_"):
+        if len(tensors) == 1 and name not in ("where", "masked_fill"):
             return tensors[0][1]
         return _elementwise(ctx, node, tensors, broken)
     if name in REDUCE:

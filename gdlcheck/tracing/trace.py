@@ -83,7 +83,39 @@ def _graph_module(module, count: int, kwargs: dict):
         root = torch.nn.Module()
         root.add_module(name, module)
         return torch.fx.GraphModule(root, graph)
-    return torch.fx.symbolic_trace(module, concrete_args=kwargs or None)
+    tracer = _tracer()
+    graph = tracer.trace(module, concrete_args=kwargs or None)
+    return torch.fx.GraphModule(tracer.root, graph, type(module).__name__)
+
+
+def _tracer():
+    """fx's tracer, with one change: ``x += y`` on a traced tensor is recorded as ``operator.iadd``.
+
+    fx's proxies have no ``__iadd__``, so Python falls back to ``x = x + y``: the graph then says
+    a new value while the module writes into ``x`` (and every alias of it sees the write).  A
+    recorded in-place operation is one the walk refuses, so the proof stops instead of following
+    a graph that is not what the module computes.
+    """
+    import operator
+
+    import torch.fx
+
+    class InplaceProxy(torch.fx.Proxy):
+        pass
+
+    def augmented(op):
+        def method(self, other):
+            return self.tracer.create_proxy("call_function", op, (self, other), {})
+        return method
+
+    for name in functions.INPLACE_OPERATORS:
+        setattr(InplaceProxy, f"__{name}__", augmented(getattr(operator, name)))
+
+    class Tracer(torch.fx.Tracer):
+        def proxy(self, node):
+            return InplaceProxy(node, self)
+
+    return Tracer()
 
 
 def _number(entry) -> str:
@@ -106,6 +138,7 @@ class _Context:
         self.stops: dict[str, Stop] = {}
         self._constants: dict = {}
         self._checked: dict = {}
+        self.everywhere: set[str] = set()   # generators stopped wherever their output comes from
 
     # ----------------------------------------------------------------- shapes and values
 
@@ -340,6 +373,7 @@ class _Context:
     # ----------------------------------------------------------------- the walk
 
     def walk(self, input_flows: list[Flow]):
+        self._writes()
         placeholders = iter(input_flows)
         result = None
         for node in self.gm.graph.nodes:
@@ -353,6 +387,18 @@ class _Context:
             else:
                 self.flows[node] = self._call(node)
         return result
+
+    def _writes(self) -> None:
+        """Every in-place write anywhere in the graph, used or not, stops every generator: the
+        walk follows values, and a write changes a value (and its aliases) after the fact."""
+        for node in self.gm.graph.nodes:
+            if node.op not in ("call_function", "call_method", "call_module"):
+                continue
+            module = self.gm.get_submodule(node.target) if node.op == "call_module" else None
+            what = functions.writes(self, node, module)
+            if what is not None:
+                self.no_rule(node, what)
+                self.everywhere |= set(self.names)
 
     def _call(self, node):
         args, kwargs = list(node.args), dict(node.kwargs)
@@ -419,7 +465,7 @@ class _Context:
 
     def conclude(self, result, outputs) -> Proof:
         """Each compared output's flow against how it should move."""
-        ok = dict.fromkeys(self.names, True)
+        ok = {g: g not in self.everywhere for g in self.names}
         for flow, expected, arg in _pairs(result, outputs, getattr(self, "output", None)):
             if expected.kind == "ignored":
                 continue
