@@ -170,3 +170,42 @@ def test_the_stop_names_the_in_place_write():
     assert not any(proof.proven.values())
     assert {s.step.kind for s in proof.stops.values()} == {"in-place zero_"}
 
+
+# --------------------------------------------------------------------------- U3 split dims
+
+
+def _unbind_stack(s, x):
+    a, b, c, d = x.unbind(1)
+    return torch.stack([a, b, c, d], 0)
+
+
+def test_unbind_reads_its_dim_from_the_second_argument():
+    assert_refused(Fn(_unbind_stack), (4, 4, 3), axis=1)
+    assert_refused(Fn(lambda s, x: torch.stack(torch.unbind(x, 1), 0)), (4, 4, 3), axis=1)
+
+
+@pytest.mark.parametrize("split", [lambda x: x.chunk(2, 1), lambda x: torch.chunk(x, 2, 1), lambda x: x.split(2, 1),
+                                   lambda x: torch.split(x, 2, 1), lambda x: x.tensor_split(2, 1),
+                                   lambda x: x.split([2, 2], dim=1)])
+def test_every_split_keeps_points_on_a_free_axis_and_refuses_them_on_a_cut_one(split):
+    """x (n, 4, 3) points on axis 0, cut along axis 1: proved; points on axis 1: not proved."""
+    def glue(s, x):
+        parts = split(x)
+        return torch.cat([parts[1], parts[0]], 1)
+
+    verdict, _, numeric = assert_sound(Fn(glue), (4, 4, 3), axis=0)
+    assert verdict == "holds" and all(numeric.values())
+    assert_refused(Fn(glue), (4, 4, 3), axis=1)
+
+
+# --------------------------------------------------------------------------- C1 cat of one tuple node
+
+
+def test_cat_and_stack_of_a_split_node_are_followed():
+    for fn, shape in [(lambda s, x: torch.cat(x.chunk(2, -1), -1), (5, 4)),
+                      (lambda s, x: torch.stack(x.unbind(1), 1), (5, 4, 3)),
+                      (lambda s, x: torch.cat(torch.split(x, 1, -1), dim=-1), (5, 4))]:
+        verdict, _, numeric = assert_sound(Fn(fn), shape)
+        assert verdict == "holds" and all(numeric.values())
+    assert_refused(Fn(lambda s, x: torch.stack(x.unbind(1), 0)), (4, 4, 3), axis=1)
+

@@ -320,12 +320,23 @@ def _getitem(ctx, node, args, flow):
 
 
 def _concat(ctx, node, name, args, kwargs):
-    tensors = list(args[0])
-    flows = [ctx.flow_of(t) for t in tensors]
-    if any(not f.known for f in flows) or len({f.axes for f in flows}) != 1:
+    """``cat``/``stack`` of pieces that move alike, along a free axis (``cat``) or a new one
+    (``stack``).  The pieces are a list, or one node holding a tuple (``torch.cat(x.chunk(2))``)."""
+    pieces = kwargs.get("tensors", args[0] if args else None)
+    if isinstance(pieces, (list, tuple)):
+        flows = [ctx.flow_of(t) for t in pieces]
+        values = [ctx.value_meta(t) for t in pieces]
+    else:
+        flows, values = ctx.flow_of(pieces), ctx.value_meta(pieces)
+        if not isinstance(flows, tuple) or not isinstance(values, (tuple, list)) or len(flows) != len(values):
+            return None
+    if not flows or any(not isinstance(f, Flow) or not f.known for f in flows) or len({f.axes for f in flows}) != 1:
         return UNKNOWN
-    ndim = len(ctx.shape(tensors[0]))
-    dim = normal(int(kwargs.get("dim", args[1] if len(args) > 1 else 0)), ndim + (name == "stack"))
+    ndims = {len(getattr(v, "shape", ())) for v in values}
+    dim = kwargs.get("dim", args[1] if len(args) > 1 else 0)
+    if len(ndims) != 1 or not isinstance(dim, int):
+        return None
+    dim = normal(dim, ndims.pop() + (name == "stack"))
     axes = flows[0].axes
     if name == "stack":
         return Flow(tuple(a + (a >= dim) for a in axes), broken=merge_broken(flows))
@@ -335,15 +346,30 @@ def _concat(ctx, node, name, args, kwargs):
 
 
 def _split(ctx, node, name, args, kwargs, flow):
+    """``chunk``/``split``/``tensor_split`` (dim third) and ``unbind`` (dim second): pieces along a
+    free axis keep the points.  The pieces' shapes are checked against the dim read."""
     if not flow.known:
         return UNKNOWN
-    ndim = len(ctx.shape(args[0]))
-    dim = normal(int(kwargs.get("dim", args[2] if len(args) > 2 else 0)), ndim)
-    count = len(ctx.value_meta(node))
+    shape = tuple(ctx.shape(args[0]))
+    ndim = len(shape)
+    position = 1 if name == "unbind" else 2
+    dim = kwargs.get("dim", args[position] if len(args) > position else 0)
+    if not isinstance(dim, int):
+        return None
+    dim = normal(dim, ndim)
+    pieces = ctx.value_meta(node)
+    if not isinstance(pieces, (tuple, list)):
+        return None
+    for piece in pieces:
+        got = tuple(int(d) for d in getattr(piece, "shape", (None,)))
+        want = shape[:dim] + shape[dim + 1:] if name == "unbind" else None
+        if (want is not None and got != want) or (want is None and (len(got) != ndim or any(
+                got[a] != shape[a] for a in range(ndim) if a != dim))):
+            return None
     if dim in flow.axes:
-        return tuple(UNKNOWN for _ in range(count))
+        return tuple(UNKNOWN for _ in pieces)
     part = flow if name != "unbind" else flow.with_axes(tuple(a - (a > dim) for a in flow.axes))
-    return tuple(part for _ in range(count))
+    return tuple(part for _ in pieces)
 
 
 def _matmul(ctx, node, name, args, kwargs, broken):
