@@ -209,3 +209,32 @@ def test_cat_and_stack_of_a_split_node_are_followed():
         assert verdict == "holds" and all(numeric.values())
     assert_refused(Fn(lambda s, x: torch.stack(x.unbind(1), 0)), (4, 4, 3), axis=1)
 
+
+# --------------------------------------------------------------------------- a rule that raises
+
+
+def test_a_rule_that_raises_is_a_stop_at_its_node_not_a_crash(monkeypatch):
+    from gdlcheck.tracing import Expected, Flow, functions, trace_proof
+
+    def broken(*args, **kwargs):
+        raise IndexError("a rule's bug")
+
+    monkeypatch.setattr(functions, "_reduce", broken)
+    module = Fn(lambda s, x: x - x.mean(0)).double()
+    proof = trace_proof(module, groups.build_group("symmetric", n=5), [(Flow((0,)), (5, 3))], Expected("points", (0,)))
+    assert not any(proof.proven.values())
+    stop = next(iter(proof.stops.values()))
+    assert stop.step.path == "mean" and "rule_error: IndexError" in stop.step.kind
+    verdict, passed, numeric = assert_sound(module, (5, 3))
+    assert verdict != "holds" and all(numeric.values())
+
+
+def test_a_walk_that_raises_is_not_proven(monkeypatch):
+    from gdlcheck.tracing import trace as trace_module
+
+    def broken(self, result, outputs):
+        raise KeyError("dim0")
+
+    monkeypatch.setattr(trace_module._Context, "conclude", broken)
+    verdict, passed, _ = assert_sound(Fn(lambda s, x: x.relu()), (5, 3))
+    assert verdict != "holds" and not any(passed.values())

@@ -60,8 +60,13 @@ def trace_proof(module, group, inputs: list[tuple[Flow, object]], outputs, kwarg
         ctx.propagate_shapes([example for _, example in inputs])
     except Exception as err:  # the fake pass runs the module's code: anything it raises stops here
         return _untraceable(steps, names, err)
-    result = ctx.walk([flow for flow, _ in inputs])
-    return ctx.conclude(result, outputs)
+    try:
+        result = ctx.walk([flow for flow, _ in inputs])
+        return ctx.conclude(result, outputs)
+    except Exception as err:  # a bug in a rule is never a crash of the check and never "holds"
+        steps[0].rule = None
+        stop = Stop(Step("walk", f"rule_error: {_first_line(err)}", None, None, [], 1), None, "no_op_rule")
+        return Proof(steps + [stop.step], dict.fromkeys(names, False), dict.fromkeys(names, stop), "trace")
 
 
 def _untraceable(steps: list[Step], names: list[str], err: Exception) -> Proof:
@@ -394,8 +399,11 @@ class _Context:
         for node in self.gm.graph.nodes:
             if node.op not in ("call_function", "call_method", "call_module"):
                 continue
-            module = self.gm.get_submodule(node.target) if node.op == "call_module" else None
-            what = functions.writes(self, node, module)
+            try:
+                module = self.gm.get_submodule(node.target) if node.op == "call_module" else None
+                what = functions.writes(self, node, module)
+            except Exception as err:  # a call it cannot read may write: as if it did
+                what = f"rule_error: {_first_line(err)}"
             if what is not None:
                 self.no_rule(node, what)
                 self.everywhere |= set(self.names)
@@ -404,15 +412,21 @@ class _Context:
         args, kwargs = list(node.args), dict(node.kwargs)
         inputs = [self.flow_of(a) for a in args] + [self.flow_of(v) for v in kwargs.values()]
         known = all(not isinstance(f, Flow) or f.known for f in inputs)
-        if node.op == "call_module":
-            module = self.gm.get_submodule(node.target)
-            flow = units.apply(self, node, module, args, kwargs) if known else UNKNOWN
-            what = type(module).__name__
-        else:
-            name = functions.name_of(node)
-            flow = functions.apply(self, node, name, args, kwargs) if known else UNKNOWN
-            what = name
-        if flow is None or not self._fits(node, flow):
+        what = node.name
+        try:
+            if node.op == "call_module":
+                module = self.gm.get_submodule(node.target)
+                what = type(module).__name__
+                flow = units.apply(self, node, module, args, kwargs) if known else UNKNOWN
+            else:
+                name = functions.name_of(node)
+                what = name
+                flow = functions.apply(self, node, name, args, kwargs) if known else UNKNOWN
+            fits = flow is not None and self._fits(node, flow)
+        except Exception as err:  # a rule that fails on a call it did not foresee: no rule there
+            self.no_rule(node, f"{what} (rule_error: {_first_line(err)})")
+            return UNKNOWN
+        if not fits:
             self.no_rule(node, what)
             return UNKNOWN
         if known and isinstance(flow, Flow) and not flow.known:
