@@ -16,10 +16,10 @@ import operator
 from gdlcheck.tracing.flow import STATIC, UNKNOWN, Flow, broadcast, merge_broken, normal, reshape_axes
 
 UNARY = {
-    "relu", "relu_", "relu6", "tanh", "sigmoid", "gelu", "silu", "softplus", "elu", "selu", "celu", "leaky_relu",
+    "relu", "relu6", "tanh", "sigmoid", "gelu", "silu", "softplus", "elu", "selu", "celu", "leaky_relu",
     "hardtanh", "mish", "softsign", "logsigmoid", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "neg",
     "square", "sin", "cos", "erf", "sign", "clamp", "clip", "reciprocal", "contiguous", "clone", "detach", "float",
-    "double", "half", "cpu", "tanh_", "sigmoid_", "positive", "nan_to_num", "round", "floor", "ceil", "trunc",
+    "double", "half", "cpu", "positive", "nan_to_num", "round", "floor", "ceil", "trunc",
     "frac", "exp2", "log2", "log10", "sinh", "cosh", "atan", "asin", "acos", "sgn", "logit", "hardswish",
     "hardsigmoid", "threshold", "requires_grad_", "zeros_like", "ones_like", "full_like",
 }
@@ -33,7 +33,7 @@ RANDOM = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "ra
 BINARY = {"add", "sub", "mul", "truediv", "div", "floordiv", "pow", "maximum", "minimum", "eq", "ne", "lt", "le",
           "gt", "ge", "and_", "or_", "xor", "iadd", "isub", "imul", "itruediv", "rsub", "remainder", "fmod", "atan2",
           "logical_and", "logical_or", "true_divide", "multiply", "subtract", "type_as", "masked_fill",
-          "masked_fill_", "where", "add_", "mul_", "sub_", "div_"}
+          "where"}
 REDUCE = {"sum", "mean", "amax", "amin", "max", "min", "logsumexp", "prod", "std", "var", "norm", "all", "any",
           "nansum", "nanmean", "median"}
 SOFTMAX = {"softmax", "log_softmax", "softmin"}
@@ -56,6 +56,37 @@ def name_of(node) -> str:
     if target is getattr:
         return "getattr"
     return getattr(target, "__name__", str(target)).lstrip("_")
+
+
+# in-place methods that change no entry
+SAFE_INPLACE = {"requires_grad_"}
+INPLACE_OPERATORS = ("iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "imatmul", "iand", "ior",
+                     "ixor", "ilshift", "irshift")
+
+
+def writes(ctx, node, module=None) -> str | None:
+    """What in-place write ``node`` makes (``y.add_(p)``, ``x += w``, ``out=``, ``inplace=True``,
+    an ``nn`` module built with ``inplace=True``), or None when it writes nothing."""
+    import inspect
+
+    target = node.target
+    if module is not None:
+        return f"in-place {type(module).__name__}" if getattr(module, "inplace", False) else None
+    if node.kwargs.get("out") is not None:
+        return f"in-place {name_of(node)} (out=)"
+    if node.op == "call_method":
+        return f"in-place {target}" if target.endswith("_") and target not in SAFE_INPLACE else None
+    name = getattr(target, "__name__", "")
+    if getattr(operator, name, None) is target:
+        inplace = name in INPLACE_OPERATORS or name in ("setitem", "delitem")
+        return f"in-place {name}" if inplace and node.args and ctx.is_tensor(node.args[0]) else None
+    if name.endswith("_") and not name.startswith("__") and name not in SAFE_INPLACE:
+        return f"in-place {name}"
+    try:
+        bound = inspect.signature(target).bind(*node.args, **node.kwargs).arguments
+    except (TypeError, ValueError):   # a builtin without a signature, or a call that does not bind
+        bound = dict(node.kwargs)
+    return f"in-place {name} (inplace=True)" if bool(bound.get("inplace", False)) else None
 
 
 def _dims(value, ndim: int) -> tuple[int, ...] | None:
@@ -94,7 +125,7 @@ def apply(ctx, node, name: str, args: list, kwargs: dict) -> Flow | tuple | None
             return None
         tensors += [(v, ctx.flow_of(v)) for v in extra.values()]
     if name in UNARY or name in BINARY:
-        if len(tensors) == 1 and name not in ("where", "masked_fill", "masked_fill_"):
+        if len(tensors) == 1 and name not in ("where", "masked_fill"):
             return tensors[0][1]
         return _elementwise(ctx, node, tensors, broken)
     if name in REDUCE:
@@ -238,8 +269,12 @@ def _layout(ctx, node, name, args, kwargs, flow):
         it = iter(rest)
         order = [o if o is not None else next(it) for o in order]
         return flow.with_axes(tuple(sorted(order.index(a) for a in flow.axes)))
-    if name in ("expand", "expand_as") and any(old[a] != new[a + len(new) - ndim] for a in flow.axes):
-        return UNKNOWN
+    if name in ("expand", "expand_as"):
+        # broadcasting aligns the input's axes with the result's last ones (new axes lead)
+        shift = len(new) - ndim
+        if shift < 0 or any(old[a] != new[a + shift] for a in flow.axes):
+            return UNKNOWN
+        return flow.with_axes(tuple(a + shift for a in flow.axes))
     return flow.with_axes(reshape_axes(old, new, flow.axes))
 
 
@@ -285,12 +320,23 @@ def _getitem(ctx, node, args, flow):
 
 
 def _concat(ctx, node, name, args, kwargs):
-    tensors = list(args[0])
-    flows = [ctx.flow_of(t) for t in tensors]
-    if any(not f.known for f in flows) or len({f.axes for f in flows}) != 1:
+    """``cat``/``stack`` of pieces that move alike, along a free axis (``cat``) or a new one
+    (``stack``).  The pieces are a list, or one node holding a tuple (``torch.cat(x.chunk(2))``)."""
+    pieces = kwargs.get("tensors", args[0] if args else None)
+    if isinstance(pieces, (list, tuple)):
+        flows = [ctx.flow_of(t) for t in pieces]
+        values = [ctx.value_meta(t) for t in pieces]
+    else:
+        flows, values = ctx.flow_of(pieces), ctx.value_meta(pieces)
+        if not isinstance(flows, tuple) or not isinstance(values, (tuple, list)) or len(flows) != len(values):
+            return None
+    if not flows or any(not isinstance(f, Flow) or not f.known for f in flows) or len({f.axes for f in flows}) != 1:
         return UNKNOWN
-    ndim = len(ctx.shape(tensors[0]))
-    dim = normal(int(kwargs.get("dim", args[1] if len(args) > 1 else 0)), ndim + (name == "stack"))
+    ndims = {len(getattr(v, "shape", ())) for v in values}
+    dim = kwargs.get("dim", args[1] if len(args) > 1 else 0)
+    if len(ndims) != 1 or not isinstance(dim, int):
+        return None
+    dim = normal(dim, ndims.pop() + (name == "stack"))
     axes = flows[0].axes
     if name == "stack":
         return Flow(tuple(a + (a >= dim) for a in axes), broken=merge_broken(flows))
@@ -300,15 +346,30 @@ def _concat(ctx, node, name, args, kwargs):
 
 
 def _split(ctx, node, name, args, kwargs, flow):
+    """``chunk``/``split``/``tensor_split`` (dim third) and ``unbind`` (dim second): pieces along a
+    free axis keep the points.  The pieces' shapes are checked against the dim read."""
     if not flow.known:
         return UNKNOWN
-    ndim = len(ctx.shape(args[0]))
-    dim = normal(int(kwargs.get("dim", args[2] if len(args) > 2 else 0)), ndim)
-    count = len(ctx.value_meta(node))
+    shape = tuple(ctx.shape(args[0]))
+    ndim = len(shape)
+    position = 1 if name == "unbind" else 2
+    dim = kwargs.get("dim", args[position] if len(args) > position else 0)
+    if not isinstance(dim, int):
+        return None
+    dim = normal(dim, ndim)
+    pieces = ctx.value_meta(node)
+    if not isinstance(pieces, (tuple, list)):
+        return None
+    for piece in pieces:
+        got = tuple(int(d) for d in getattr(piece, "shape", (None,)))
+        want = shape[:dim] + shape[dim + 1:] if name == "unbind" else None
+        if (want is not None and got != want) or (want is None and (len(got) != ndim or any(
+                got[a] != shape[a] for a in range(ndim) if a != dim))):
+            return None
     if dim in flow.axes:
-        return tuple(UNKNOWN for _ in range(count))
+        return tuple(UNKNOWN for _ in pieces)
     part = flow if name != "unbind" else flow.with_axes(tuple(a - (a > dim) for a in flow.axes))
-    return tuple(part for _ in range(count))
+    return tuple(part for _ in pieces)
 
 
 def _matmul(ctx, node, name, args, kwargs, broken):

@@ -60,8 +60,13 @@ def trace_proof(module, group, inputs: list[tuple[Flow, object]], outputs, kwarg
         ctx.propagate_shapes([example for _, example in inputs])
     except Exception as err:  # the fake pass runs the module's code: anything it raises stops here
         return _untraceable(steps, names, err)
-    result = ctx.walk([flow for flow, _ in inputs])
-    return ctx.conclude(result, outputs)
+    try:
+        result = ctx.walk([flow for flow, _ in inputs])
+        return ctx.conclude(result, outputs)
+    except Exception as err:  # a bug in a rule is never a crash of the check and never "holds"
+        steps[0].rule = None
+        stop = Stop(Step("walk", f"rule_error: {_first_line(err)}", None, None, [], 1), None, "no_op_rule")
+        return Proof(steps + [stop.step], dict.fromkeys(names, False), dict.fromkeys(names, stop), "trace")
 
 
 def _untraceable(steps: list[Step], names: list[str], err: Exception) -> Proof:
@@ -83,7 +88,39 @@ def _graph_module(module, count: int, kwargs: dict):
         root = torch.nn.Module()
         root.add_module(name, module)
         return torch.fx.GraphModule(root, graph)
-    return torch.fx.symbolic_trace(module, concrete_args=kwargs or None)
+    tracer = _tracer()
+    graph = tracer.trace(module, concrete_args=kwargs or None)
+    return torch.fx.GraphModule(tracer.root, graph, type(module).__name__)
+
+
+def _tracer():
+    """fx's tracer, with one change: ``x += y`` on a traced tensor is recorded as ``operator.iadd``.
+
+    fx's proxies have no ``__iadd__``, so Python falls back to ``x = x + y``: the graph then says
+    a new value while the module writes into ``x`` (and every alias of it sees the write).  A
+    recorded in-place operation is one the walk refuses, so the proof stops instead of following
+    a graph that is not what the module computes.
+    """
+    import operator
+
+    import torch.fx
+
+    class InplaceProxy(torch.fx.Proxy):
+        pass
+
+    def augmented(op):
+        def method(self, other):
+            return self.tracer.create_proxy("call_function", op, (self, other), {})
+        return method
+
+    for name in functions.INPLACE_OPERATORS:
+        setattr(InplaceProxy, f"__{name}__", augmented(getattr(operator, name)))
+
+    class Tracer(torch.fx.Tracer):
+        def proxy(self, node):
+            return InplaceProxy(node, self)
+
+    return Tracer()
 
 
 def _number(entry) -> str:
@@ -106,6 +143,7 @@ class _Context:
         self.stops: dict[str, Stop] = {}
         self._constants: dict = {}
         self._checked: dict = {}
+        self.everywhere: set[str] = set()   # generators stopped wherever their output comes from
 
     # ----------------------------------------------------------------- shapes and values
 
@@ -340,6 +378,7 @@ class _Context:
     # ----------------------------------------------------------------- the walk
 
     def walk(self, input_flows: list[Flow]):
+        self._writes()
         placeholders = iter(input_flows)
         result = None
         for node in self.gm.graph.nodes:
@@ -354,19 +393,40 @@ class _Context:
                 self.flows[node] = self._call(node)
         return result
 
+    def _writes(self) -> None:
+        """Every in-place write anywhere in the graph, used or not, stops every generator: the
+        walk follows values, and a write changes a value (and its aliases) after the fact."""
+        for node in self.gm.graph.nodes:
+            if node.op not in ("call_function", "call_method", "call_module"):
+                continue
+            try:
+                module = self.gm.get_submodule(node.target) if node.op == "call_module" else None
+                what = functions.writes(self, node, module)
+            except Exception as err:  # a call it cannot read may write: as if it did
+                what = f"rule_error: {_first_line(err)}"
+            if what is not None:
+                self.no_rule(node, what)
+                self.everywhere |= set(self.names)
+
     def _call(self, node):
         args, kwargs = list(node.args), dict(node.kwargs)
         inputs = [self.flow_of(a) for a in args] + [self.flow_of(v) for v in kwargs.values()]
         known = all(not isinstance(f, Flow) or f.known for f in inputs)
-        if node.op == "call_module":
-            module = self.gm.get_submodule(node.target)
-            flow = units.apply(self, node, module, args, kwargs) if known else UNKNOWN
-            what = type(module).__name__
-        else:
-            name = functions.name_of(node)
-            flow = functions.apply(self, node, name, args, kwargs) if known else UNKNOWN
-            what = name
-        if flow is None or not self._fits(node, flow):
+        what = node.name
+        try:
+            if node.op == "call_module":
+                module = self.gm.get_submodule(node.target)
+                what = type(module).__name__
+                flow = units.apply(self, node, module, args, kwargs) if known else UNKNOWN
+            else:
+                name = functions.name_of(node)
+                what = name
+                flow = functions.apply(self, node, name, args, kwargs) if known else UNKNOWN
+            fits = flow is not None and self._fits(node, flow)
+        except Exception as err:  # a rule that fails on a call it did not foresee: no rule there
+            self.no_rule(node, f"{what} (rule_error: {_first_line(err)})")
+            return UNKNOWN
+        if not fits:
             self.no_rule(node, what)
             return UNKNOWN
         if known and isinstance(flow, Flow) and not flow.known:
@@ -419,7 +479,7 @@ class _Context:
 
     def conclude(self, result, outputs) -> Proof:
         """Each compared output's flow against how it should move."""
-        ok = dict.fromkeys(self.names, True)
+        ok = {g: g not in self.everywhere for g in self.names}
         for flow, expected, arg in _pairs(result, outputs, getattr(self, "output", None)):
             if expected.kind == "ignored":
                 continue

@@ -1,0 +1,240 @@
+"""The red team's reproducers (round 13) against the tracer: none is proved where it does not commute,
+and none makes ``verify_callable`` raise.
+
+Each module is checked through the public API (``method="exact"``: the proof alone speaks) against
+the numeric check on float64 inputs: a generator the proof passes must commute numerically.
+"""
+
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import gdlcheck  # noqa: E402
+from gdlcheck import groups  # noqa: E402
+from tests.test_tracing import numeric_holds  # noqa: E402
+
+F = torch.nn.functional
+
+
+class Fn(torch.nn.Module):
+    """``forward(x) = fn(self, x)``, with the keyword tensors as buffers."""
+
+    def __init__(self, fn, **buffers):
+        super().__init__()
+        self.fn = fn
+        for name, value in buffers.items():
+            self.register_buffer(name, value)
+
+    def forward(self, x):
+        return self.fn(self, x)
+
+
+def exact(module, shape, axis=0, expect="equivariant", group="symmetric"):
+    """verify_callable's verdict and, per generator, whether its exact check passed."""
+    group = groups.build_group(group, n=shape[axis]) if isinstance(group, str) else group
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = gdlcheck.verify_callable(module, group, shape=shape, points_axis=axis, expect=expect,
+                                          method="exact").to_json()
+    return report["verdict"], {c["generator"]: c["passed"] for c in report["checks"]}
+
+
+def assert_sound(module, shape, axis=0, expect="equivariant"):
+    """The proof passes no generator the module does not commute with; returns the proof's checks."""
+    module = module.double().eval()
+    group = groups.build_group("symmetric", n=shape[axis])
+    verdict, passed = exact(module, shape, axis, expect, group)
+    numeric = numeric_holds(module, group, shape, axis, invariant=expect == "invariant")
+    for generator, ok in passed.items():
+        assert not ok or numeric[generator], (generator, verdict)
+    return verdict, passed, numeric
+
+
+def assert_refused(module, shape, axis=0, expect="equivariant"):
+    """The module does not commute, and the proof does not say it does."""
+    verdict, passed, numeric = assert_sound(module, shape, axis, expect)
+    assert not all(numeric.values())
+    assert verdict != "holds"
+    return passed
+
+
+# --------------------------------------------------------------------------- U1 expand
+
+
+def test_expand_moves_the_points_to_the_trailing_aligned_axis():
+    torch.manual_seed(0)
+    assert_refused(Fn(lambda s, x: (x.expand(5, 5, 3) * s.W).sum(1), W=torch.randn(5, 3)), (5, 3))
+    assert_refused(Fn(lambda s, x: (x.unsqueeze(0).expand(x.shape[0], -1, -1) * s.W).sum(1),
+                      W=torch.randn(5, 3)), (5, 3))
+    assert_refused(Fn(lambda s, x: (x.expand_as(s.B) * s.W).sum(1), B=torch.zeros(5, 5, 3), W=torch.randn(5, 3)),
+                   (5, 3))
+
+
+def test_expand_with_a_fixed_table_is_still_proved():
+    """x broadcast over a new leading axis and pooled there again: equivariant, and proved."""
+    module = Fn(lambda s, x: x.expand(4, -1, -1).sum(0))
+    verdict, passed, numeric = assert_sound(module, (5, 3))
+    assert verdict == "holds" and all(numeric.values())
+
+
+# --------------------------------------------------------------------------- U2 in-place writes
+
+
+def _zero_row(s, x):
+    y = x.clone()
+    y[0].zero_()
+    return y
+
+
+def _causal(s, x):
+    scores = x @ x.T
+    mask = torch.ones_like(scores)
+    mask.tril_()                                  # a causal mask, written in place
+    return torch.softmax(scores.masked_fill(mask == 0, float("-inf")), -1) @ x
+
+
+def _add_table(s, x):
+    y = x * 1.0
+    y.add_(s.P)
+    return y
+
+
+def _augmented_alias(s, x):
+    x = x * 1.0
+    y = x
+    x += s.P                                      # fx alone would trace x = x + P, leaving y as it was
+    return y
+
+
+def _copy_flipped(s, x):
+    y = x * 1.0
+    y.copy_(x.flip(0))
+    return y
+
+
+def _narrow_mul(s, x):
+    y = x * 1.0
+    y.narrow(0, 0, 1).mul_(3)
+    return y
+
+
+def _masked_fill(s, x):
+    y = x * 1.0
+    y.masked_fill_(s.M, 0.0)
+    return y
+
+
+def _out(s, x):
+    y = x * 1.0
+    torch.add(x, s.P, out=y)
+    return y
+
+
+def _relu_row(s, x):
+    y = x * 1.0
+    F.relu(y[0], inplace=True)
+    return y
+
+
+class _ReluRow(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = torch.nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        y = x * 1.0
+        self.act(y[0])
+        return y
+
+
+@pytest.mark.parametrize("fn", [_zero_row, _causal, _add_table, _augmented_alias, _copy_flipped, _narrow_mul,
+                                _masked_fill, _out, _relu_row], ids=lambda f: f.__name__.strip("_"))
+def test_an_in_place_write_stops_the_proof_even_when_its_result_is_unused(fn):
+    torch.manual_seed(0)
+    mask = torch.zeros(5, 3, dtype=torch.bool)
+    mask[0, 0] = True
+    assert_refused(Fn(fn, P=torch.randn(5, 3), M=mask), (5, 3))
+
+
+def test_an_in_place_module_on_a_view_stops_the_proof():
+    assert_refused(_ReluRow(), (5, 3))
+
+
+def test_the_stop_names_the_in_place_write():
+    from gdlcheck.tracing import Expected, Flow, trace_proof
+
+    proof = trace_proof(Fn(_zero_row).double(), groups.build_group("symmetric", n=5), [(Flow((0,)), (5, 3))],
+                        Expected("points", (0,)))
+    assert not any(proof.proven.values())
+    assert {s.step.kind for s in proof.stops.values()} == {"in-place zero_"}
+
+
+# --------------------------------------------------------------------------- U3 split dims
+
+
+def _unbind_stack(s, x):
+    a, b, c, d = x.unbind(1)
+    return torch.stack([a, b, c, d], 0)
+
+
+def test_unbind_reads_its_dim_from_the_second_argument():
+    assert_refused(Fn(_unbind_stack), (4, 4, 3), axis=1)
+    assert_refused(Fn(lambda s, x: torch.stack(torch.unbind(x, 1), 0)), (4, 4, 3), axis=1)
+
+
+@pytest.mark.parametrize("split", [lambda x: x.chunk(2, 1), lambda x: torch.chunk(x, 2, 1), lambda x: x.split(2, 1),
+                                   lambda x: torch.split(x, 2, 1), lambda x: x.tensor_split(2, 1),
+                                   lambda x: x.split([2, 2], dim=1)])
+def test_every_split_keeps_points_on_a_free_axis_and_refuses_them_on_a_cut_one(split):
+    """x (n, 4, 3) points on axis 0, cut along axis 1: proved; points on axis 1: not proved."""
+    def glue(s, x):
+        parts = split(x)
+        return torch.cat([parts[1], parts[0]], 1)
+
+    verdict, _, numeric = assert_sound(Fn(glue), (4, 4, 3), axis=0)
+    assert verdict == "holds" and all(numeric.values())
+    assert_refused(Fn(glue), (4, 4, 3), axis=1)
+
+
+# --------------------------------------------------------------------------- C1 cat of one tuple node
+
+
+def test_cat_and_stack_of_a_split_node_are_followed():
+    for fn, shape in [(lambda s, x: torch.cat(x.chunk(2, -1), -1), (5, 4)),
+                      (lambda s, x: torch.stack(x.unbind(1), 1), (5, 4, 3)),
+                      (lambda s, x: torch.cat(torch.split(x, 1, -1), dim=-1), (5, 4))]:
+        verdict, _, numeric = assert_sound(Fn(fn), shape)
+        assert verdict == "holds" and all(numeric.values())
+    assert_refused(Fn(lambda s, x: torch.stack(x.unbind(1), 0)), (4, 4, 3), axis=1)
+
+
+# --------------------------------------------------------------------------- a rule that raises
+
+
+def test_a_rule_that_raises_is_a_stop_at_its_node_not_a_crash(monkeypatch):
+    from gdlcheck.tracing import Expected, Flow, functions, trace_proof
+
+    def broken(*args, **kwargs):
+        raise IndexError("a rule's bug")
+
+    monkeypatch.setattr(functions, "_reduce", broken)
+    module = Fn(lambda s, x: x - x.mean(0)).double()
+    proof = trace_proof(module, groups.build_group("symmetric", n=5), [(Flow((0,)), (5, 3))], Expected("points", (0,)))
+    assert not any(proof.proven.values())
+    stop = next(iter(proof.stops.values()))
+    assert stop.step.path == "mean" and "rule_error: IndexError" in stop.step.kind
+    verdict, passed, numeric = assert_sound(module, (5, 3))
+    assert verdict != "holds" and all(numeric.values())
+
+
+def test_a_walk_that_raises_is_not_proven(monkeypatch):
+    from gdlcheck.tracing import trace as trace_module
+
+    def broken(self, result, outputs):
+        raise KeyError("dim0")
+
+    monkeypatch.setattr(trace_module._Context, "conclude", broken)
+    verdict, passed, _ = assert_sound(Fn(lambda s, x: x.relu()), (5, 3))
+    assert verdict != "holds" and not any(passed.values())
