@@ -281,7 +281,7 @@ class Signature:
     @property
     def invariant(self) -> bool:
         """Every compared output is invariant (the law is ``f(PX) = f(X)``)."""
-        return all(a.kind in ("invariant", "ignored") for a in _leaves(self.outputs))
+        return all(a.kind in ("invariant", "ignored") for a in leaves(self.outputs))
 
     @property
     def bundle(self) -> tuple | None:
@@ -479,7 +479,7 @@ class Signature:
         """One line: how each input and output moves (for the notes)."""
         ins = "; ".join(f"{_key_text(i.key)} {_input_text(i)}" for i in self.inputs)
         if self.segments is None:
-            outs = "; ".join(f"output {a.text()}" for a in _leaves(self.outputs))
+            outs = "; ".join(f"output {a.text()}" for a in leaves(self.outputs))
         else:
             outs = "; ".join(f"output{s.label} {s.action.text()}" for s in self.segments)
         return f"{ins}; {outs}"
@@ -510,15 +510,16 @@ def _shape_text(shape) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-def _leaves(spec):
+def leaves(spec):
+    """Every Action in a description of outputs (an Action, or dicts and sequences of them)."""
     if isinstance(spec, Action):
         yield spec
     elif isinstance(spec, dict):
         for v in spec.values():
-            yield from _leaves(v)
+            yield from leaves(v)
     else:
         for v in spec:
-            yield from _leaves(v)
+            yield from leaves(v)
 
 
 def _walk(spec, out, where: str, label: str):

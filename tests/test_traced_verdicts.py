@@ -12,13 +12,9 @@ torch = pytest.importorskip("torch")
 
 import gdlcheck  # noqa: E402
 from gdlcheck import groups  # noqa: E402
+from tests.test_tracing import DeepSets, MaxPool, Positional, conv, encoder_layer  # noqa: E402
 
 PROVED = "the module's traced graph, followed operation by operation"
-
-
-def encoder_layer(d=16):
-    torch.manual_seed(0)
-    return torch.nn.TransformerEncoderLayer(d, 4, dim_feedforward=32)
 
 
 class Masked(torch.nn.Module):
@@ -29,38 +25,6 @@ class Masked(torch.nn.Module):
 
     def forward(self, x):
         return self.block(x, src_mask=self.mask)
-
-
-class Positional(torch.nn.Module):
-    def __init__(self, n=8, d=16):
-        super().__init__()
-        torch.manual_seed(1)
-        self.pos_emb = torch.nn.Parameter(torch.randn(n, d))
-        self.block = encoder_layer(d)
-
-    def forward(self, x):
-        return self.block(x + self.pos_emb)
-
-
-class DeepSets(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        torch.manual_seed(0)
-        self.phi = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.ReLU(), torch.nn.Linear(8, 8))
-        self.rho = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
-
-    def forward(self, x):
-        return self.rho(self.phi(x).sum(dim=0))
-
-
-class MaxPool(torch.nn.Module):
-    def forward(self, x):
-        return torch.max(x, dim=0).values
-
-
-def conv(padding_mode):
-    torch.manual_seed(0)
-    return torch.nn.Conv1d(3, 5, 3, padding=1, padding_mode=padding_mode)
 
 
 def proved(result) -> bool:

@@ -43,8 +43,19 @@ class _GuardedBuffer(io.RawIOBase):
             return size
         if self._target is None:
             raise OutputError("cannot write standard output: it is closed")
+        self._guarded(lambda: self._target.write(bytes(data)))
+        return size
+
+    def flush(self) -> None:
+        if self.pipe_closed or self._target is None:
+            return
+        self._guarded(self._target.flush)
+
+    def _guarded(self, call) -> None:
+        """``call()``: a closed pipe is remembered (the rest is discarded), any other failure to
+        write is one OutputError."""
         try:
-            self._target.write(bytes(data))
+            call()
         except BrokenPipeError:
             self.pipe_closed = True
         except OSError as err:
@@ -53,22 +64,6 @@ class _GuardedBuffer(io.RawIOBase):
             else:
                 raise output_failed(err, "standard output") from None
         except ValueError:  # the stream itself was closed
-            raise OutputError("cannot write standard output: it is closed") from None
-        return size
-
-    def flush(self) -> None:
-        if self.pipe_closed or self._target is None:
-            return
-        try:
-            self._target.flush()
-        except BrokenPipeError:
-            self.pipe_closed = True
-        except OSError as err:
-            if err.errno == errno.EPIPE:
-                self.pipe_closed = True
-            else:
-                raise output_failed(err, "standard output") from None
-        except ValueError:
             raise OutputError("cannot write standard output: it is closed") from None
 
     def isatty(self) -> bool:

@@ -236,6 +236,12 @@ def _automorphisms_bliss(C: np.ndarray, fixed: int | None = None, count: bool = 
         return [], 1
     if graph is None:  # no edges: the vertex classes are all that counts
         return _class_symmetric_group(np.asarray(colours))
+    gens = _bliss_generators(graph, colours, n)
+    return gens, (_count(graph, colours) if count else None)
+
+
+def _bliss_generators(graph, colours, n: int) -> list[tuple[int, ...]]:
+    """BLISS's generators of the coloured graph, on the first ``n`` vertices (the points), each once."""
     ident = identity(n)
     gens: list[tuple[int, ...]] = []
     seen = set()
@@ -244,7 +250,7 @@ def _automorphisms_bliss(C: np.ndarray, fixed: int | None = None, count: bool = 
         if p != ident and p not in seen:
             seen.add(p)
             gens.append(p)
-    return gens, (_count(graph, colours) if count else None)
+    return gens
 
 
 def _compact(values: np.ndarray) -> np.ndarray:
@@ -521,14 +527,7 @@ def sparse_automorphisms(A) -> tuple[list[tuple[int, ...]], int]:
             edges.append(np.stack([v + layer * n, v + (layer + 1) * n], axis=1))
     graph = igraph.Graph(n=n * layers, edges=np.concatenate(edges).tolist(), directed=directed)
     colours = (np.repeat(np.arange(layers), n) * n_classes + np.tile(vertex_class, layers)).tolist()
-    ident = identity(n)
-    gens: list[tuple[int, ...]] = []
-    seen = set()
-    for g in graph.automorphism_group(color=colours):
-        p = tuple(int(x) for x in g[:n])
-        if p != ident and p not in seen:
-            seen.add(p)
-            gens.append(p)
+    gens = _bliss_generators(graph, colours, n)
     if not all(fixes(g, A) for g in gens[:64]):  # pragma: no cover - a bug, not a user error
         raise RuntimeError("an automorphism from BLISS does not preserve the sparse graph")
     return gens, _count(graph, colours)

@@ -10,7 +10,7 @@ and the numeric check decides.
 
 from __future__ import annotations
 
-from gdlcheck.actions import Action, Signature
+from gdlcheck.actions import Action, Signature, leaves
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers.rules import Proof, Step, Stop, generator_text
 from gdlcheck.tracing.flow import Flow
@@ -47,7 +47,7 @@ def _unsupported(signature: Signature) -> str | None:
             return f"points on a grid of {len(inp.action.axes or ())} axes ({inp.label})"
         if kind == "points" and inp.given and not _is_tensor(inp.value):
             return f"a given points value that is not a tensor ({inp.label})"
-    for action in _leaves(signature.outputs):
+    for action in leaves(signature.outputs):
         if action.kind == "edges":
             return "an output of edges"
         if action.kind == "points" and action.axes is not None and len(action.axes) != 1:
@@ -72,17 +72,6 @@ def _expected(spec, signature: Signature):
     if isinstance(spec, dict):
         return {k: _expected(v, signature) for k, v in spec.items()}
     return tuple(_expected(v, signature) for v in spec)
-
-
-def _leaves(spec):
-    if isinstance(spec, Action):
-        yield spec
-    elif isinstance(spec, dict):
-        for v in spec.values():
-            yield from _leaves(v)
-    else:
-        for v in spec:
-            yield from _leaves(v)
 
 
 def _not_traced(module, group: PermGroup, why: str) -> Proof:
