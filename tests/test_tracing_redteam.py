@@ -354,3 +354,29 @@ def test_random_samplers_on_constants_are_not_constants(noise):
                 p=torch.full((3,), 0.5))
     assert_refused(module, (5, 3))
 
+
+# --------------------------------------------------------------------------- S3 aliases of supported calls
+
+
+def test_a_full_slice_and_the_axis_keyword_are_followed():
+    for fn, expect in [(lambda s, x: x[0:x.shape[0]], "equivariant"), (lambda s, x: x[0:5, :2], "equivariant"),
+                       (lambda s, x: x.sum(axis=0), "invariant")]:
+        verdict, _, numeric = assert_sound(Fn(fn), (5, 3), expect=expect)
+        assert verdict == "holds" and all(numeric.values())
+
+
+def test_a_slice_that_drops_points_is_not_proved():
+    assert_refused(Fn(lambda s, x: x[1:].sum(0)), (5, 3), expect="invariant")
+
+
+def test_an_unchanged_tensor_input_is_a_constant_of_the_proof():
+    class Given(torch.nn.Module):
+        def forward(self, x, scale):
+            return x * scale
+
+    inputs = ["points", gdlcheck.unchanged(torch.ones(3, dtype=torch.float64))]
+    report = gdlcheck.verify_callable(Given(), "symmetric", shape=(5, 3), inputs=inputs, method="exact").to_json()
+    assert report["verdict"] == "holds"
+    table = ["points", gdlcheck.unchanged(torch.randn(5, 3, dtype=torch.float64))]
+    report = gdlcheck.verify_callable(Given(), "symmetric", shape=(5, 3), inputs=table, method="exact").to_json()
+    assert report["verdict"] != "holds"

@@ -279,7 +279,7 @@ def _reduce(ctx, node, name, args, kwargs, flow, broken):
     shape = ctx.shape(args[0])
     ndim = len(shape)
     rest = list(args[2:] if name == "norm" else args[1:])
-    dim = kwargs.get("dim", rest[0] if rest and not isinstance(rest[0], bool) else None)
+    dim = kwargs.get("dim", kwargs.get("axis", rest[0] if rest and not isinstance(rest[0], bool) else None))
     flags = [a for a in rest if isinstance(a, bool)]
     keepdim = bool(kwargs.get("keepdim", flags[-1] if flags else False))
     if dim is not None and not (isinstance(dim, int) or (isinstance(dim, (list, tuple))
@@ -366,7 +366,9 @@ def _getitem(ctx, node, args, flow):
             out_axis += 1
             continue
         if isinstance(item, slice):
-            whole = item.start in (None, 0) and item.stop in (None,) and item.step in (None, 1)
+            stop = ctx.value_meta(item.stop) if hasattr(item.stop, "meta") else item.stop
+            whole = item.start in (None, 0) and item.step in (None, 1) and (
+                stop is None or (type(stop) is int and stop >= shape[axis]))
             if axis in moving and not whole:
                 return UNKNOWN
             if axis in moving:

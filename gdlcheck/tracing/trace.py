@@ -171,11 +171,16 @@ class _Context:
 
         mode = FakeTensorMode(allow_non_fake_inputs=True)
         fakes = []
-        for example in examples:
+        placeholders = [node for node in self.gm.graph.nodes if node.op == "placeholder"]
+        for k, example in enumerate(examples):
+            if isinstance(example, np.ndarray):
+                example = torch.as_tensor(example)   # a stored unchanged value: the module gets a tensor
             if isinstance(example, tuple):
                 fakes.append(mode.from_tensor(torch.empty(example, dtype=self._dtype())))
             elif isinstance(example, torch.Tensor):
                 fakes.append(mode.from_tensor(example))
+                if k < len(placeholders):
+                    self._constants[placeholders[k]] = example   # its value, for a rule that checks it
             else:
                 fakes.append(example)
         with torch.no_grad():
