@@ -312,9 +312,11 @@ def _pair_matrix(rng, n, keep):
 
 OPS = ["linear", "relu", "tanh_square", "bias", "table", "residual_pool", "softmax0", "softmax1", "layer_norm",
        "attention", "mix", "transpose_twice", "reshape", "cat", "einsum", "mask_fill", "sdpa", "mean_keep",
-       "max_values", "sigmoid_gate",
+       "max_values", "sigmoid_gate", "expand", "chunk_cat", "unbind_stack",
        # no rule (they do or do not commute; the tracer must not say holds for them)
-       "roll", "cumsum", "flip", "index0", "sort", "scramble"]
+       "roll", "cumsum", "flip", "index0", "sort", "scramble",
+       # in-place writes: the tracer stops at every one, used or not
+       "inplace_row", "inplace_all", "augmented_alias"]
 
 
 class RandomModule(torch.nn.Module):
@@ -331,7 +333,7 @@ class RandomModule(torch.nn.Module):
             keep = rng.choice(["equal", "ring", "none"])
             if op == "bias":
                 self.register_buffer(f"c{k}", torch.as_tensor(rng.standard_normal((1, N_D))))
-            elif op == "table":
+            elif op in ("table", "expand", "augmented_alias"):
                 self.register_buffer(f"c{k}", _point_table(rng, n, keep))
             elif op in ("mix", "mask_fill", "sdpa"):
                 self.register_buffer(f"c{k}", _pair_matrix(rng, n, keep))
@@ -396,6 +398,24 @@ class RandomModule(torch.nn.Module):
                 x = x.sort(dim=0).values
             elif op == "scramble":
                 x = x.reshape(x.shape[1], x.shape[0]).t()
+            elif op == "expand":       # the points on axis 1 of the expanded value: c must be fixed
+                x = x + (x.expand(x.shape[0], -1, -1) * c).sum(1)
+            elif op == "chunk_cat":
+                a, b = x.chunk(2, -1)
+                x = torch.cat(x.chunk(2, -1), -1) + torch.cat([b, a], -1)
+            elif op == "unbind_stack":
+                x = torch.stack(x.unbind(1), 0).t()
+            elif op == "inplace_row":
+                x = x.clone()
+                x[0].mul_(2.0)
+            elif op == "inplace_all":
+                x = x * 1.0
+                x.mul_(2.0)
+            elif op == "augmented_alias":
+                y = x * 1.0
+                z = y
+                y += c                 # writes into z as well (fx alone would not see it)
+                x = z
         return x.sum(0) if self.pool else x
 
 

@@ -238,3 +238,145 @@ def test_a_walk_that_raises_is_not_proven(monkeypatch):
     monkeypatch.setattr(trace_module._Context, "conclude", broken)
     verdict, passed, _ = assert_sound(Fn(lambda s, x: x.relu()), (5, 3))
     assert verdict != "holds" and not any(passed.values())
+
+
+# --------------------------------------------------------------------------- U4, U5, S1 attention
+
+
+class _Attention(torch.nn.Module):
+    def __init__(self, call, batch_first=False):
+        super().__init__()
+        torch.manual_seed(0)
+        self.mha = torch.nn.MultiheadAttention(8, 4, batch_first=batch_first)
+        self.call = call
+
+    def forward(self, x):
+        return self.call(self.mha, x)
+
+
+def test_per_head_weights_of_an_unbatched_call_move_on_their_last_two_axes():
+    """(h, L, S) with h == n == 4: summed over the queries, the keys' axis 1 moves, not axis 0."""
+    assert_refused(_Attention(lambda a, x: a(x, x, x, average_attn_weights=False)[1].sum(1)), (4, 8))
+    verdict, _, numeric = assert_sound(
+        _Attention(lambda a, x: a(x, x, x, average_attn_weights=False)[1].sum(0).sum(-1)), (4, 8))
+    assert verdict == "holds" and all(numeric.values())
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_per_head_weights_of_a_batched_call_move_on_their_last_two_axes(batch_first):
+    """(N, h, L, S) summed over the batch and the queries: (h, S), the keys on axis 1."""
+    shape, axis = ((2, 4, 8), 1) if batch_first else ((4, 2, 8), 0)
+    weights = _Attention(lambda a, x: a(x, x, x, average_attn_weights=False)[1].sum(-2).sum(0), batch_first)
+    if batch_first:
+        verdict, _, numeric = assert_sound(weights, shape, axis)
+        assert verdict == "holds" and all(numeric.values())
+    else:
+        assert_refused(weights, shape, axis)
+
+
+def test_mha_by_keywords_is_proved():
+    verdict, _, numeric = assert_sound(_Attention(lambda a, x: a(query=x, key=x, value=x)[0]), (5, 8))
+    assert verdict == "holds" and all(numeric.values())
+
+
+def test_sdpa_with_broadcast_keys_moves_the_queries_axis_of_the_result():
+    torch.manual_seed(0)
+    module = Fn(lambda s, x: F.scaled_dot_product_attention(x, s.K, s.V), K=torch.randn(4, 5, 3),
+                V=torch.randn(4, 5, 3))
+    assert_refused(module, (4, 3))
+    batched = Fn(lambda s, x: F.scaled_dot_product_attention(x, s.K, s.V).transpose(0, 1), K=torch.randn(4, 5, 3),
+                 V=torch.randn(4, 5, 3))
+    verdict, _, numeric = assert_sound(batched, (4, 3))
+    assert verdict == "holds" and all(numeric.values())
+
+
+# --------------------------------------------------------------------------- C2..C5 crashes
+
+
+def test_a_constant_with_a_broadcast_axis_is_fixed_along_it():
+    torch.manual_seed(0)
+    verdict, _, numeric = assert_sound(Fn(lambda s, x: torch.einsum("ij,ij->ij", x, s.c), c=torch.randn(1, 3)),
+                                       (5, 3))
+    assert verdict == "holds" and all(numeric.values())
+    for mask in (torch.randn(1, 5), torch.randn(5, 1)):
+        assert_sound(Fn(lambda s, x: F.scaled_dot_product_attention(x, x, x, attn_mask=s.m), m=mask), (2, 5, 4),
+                     axis=1)
+    assert_refused(Fn(lambda s, x: F.scaled_dot_product_attention(x, x, x, attn_mask=s.m), m=torch.randn(1, 5)),
+                   (2, 5, 4), axis=1)
+
+
+def test_keyword_arguments_are_read_by_their_names():
+    torch.manual_seed(0)
+    for module in (Fn(lambda s, x: torch.swapaxes(x, axis0=0, axis1=1).T),
+                   Fn(lambda s, x: F.linear(input=x, weight=s.w), w=torch.randn(2, 3)),
+                   Fn(lambda s, x: F.layer_norm(input=x, normalized_shape=(3,)))):
+        verdict, _, numeric = assert_sound(module, (5, 3))
+        assert verdict == "holds" and all(numeric.values())
+
+
+# --------------------------------------------------------------------------- U6 rules by object, U7 random
+
+
+@torch.fx.wrap
+def relu(x):
+    """A function of the user's named like torch's, kept as one call by fx."""
+    return x.roll(1, 0)
+
+
+def test_a_wrapped_function_named_like_a_torch_function_gets_no_rule():
+    assert_refused(Fn(lambda s, x: relu(x)), (5, 3))
+    from gdlcheck.tracing import Expected, Flow, trace_proof
+
+    proof = trace_proof(Fn(lambda s, x: relu(x)), groups.build_group("symmetric", n=5), [(Flow((0,)), (5, 3))],
+                        Expected("points", (0,)))
+    assert {s.step.kind for s in proof.stops.values()} == {f"{__name__}.relu"}
+
+
+def test_torch_functions_are_still_known_by_their_objects():
+    from gdlcheck.tracing import functions
+
+    class Node:
+        def __init__(self, target):
+            self.target = target
+
+    import operator
+    for target, name in [(torch.relu, "relu"), (F.relu, "relu"), (torch.Tensor.relu, "relu"), (operator.add, "add"),
+                         (F.linear, "linear"), (torch.cat, "cat"), (getattr, "getattr"), (operator.getitem, "getitem"),
+                         ("relu", "relu")]:
+        assert functions.name_of(Node(target)) == name
+
+
+@pytest.mark.parametrize("noise", [lambda s, x: torch.ones(x.shape[1], dtype=x.dtype).cauchy_(),
+                                   lambda s, x: F.gumbel_softmax(s.z),
+                                   lambda s, x: torch.binomial(s.count, s.p)])
+def test_random_samplers_on_constants_are_not_constants(noise):
+    module = Fn(lambda s, x: x * noise(s, x), z=torch.zeros(3), count=torch.full((3,), 10.0),
+                p=torch.full((3,), 0.5))
+    assert_refused(module, (5, 3))
+
+
+# --------------------------------------------------------------------------- S3 aliases of supported calls
+
+
+def test_a_full_slice_and_the_axis_keyword_are_followed():
+    for fn, expect in [(lambda s, x: x[0:x.shape[0]], "equivariant"), (lambda s, x: x[0:5, :2], "equivariant"),
+                       (lambda s, x: x.sum(axis=0), "invariant")]:
+        verdict, _, numeric = assert_sound(Fn(fn), (5, 3), expect=expect)
+        assert verdict == "holds" and all(numeric.values())
+
+
+def test_a_slice_that_drops_points_is_not_proved():
+    assert_refused(Fn(lambda s, x: x[1:].sum(0)), (5, 3), expect="invariant")
+
+
+def test_an_unchanged_tensor_input_is_a_constant_of_the_proof():
+    class Given(torch.nn.Module):
+        def forward(self, x, scale):
+            return x * scale
+
+    inputs = ["points", gdlcheck.unchanged(torch.ones(3, dtype=torch.float64))]
+    report = gdlcheck.verify_callable(Given(), "symmetric", shape=(5, 3), inputs=inputs, method="exact").to_json()
+    assert report["verdict"] == "holds"
+    table = ["points", gdlcheck.unchanged(torch.randn(5, 3, dtype=torch.float64))]
+    report = gdlcheck.verify_callable(Given(), "symmetric", shape=(5, 3), inputs=table, method="exact").to_json()
+    assert report["verdict"] != "holds"

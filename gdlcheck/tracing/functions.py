@@ -26,10 +26,13 @@ UNARY = {
 # casts whose other arguments give only a dtype or a device: the result moves as the first
 CASTS = {"to", "type", "type_as"}
 DROPOUT = {"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"}
-# random: never a rule, even on constants (two calls differ)
+# random: never a rule, even on constants (two calls differ); unknown calls on constants are not
+# evaluated either (only FOLDABLE ones are), so this list is a second guard, not the only one
 RANDOM = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "bernoulli",
-          "multinomial", "normal", "poisson", "empty", "empty_like", "uniform_", "normal_", "bernoulli_",
-          "exponential_", "random_", "native_dropout"}
+          "multinomial", "normal", "poisson", "binomial", "empty", "empty_like", "empty_strided", "new_empty",
+          "new_empty_strided", "uniform_", "normal_", "bernoulli_", "exponential_", "random_", "cauchy_",
+          "log_normal_", "geometric_", "native_dropout", "rrelu", "rrelu_", "gumbel_softmax", "standard_gamma",
+          "sample_dirichlet", "fractional_max_pool2d", "fractional_max_pool3d"}
 BINARY = {"add", "sub", "mul", "truediv", "div", "floordiv", "pow", "maximum", "minimum", "eq", "ne", "lt", "le",
           "gt", "ge", "and_", "or_", "xor", "iadd", "isub", "imul", "itruediv", "rsub", "remainder", "fmod", "atan2",
           "logical_and", "logical_or", "true_divide", "multiply", "subtract", "type_as", "masked_fill",
@@ -41,21 +44,70 @@ MATMUL = {"matmul", "mm", "bmm", "einsum", "linear"}
 LAYOUT = {"transpose", "swapaxes", "swapdims", "permute", "t", "unsqueeze", "squeeze", "view", "reshape", "flatten",
           "unflatten", "expand", "expand_as", "view_as", "reshape_as", "movedim", "moveaxis"}
 STATIC_CALLS = {"size", "dim", "numel", "len"}
+SPLITS = {"chunk", "split", "unbind", "tensor_split"}
+CONCATS = {"cat", "concat", "concatenate", "stack"}
+# deterministic calls with no rule of their own, evaluated when every argument is a constant
+CONSTANT = {"ones", "zeros", "full", "arange", "eye", "linspace", "logspace", "tensor", "as_tensor", "triu", "tril",
+            "logical_not", "invert", "inv", "not_", "isfinite", "isinf", "isnan", "bool", "int", "long", "new_ones",
+            "new_zeros", "new_full", "new_tensor", "outer", "cumsum", "cumprod", "flip", "roll", "repeat", "tile",
+            "repeat_interleave", "diag", "diagonal", "diag_embed", "index_select", "gather", "triu_indices",
+            "tril_indices", "sort", "argsort", "topk", "argmax", "argmin", "narrow", "select", "mod", "item", "pad",
+            "one_hot", "bitwise_not", "kron", "cdist"}
+NAMED = (UNARY | CASTS | DROPOUT | RANDOM | BINARY | REDUCE | SOFTMAX | MATMUL | LAYOUT | STATIC_CALLS | SPLITS
+         | CONCATS | CONSTANT | {"getitem", "getattr", "layer_norm", "scaled_dot_product_attention"})
+FOLDABLE = {name for name in NAMED - RANDOM if not name.endswith("_")}
 # attributes of a tensor that say nothing about its entries
 STATIC_ATTRIBUTES = {"shape", "ndim", "device", "dtype", "is_cuda", "requires_grad", "layout", "is_sparse"}
 
 
 def name_of(node) -> str:
     """A canonical name for a call_function / call_method target (``torch.relu``, ``F.relu`` and
-    ``x.relu()`` are all ``relu``; ``operator.add`` is ``add``)."""
+    ``x.relu()`` are all ``relu``; ``operator.add`` is ``add``).
+
+    A method is named by itself (it dispatches on the tensor).  A function is named only when it
+    *is* torch's, ``torch.nn.functional``'s, ``operator``'s or a tensor method (the object, not
+    its name): a function of the user's that fx keeps as a call (``torch.fx.wrap``) and calls
+    itself ``relu`` gets its module and name, which no rule has.
+    """
     target = node.target
     if isinstance(target, str):
         return target
-    if target is operator.getitem:
-        return "getitem"
-    if target is getattr:
-        return "getattr"
-    return getattr(target, "__name__", str(target)).lstrip("_")
+    known = _known_functions()
+    try:
+        if target in known:
+            return known[target]
+    except TypeError:   # an unhashable callable: not one of torch's
+        pass
+    module = getattr(target, "__module__", None) or "?"
+    return f"{module}.{getattr(target, '__qualname__', getattr(target, '__name__', str(target)))}"
+
+
+_KNOWN: dict = {}
+
+
+def _known_functions() -> dict:
+    """torch's functions under the names the rules use: each object found under a rule's name in
+    ``torch``, ``torch.nn.functional``, ``torch.Tensor`` or ``operator`` (and ``getattr``, ``len``)."""
+    if not _KNOWN:
+        import builtins
+
+        import torch
+        import torch.nn.functional
+
+        spaces = (torch, torch.nn.functional, torch.Tensor)
+        for name in sorted(NAMED):
+            found = [getattr(space, name, None) for space in spaces]
+            if name in UNARY | BINARY | {"getitem", "matmul"} or name in INPLACE_OPERATORS:
+                found.append(getattr(operator, name, None))
+            if name in ("getattr", "len"):
+                found.append(getattr(builtins, name))
+            for obj in found:
+                if callable(obj):
+                    try:
+                        _KNOWN.setdefault(obj, name)
+                    except TypeError:
+                        pass
+    return _KNOWN
 
 
 # in-place methods that change no entry
@@ -89,6 +141,14 @@ def writes(ctx, node, module=None) -> str | None:
     return f"in-place {name} (inplace=True)" if bool(bound.get("inplace", False)) else None
 
 
+def _arg(args, kwargs, position: int, *names, default=None):
+    """An argument given by position or by one of its keyword names."""
+    for name in names:
+        if name in kwargs:
+            return kwargs[name]
+    return args[position] if len(args) > position else default
+
+
 def _dims(value, ndim: int) -> tuple[int, ...] | None:
     if value is None:
         return None
@@ -109,7 +169,8 @@ def apply(ctx, node, name: str, args: list, kwargs: dict) -> Flow | tuple | None
     every = flows + [ctx.flow_of(v) for v in extra.values()]
     broken = merge_broken(f for f in every if isinstance(f, Flow))
     if all(isinstance(f, Flow) and f.const for f in every):
-        return Flow((), const=True, broken=broken)
+        # a constant's value is computed when a rule needs it: only for calls known to be deterministic
+        return Flow((), const=True, broken=broken) if name in FOLDABLE else None
     if name in STATIC_CALLS:
         return STATIC
     if name == "getattr":
@@ -136,14 +197,14 @@ def apply(ctx, node, name: str, args: list, kwargs: dict) -> Flow | tuple | None
         return _layout(ctx, node, name, args, kwargs, flows[0])
     if name == "getitem":
         return _getitem(ctx, node, args, flows[0])
-    if name in ("cat", "concat", "concatenate", "stack"):
+    if name in CONCATS:
         return _concat(ctx, node, name, args, kwargs)
-    if name in ("chunk", "split", "unbind", "tensor_split"):
+    if name in SPLITS:
         return _split(ctx, node, name, args, kwargs, flows[0])
     if name in MATMUL:
         return _matmul(ctx, node, name, args, kwargs, broken)
     if name == "layer_norm":
-        return _layer_norm(ctx, args, kwargs, flows[0])
+        return _layer_norm(ctx, args, kwargs)
     if name == "scaled_dot_product_attention":
         return ctx.attention_function(node, args, kwargs)
     return None
@@ -174,11 +235,13 @@ def _dropout_active(args, kwargs) -> bool:
     return bool(training) and not (isinstance(p, (int, float)) and p == 0)
 
 
-def _layer_norm(ctx, args, kwargs, flow):
+def _layer_norm(ctx, args, kwargs):
     """``layer_norm`` over free axes only; its weight and bias lie on those axes."""
-    ndim = len(ctx.shape(args[0]))
-    shape = kwargs.get("normalized_shape", args[1] if len(args) > 1 else None)
-    if not isinstance(shape, (list, tuple)) or not flow.known:
+    x = _arg(args, kwargs, 0, "input")
+    flow = ctx.flow_of(x)
+    ndim = len(ctx.shape(x))
+    shape = _arg(args, kwargs, 1, "normalized_shape")
+    if not isinstance(shape, (list, tuple)) or not isinstance(flow, Flow) or not flow.known:
         return None
     for extra in list(args[2:]) + [kwargs.get("weight"), kwargs.get("bias")]:
         if extra is not None and ctx.is_tensor(extra) and not ctx.flow_of(extra).const:
@@ -216,7 +279,7 @@ def _reduce(ctx, node, name, args, kwargs, flow, broken):
     shape = ctx.shape(args[0])
     ndim = len(shape)
     rest = list(args[2:] if name == "norm" else args[1:])
-    dim = kwargs.get("dim", rest[0] if rest and not isinstance(rest[0], bool) else None)
+    dim = kwargs.get("dim", kwargs.get("axis", rest[0] if rest and not isinstance(rest[0], bool) else None))
     flags = [a for a in rest if isinstance(a, bool)]
     keepdim = bool(kwargs.get("keepdim", flags[-1] if flags else False))
     if dim is not None and not (isinstance(dim, int) or (isinstance(dim, (list, tuple))
@@ -250,7 +313,8 @@ def _layout(ctx, node, name, args, kwargs, flow):
     new = tuple(ctx.shape(node))
     ndim = len(old)
     if name in ("transpose", "swapaxes", "swapdims"):
-        d0, d1 = (normal(int(a), ndim) for a in (args[1:3] if len(args) >= 3 else (kwargs["dim0"], kwargs["dim1"])))
+        d0, d1 = (normal(int(a), ndim) for a in (_arg(args, kwargs, 1, "dim0", "axis0"),
+                                                  _arg(args, kwargs, 2, "dim1", "axis1")))
         swap = {d0: d1, d1: d0}
         return flow.with_axes(tuple(sorted(swap.get(a, a) for a in flow.axes)))
     if name == "t":
@@ -302,7 +366,9 @@ def _getitem(ctx, node, args, flow):
             out_axis += 1
             continue
         if isinstance(item, slice):
-            whole = item.start in (None, 0) and item.stop in (None,) and item.step in (None, 1)
+            stop = ctx.value_meta(item.stop) if hasattr(item.stop, "meta") else item.stop
+            whole = item.start in (None, 0) and item.step in (None, 1) and (
+                stop is None or (type(stop) is int and stop >= shape[axis]))
             if axis in moving and not whole:
                 return UNKNOWN
             if axis in moving:
@@ -378,11 +444,10 @@ def _matmul(ctx, node, name, args, kwargs, broken):
     if name == "einsum":
         return ctx.einsum(node, args)
     if name == "linear":
-        x, w = args[0], args[1]
+        x, w, bias = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "weight"), _arg(args, kwargs, 2, "bias")
         fx_ = ctx.flow_of(x)
-        if not fx_.known or (len(ctx.shape(x)) - 1) in fx_.axes:
+        if not ctx.is_tensor(x) or not ctx.is_tensor(w) or not fx_.known or (len(ctx.shape(x)) - 1) in fx_.axes:
             return UNKNOWN
-        bias = args[2] if len(args) > 2 else kwargs.get("bias")
         if not ctx.flow_of(w).const or (bias is not None and not ctx.flow_of(bias).const):
             return UNKNOWN
         return fx_

@@ -89,8 +89,25 @@ def _graph_module(module, count: int, kwargs: dict):
         root.add_module(name, module)
         return torch.fx.GraphModule(root, graph)
     tracer = _tracer()
-    graph = tracer.trace(module, concrete_args=kwargs or None)
+    with _no_random_draws():
+        graph = tracer.trace(module, concrete_args=kwargs or None)
     return torch.fx.GraphModule(tracer.root, graph, type(module).__name__)
+
+
+def _no_random_draws():
+    """A dispatch mode that refuses random draws while fx traces: a value computed from no traced
+    input (``F.gumbel_softmax(self.buffer)``, ``torch.randn(3)``) runs during the trace, and fx
+    keeps its one draw as a constant of the graph, although every call of the module draws anew."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Mode(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if torch.Tag.nondeterministic_seeded in func.tags:
+                raise RuntimeError(f"a random draw ({func}) while tracing: the graph would keep one draw as a constant")
+            return func(*args, **(kwargs or {}))
+
+    return Mode()
 
 
 def _tracer():
@@ -154,11 +171,16 @@ class _Context:
 
         mode = FakeTensorMode(allow_non_fake_inputs=True)
         fakes = []
-        for example in examples:
+        placeholders = [node for node in self.gm.graph.nodes if node.op == "placeholder"]
+        for k, example in enumerate(examples):
+            if isinstance(example, np.ndarray):
+                example = torch.as_tensor(example)   # a stored unchanged value: the module gets a tensor
             if isinstance(example, tuple):
                 fakes.append(mode.from_tensor(torch.empty(example, dtype=self._dtype())))
             elif isinstance(example, torch.Tensor):
                 fakes.append(mode.from_tensor(example))
+                if k < len(placeholders):
+                    self._constants[placeholders[k]] = example   # its value, for a rule that checks it
             else:
                 fakes.append(example)
         with torch.no_grad():
@@ -244,6 +266,17 @@ class _Context:
             self.no_rule(const, "the value of this constant")
             self._checked[key] = frozenset(self.names)
             return self._checked[key]
+        # a size-1 axis broadcasts: every permutation fixes it; any other size must be one per point
+        axes = tuple(a for a in axes if value.shape[a] != 1)
+        if any(value.shape[a] != self.group.n for a in axes):
+            self.no_rule(const, "a constant laid along the points with another size")
+            self._checked[key] = frozenset(self.names)
+            return self._checked[key]
+        if not axes:
+            self._checked[key] = frozenset()
+            return self._checked[key]
+        if len(axes) == 1 and what in ("mask", "constant_pairs"):
+            what = "constant_rows"   # a mask broadcast along one of its two axes: P m = m on the other
         conditions = []
         for g, s in zip(self.names, self.gens):
             index = torch.as_tensor(np.asarray(s), dtype=torch.long)
@@ -373,7 +406,9 @@ class _Context:
             broken |= fixed
         conditions = self.causal(node) if given.get("is_causal") else []
         self.steps.append(Step(node.name, "scaled_dot_product_attention", "theorem4", "Theorem 4", conditions, 1))
-        return Flow(q.axes, broken=broken | {c.generator for c in conditions if not c.holds})
+        # the queries' axis as the result's (batch axes broadcast: the result may have more)
+        axes = (len(self.shape(node)) - 2,) if q.axes else ()
+        return Flow(axes, broken=broken | {c.generator for c in conditions if not c.holds})
 
     # ----------------------------------------------------------------- the walk
 

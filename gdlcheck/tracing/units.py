@@ -35,11 +35,18 @@ def apply(ctx, node, module, args, kwargs):
     A rule applies to the ``torch.nn`` class itself only (``type(module) is torch.nn.X``): a
     subclass may do anything in its ``forward``.
     """
+    import inspect
+
     import torch
 
     name = type(module).__name__
     if type(module) is not getattr(torch.nn, name, None):
         return None
+    try:   # keywords named as forward's parameters become positions: mha(query=x, key=x, value=x)
+        bound = inspect.signature(type(module).forward).bind(module, *args, **kwargs)
+    except TypeError:
+        return None
+    args, kwargs = list(bound.args[1:]), dict(bound.kwargs)
     flows = [ctx.flow_of(a) for a in args] + [ctx.flow_of(v) for v in kwargs.values()]
     if not flows or any(isinstance(f, Flow) and not f.known for f in flows):
         return UNKNOWN
@@ -118,7 +125,8 @@ def _attention(ctx, node, module, args, kwargs):
     if module.bias_k is not None or module.add_zero_attn:
         weights = UNKNOWN   # an extra key that does not move: the weights' columns are not one axis
     else:
-        lead = 1 if ndim == 3 and given.get("average_attn_weights", True) else (2 if ndim == 3 else 0)
+        # weights (N, L, S) or (L, S) averaged over the heads, (N, h, L, S) or (h, L, S) per head
+        lead = (1 if ndim == 3 else 0) + (0 if given.get("average_attn_weights", True) else 1)
         weights = Flow(tuple(a for a, moves in ((lead, rows), (lead + 1, cols)) if moves), broken=broken)
     return (out, weights)
 
