@@ -38,7 +38,7 @@ from gdlcheck.layers import Fact
 from gdlcheck.results import Derived, Found, Inspected, Projected, Verified
 from gdlcheck.sources import GroupOptions, layer_points, matrix_job, resolve, resolve_layer
 from gdlcheck.symmetries import find_symmetries as _find_symmetries
-from gdlcheck.tolerances import DEFAULT_TOL, FLOAT32_LEVEL, TOL
+from gdlcheck.tolerances import DEFAULT_TOL, FLOAT32_LEVEL, ROUNDING_ABS, ROUNDING_ABS_FLOAT32, TOL
 from gdlcheck.user_code import (
     DTYPES,
     EXPECT,
@@ -381,7 +381,8 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
                             f"describe them as invariant (or leave out {param('expect')})")
     layer = CallableLayer(f, sig, dtype=dtype, label=label)
     kind = "torch.nn.Module" if layer.is_torch else "callable"
-    options = Options(method=method, tol=float(tol), trials=trials, seed=seed)
+    options = Options(method=method, tol=float(tol), trials=trials, seed=seed,
+                      rounding=ROUNDING_ABS_FLOAT32 if dtype == "float32" else ROUNDING_ABS)
     notes = layer.notes() + layout_notes
     if inputs is not None or outputs is not None or points_axis is not None or batch_axes is not None or \
             graph_value is not None:

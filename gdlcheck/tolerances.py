@@ -30,3 +30,5 @@ SUBNORMAL_ULPS = 4
 # trials of a generator proved exactly that differ by at most this much (absolute; the trial
 # inputs are standard normal) measured rounding; a larger difference contradicts the proof
 ROUNDING_ABS = 1e-9
+# the same for code run in float32 (eps 1.2e-7, summed over a layer's terms)
+ROUNDING_ABS_FLOAT32 = 1e-4

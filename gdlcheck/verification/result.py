@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Fact
 from gdlcheck.layers.rules import Proof, Step, Stop  # noqa: F401  (re-exported)
-from gdlcheck.tolerances import TOL
+from gdlcheck.tolerances import ROUNDING_ABS, TOL
 
 METHODS = ("auto", "exact", "numeric", "both")
 
@@ -33,6 +33,7 @@ class Options:
     tol: float = TOL
     trials: int = 8
     seed: int = 0
+    rounding: float = ROUNDING_ABS   # trials of a proved generator within this (absolute) measured rounding
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ def judge(residual: Residual, tol: float, method: str = "auto") -> Check:
 
 
 def decide(checks: list[Check], *, method: str, has_generators: bool, exact_applies: bool,
-           why_not: Fact | None = None) -> tuple[str, bool, list[Fact]]:
+           why_not: Fact | None = None, rounding: float = ROUNDING_ABS) -> tuple[str, bool, list[Fact]]:
     """The verdict, whether it passes, and the notes that explain it.
 
     ============================================  =======================================
@@ -51,7 +51,7 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     exact demanded, no exact check applies        inconclusive
     some check fails (but trials of a generator   fails
     proved exactly that differ by at most
-    ROUNDING_ABS: those are rounding, noted)
+    ``rounding``: those are rounding, noted)
     every exact check passes, all exactly         holds
     every exact check passes, some within tol     holds_within_tolerance
     an exact check undecided, exact demanded      inconclusive
@@ -74,7 +74,7 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     # and the counterexample wins (a rule of gdlcheck's is wrong; the note says so).
     proved = {c.generator for c in exact if c.passed and c.exact}
     against = [c for c in numeric if c.passed is False and c.generator in proved]
-    overruled = [c for c in against if c.max_abs_error is not None and c.max_abs_error <= ROUNDING_ABS]
+    overruled = [c for c in against if c.max_abs_error is not None and c.max_abs_error <= rounding]
     for c in against:
         if c in overruled:
             notes.append(Fact("trials_rounding", {"generator": c.generator, "relative": c.relative_error}))
