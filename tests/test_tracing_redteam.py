@@ -279,6 +279,14 @@ def test_mha_by_keywords_is_proved():
     assert verdict == "holds" and all(numeric.values())
 
 
+def test_mha_without_weights_is_proved():
+    """need_weights=False returns (output, None): the None has no entries to move (red-team S1)."""
+    for call in (lambda a, x: a(x, x, x, need_weights=False)[0],
+                 lambda a, x: a(x, x, x, need_weights=False)[0] + a(x, x, x)[1] @ x):
+        verdict, _, numeric = assert_sound(_Attention(call), (5, 8))
+        assert verdict == "holds" and all(numeric.values())
+
+
 def test_sdpa_with_broadcast_keys_moves_the_queries_axis_of_the_result():
     torch.manual_seed(0)
     module = Fn(lambda s, x: F.scaled_dot_product_attention(x, s.K, s.V), K=torch.randn(4, 5, 3),

@@ -474,8 +474,9 @@ class _Context:
         value = self.value_meta(node)
         if isinstance(flow, tuple):
             values = value if isinstance(value, (tuple, list)) and len(value) == len(flow) else None
+            # a None in the tuple (attention weights with need_weights=False) has no entries to move
             return values is not None and all(
-                not isinstance(f, Flow) or self._fits_value(v, f) for v, f in zip(values, flow))
+                not isinstance(f, Flow) or v is None or self._fits_value(v, f) for v, f in zip(values, flow))
         return self._fits_value(value, flow)
 
     def _fits_value(self, value, flow: Flow) -> bool:
