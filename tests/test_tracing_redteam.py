@@ -388,3 +388,56 @@ def test_an_unchanged_tensor_input_is_a_constant_of_the_proof():
     table = ["points", gdlcheck.unchanged(torch.randn(5, 3, dtype=torch.float64))]
     report = gdlcheck.verify_callable(Given(), "symmetric", shape=(5, 3), inputs=table, method="exact").to_json()
     assert report["verdict"] != "holds"
+
+
+# --------------------------------------------------------------------------- round 2: R1 hooks
+
+
+def _hooked_linear():
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(3, 3)
+    lin.register_forward_hook(lambda m, i, o: o.roll(1, 0))
+    return lin
+
+
+def _pre_hooked():
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(3, 3)
+    lin.register_forward_pre_hook(lambda m, i: (i[0].flip(0),))
+    return torch.nn.Sequential(lin, torch.nn.ReLU())
+
+
+def _own_forward():
+    relu = torch.nn.ReLU()
+    relu.forward = lambda x: x.roll(1, 0)
+    return torch.nn.Sequential(relu)
+
+
+def _hooked_root():
+    root = Fn(lambda s, x: x * 2)
+    root.register_forward_hook(lambda m, i, o: o.roll(1, 0))
+    return root
+
+
+def _kwargs_hook():
+    lin = torch.nn.Linear(3, 3)
+    lin.register_forward_hook(lambda m, a, k, o: o.flip(0), with_kwargs=True)
+    return torch.nn.Sequential(lin)
+
+
+@pytest.mark.parametrize("build", [_hooked_linear, _pre_hooked, _own_forward, _hooked_root, _kwargs_hook],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_a_hooked_module_or_its_own_forward_is_not_proved(build):
+    assert_refused(build(), (5, 3))
+
+
+def test_a_global_forward_hook_stops_the_proof():
+    handle = torch.nn.modules.module.register_module_forward_hook(
+        lambda m, i, o: o.roll(1, 0) if isinstance(m, torch.nn.Linear) else o)
+    try:
+        torch.manual_seed(0)
+        assert_refused(torch.nn.Sequential(torch.nn.Linear(3, 3)), (5, 3))
+    finally:
+        handle.remove()
+    verdict, _, numeric = assert_sound(torch.nn.Sequential(torch.nn.Linear(3, 3)), (5, 3))
+    assert verdict == "holds" and all(numeric.values())

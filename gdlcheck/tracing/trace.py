@@ -51,6 +51,9 @@ def trace_proof(module, group, inputs: list[tuple[Flow, object]], outputs, kwarg
     steps: list[Step] = []
     top = Step(type(module).__name__, type(module).__name__, "traced", None, [], 0)
     steps.append(top)
+    hooked = units.global_hooks() or units.hooked(module)
+    if hooked:   # code that runs around the traced forward, which the graph does not show
+        return _untraceable(steps, names, hooked, "not_traced")
     try:
         gm = _graph_module(module, len(inputs), kwargs or {})
     except Exception as err:  # fx raises many kinds: every one means "cannot follow this code"
@@ -69,9 +72,10 @@ def trace_proof(module, group, inputs: list[tuple[Flow, object]], outputs, kwarg
         return Proof(steps + [stop.step], dict.fromkeys(names, False), dict.fromkeys(names, stop), "trace")
 
 
-def _untraceable(steps: list[Step], names: list[str], err: Exception) -> Proof:
+def _untraceable(steps: list[Step], names: list[str], err: Exception | str, reason: str = "untraceable") -> Proof:
     steps[0].rule = None
-    stop = Stop(Step(_first_line(err), "untraceable", None, None, [], 1), None, "untraceable")
+    what = err if isinstance(err, str) else _first_line(err)
+    stop = Stop(Step(what, reason, None, None, [], 1), None, reason)
     return Proof(steps + [stop.step], dict.fromkeys(names, False), dict.fromkeys(names, stop), "trace")
 
 
@@ -430,13 +434,14 @@ class _Context:
 
     def _writes(self) -> None:
         """Every in-place write anywhere in the graph, used or not, stops every generator: the
-        walk follows values, and a write changes a value (and its aliases) after the fact."""
+        walk follows values, and a write changes a value (and its aliases) after the fact.  So does
+        a call of a hooked module: its hooks run code the graph does not show."""
         for node in self.gm.graph.nodes:
             if node.op not in ("call_function", "call_method", "call_module"):
                 continue
             try:
                 module = self.gm.get_submodule(node.target) if node.op == "call_module" else None
-                what = functions.writes(self, node, module)
+                what = (module is not None and units.hooked(module)) or functions.writes(self, node, module)
             except Exception as err:  # a call it cannot read may write: as if it did
                 what = f"rule_error: {_first_line(err)}"
             if what is not None:

@@ -89,6 +89,40 @@ def apply(ctx, node, module, args, kwargs):
     return None
 
 
+# a module's own hooks (every kind that runs on a forward call)
+HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+         "_forward_pre_hooks_with_kwargs")
+# instance attributes that replace what a call of the module runs
+CALLS = ("forward", "_call_impl", "_wrapped_call_impl", "__call__")
+
+
+def hooked(module) -> str | None:
+    """Why a call of ``module`` may not run its class's ``forward`` alone, or None: a forward hook
+    or pre-hook on it, a ``forward`` set on the instance, or a compiled call.  fx keeps a leaf as a
+    ``call_module`` node (and traces the root's ``type(root).forward``), so none of these is in the
+    graph: a rule for the class would prove code the call does not run."""
+    for name in HOOKS:
+        if getattr(module, name, None):
+            return f"hooked {type(module).__name__} ({name.strip('_').replace('_', ' ')})"
+    for name in CALLS:
+        if name in vars(module):
+            return f"hooked {type(module).__name__} ({name} set on the instance)"
+    if getattr(module, "_compiled_call_impl", None) is not None:
+        return f"hooked {type(module).__name__} (compiled)"
+    return None
+
+
+def global_hooks() -> str | None:
+    """Forward hooks registered for every module (``register_module_forward_hook``), or None."""
+    import torch.nn.modules.module as base
+
+    for name in ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_forward_hooks_with_kwargs",
+                 "_global_forward_hooks_always_called"):
+        if getattr(base, name, None):
+            return f"hooked modules ({name.strip('_').replace('_', ' ')})"
+    return None
+
+
 def _sequence_axis(module, ndim: int) -> int:
     """The tokens' axis: 1 for a batched ``batch_first`` module, else 0 (an encoder layer keeps
     the flag on its attention)."""
@@ -263,4 +297,4 @@ def causal_condition(names, gens) -> list[Condition]:
             for g, s in zip(names, gens)]
 
 
-__all__ = ["apply", "causal_condition", "normal"]
+__all__ = ["apply", "causal_condition", "global_hooks", "hooked", "normal"]
