@@ -441,3 +441,53 @@ def test_a_global_forward_hook_stops_the_proof():
         handle.remove()
     verdict, _, numeric = assert_sound(torch.nn.Sequential(torch.nn.Linear(3, 3)), (5, 3))
     assert verdict == "holds" and all(numeric.values())
+
+
+# --------------------------------------------------------------------------- round 2: R2..R5
+
+
+class _Eleven(torch.nn.Module):
+    def forward(self, a0, a1, x, a3, a4, a5, a6, a7, a8, a9, a10):
+        return x * a10
+
+
+def test_eleven_positional_inputs_are_matched_in_numeric_order():
+    inputs = [1.0, 1.0, "points"] + [1.0] * 8
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = gdlcheck.verify_callable(_Eleven(), "symmetric", shape=(5, 3), inputs=inputs, expect="invariant",
+                                          method="exact").to_json()
+        assert report["verdict"] != "holds"
+        report = gdlcheck.verify_callable(_Eleven(), "symmetric", shape=(5, 3), inputs=inputs, method="exact").to_json()
+    assert report["verdict"] == "holds"
+
+
+@pytest.mark.parametrize("fn", [lambda s, x: (x.unbind(0),), lambda s, x: [x.unbind(0)],
+                                lambda s, x: (x.split(1, 0),)], ids=["tuple", "list", "split"])
+def test_an_output_holding_a_split_node_is_not_a_constant(fn):
+    x = torch.randn(5, 3, dtype=torch.float64)
+    rows = torch.stack(fn(None, x)[0])
+    assert not torch.equal(torch.stack(fn(None, x.roll(1, 0))[0]), rows)   # the rows come back permuted
+    verdict, passed = exact(Fn(fn).double(), (5, 3), expect="invariant")
+    assert verdict != "holds" and not any(passed.values())
+
+
+@pytest.mark.parametrize("fn", [lambda s, x: x[True].squeeze(0).movedim(0, 2),
+                                lambda s, x: x[True, ...].squeeze(0).movedim(0, 2),
+                                lambda s, x: x[None, True].squeeze(0).squeeze(0).movedim(0, 2)],
+                         ids=["true", "true-ellipsis", "none-true"])
+def test_a_bool_index_adds_an_axis(fn):
+    assert_refused(Fn(fn), (5, 5, 5), axis=2)
+    verdict, _, numeric = assert_sound(Fn(fn), (5, 5, 5), axis=0)   # x.movedim(0, 2): points on axis 2 ...
+    assert not all(numeric.values())                                 # ... so not on axis 0
+    verdict, _, numeric = assert_sound(Fn(lambda s, x: fn(s, x).movedim(2, 0)), (5, 5, 5), axis=0)
+    assert verdict == "holds" and all(numeric.values())
+
+
+def test_stack_cat_and_unbind_read_the_axis_keyword():
+    assert_refused(Fn(lambda s, x: torch.stack([x * (k + 1) for k in range(5)], axis=1).transpose(0, 1)), (5, 3))
+    assert_refused(Fn(lambda s, x: torch.stack(torch.unbind(x, axis=1), 0)), (5, 5, 3), axis=1)
+    for fn in (lambda s, x: torch.stack([x, 2 * x], axis=1), lambda s, x: torch.cat([x, x], axis=1),
+               lambda s, x: torch.stack(torch.unbind(x, axis=1), axis=1)):
+        verdict, _, numeric = assert_sound(Fn(fn), (5, 3, 3))
+        assert verdict == "holds" and all(numeric.values())

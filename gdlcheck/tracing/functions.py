@@ -356,13 +356,14 @@ def _getitem(ctx, node, args, flow):
     moving = set(flow.axes)
     for item in index:
         if item is Ellipsis:
-            skip = len(shape) - sum(1 for i in index if i is not None and i is not Ellipsis)
+            # None and a bool each add an axis and index none
+            skip = len(shape) - sum(1 for i in index if i is not None and i is not Ellipsis and not isinstance(i, bool))
             for _ in range(skip):
                 if axis in moving:
                     axes.append(out_axis)
                 axis, out_axis = axis + 1, out_axis + 1
             continue
-        if item is None:
+        if item is None or isinstance(item, bool):   # x[True] is x[None]; x[False] an empty new axis
             out_axis += 1
             continue
         if isinstance(item, slice):
@@ -399,8 +400,8 @@ def _concat(ctx, node, name, args, kwargs):
     if not flows or any(not isinstance(f, Flow) or not f.known for f in flows) or len({f.axes for f in flows}) != 1:
         return UNKNOWN
     ndims = {len(getattr(v, "shape", ())) for v in values}
-    dim = kwargs.get("dim", args[1] if len(args) > 1 else 0)
-    if len(ndims) != 1 or not isinstance(dim, int):
+    dim = _arg(args, kwargs, 1, "dim", "axis", default=0)   # torch takes numpy's axis= too
+    if len(ndims) != 1 or type(dim) is not int or set(kwargs) - {"tensors", "dim", "axis"}:
         return None
     dim = normal(dim, ndims.pop() + (name == "stack"))
     axes = flows[0].axes
@@ -411,6 +412,10 @@ def _concat(ctx, node, name, args, kwargs):
     return Flow(axes, broken=merge_broken(flows))
 
 
+SPLIT_KEYWORDS = {"dim", "axis", "split_size_or_sections", "split_size", "chunks", "sections", "indices",
+                  "tensor_indices_or_sections"}
+
+
 def _split(ctx, node, name, args, kwargs, flow):
     """``chunk``/``split``/``tensor_split`` (dim third) and ``unbind`` (dim second): pieces along a
     free axis keep the points.  The pieces' shapes are checked against the dim read."""
@@ -419,8 +424,8 @@ def _split(ctx, node, name, args, kwargs, flow):
     shape = tuple(ctx.shape(args[0]))
     ndim = len(shape)
     position = 1 if name == "unbind" else 2
-    dim = kwargs.get("dim", args[position] if len(args) > position else 0)
-    if not isinstance(dim, int):
+    dim = _arg(args, kwargs, position, "dim", "axis", default=0)
+    if type(dim) is not int or set(kwargs) - SPLIT_KEYWORDS:
         return None
     dim = normal(dim, ndim)
     pieces = ctx.value_meta(node)

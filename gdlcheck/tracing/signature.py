@@ -23,7 +23,8 @@ def prove_call(module, group: PermGroup, signature: Signature) -> Proof:
     if unsupported:
         return _not_traced(module, group, unsupported)
     inputs, kwargs = [], {}
-    for inp in sorted(signature.inputs, key=lambda i: (isinstance(i.key, str), str(i.key))):
+    # positions in their numeric order (10 after 9, not after 1), then the keywords
+    for inp in sorted(signature.inputs, key=lambda i: (1, 0, i.key) if isinstance(i.key, str) else (0, int(i.key), "")):
         kind = inp.action.kind
         if isinstance(inp.key, str):
             kwargs[inp.key] = inp.value

@@ -216,7 +216,7 @@ class _Context:
             return self.flows.get(arg, UNKNOWN)
         if isinstance(arg, (list, tuple)):
             flows = [self.flow_of(a) for a in arg]
-            return STATIC if all(f.const for f in flows if isinstance(f, Flow)) else tuple(flows)
+            return STATIC if all(_constant(f) for f in flows) else tuple(flows)
         return STATIC
 
     def concrete(self, arg):
@@ -557,6 +557,13 @@ def _pairs(result, outputs, arg):
     args = arg if isinstance(arg, (tuple, list)) else ()
     for k, expected in enumerate(outputs):
         yield from _pairs(flows[k] if k < len(flows) else UNKNOWN, expected, args[k] if k < len(args) else None)
+
+
+def _constant(flow) -> bool:
+    """A flow, or a tuple of them at any depth (a split node's pieces), that is constant throughout."""
+    if isinstance(flow, Flow):
+        return flow.const
+    return isinstance(flow, tuple) and all(_constant(f) for f in flow)
 
 
 def _attribute(gm, target: str):
