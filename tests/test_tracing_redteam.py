@@ -491,3 +491,47 @@ def test_stack_cat_and_unbind_read_the_axis_keyword():
                lambda s, x: torch.stack(torch.unbind(x, axis=1), axis=1)):
         verdict, _, numeric = assert_sound(Fn(fn), (5, 3, 3))
         assert verdict == "holds" and all(numeric.values())
+
+
+# --------------------------------------------------------------------------- round 2: R7 writes
+
+
+def _aten_add(s, x):
+    y = x * 1.0
+    torch.ops.aten.add_.Tensor(y, s.P)
+    return y
+
+
+def _aten_copy(s, x):
+    y = x * 1.0
+    torch.ops.aten.copy_.default(y, x.flip(0))
+    return y
+
+
+def _set_data(s, x):
+    y = x * 1.0
+    y.data = x.flip(0)
+    return y
+
+
+def _view_iadd(s, x):
+    y = x * 1.0
+    t = y.T
+    t += s.P.T
+    return y
+
+
+@pytest.mark.parametrize("fn", [_aten_add, _aten_copy, _set_data, _view_iadd], ids=lambda f: f.__name__.strip("_"))
+def test_writes_through_aten_overloads_and_attributes_stop_the_proof(fn):
+    torch.manual_seed(0)
+    assert_refused(Fn(fn, P=torch.randn(5, 3)), (5, 3))
+
+
+def test_a_non_mutating_aten_overload_is_not_a_write():
+    from gdlcheck.tracing import functions
+
+    assert functions._mutable_op(torch.ops.aten.add_.Tensor, {})
+    assert functions._mutable_op(torch.ops.aten.add_, {})
+    assert not functions._mutable_op(torch.ops.aten.add.Tensor, {})
+    assert not functions._mutable_op(torch.ops.aten.add, {})
+    assert functions._mutable_op(torch.ops.aten.add, {"out": object()})

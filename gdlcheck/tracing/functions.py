@@ -124,6 +124,8 @@ def writes(ctx, node, module=None) -> str | None:
     target = node.target
     if module is not None:
         return f"in-place {type(module).__name__}" if getattr(module, "inplace", False) else None
+    if _mutable_op(target, node.kwargs):
+        return f"in-place {target} (its schema writes an argument)"
     if node.kwargs.get("out") is not None:
         return f"in-place {name_of(node)} (out=)"
     if node.op == "call_method":
@@ -139,6 +141,42 @@ def writes(ctx, node, module=None) -> str | None:
     except (TypeError, ValueError):   # a builtin without a signature, or a call that does not bind
         bound = dict(node.kwargs)
     return f"in-place {name} (inplace=True)" if bool(bound.get("inplace", False)) else None
+
+
+def _overloads(target) -> list:
+    """The schemas' overloads of an aten operation (``torch.ops.aten.add_.Tensor`` is one, the packet
+    ``torch.ops.aten.add_`` all of its own), or [] for anything else."""
+    import torch._ops
+
+    if isinstance(target, torch._ops.OpOverload):
+        return [target]
+    if isinstance(target, torch._ops.OpOverloadPacket):
+        return [getattr(target, name) for name in target.overloads()]
+    return []
+
+
+def _mutable_op(target, kwargs) -> bool:
+    """An aten operation whose schema writes an argument (``Tensor(a!)``); a name without a trailing
+    ``_`` may write too (``add_.Tensor``'s name is ``add_.Tensor``).  For a packet (``torch.ops.aten.add``)
+    an overload that writes a keyword-only argument (``out``) counts only when the call gives it."""
+    import torch._ops
+
+    if isinstance(target, torch._ops.OpOverload):
+        return bool(target._schema.is_mutable)
+    for op in _overloads(target):
+        for argument in op._schema.arguments:
+            info = argument.alias_info
+            if info is not None and info.is_write and (not argument.kwarg_only or
+                                                       kwargs.get(argument.name) is not None):
+                return True
+    return False
+
+
+def random_op(target) -> bool:
+    """An aten operation tagged as a random draw (``aten.bernoulli.p``, ``aten.native_dropout``)."""
+    import torch
+
+    return any(torch.Tag.nondeterministic_seeded in op.tags for op in _overloads(target))
 
 
 def _arg(args, kwargs, position: int, *names, default=None):
@@ -159,7 +197,7 @@ def _dims(value, ndim: int) -> tuple[int, ...] | None:
 
 def apply(ctx, node, name: str, args: list, kwargs: dict) -> Flow | tuple | None:
     """The flow of ``node``'s result, or None when no rule here applies (the walk says why)."""
-    if name in RANDOM or (name in DROPOUT and _dropout_active(args, kwargs)):
+    if name in RANDOM or (name in DROPOUT and _dropout_active(args, kwargs)) or random_op(node.target):
         return None
     if name.endswith("_") and args and getattr(args[0], "op", None) == "get_attr":
         return None   # writes into a parameter or buffer: the module's next call differs

@@ -115,7 +115,8 @@ def _no_random_draws():
 
 
 def _tracer():
-    """fx's tracer, with one change: ``x += y`` on a traced tensor is recorded as ``operator.iadd``.
+    """fx's tracer, with two changes: ``x += y`` on a traced tensor is recorded as ``operator.iadd``,
+    and ``y.data = v`` on one raises (the trace stops: not proven).
 
     fx's proxies have no ``__iadd__``, so Python falls back to ``x = x + y``: the graph then says
     a new value while the module writes into ``x`` (and every alias of it sees the write).  A
@@ -126,8 +127,21 @@ def _tracer():
 
     import torch.fx
 
-    class InplaceProxy(torch.fx.Proxy):
-        pass
+    class Guarded:
+        own = ("tracer", "node")   # what fx sets on its own proxies
+
+        def __setattr__(self, name, value):
+            # y.data = v would only set an attribute of the proxy: the graph would not see the write
+            if name not in self.own and not name.startswith("_"):
+                raise RuntimeError(f"a write of the attribute {name!r} of a traced value: the graph cannot show it")
+            super().__setattr__(name, value)
+
+    class InplaceProxy(Guarded, torch.fx.Proxy):
+        def __getattr__(self, name):
+            return InplaceAttribute(self, name)   # y.T, y.data: guarded alike (t = y.T; t += 1 writes y)
+
+    class InplaceAttribute(Guarded, torch.fx.proxy.Attribute):
+        own = ("tracer", "root", "attr")
 
     def augmented(op):
         def method(self, other):
@@ -135,7 +149,7 @@ def _tracer():
         return method
 
     for name in functions.INPLACE_OPERATORS:
-        setattr(InplaceProxy, f"__{name}__", augmented(getattr(operator, name)))
+        setattr(Guarded, f"__{name}__", augmented(getattr(operator, name)))
 
     class Tracer(torch.fx.Tracer):
         def proxy(self, node):
