@@ -535,3 +535,33 @@ def test_a_non_mutating_aten_overload_is_not_a_write():
     assert not functions._mutable_op(torch.ops.aten.add.Tensor, {})
     assert not functions._mutable_op(torch.ops.aten.add, {})
     assert functions._mutable_op(torch.ops.aten.add, {"out": object()})
+
+
+# --------------------------------------------------------------------------- round 2: R8 calls on fixed values
+
+_COUNTER = [0]
+
+
+@torch.fx.wrap
+def _stateful(p):
+    _COUNTER[0] += 1
+    return p * _COUNTER[0]
+
+
+@pytest.mark.parametrize("fn", [lambda s, x: torch._standard_gamma(x.abs().sum(0) + 1),
+                                lambda s, x: torch._sample_dirichlet(x.abs().sum(0) + 1),
+                                lambda s, x: torch.ops.aten.bernoulli.p(x.sum(0).sigmoid(), 0.5),
+                                lambda s, x: torch.ops.aten.native_dropout(x.sum(0), 0.5, True)[0],
+                                lambda s, x: torch.ops.aten.randn_like.default(x.sum(0)),
+                                lambda s, x: torch._C._nn.rrelu_with_noise(x.sum(0), x.new_zeros(3), training=True),
+                                lambda s, x: _stateful(x.sum(0))],
+                         ids=["gamma", "dirichlet", "bernoulli", "native_dropout", "randn_like", "rrelu", "stateful"])
+def test_an_unknown_call_on_values_g_leaves_alone_is_not_invariant(fn):
+    verdict, passed, numeric = assert_sound(Fn(fn), (5, 3), expect="invariant")
+    assert verdict != "holds" and not any(passed.values())
+
+
+def test_a_known_call_on_values_g_leaves_alone_is_still_invariant():
+    verdict, _, numeric = assert_sound(Fn(lambda s, x: torch.tanh(x.sum(0)).exp().cumsum(0)), (5, 3),
+                                       expect="invariant")
+    assert verdict == "holds" and all(numeric.values())

@@ -214,7 +214,9 @@ def apply(ctx, node, name: str, args: list, kwargs: dict) -> Flow | tuple | None
     if name == "getattr":
         return _attribute(ctx, args, flows[0])
     if all(isinstance(f, Flow) and f.known and not f.moves for f in every):
-        return Flow((), broken=broken)   # a deterministic map of values g leaves alone: left alone
+        # a deterministic map of values g leaves alone leaves its result alone: only for calls known
+        # to be deterministic (a sampler or a stateful function of the user's gives a new value each call)
+        return Flow((), broken=broken) if name in FOLDABLE else None
     if name in DROPOUT or name in CASTS:
         return flows[0]
     if name in ("linear", "layer_norm", "scaled_dot_product_attention"):
