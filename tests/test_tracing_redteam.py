@@ -565,3 +565,23 @@ def test_a_known_call_on_values_g_leaves_alone_is_still_invariant():
     verdict, _, numeric = assert_sound(Fn(lambda s, x: torch.tanh(x.sum(0)).exp().cumsum(0)), (5, 3),
                                        expect="invariant")
     assert verdict == "holds" and all(numeric.values())
+
+
+# --------------------------------------------------------------------------- round 2: R6 a 1-D attention mask
+
+_INVOLUTIONS = [(1, 0, 2, 3, 4), (0, 1, 3, 2, 4)]
+
+
+def test_a_one_dimensional_attention_mask_lies_on_the_keys():
+    """A key mask (S,) must be fixed as P m = m, not checked under g twice (which every involution passes)."""
+    torch.manual_seed(0)
+    group = groups.from_generators(5, _INVOLUTIONS)
+    for mask in (torch.randn(5), torch.tensor([True, False, True, True, False])):
+        module = Fn(lambda s, x: F.scaled_dot_product_attention(x, x, x, attn_mask=s.m), m=mask).double()
+        verdict, passed = exact(module, (5, 4), group=group)
+        numeric = numeric_holds(module.eval(), group, (5, 4), 0)
+        assert not all(numeric.values()) and verdict != "holds"
+        assert all(numeric[g] for g, ok in passed.items() if ok)
+    fixed = Fn(lambda s, x: F.scaled_dot_product_attention(x, x, x, attn_mask=s.m), m=torch.tensor([1., 1., 2., 2., 0.]))
+    verdict, passed = exact(fixed.double(), (5, 4), group=group)
+    assert verdict == "holds" and all(numeric_holds(fixed.double().eval(), group, (5, 4), 0).values())

@@ -285,7 +285,11 @@ class _Context:
             self._checked[key] = frozenset(self.names)
             return self._checked[key]
         # a size-1 axis broadcasts: every permutation fixes it; any other size must be one per point
-        axes = tuple(a for a in axes if value.shape[a] != 1)
+        if any(not -value.dim() <= a < value.dim() for a in axes) or len({a % value.dim() for a in axes}) != len(axes):
+            self.no_rule(const, "a constant whose point axes are not distinct axes of it")
+            self._checked[key] = frozenset(self.names)
+            return self._checked[key]
+        axes = tuple(a % value.dim() for a in axes if value.shape[a] != 1)
         if any(value.shape[a] != self.group.n for a in axes):
             self.no_rule(const, "a constant laid along the points with another size")
             self._checked[key] = frozenset(self.names)
@@ -417,7 +421,8 @@ class _Context:
         mask = given.get("attn_mask")
         if mask is not None and self.is_tensor(mask):
             ndim = len(self.shape(mask))
-            axes = tuple(a for a, m in ((ndim - 2, bool(q.axes)), (ndim - 1, bool(k.axes))) if m)
+            # the mask broadcasts against (..., L, S) from the right: a 1-D mask lies on the keys only
+            axes = tuple(a for a, m in ((ndim - 2, bool(q.axes)), (ndim - 1, bool(k.axes))) if m and a >= 0)
             fixed = self.aligned(node, mask, axes, "mask")
             if fixed is None:
                 return None

@@ -236,7 +236,7 @@ def _masks(ctx, node, attn_mask, padding, rows: bool, cols: bool):
     broken = frozenset()
     if attn_mask is not None:
         ndim = len(ctx.shape(attn_mask))
-        axes = tuple(a for a, moves in ((ndim - 2, rows), (ndim - 1, cols)) if moves)
+        axes = tuple(a for a, moves in ((ndim - 2, rows), (ndim - 1, cols)) if moves and a >= 0)
         fixed = ctx.aligned(node, attn_mask, axes, "mask")
         if fixed is None:
             return None
