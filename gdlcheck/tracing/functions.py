@@ -477,6 +477,9 @@ def _split(ctx, node, name, args, kwargs, flow):
         if (want is not None and got != want) or (want is None and (len(got) != ndim or any(
                 got[a] != shape[a] for a in range(ndim) if a != dim))):
             return None
+    if dim in flow.axes and name != "unbind" and len(pieces) == 1 and \
+            int(getattr(pieces[0], "shape", (None,) * ndim)[dim]) == shape[dim]:
+        return (flow,)   # one piece, the whole: x.chunk(1, dim)
     if dim in flow.axes:
         return tuple(UNKNOWN for _ in pieces)
     part = flow if name != "unbind" else flow.with_axes(tuple(a - (a > dim) for a in flow.axes))
