@@ -585,3 +585,11 @@ def test_a_one_dimensional_attention_mask_lies_on_the_keys():
     fixed = Fn(lambda s, x: F.scaled_dot_product_attention(x, x, x, attn_mask=s.m), m=torch.tensor([1., 1., 2., 2., 0.]))
     verdict, passed = exact(fixed.double(), (5, 4), group=group)
     assert verdict == "holds" and all(numeric_holds(fixed.double().eval(), group, (5, 4), 0).values())
+
+
+def test_values_given_in_a_keyword_list_are_followed():
+    """torch.cat(tensors=[...]): the pieces are in a keyword, not a position (found after round 2)."""
+    assert_refused(Fn(lambda s, x: torch.cat(tensors=[x, x.flip(0)], dim=1)), (5, 3), expect="invariant")
+    verdict, _, numeric = assert_sound(Fn(lambda s, x: torch.cat(tensors=[x, x], dim=1).sum(0)), (5, 3),
+                                       expect="invariant")
+    assert verdict == "holds" and all(numeric.values())

@@ -204,7 +204,8 @@ def apply(ctx, node, name: str, args: list, kwargs: dict) -> Flow | tuple | None
     flows = [ctx.flow_of(a) for a in args]
     extra = {k: v for k, v in kwargs.items() if ctx.is_tensor(v)}
     tensors = [(a, f) for a, f in zip(args, flows) if ctx.is_tensor(a)]
-    every = flows + [ctx.flow_of(v) for v in extra.values()]
+    # every keyword counts, not only the tensors: torch.cat(tensors=[x, y]) holds its values in a list
+    every = flows + [ctx.flow_of(v) for v in kwargs.values()]
     broken = merge_broken(f for f in every if isinstance(f, Flow))
     if all(isinstance(f, Flow) and f.const for f in every):
         # a constant's value is computed when a rule needs it: only for calls known to be deterministic

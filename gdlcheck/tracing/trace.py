@@ -231,6 +231,10 @@ class _Context:
         if isinstance(arg, (list, tuple)):
             flows = [self.flow_of(a) for a in arg]
             return STATIC if all(_constant(f) for f in flows) else tuple(flows)
+        if isinstance(arg, dict):
+            return self.flow_of(tuple(arg.values()))
+        if isinstance(arg, slice):
+            return self.flow_of((arg.start, arg.stop, arg.step))
         return STATIC
 
     def concrete(self, arg):
