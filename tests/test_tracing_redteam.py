@@ -425,7 +425,15 @@ def _kwargs_hook():
     return torch.nn.Sequential(lin)
 
 
-@pytest.mark.parametrize("build", [_hooked_linear, _pre_hooked, _own_forward, _hooked_root, _kwargs_hook],
+def _hooked_inside_a_unit():
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(3, 1, dim_feedforward=4, dropout=0.0)
+    layer.linear2.register_forward_hook(lambda m, i, o: o.roll(1, 0))
+    return layer
+
+
+@pytest.mark.parametrize("build", [_hooked_linear, _pre_hooked, _own_forward, _hooked_root, _kwargs_hook,
+                                   _hooked_inside_a_unit],
                          ids=lambda f: f.__name__.strip("_"))
 def test_a_hooked_module_or_its_own_forward_is_not_proved(build):
     assert_refused(build(), (5, 3))

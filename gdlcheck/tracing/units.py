@@ -96,11 +96,14 @@ HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_forward_hooks_with_kwargs", "
 CALLS = ("forward", "_call_impl", "_wrapped_call_impl", "__call__")
 
 
-def hooked(module) -> str | None:
+def hooked(module, inside: bool = False) -> str | None:
     """Why a call of ``module`` may not run its class's ``forward`` alone, or None: a forward hook
     or pre-hook on it, a ``forward`` set on the instance, or a compiled call.  fx keeps a leaf as a
     ``call_module`` node (and traces the root's ``type(root).forward``), so none of these is in the
-    graph: a rule for the class would prove code the call does not run."""
+    graph: a rule for the class would prove code the call does not run.  ``inside``: the module's
+    submodules too (a leaf calls them itself: ``TransformerEncoderLayer`` calls ``linear1``)."""
+    if inside:
+        return next((why for m in module.modules() if (why := hooked(m))), None)
     for name in HOOKS:
         if getattr(module, name, None):
             return f"hooked {type(module).__name__} ({name.strip('_').replace('_', ' ')})"
