@@ -464,7 +464,8 @@ class _Context:
                 continue
             try:
                 module = self.gm.get_submodule(node.target) if node.op == "call_module" else None
-                what = (module is not None and units.hooked(module, inside=True)) or functions.writes(self, node, module)
+                hooked = module is not None and units.hooked(module, inside=True)
+                what = hooked or functions.writes(self, node, module)
             except Exception as err:  # a call it cannot read may write: as if it did
                 what = f"rule_error: {_first_line(err)}"
             if what is not None:
