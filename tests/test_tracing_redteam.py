@@ -601,3 +601,22 @@ def test_values_given_in_a_keyword_list_are_followed():
     verdict, _, numeric = assert_sound(Fn(lambda s, x: torch.cat(tensors=[x, x], dim=1).sum(0)), (5, 3),
                                        expect="invariant")
     assert verdict == "holds" and all(numeric.values())
+
+
+class _FractionalPool(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pool = torch.nn.FractionalMaxPool2d(2, output_size=(3, 3))
+
+    def forward(self, x):
+        return self.pool(x.sum(0).reshape(1, 1, 7, 7))
+
+
+def test_a_fractional_max_pool_draws_in_eval_mode_too():
+    """Its pooling regions are drawn on every call: of a pooled (fixed) value it is still not invariant."""
+    module = _FractionalPool().double().eval()
+    x = torch.randn(5, 49, dtype=torch.float64)
+    torch.manual_seed(0)
+    assert any(not torch.equal(module(x), module(x)) for _ in range(20))
+    verdict, passed = exact(module, (5, 49), expect="invariant")
+    assert verdict != "holds" and not any(passed.values())

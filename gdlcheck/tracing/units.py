@@ -51,8 +51,8 @@ def apply(ctx, node, module, args, kwargs):
     if not flows or any(isinstance(f, Flow) and not f.known for f in flows):
         return UNKNOWN
     x = flows[0]
-    if module.training and _random_in_training(module):
-        return None   # random in train mode (gdlcheck runs modules in eval mode)
+    if _random(module):
+        return None
     if all(isinstance(f, Flow) and not f.moves for f in flows):
         return Flow((), broken=merge_broken(f for f in flows if isinstance(f, Flow)))   # nothing moves
     if len(args) != 1 and name not in ("MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"):
@@ -222,10 +222,16 @@ def _conv1d(ctx, node, module, args, x):
     return Flow(x.axes, broken=x.broken | {c.generator for c in conditions if not c.holds})
 
 
-def _random_in_training(module) -> bool:
+def _random(module) -> bool:
+    """A module that draws on a call: dropout and RReLU in train mode (gdlcheck runs modules in eval
+    mode), a fractional max pool in either mode (it draws its pooling regions on every call)."""
     import torch
 
     for m in module.modules():
+        if isinstance(m, (torch.nn.FractionalMaxPool2d, torch.nn.FractionalMaxPool3d)) and m._random_samples is None:
+            return True
+        if not m.training:
+            continue
         if isinstance(m, (torch.nn.modules.dropout._DropoutNd, torch.nn.RReLU)):
             return True
         if isinstance(m, torch.nn.MultiheadAttention) and m.dropout > 0:
