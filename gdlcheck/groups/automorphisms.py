@@ -125,7 +125,6 @@ def _layered_graph(C: np.ndarray, fixed: int | None = None):
 
     With ``fixed`` that point gets a colour of its own (its stabiliser is then computed).
     """
-    import igraph
 
     n = C.shape[0]
     C = _compact(C)
@@ -150,7 +149,15 @@ def _layered_graph(C: np.ndarray, fixed: int | None = None):
     if not directed:
         is_edge = np.triu(is_edge, 1)
     src, dst = np.nonzero(is_edge)
-    code = _compact(C[src, dst]) + 1
+    return _layered(n, src, dst, _compact(C[src, dst]) + 1, directed, vertex_class, n_vertex_classes)
+
+
+def _layered(n: int, src, dst, code, directed: bool, vertex_class, n_classes: int):
+    """The layered graph of coloured edges ``src -> dst`` (colour ``code >= 1``): bit ``k`` of an
+    edge's colour is an edge in layer ``k``, and each vertex is joined to its copy in the next
+    layer.  Returns the igraph graph and its vertex colours (layer, then vertex class)."""
+    import igraph
+
     layers = max(1, int(code.max()).bit_length()) if code.size else 1
     edges = []
     for layer in range(layers):
@@ -161,7 +168,7 @@ def _layered_graph(C: np.ndarray, fixed: int | None = None):
             edges.append(np.stack([v + layer * n, v + (layer + 1) * n], axis=1))
     edge_array = np.concatenate(edges) if edges else np.zeros((0, 2), dtype=np.int64)
     graph = igraph.Graph(n=n * layers, edges=edge_array.tolist(), directed=directed)
-    colours = (np.repeat(np.arange(layers), n) * n_vertex_classes + np.tile(vertex_class, layers)).tolist()
+    colours = (np.repeat(np.arange(layers), n) * n_classes + np.tile(vertex_class, layers)).tolist()
     return graph, colours
 
 
@@ -470,7 +477,6 @@ def sparse_automorphisms(A) -> tuple[list[tuple[int, ...]], int]:
     absent entries (and stored zeros) are "no edge", every other value a colour class, the
     diagonal the vertices' colours.  ``O(nnz)`` memory besides BLISS's own.
     """
-    import igraph
 
     n = A.shape[0]
     if n == 0:
@@ -517,16 +523,7 @@ def sparse_automorphisms(A) -> tuple[list[tuple[int, ...]], int]:
     if not directed:
         upper = src < dst
         src, dst, code = src[upper], dst[upper], code[upper]
-    layers = max(1, int(code.max()).bit_length())
-    edges = []
-    for layer in range(layers):
-        on = (code >> layer) & 1 == 1
-        edges.append(np.stack([src[on] + layer * n, dst[on] + layer * n], axis=1))
-        if layer + 1 < layers:
-            v = np.arange(n)
-            edges.append(np.stack([v + layer * n, v + (layer + 1) * n], axis=1))
-    graph = igraph.Graph(n=n * layers, edges=np.concatenate(edges).tolist(), directed=directed)
-    colours = (np.repeat(np.arange(layers), n) * n_classes + np.tile(vertex_class, layers)).tolist()
+    graph, colours = _layered(n, src, dst, code, directed, vertex_class, n_classes)
     gens = _bliss_generators(graph, colours, n)
     if not all(fixes(g, A) for g in gens[:64]):  # pragma: no cover - a bug, not a user error
         raise RuntimeError("an automorphism from BLISS does not preserve the sparse graph")
