@@ -590,3 +590,21 @@ def test_the_api_confines_files_too(tmp_path):
     with pytest.raises(SpecError, match="outside the spec's folder"):
         gdlcheck.verify(str(sub / "s.yaml"))
     assert gdlcheck.verify(str(sub / "s.yaml"), allow_paths=[tmp_path]).verdict == "holds"
+
+
+def test_the_hang_guard_is_reported_as_the_guard_through_sympy_call(monkeypatch):
+    """The guard's time-out passes through sympy_call (which turns sympy's own exceptions into
+    'undecided'), so a comparison it stops says time_guard, not that sympy failed."""
+    import time
+
+    import sympy
+
+    from gdlcheck.verification import symbolic
+
+    assert symbolic.run_with_time_limit(lambda: symbolic.sympy_call(time.sleep, 5), 0.05) == (False, None)
+    monkeypatch.setattr(symbolic, "SYMBOLIC_GUARD_SECONDS", 0.05)
+    monkeypatch.setattr(sympy, "trigsimp", lambda e: time.sleep(5))
+    a, b = sympy.symbols("a b")
+    budget = symbolic.Budget()
+    assert symbolic.equal_exactly(sympy.sin(a) ** 2 + sympy.cos(a) ** 2, b / b, budget) is None
+    assert budget.detail == "time_guard"

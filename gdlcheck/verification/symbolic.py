@@ -201,7 +201,7 @@ def run_with_time_limit(fn, seconds: float):
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         return True, fn()
 
-    class _Timeout(Exception):
+    class _Timeout(BaseException):   # not an Exception: sympy_call and sympy's own handlers let it through
         pass
 
     def _raise(signum, frame):
