@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 
-from gdlcheck import torch_bridge, tracing
+from gdlcheck import torch_bridge
 from gdlcheck.actions import Signature, as_axes, normal_axes
 from gdlcheck.errors import CallableError, GdlcheckError, param
 from gdlcheck.groups import is_sparse
@@ -277,11 +277,13 @@ class CallableLayer(Layer):
         return self.signature.graph_law == "both"
 
     def own_proof(self, group, expect: str):
-        """A torch module proves itself by its traced computation (:mod:`gdlcheck.tracing`); other
+        """A torch module proves itself by the call it runs (:mod:`gdlcheck.code`); other
         code has no proof (the numeric check decides)."""
         if not self.is_torch:
             return None
-        return tracing.prove_call(self.f, group, self.signature)
+        from gdlcheck import code
+
+        return code.prove_call(self, group)
 
     def graph(self):
         return self.signature.bundle

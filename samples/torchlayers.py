@@ -50,24 +50,26 @@ def encoder():
     return torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
 
 
-class _SortedFeatures:
-    """A Linear map, then each point's features sorted: equivariant, but sort has no rule."""
+class _MedianCentred:
+    """A Linear map, then each point's features less their median: equivariant, but median has no rule."""
 
     def __new__(cls):
         import torch
 
-        class SortedFeatures(torch.nn.Module):
+        class MedianCentred(torch.nn.Module):
             def __init__(self):
                 super().__init__()
                 self.linear = torch.nn.Linear(4, 4)
 
             def forward(self, x):
-                return self.linear(x).sort(dim=-1).values
+                h = self.linear(x)
+                return h - h.median(dim=-1, keepdim=True).values
 
         torch.manual_seed(0)
-        return SortedFeatures().eval()
+        return MedianCentred().eval()
 
 
-def sorted_features():
-    """``Linear(4, 4)`` then ``sort`` over the features: commutes with the points, not proven at ``sort``."""
-    return _SortedFeatures()
+def median_centred():
+    """``Linear(4, 4)`` then each point less its features' median: commutes with the points, not
+    proven (``median`` has no rule)."""
+    return _MedianCentred()

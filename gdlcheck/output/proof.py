@@ -22,8 +22,9 @@ RULES = {
     "residual": "X + f(X) commutes with g when f does",
     "composition": "a composition of maps that commute with g commutes with g",
     "pooling": "sum, mean and max over the points are invariant",
-    # the rules of traced torch modules (gdlcheck.tracing)
-    "traced": "the module's traced graph, followed operation by operation",
+    # the rules of proved torch modules (gdlcheck.code)
+    "traced": "the call as it ran, followed operation by operation at torch's dispatcher",
+    "scatter": "sums into the nodes by their labels move with the nodes: out[lam[i]] gathers what out[i] did",
     "encoder": "Theorem 4 in each block's self-attention, with row-wise feed-forward and norms around it",
     "contraction": "a point axis contracted with a point axis: P^T P = I",
     "constant": "a constant that meets a point axis must be fixed by g",
@@ -58,8 +59,10 @@ CHAINS = {
                 "P S(X) P^T, softmax by rows keeps it, and V(PX) = P X Wv = P V(X) (Theorem 4), in every head.",
     "residual": "PX + f(PX) = PX + P f(X) = P (X + f(X)); an invariant f adds the same row to every point.",
     "composition": "f2(f1(PX)) = f2(P f1(X)) = P f2(f1(X)), part by part, in the order the parts run.",
-    "traced": "f(PX) = P f(X) follows from each operation of the traced graph in turn: each value below moves with "
+    "traced": "f(PX) = P f(X) follows from each operation of the call in turn: each value below moves with "
               "the points as its rule says (or not at all), and the output moves as the check asks.",
+    "scatter": "out[i] = sum of src[k] over the edges k with index[k] = i; relabelling the index by g and moving src "
+               "with its edges puts the same sum at g(i): out moves with the nodes.",
     "encoder": "Each block is X + attn(norm(X)) and X + ff(norm(X)) (or with the norm after): attention gives "
                "P Y(X) by Theorem 4, the feed-forward and the norms act row by row, residuals add P X to P f(X).",
     "contraction": "(A P^T)(P B) = A B, and (P A P^T)(P B) = P (A B): a point axis summed against a point axis "
@@ -120,7 +123,11 @@ def stop_text(generator: str, stop: Stop) -> str:
     if stop.reason == "not_traced":
         return f"not proven for {generator}: the tracer does not follow {stop.step.path}"
     if stop.reason == "output_moves_otherwise":
-        return f"not proven for {generator}: {stop.step.path}"
+        return f"not proven for {generator}: {stop.step.kind if stop.step.kind != 'output' else stop.step.path}"
+    if stop.reason in ("asks_value", "state", "path", "budget", "random", "condition_graph"):
+        return f"not proven for {generator}: {stop.step.kind}"   # said in full where the walk stopped
+    if stop.condition is None:
+        return f"not proven for {generator} at {stop.step.path}: {stop.step.kind}"
     return f"not proven for {generator} at {where(stop.step, stop.condition)}: {broken_text(stop.condition)}"
 
 

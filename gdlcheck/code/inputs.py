@@ -1,0 +1,122 @@
+"""The call's inputs for the tracer: how each generator moves each argument.
+
+Random and given points move on their axis by the generator; an ``edge_index`` that moves with
+the points is relabelled by it (``lam = g``) and its edges take the order the trials give them; a
+fixed ``edge_index`` is its own relabelling with its edges permuted as the automorphism induces
+(:func:`edge_perms`); edge attributes follow their edges; unchanged values and dense fixed graphs
+are constants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gdlcheck.code import moves as mv
+from gdlcheck.code.walk import Halt, Walk
+from gdlcheck.layers.rules import generator_text
+
+
+def unsupported(signature) -> str | None:
+    for inp in signature.inputs:
+        kind = inp.action.kind
+        if kind == "points" and len(inp.action.axes or ()) != 1:
+            return f"points on a grid of {len(inp.action.axes or ())} axes ({inp.label})"
+    return None
+
+
+def _arguments(signature, args, kwargs):
+    """``(Input, value)`` of each argument, as :meth:`Signature.arguments` placed them."""
+    positions = sorted(i.key for i in signature.inputs if isinstance(i.key, int))
+    for inp in signature.inputs:
+        if isinstance(inp.key, int):
+            yield inp, args[positions.index(inp.key)]
+        else:
+            yield inp, kwargs[inp.key]
+
+
+def input_moves(walk: Walk, signature, args, kwargs, gens) -> Halt | None:
+    """Say how each generator moves each argument; a Halt for an input the tracer cannot follow."""
+    import torch
+
+    graph_q: list | None = None
+    inputs = list(_arguments(signature, args, kwargs))
+    for inp, value in inputs:
+        kind = inp.action.kind
+        if kind in ("graph", "fixed") and isinstance(value, torch.Tensor) and _is_edge_index(value):
+            graph_q = edge_perms(value, gens, moving=kind == "graph", n=signature.n, signature=signature)
+            break
+    for inp, value in inputs:
+        kind = inp.action.kind
+        if kind == "unchanged":
+            continue
+        if not isinstance(value, torch.Tensor):
+            return Halt("call", f"a {kind} input that is not a tensor ({inp.label})", "not_traced")
+        if value.layout != torch.strided:
+            return Halt("call", f"a sparse {kind} input ({inp.label})", "not_traced")
+        nd = value.dim()
+        if kind == "points":
+            axis = inp.action.axes[0] % nd
+            walk.set(value, [mv.Moves(tuple(s if a == axis else None for a in range(nd))) for s in gens])
+        elif kind in ("graph", "fixed") and _is_edge_index(value):
+            walk.set(value, [q if isinstance(q, Halt) else mv.Moves((None, q), s) for q, s in zip(graph_q, gens)])
+        elif kind == "graph" and nd == 2 and value.shape[0] == value.shape[1] == signature.n:
+            walk.set(value, [mv.Moves((s, s)) for s in gens])
+        elif kind == "fixed":
+            continue   # a dense fixed graph is a constant: where it meets moving values it must be fixed
+        elif kind == "edges":
+            if graph_q is None:
+                return Halt("call", f"edge attributes without an edge_index input ({inp.label})", "not_traced")
+            walk.set(value, [q if isinstance(q, Halt) else mv.Moves((q,) + (None,) * (nd - 1)) for q in graph_q])
+        else:
+            return Halt("call", f"a {kind} input of shape {tuple(value.shape)} ({inp.label})", "not_traced")
+    return None
+
+
+def _is_edge_index(value) -> bool:
+    return value.dim() == 2 and value.shape[0] == 2 and not value.is_floating_point() and value.dtype != _bool()
+
+
+def _bool():
+    import torch
+
+    return torch.bool
+
+
+def edge_perms(ei, gens, moving: bool, n: int, signature) -> list:
+    """Per generator, the permutation of the edges: for a graph that moves, the order the trials
+    give the relabelled edges; for a fixed graph, the edge permutation an automorphism induces."""
+    from gdlcheck import graphs
+
+    e = ei.detach().cpu().numpy().astype(np.int64)
+    out = []
+    for s in gens:
+        if moving:
+            _, order = graphs.relabel(s, e, n)
+            out.append(None if order is None else mv.inverse(np.asarray(order, dtype=np.int64)))
+            continue
+        codes = e[0] * n + e[1]
+        images = s[e[0]] * n + s[e[1]]
+        q = _match(codes, images)
+        out.append(Halt("call", f"{generator_text(s)} does not map the fixed graph's edges onto themselves",
+                        "condition_graph") if q is False else q)
+    return out
+
+
+def _match(codes, images):
+    """``q`` with ``codes[q[k]] = images[k]`` (duplicate edges matched in order), or False."""
+    a, b = np.argsort(codes, kind="stable"), np.argsort(images, kind="stable")
+    if not np.array_equal(codes[a], images[b]):
+        return False
+    q = np.empty(len(codes), dtype=np.int64)
+    q[b] = a
+    return None if mv.is_identity(q) else q
+
+
+def module_names(module) -> dict:
+    return {id(m): (name or type(m).__name__) for name, m in module.named_modules()}
+
+
+def constant_names(module) -> dict:
+    out = {id(p): name for name, p in module.named_parameters()}
+    out.update({id(b): name for name, b in module.named_buffers()})
+    return out

@@ -1,0 +1,146 @@
+"""How one generator moves one tensor: :class:`Moves`, the tracer's abstract value.
+
+The proof compares two calls of the code: the call on the inputs, and the call on the inputs
+moved by a generator ``g``.  A tensor ``T`` of the first call and its counterpart ``T'`` of the
+second are related by a :class:`Moves`: per axis ``a`` a permutation ``q_a`` of that axis's
+indices (``None``: the axis is left alone), and, for tensors whose *values* are indices (node
+labels of an ``edge_index``, a batch of positions), a relabelling ``lam`` of those values::
+
+    T'[q_0[i_0], q_1[i_1], ...] = lam[T[i_0, i_1, ...]]        (lam = identity when None)
+
+The points axis of ``X`` moves by ``g`` itself (``(P x)[g[j]] = x[j]``, DESIGN.md section 1); an
+``edge_index`` that moves with the points has ``lam = g``; the edges of a fixed graph move by the
+edge permutation ``g`` induces; the rows of ``cat([cls, x])`` by ``g`` shifted past the row.
+A constant (a parameter, a buffer, a value computed from them) is the same in both calls, so it
+is related by the empty :class:`Moves`, and by any other that it happens to satisfy
+(``P E = E``): the rules check such conditions on the constant's values.
+
+>>> import numpy as np
+>>> g = np.array([1, 2, 0])
+>>> x = np.array([10., 20., 30.])
+>>> moved = np.empty_like(x); moved[g] = x          # P x: the entry at j moves to g[j]
+>>> bool((moved[g] == x).all())                      # T'[q[i]] = T[i] with q = g
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+Perm = "np.ndarray | None"
+
+
+@dataclass(frozen=True, eq=False)
+class Moves:
+    """Per axis the permutation of its indices (None: left alone), and the relabelling of the
+    values (None: the values are not labels, or are left alone)."""
+
+    axes: tuple
+    labels: np.ndarray | None = None
+
+    @property
+    def still(self) -> bool:
+        """Nothing moves: the tensor is the same in both calls."""
+        return self.labels is None and all(p is None for p in self.axes)
+
+
+def still(ndim: int) -> Moves:
+    return Moves((None,) * ndim)
+
+
+def is_identity(p) -> bool:
+    return p is None or bool((p == np.arange(len(p))).all())
+
+
+def same(p, q) -> bool:
+    """Two axis permutations are the same (None is the identity)."""
+    if p is q:
+        return True
+    if p is None:
+        return is_identity(q)
+    if q is None:
+        return is_identity(p)
+    return len(p) == len(q) and bool((p == q).all())
+
+
+def moving(p) -> bool:
+    return p is not None and not is_identity(p)
+
+
+def inverse(p: np.ndarray) -> np.ndarray:
+    out = np.empty_like(p)
+    out[p] = np.arange(len(p))
+    return out
+
+
+def restrict(p, index: np.ndarray):
+    """The permutation ``r`` of the positions of ``index`` (a list of indices of an axis moved by
+    ``p``) with ``index[r[k]] = p[index[k]]``, or ``False`` when ``p`` does not map the chosen
+    indices onto themselves.  Repeated indices are matched in their order.
+
+    >>> restrict(np.array([1, 2, 0, 3]), np.array([3, 0, 1, 2]))
+    array([0, 2, 3, 1])
+    >>> restrict(np.array([1, 0, 2]), np.array([0, 2]))
+    False
+    """
+    index = np.asarray(index, dtype=np.int64).ravel()
+    if p is None:
+        return None
+    target = p[index]
+    # positions sorted by the value they hold: matching value v's k-th occurrence to the k-th
+    order_src = np.argsort(index, kind="stable")
+    order_dst = np.argsort(target, kind="stable")
+    if not np.array_equal(index[order_src], target[order_dst]):
+        return False
+    r = np.empty(len(index), dtype=np.int64)
+    r[order_dst] = order_src
+    return r
+
+
+def shifted(p, before: int, after: int):
+    """``p`` on a block of an axis with ``before`` indices ahead of it and ``after`` behind."""
+    if p is None:
+        return None
+    n = len(p)
+    return np.concatenate([np.arange(before), before + p, np.arange(before + n, before + n + after)])
+
+
+def concat(parts: list, sizes: list[int]):
+    """The permutation of an axis made by concatenating blocks, each moved by its own permutation."""
+    if all(p is None for p in parts):
+        return None
+    out, start = [], 0
+    for p, size in zip(parts, sizes):
+        out.append(np.arange(start, start + size) if p is None else start + p)
+        start += size
+    return np.concatenate(out) if out else None
+
+
+def product(perms: list, sizes: list[int]):
+    """The permutation of the flattened (row-major) axes, each moved by its own permutation."""
+    if all(p is None for p in perms):
+        return None
+    grids = np.meshgrid(*[np.arange(s) if p is None else p for p, s in zip(perms, sizes)], indexing="ij")
+    return np.ravel_multi_index(tuple(g.ravel() for g in grids), tuple(sizes)).astype(np.int64)
+
+
+def factor(p, sizes: list[int]):
+    """The permutations of the axes ``sizes`` that flatten (row-major) into ``p``, or False when
+    ``p`` is not such a product (a reshape then splits a moving axis)."""
+    if p is None:
+        return [None] * len(sizes)
+    total = int(np.prod(sizes)) if sizes else 1
+    if len(p) != total:
+        return False
+    coords = np.unravel_index(p, tuple(sizes))
+    out = []
+    strides = np.cumprod((1,) + tuple(sizes[::-1]))[::-1][1:]
+    for a, size in enumerate(sizes):
+        # the image of index i of axis a, read at the flat index with i there and 0 elsewhere
+        probe = coords[a][np.arange(size) * strides[a]]
+        out.append(None if is_identity(probe) else probe.astype(np.int64))
+    if not np.array_equal(product(out, sizes) if any(q is not None for q in out) else np.arange(total), p):
+        return False
+    return out

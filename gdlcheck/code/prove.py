@@ -1,0 +1,275 @@
+"""Prove a torch module by following the call it runs: :func:`prove_call`.
+
+1. Build the call's arguments as the numeric trials do (random points from a seeded block, the
+   given values as given) and say how each generator moves each of them
+   (:func:`_input_moves`).
+2. Call the module, as the user's code calls it, under the :class:`~gdlcheck.code.walk.Walk`
+   dispatch mode; a profile hook watches for reads of tensor memory outside torch's operations
+   (``.tolist()``, ``.numpy()``, ``repr``), and the state (parameters, buffers, every attribute
+   of every submodule, Python's, numpy's and torch's random state) is compared before and after.
+3. Call it a second time on other random points: the operations it dispatches must be the same
+   (else its path depends on the values or on state it keeps elsewhere).
+4. Read each output's moves against the move the check expects (:func:`_conclude`).
+
+The proof is of this computation: the module's code as it ran, for these shapes and given values,
+for every value of the random inputs.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from gdlcheck.code import inputs, state
+from gdlcheck.code import moves as mv
+from gdlcheck.code.walk import Abstract, Halt, Walk
+from gdlcheck.layers.rules import Condition, Proof, Step, Stop, generator_text
+
+# operations one traced call may dispatch (a 5,000-layer Sequential dispatches about 20,000)
+TRACE_OPERATIONS = 200_000
+
+# the theorem of each unit the walk meets, for the proof's steps
+_UNITS: dict = {}
+
+
+def _units():
+    if not _UNITS:
+        import torch
+
+        aten = torch.ops.aten
+        _UNITS.update({
+            aten._native_multi_head_attention.default: ("theorem4", "Theorem 4"),
+            aten._transformer_encoder_layer_fwd.default: ("encoder", "Theorem 4"),
+            aten._scaled_dot_product_flash_attention_for_cpu.default: ("theorem4", "Theorem 4"),
+            aten.scatter_add_.default: ("scatter", None), aten.scatter_add.default: ("scatter", None),
+            aten.scatter_reduce_.two: ("scatter", None), aten.scatter_reduce.two: ("scatter", None),
+            aten.index_add_.default: ("scatter", None), aten.index_add.default: ("scatter", None),
+        })
+    return _UNITS
+
+
+def prove_call(layer, group, seed: int = 0) -> Proof:
+    """Prove the torch module of ``layer`` (a :class:`~gdlcheck.user_code.CallableLayer`)
+    against ``group``, for the call its signature describes."""
+    import torch
+
+    import gdlcheck.code.rules  # noqa: F401  (fills the rule table)
+
+    module, signature = layer.f, layer.signature
+    gens = [np.asarray(s, dtype=np.int64) for s in group.gen_arrays()]
+    names = [generator_text(s) for s in gens]
+    top = Step(type(module).__name__, type(module).__name__, "traced", None, [], 0)
+    unsupported = inputs.unsupported(signature)
+    if unsupported:
+        return _everywhere(top, names, Halt("call", unsupported, "not_traced"))
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((signature.n, max(signature.channels, 1)))
+    args, kwargs = layer.call_arguments(X[:, :signature.channels] if signature.channels else X[:, :0],
+                                        signature.bundle, tensors=True)
+    walk = Walk(gens, names, TRACE_OPERATIONS, inputs.module_names(module))
+    walk.constant_names.update(inputs.constant_names(module))
+    walk.kinds.update({name: "parameter" for name, _ in module.named_parameters()})
+    walk.kinds.update({name: "buffer" for name, _ in module.named_buffers()})
+    halt = inputs.input_moves(walk, signature, args, kwargs, gens)
+    if halt is not None:
+        return _everywhere(top, names, halt)
+    before = state.snapshot(module)
+    with torch.random.fork_rng(devices=[]):
+        rng_before = torch.get_rng_state()
+        try:
+            out = _run(walk, module, args, kwargs)
+        except RecursionError:
+            return _everywhere(top, names, Halt("call", "the call nests too deep (RecursionError)", "not_traced"))
+        except Exception as err:  # the call itself fails: the trials report it
+            return _everywhere(top, names, Halt("call", f"the call raised {type(err).__name__}", "not_traced"))
+        rng_changed = not torch.equal(rng_before, torch.get_rng_state())
+    changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
+    if changed:
+        walk.stop_everywhere("the call changes state: " + ", ".join(changed[:4]), "state")
+    if walk.everywhere is None:
+        _second_call(walk, layer, module, signature, rng)
+    return _conclude(walk, top, names, gens, signature, out)
+
+
+def _run(walk: Walk, module, args, kwargs):
+    """The call, under the walk's dispatch mode, module hooks naming the running submodule and a
+    profile hook watching reads of tensor memory outside torch's operations."""
+    import torch
+
+    def pre(mod, _inputs):
+        walk.stack.append(walk.module_names.get(id(mod), type(mod).__name__))
+
+    def post(mod, _inputs, _output):
+        if walk.stack:
+            walk.stack.pop()
+
+    handles = [torch.nn.modules.module.register_module_forward_pre_hook(pre),
+               torch.nn.modules.module.register_module_forward_hook(post)]
+    watch = _reads(walk)
+    previous = sys.getprofile()
+    try:
+        sys.setprofile(watch)
+        with torch.no_grad(), walk.mode():
+            return module(*args, **kwargs)
+    finally:
+        sys.setprofile(previous)
+        for h in handles:
+            h.remove()
+
+
+def _reads(walk: Walk):
+    """A profile function that stops the proof where the code reads the values of a tensor that
+    depends on the inputs without a torch operation (``tolist``, ``numpy``, ``__array__``,
+    ``repr``, ``format``): the path may then depend on them."""
+    import torch
+
+    methods = (torch.Tensor.tolist, torch.Tensor.numpy, torch.Tensor.data_ptr, torch.Tensor.untyped_storage)
+    codes = {f.__code__ for f in (torch.Tensor.__array__, torch.Tensor.__repr__, torch.Tensor.__format__,
+                                  torch.Tensor.__reduce_ex__) if hasattr(f, "__code__")}
+
+    def watch(frame, event, arg):
+        if walk.everywhere is not None or walk.busy:
+            return
+        tensor = None
+        if event == "c_call":
+            owner = getattr(arg, "__self__", None)
+            if isinstance(owner, torch.Tensor) and any(arg == m.__get__(owner) for m in methods):
+                tensor = owner
+        elif event == "call" and frame.f_code in codes:
+            tensor = frame.f_locals.get("self")
+        if isinstance(tensor, torch.Tensor) and not walk.of(tensor).const:
+            walk.stop_everywhere("the code reads the values of a tensor that depends on the inputs", "asks_value")
+
+    return watch
+
+
+def _second_call(walk: Walk, layer, module, signature, rng) -> None:
+    """Call the module again on other random points (also under a dispatch mode) and compare the
+    operations dispatched: a different path stops the proof."""
+    import torch
+
+    X = rng.standard_normal((signature.n, max(signature.channels, 1)))
+    args, kwargs = layer.call_arguments(X[:, :signature.channels] if signature.channels else X[:, :0],
+                                        signature.bundle, tensors=True)
+    again = Walk([], [], TRACE_OPERATIONS, walk.module_names)
+    before = state.snapshot(module)
+    with torch.random.fork_rng(devices=[]):
+        try:
+            _run(again, module, args, kwargs)
+        except Exception as err:  # the second call fails where the first did not: not the same path
+            walk.stop_everywhere(f"a second call raised {type(err).__name__}", "path")
+            return
+    changed = state.changed(before, state.snapshot(module))
+    if changed:
+        walk.stop_everywhere("a second call changes state: " + ", ".join(changed[:4]), "state")
+    elif again.signature != walk.signature:
+        k = next((i for i, (a, b) in enumerate(zip(walk.signature, again.signature)) if a != b),
+                 min(len(walk.signature), len(again.signature)))
+        walk.stop_everywhere(f"a second call on other inputs dispatched other operations (from operation {k} on)",
+                             "path")
+
+
+# --------------------------------------------------------------------------- the conclusion
+
+
+def _everywhere(top: Step, names, halt: Halt) -> Proof:
+    top.rule = None
+    stop = _stop(halt, 1)
+    return Proof([top, stop.step], dict.fromkeys(names, False), dict.fromkeys(names, stop), "trace")
+
+
+def _stop(halt: Halt, depth: int) -> Stop:
+    if halt.reason == "condition" and halt.condition is not None:
+        return Stop(Step(halt.where, halt.what, "constant", None, [halt.condition], depth), halt.condition)
+    return Stop(Step(halt.where, halt.what, None, None, [], depth), None, halt.reason)
+
+
+def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
+    from gdlcheck.actions import _walk
+
+    if walk.everywhere is not None:
+        return _everywhere(top, names, walk.everywhere)
+    steps = [top] + _steps(walk)
+    proven = dict.fromkeys(names, True)
+    stops: dict = {}
+    try:
+        leaves = list(_walk(signature.outputs, out, "", "callable"))
+    except Exception as err:  # the output does not match its description: the trials report it
+        return _everywhere(top, names, Halt("output", f"the output is not as described ({type(err).__name__})",
+                                            "output_moves_otherwise"))
+    for where, action, value in leaves:
+        if action.kind == "ignored":
+            continue
+        for k, name in enumerate(names):
+            if not proven[name]:
+                continue
+            halt = _output_halt(walk, value, action, signature, gens[k], k, where)
+            if halt is not None:
+                proven[name] = False
+                stops[name] = _stop(halt, 1)
+    if not all(proven.values()):
+        top.rule = None
+        for stop in stops.values():
+            if all(stop.step is not s for s in steps):
+                steps.append(stop.step)
+    return Proof(steps, proven, stops, "trace")
+
+
+def _output_halt(walk: Walk, value, action, signature, s, k: int, where: str) -> Halt | None:
+    import torch
+
+    label = f"output{where}" if where else "the output"
+    if not isinstance(value, torch.Tensor):
+        return Halt(label, f"{label} is not a tensor", "output_moves_otherwise")
+    a: Abstract = walk.of(value)
+    nd = value.dim()
+    want = _wanted(action, signature, nd, s, walk, k)
+    if isinstance(want, Halt):
+        return want
+    if a.const:
+        need = {ax: p for ax, p in enumerate(want) if mv.moving(p)}
+        if not need:
+            return None
+        from gdlcheck.code.table import Fixed
+        return walk._check(Fixed(value, need), k, torch.ops.aten.alias.default)
+    m = a.per[k]
+    if isinstance(m, Halt):
+        return m
+    if m.labels is not None and mv.moving(m.labels):
+        return Halt(label, f"{label} holds node labels", "output_moves_otherwise")
+    for ax in range(nd):
+        if not mv.same(m.axes[ax], want[ax]):
+            return Halt(label, f"{label} moves otherwise than {action.text()} (axis {ax})", "output_moves_otherwise")
+    return None
+
+
+def _wanted(action, signature, nd: int, s, walk: Walk, k: int):
+    """The permutation the check expects on each axis of an output."""
+    want = [None] * nd
+    if action.kind == "points":
+        axes = action.axes if action.axes is not None else signature.points_axes
+        if len(axes) != 1:
+            return Halt("output", "an output on a grid of several axes", "not_traced")
+        want[axes[0] % nd] = s
+    elif action.kind == "pairs":
+        axes = action.axes if action.axes is not None else (-2, -1)
+        for ax in axes:
+            want[ax % nd] = s
+    elif action.kind == "edges":
+        return Halt("output", "an output of edges", "not_traced")
+    return want
+
+
+def _steps(walk: Walk) -> list[Step]:
+    out, seen = [], set()
+    for where, op, rule, conditions in walk.steps[:200]:
+        key = (where, op, rule, tuple((c.what, c.generator, c.holds) for c in conditions))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(Step(where, op, rule, None, list(conditions), 1))
+    return out
+
+
+__all__ = ["prove_call", "Condition"]

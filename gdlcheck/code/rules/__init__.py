@@ -1,0 +1,12 @@
+"""The rules of the table, by kind of operation; importing this package registers them all.
+
+* :mod:`~gdlcheck.code.rules.elementwise`: operations tagged ``pointwise`` (one rule, with
+  broadcasting) and comparisons of node labels;
+* :mod:`~gdlcheck.code.rules.layout`: views, reshapes, transposes, slices, ``cat``, copies;
+* :mod:`~gdlcheck.code.rules.linalg`: products (contractions), softmax, norms, convolutions;
+* :mod:`~gdlcheck.code.rules.reduce`: reductions, sorts and cumulative sums;
+* :mod:`~gdlcheck.code.rules.index`: gathers by labels and scatters into nodes (message passing);
+* :mod:`~gdlcheck.code.rules.attention`: attention kernels (Theorem 4) and the encoder layer.
+"""
+
+from gdlcheck.code.rules import attention, elementwise, index, layout, linalg, reduce  # noqa: F401

@@ -1,0 +1,140 @@
+"""Attention kernels as units of Theorem 4: ``S = Q K^T`` moves as ``P S P^T`` when the queries
+and the keys move with the points, softmax by rows keeps it, and ``softmax(S) V`` moves as the
+queries.  A mask beside the scores must move as they do: a constant one fixed by ``(p, p)``,
+``P M P^T = M``; a causal mask is fixed only by the identity.  The feed-forward and the norms of
+an encoder layer act on each token alone."""
+
+from __future__ import annotations
+
+import torch
+
+from gdlcheck.code import moves as mv
+from gdlcheck.code.rules.common import axes_of
+from gdlcheck.code.table import Broken, Fixed, NoRule, Out, rule
+
+aten = torch.ops.aten
+
+
+def _tokens(m, nd, what):
+    """``(batch permutations, token permutation)`` of a ``(..., L, E)`` tensor; E must not move."""
+    axes = axes_of(m, nd)
+    if m is not None and m.labels is not None:
+        raise NoRule(f"{what} holding node labels")
+    if mv.moving(axes[-1]):
+        raise NoRule(f"{what} whose channels move")
+    return list(axes[:-2]), axes[-2]
+
+
+def _mask(mask, m_mask, axes: dict, conditions: list):
+    """A mask laid on ``axes`` (its axis -> permutation) beside the scores."""
+    if mask is None or mask.numel() == 0:
+        return
+    axes = {a % mask.dim(): p for a, p in axes.items() if -mask.dim() <= a < mask.dim()}
+    if m_mask is None:
+        need = {a: p for a, p in axes.items() if mv.moving(p)}
+        if need:
+            conditions.append(Fixed(mask, need, "mask"))
+        return
+    own = axes_of(m_mask, mask.dim())
+    if any(not mv.same(own[a], p) for a, p in axes.items()) or m_mask.labels is not None:
+        raise NoRule("a mask that moves otherwise than the scores")
+
+
+def _batch(qb, kb):
+    out = []
+    for a, b in zip(qb, kb):
+        if a is not None and b is not None and not mv.same(a, b):
+            raise NoRule("queries and keys whose batches move differently")
+        out.append(a if a is not None else b)
+    return out
+
+
+@rule(aten._native_multi_head_attention.default)
+def multi_head_attention(call):
+    """``nn.MultiheadAttention``'s kernel (batch first, ``(B, L, E)``): projections act per token."""
+    q, k, v = call.args["query"], call.args["key"], call.args["value"]
+    qb, pl = _tokens(call.moves["query"], q.dim(), "queries")
+    kb, ps = _tokens(call.moves["key"], k.dim(), "keys")
+    vb, pv = _tokens(call.moves["value"], v.dim(), "values")
+    if not mv.same(ps, pv) or any(not mv.same(a, b) for a, b in zip(kb, vb)):
+        raise NoRule("keys and values that move differently")
+    batch = _batch(qb, kb)
+    conditions = []
+    for name in ("qkv_weight", "qkv_bias", "proj_weight", "proj_bias"):
+        if call.moves.get(name) is not None:
+            raise NoRule("attention weights that depend on the inputs")
+    mask_type = call.args.get("mask_type")
+    mask = call.args.get("mask")
+    b = batch[0] if batch else None
+    if mask is not None:
+        if mask_type == 1:
+            _mask(mask, call.moves.get("mask"), {0: b, -1: ps}, conditions)
+        elif mask_type == 2:
+            _mask(mask, call.moves.get("mask"), {0: b, -2: pl, -1: ps}, conditions)
+        else:
+            _mask(mask, call.moves.get("mask"), {-2: pl, -1: ps}, conditions)
+    out = mv.Moves(tuple(batch) + (pl, None))
+    weights = call.out[1]
+    if weights.numel() == 0:
+        w = mv.still(weights.dim())
+    elif weights.dim() == len(batch) + 2:
+        w = mv.Moves(tuple(batch) + (pl, ps))
+    else:
+        w = mv.Moves(tuple(batch) + (None,) * (weights.dim() - len(batch) - 2) + (pl, ps))
+    return Out((out, w), conditions)
+
+
+@rule(aten._transformer_encoder_layer_fwd.default)
+def encoder_layer(call):
+    """``nn.TransformerEncoderLayer``'s kernel: self-attention (Theorem 4) with per-token
+    feed-forward and norms around it, residuals adding ``P X`` to ``P f(X)``."""
+    src = call.args["src"]
+    batch, pl = _tokens(call.moves["src"], src.dim(), "tokens")
+    for name, value in call.args.items():
+        if name not in ("src", "mask") and isinstance(value, torch.Tensor) and call.moves.get(name) is not None:
+            raise NoRule("encoder weights that depend on the inputs")
+    conditions = []
+    mask = call.args.get("mask")
+    if mask is not None:
+        b = batch[0] if batch else None
+        axes = {0: b, -1: pl} if call.args.get("mask_type") == 1 else {-2: pl, -1: pl}
+        _mask(mask, call.moves.get("mask"), axes, conditions)
+    return Out(mv.Moves(tuple(batch) + (pl, None)), conditions)
+
+
+@rule(aten._scaled_dot_product_flash_attention_for_cpu.default)
+def sdpa_cpu(call):
+    q, k, v = call.args["query"], call.args["key"], call.args["value"]
+    mask, causal = call.args.get("attn_mask"), bool(call.args.get("is_causal"))
+    return _sdpa(call, q, k, v, mask, call.moves.get("attn_mask"), causal)
+
+
+def _sdpa(call, q, k, v, mask, m_mask, causal):
+    if call.args.get("dropout_p"):
+        raise NoRule("attention with dropout")
+    qb, pl = _tokens(call.moves["query"], q.dim(), "queries")
+    kb, ps = _tokens(call.moves["key"], k.dim(), "keys")
+    vb, pv = _tokens(call.moves["value"], v.dim(), "values")
+    if not mv.same(ps, pv) or any(not mv.same(a, b) for a, b in zip(kb, vb)):
+        raise NoRule("keys and values that move differently")
+    batch = _batch(qb, kb)
+    conditions = []
+    if causal and (mv.moving(pl) or mv.moving(ps)):
+        conditions.append(Broken("a causal mask: P M P^T = M holds only for the identity"))
+    if mask is not None:
+        axes = {-2: pl, -1: ps}
+        lead = mask.dim() - 2
+        for a in range(lead):
+            j = len(batch) - lead + a
+            if 0 <= j < len(batch) and mask.shape[a] != 1:
+                axes[a] = batch[j]
+        _mask(mask, m_mask, axes, conditions)
+    outs = call.out if isinstance(call.out, (tuple, list)) else (call.out,)
+    result = [mv.Moves(tuple(batch) + (pl, None))]
+    for extra in outs[1:]:
+        if extra.dim() == len(batch) + 1:
+            result.append(mv.Moves(tuple(batch) + (pl,)))
+        else:
+            from gdlcheck.code.walk import Halt
+            result.append(Halt("", "an attention statistic laid out otherwise", "no_op_rule"))
+    return Out(tuple(result), conditions)

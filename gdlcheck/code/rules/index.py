@@ -1,0 +1,190 @@
+"""Gathers by index tensors and scatters into nodes: message passing.
+
+``R = T.index_select(d, idx)`` reads ``R[k] = T[idx[k]]``.  When ``idx`` holds node labels that
+the generator relabels as it moves ``T``'s axis ``d`` (an ``edge_index`` moving with the points,
+``lam = p``), ``R'[q[k]] = T'[lam[idx[k]]] = T[idx[k]] = R[k]``: ``R`` moves as ``idx`` does along
+its own axis (the edges).  A constant index must be mapped onto itself by ``p``
+(:func:`~gdlcheck.code.moves.restrict`).  A scatter ``out[idx[k]] += src[k]`` is the converse:
+labels relabelled by ``lam`` put the sums where ``lam`` moves the nodes, so ``out`` moves by
+``lam`` along ``d`` when ``src`` moves as ``idx`` does.  Degree counts, PyG's grouped softmax and
+every aggregation (sum, mean, max, min, product) follow, since each sums or compares the same
+entries in another order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from gdlcheck.code import moves as mv
+from gdlcheck.code.rules.common import axes_of, broadcast
+from gdlcheck.code.table import Broken, Fixed, NoRule, Out, rule
+
+aten = torch.ops.aten
+
+
+def gathered(p, index, m_index, what="an index"):
+    """How the gathered positions move, for an axis moved by ``p`` read at ``index`` (1-D)."""
+    if m_index is not None and m_index.labels is not None:
+        if not mv.same(m_index.labels, p):
+            raise NoRule(f"{what} relabelled otherwise than the axis it reads")
+        return m_index.axes[0], []
+    if m_index is not None:
+        if mv.moving(p):
+            raise NoRule(f"{what} that depends on the inputs but holds no labels")
+        return m_index.axes[0], []
+    r = mv.restrict(p, index.detach().cpu().numpy())
+    if r is False:
+        return None, [Broken(f"{what} that the generator does not map onto itself")]
+    return (None if r is None or mv.is_identity(r) else r), []
+
+
+@rule(aten.index_select.default)
+def index_select(call):
+    t, m = call.args["self"], call.moves["self"]
+    d = call.args["dim"] % max(t.dim(), 1)
+    idx = call.args["index"]
+    axes = axes_of(m, t.dim())
+    if idx.dim() > 1:
+        raise NoRule("an index of more than one axis")
+    q, conditions = gathered(axes[d], idx, call.moves["index"])
+    if conditions:
+        return Out(None, conditions)
+    out = list(axes)
+    out[d] = q
+    return mv.Moves(tuple(out), None if m is None else m.labels)
+
+
+@rule(aten.index.Tensor)
+def index(call):
+    """``T[idx]`` with one index tensor on one axis (the others whole): a gather on that axis;
+    a bool mask on it keeps the entries it selects, in their order."""
+    t, m = call.args["self"], call.moves["self"]
+    indices, ms = list(call.args["indices"]), list(call.moves["indices"] or [None] * len(call.args["indices"]))
+    used = [k for k, i in enumerate(indices) if i is not None]
+    if len(used) != 1 or indices[used[0]].dim() != 1:
+        raise NoRule("advanced indexing by more than one 1-D index")
+    d = used[0]
+    idx, mi = indices[d], ms[d]
+    axes = axes_of(m, t.dim())
+    if idx.dtype == torch.bool:
+        q, conditions = _masked(axes[d], idx, mi)
+    else:
+        q, conditions = gathered(axes[d], idx, mi)
+    if conditions:
+        return Out(None, conditions)
+    out = list(axes)
+    out[d] = q
+    return mv.Moves(tuple(out), None if m is None else m.labels)
+
+
+def _masked(p, mask, m_mask):
+    """Positions kept by a bool mask: ``nonzero(mask)`` in order.  A mask moving by ``p`` keeps
+    the images of the kept positions, sorted: the result moves by the rank of each image."""
+    keep = np.nonzero(mask.detach().cpu().numpy())[0]
+    if m_mask is None:
+        r = mv.restrict(p, keep)
+        if r is False:
+            return None, [Broken("a mask that the generator does not map onto itself")]
+        return (None if r is None or mv.is_identity(r) else r), []
+    if m_mask.labels is not None or not mv.same(m_mask.axes[0], p):
+        raise NoRule("a mask moved otherwise than the axis it selects")
+    if p is None:
+        return None, []
+    images = p[keep]
+    return np.searchsorted(np.sort(images), images).astype(np.int64), []
+
+
+@rule(aten.nonzero.default)
+def nonzero(call):
+    """``nonzero`` of a 1-D mask: the positions (labels of its axis), in order."""
+    t, m = call.args["self"], call.moves["self"]
+    if t.dim() != 1 or m.labels is not None:
+        raise NoRule("nonzero of more than one axis")
+    p = m.axes[0]
+    keep = np.nonzero(t.detach().cpu().numpy())[0]
+    if p is None:
+        return mv.Moves((None, None))
+    images = p[keep]
+    r = np.searchsorted(np.sort(images), images).astype(np.int64)
+    return mv.Moves((r, None), p)
+
+
+@rule(aten.embedding.default)
+def embedding(call):
+    """``W[ids]``: rows of a table read at ids.  Ids that move as points give rows that move with
+    them; ids that are labels need the table fixed by the relabelling."""
+    w, ids = call.args["weight"], call.args["indices"]
+    mw, mi = call.moves["weight"], call.moves["indices"]
+    if mw is not None:
+        raise NoRule("an embedding table that depends on the inputs")
+    conditions = []
+    if mi is not None and mi.labels is not None:
+        conditions.append(Fixed(w, {0: mi.labels}, "constant_rows"))
+    return Out(mv.Moves(tuple(axes_of(mi, ids.dim())) + (None,)), conditions)
+
+
+def _scatter(call, base, index, src, dim, one_dimensional):
+    t, mt = call.args[base], call.moves[base]
+    idx, mi = call.args[index], call.moves[index]
+    s, ms = call.args[src], call.moves[src]
+    nd = t.dim()
+    d = dim % max(nd, 1)
+    if mi is None or mi.labels is None:
+        if mi is None and (ms is None or not mv.moving(axes_of(ms, s.dim())[d])):
+            # a constant index, values that do not move along it: the sums stay where they are
+            perms, conditions = broadcast([(t, mt), (s, _drop(ms, s.dim(), d))], nd)
+            if mv.moving(perms[d]):
+                raise NoRule("a scatter into an axis that moves, by a constant index")
+            return Out(mv.Moves(tuple(perms)), conditions)
+        raise NoRule("a scatter by an index that holds no node labels")
+    lam = mi.labels
+    idx_axes = axes_of(mi, idx.dim())
+    src_axes = axes_of(ms, s.dim())
+    along = idx_axes[0] if one_dimensional else idx_axes[d]
+    if not mv.same(src_axes[d], along):
+        if ms is None and along is not None:
+            return _with(Fixed(s, {d: along}), t, mt, nd, d, lam, src_axes)
+        raise NoRule("values scattered that do not move as their index does")
+    if not one_dimensional and any(not mv.same(a, b) for k, (a, b) in enumerate(zip(idx_axes, src_axes)) if k != d):
+        raise NoRule("an index moved otherwise than the values it scatters")
+    return _with(None, t, mt, nd, d, lam, src_axes)
+
+
+def _drop(m, nd, d):
+    if m is None:
+        return None
+    axes = list(m.axes)
+    axes[d] = None
+    return mv.Moves(tuple(axes))
+
+
+def _with(condition, t, mt, nd, d, lam, src_axes):
+    base_axes = axes_of(mt, nd)
+    conditions = [] if condition is None else [condition]
+    out = list(src_axes) if len(src_axes) == nd else [None] * nd
+    for a in range(nd):
+        if a == d:
+            continue
+        if base_axes[a] is not None and not mv.same(base_axes[a], out[a]):
+            raise NoRule("a scatter into values moved otherwise")
+    if mt is None:
+        need = {a: p for a, p in enumerate(out) if a != d and mv.moving(p)}
+        if mv.moving(lam):
+            need[d] = lam
+        if need:
+            conditions.append(Fixed(t, need))
+    elif not mv.same(base_axes[d], lam):
+        raise NoRule("a scatter into values that do not move with the nodes")
+    out[d] = lam
+    return Out(mv.Moves(tuple(out)), conditions)
+
+
+@rule(aten.scatter_add.default, aten.scatter_add_.default, aten.scatter_reduce.two, aten.scatter_reduce_.two)
+def scatter(call):
+    return _scatter(call, "self", "index", "src", call.args["dim"], one_dimensional=False)
+
+
+@rule(aten.index_add.default, aten.index_add_.default, aten.index_reduce.default, aten.index_reduce_.default)
+def index_add(call):
+    return _scatter(call, "self", "index", "source", call.args["dim"], one_dimensional=True)

@@ -1,0 +1,121 @@
+"""The tracer's one rule table: operation object -> rule.
+
+Rules are registered with :func:`rule`, keyed by the operation objects themselves (aten
+overloads such as ``torch.ops.aten.mm.default``), as torch's meta registrations
+(``register_meta``) and jax's batching rules are.  An operation tagged ``pointwise`` by torch has
+the one elementwise rule unless it has its own.  No operation is ever looked up by its name.
+
+A rule is a pure function of one :class:`Call`: the operation's arguments bound by its schema
+and, for each tensor argument, how the generator moves it (a :class:`~gdlcheck.code.moves.Moves`,
+or None for a constant).  It returns the output's :class:`~gdlcheck.code.moves.Moves` (a tuple for
+several outputs), or an :class:`Out` that adds conditions on constants (:class:`Fixed`), and
+raises :class:`NoRule` where it does not apply.  The walker (:mod:`gdlcheck.code.walk`) checks
+the conditions on the constants' values and writes the proof.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+RULES: dict = {}
+
+
+class NoRule(Exception):
+    """The rule does not cover this call (the reason is the message): the output is not known."""
+
+
+def rule(*ops):
+    """Register the decorated function as the rule of each operation object in ``ops``."""
+    def register(fn):
+        for op in ops:
+            if op in RULES:
+                raise ValueError(f"two rules for {op}")
+            RULES[op] = fn
+        return fn
+    return register
+
+
+def lookup(func):
+    """The rule of ``func``: its own, else the elementwise rule of a ``pointwise`` operation."""
+    import torch
+
+    found = RULES.get(func)
+    if found is None and torch.Tag.pointwise in getattr(func, "tags", ()):
+        found = RULES.get(POINTWISE)
+    return found
+
+
+POINTWISE = object()   # the key of the elementwise rule
+
+
+def constant(fn):
+    """Mark a rule whose operation's result does not depend on the inputs' values (only on
+    their shapes): the result is a constant of the call."""
+    fn.constant = True
+    return fn
+
+
+@dataclass(frozen=True, eq=False)
+class Fixed:
+    """A condition on a constant: ``tensor`` is unchanged when each axis in ``axes`` is moved by its
+    permutation (``T[..., p[i], ...] = T[..., i, ...]``, bit for bit).  ``what`` names it for the
+    proof (``constant_rows``, ``constant_pairs``, ``mask``, ``index``)."""
+
+    tensor: object
+    axes: dict
+    what: str = "constant"
+
+
+@dataclass(frozen=True, eq=False)
+class Broken:
+    """A condition that fails outright for this generator (``what`` says which)."""
+
+    what: str
+
+
+@dataclass
+class Out:
+    moves: object
+    conditions: list = field(default_factory=list)
+
+
+@dataclass
+class Call:
+    """One operation of the call, for one generator: ``args`` bound by the schema (names to
+    values), ``moves`` of each tensor argument by name (None: a constant; for a list of tensors,
+    a list), and the outputs' shapes."""
+
+    func: object
+    args: dict
+    moves: dict
+    out: object
+
+    def value(self, name):
+        return self.args.get(name)
+
+    def shape(self, name) -> tuple[int, ...]:
+        return tuple(self.args[name].shape)
+
+    def ndim(self, name) -> int:
+        return self.args[name].dim()
+
+
+def bind(func, args, kwargs) -> dict:
+    """The call's arguments by name, as the operation's schema names them (defaults filled)."""
+    out = {}
+    kwargs = kwargs or {}
+    for k, a in enumerate(func._schema.arguments):
+        if k < len(args) and not a.kwarg_only:
+            out[a.name] = args[k]
+        elif a.name in kwargs:
+            out[a.name] = kwargs[a.name]
+        elif a.has_default_value():
+            out[a.name] = a.default_value
+        else:
+            out[a.name] = None
+    return out
+
+
+def writes(func) -> list[str]:
+    """The arguments the operation writes into (in-place and ``out=`` variants), by its schema."""
+    return [a.name for a in func._schema.arguments if a.alias_info is not None and a.alias_info.is_write]

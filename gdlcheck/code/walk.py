@@ -1,0 +1,346 @@
+"""The walker: follow one real call of the module at torch's dispatcher, operation by operation.
+
+:class:`Walk` is a ``TorchDispatchMode``: every aten operation the call dispatches passes through
+:meth:`Walk.__torch_dispatch__`, runs as it would (the call computes what it computes without
+gdlcheck), and then the rule table (:mod:`gdlcheck.code.table`) says how each generator moves its
+outputs, given how it moves its inputs.  Python around the computation (defaults, ``isinstance``,
+``try``, ``*args``, a class-level ``__call__``, hooks) is simply the call running.
+
+What the call does that a proof cannot follow stops the proof for every generator:
+
+* it asks for a value of a tensor that depends on the inputs (``float(t)``, ``.item()``,
+  ``bool(t)``, ``.tolist()``, ``.numpy()``): the path may depend on it;
+* an operation with a data-dependent output shape and no rule;
+* it draws random numbers that reach the output (a random operation's result is never known).
+
+A tensor the walk has not seen is a constant of the call (a parameter, a buffer, an attribute,
+a tensor made from Python numbers): it is the same in the moved call.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from gdlcheck.code.table import Broken, Call, Fixed, NoRule, Out, bind, lookup, writes
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Abstract:
+    """A traced tensor: a constant of the call (``const``, with ``origin``: the parameter, buffer
+    or submodule it comes from), or per generator its :class:`~gdlcheck.code.moves.Moves`, or the
+    :class:`Halt` that stopped it."""
+
+    __slots__ = ("const", "per", "origin")
+
+    def __init__(self, const: bool, per=None, origin: str = ""):
+        self.const, self.per, self.origin = const, per, origin
+
+
+class Halt:
+    """Where and why a generator's proof stopped (the first cause, carried with the value)."""
+
+    __slots__ = ("where", "what", "reason", "condition")
+
+    def __init__(self, where: str, what: str, reason: str, condition=None):
+        self.where, self.what, self.reason, self.condition = where, what, reason, condition
+
+
+class Walk:
+    """One traced call.  ``gens`` are the generators (array form), ``names`` their cycle strings."""
+
+    def __init__(self, gens, names, budget: int, module_names: dict):
+        from torch.utils.weak import WeakTensorKeyDictionary
+
+        self.gens, self.names = [np.asarray(s, dtype=np.int64) for s in gens], names
+        self.values = WeakTensorKeyDictionary()
+        self.budget, self.count = budget, 0
+        self.everywhere: Halt | None = None        # a stop for every generator (a value asked for ...)
+        self.steps: list = []                      # (where, op, rule, conditions) for the proof
+        self.module_names = module_names
+        self.stack: list[str] = []
+        self.constant_names: dict = {}             # id(tensor) -> parameter / buffer name
+        self.kinds: dict = {}                      # that name -> "parameter" or "buffer"
+        self.signature: list = []                  # (op, output shapes): the path, for the second call
+        self.busy = False                          # inside the walk's own bookkeeping
+
+    # ---------------------------------------------------------------- inputs and lookups
+
+    def set(self, tensor, per) -> None:
+        self.values[tensor] = Abstract(False, list(per))
+
+    def of(self, tensor) -> Abstract:
+        found = self.values.get(tensor)
+        if found is None:
+            found = Abstract(True, origin=self.constant_names.get(id(tensor), ""))
+            self.values[tensor] = found
+        return found
+
+    def place(self) -> str:
+        """The submodule running now (its qualified name), for the proof's steps."""
+        return self.stack[-1] if self.stack else ""
+
+    def stop_everywhere(self, what: str, reason: str) -> None:
+        if self.everywhere is None:
+            self.everywhere = Halt(self.place() or "call", f"{what} at {user_line()}", reason)
+
+    # ---------------------------------------------------------------- the mode
+
+    def mode(self):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        walk = self
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                before = walk.before(func, args, kwargs or {})
+                out = func(*args, **(kwargs or {}))
+                walk.busy = True   # the walk's own reads of tensors are not the code's
+                try:
+                    walk.step(func, args, kwargs or {}, out, before)
+                finally:
+                    walk.busy = False
+                return out
+
+        return Mode()
+
+    def before(self, func, args, kwargs) -> dict:
+        """Copies of the constants an in-place operation is about to write: its rule checks
+        conditions on the values they had."""
+        import torch
+
+        written = writes(func)
+        if not written or self.everywhere is not None:
+            return {}
+        bound = bind(func, args, kwargs)
+        out = {}
+        for name in written:
+            t = bound.get(name)
+            if isinstance(t, torch.Tensor) and self.of(t).const:
+                out[name] = t.detach().clone()
+        return out
+
+    def step(self, func, args, kwargs, out, before=None) -> None:
+        import torch
+
+        self.count += 1
+        if self.count > self.budget:
+            self.stop_everywhere(f"the call dispatches more than {self.budget} operations (the tracer's budget)",
+                                 "budget")
+            return
+        tensors = [t for t in _tensors((args, kwargs))]
+        outs = [t for t in _tensors(out)]
+        self.signature.append((func, tuple(tuple(t.shape) for t in outs)))
+        if self.everywhere is not None:
+            return
+        inputs = [self.of(t) for t in tensors]
+        seeded = torch.Tag.nondeterministic_seeded in func.tags and not _no_dropout(func, args, kwargs)
+        if all(a.const for a in inputs) and not seeded:
+            origin = next((a.origin for a in inputs if a.origin), "") or self.place()
+            for t in outs:
+                self.values[t] = Abstract(True, origin=origin)
+            return
+        if torch.Tag.data_dependent_output in func.tags and lookup(func) is None:
+            self.stop_everywhere(f"the code asks for a value ({_op_text(func)})", "asks_value")
+            return
+        if seeded:
+            self._halt_outputs(outs, Halt(self.place(), f"a random draw ({_op_text(func)})", "random"))
+            return
+        found = lookup(func)
+        if found is not None and getattr(found, "constant", False):
+            for t in outs:
+                self.values[t] = Abstract(True, origin=self.place())
+            return
+        if found is None:
+            self._halt_outputs(outs, Halt(self.place() or _op_text(func), _op_text(func), "no_op_rule"))
+            self._aliases(func, args, kwargs)
+            return
+        self._apply(found, func, args, kwargs, out, outs, before or {})
+        self._aliases(func, args, kwargs)
+
+    def _halt_outputs(self, outs, halt: Halt) -> None:
+        for t in outs:
+            self.values[t] = Abstract(False, [halt] * len(self.gens))
+
+    def _apply(self, found, func, args, kwargs, out, outs, before: dict) -> None:
+        bound = bind(func, args, kwargs)
+        per_out: list[list] = [[] for _ in outs]
+        for k in range(len(self.gens)):
+            moves, halted = {}, None
+            for name, value in bound.items():
+                m, h = self._moves_of(value, k)
+                if h is not None:
+                    halted = halted or h
+                moves[name] = m
+            if halted is not None:
+                result = [halted] * len(outs)
+            else:   # the rule sees written constants as they were before the write
+                result = self._one(found, func, {**bound, **before}, moves, out, k, len(outs))
+            for slot, r in zip(per_out, result):
+                slot.append(r)
+        for t, per in zip(outs, per_out):
+            self.values[t] = Abstract(False, per)
+
+    def _moves_of(self, value, k):
+        """The moves of an argument for generator k (None for a constant), or the halt it carries."""
+        import torch
+
+        if isinstance(value, torch.Tensor):
+            a = self.of(value)
+            if a.const:
+                return None, None
+            m = a.per[k]
+            return (None, m) if isinstance(m, Halt) else (m, None)
+        if isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
+            out, halted = [], None
+            for v in value:
+                m, h = self._moves_of(v, k)
+                halted = halted or h
+                out.append(m)
+            return out, halted
+        return None, None
+
+    def _one(self, found, func, bound, moves, out, k: int, count: int) -> list:
+        where = self.place() or _op_text(func)
+        try:
+            result = found(Call(func, bound, moves, out))
+        except NoRule as why:
+            return [Halt(where, f"{_op_text(func)} ({why})", "no_op_rule")] * count
+        except Exception as err:  # a rule's bug is a stop at its operation, never a crash or a holds
+            return [Halt(where, f"{_op_text(func)} (rule_error: {type(err).__name__}: {err})", "no_op_rule")] * count
+        if not isinstance(result, Out):
+            result = Out(result)
+        for c in result.conditions:
+            failed = self._check(c, k, func)
+            if failed is not None:
+                return [failed] * count
+        ms = result.moves if isinstance(result.moves, (tuple, list)) else (result.moves,)
+        if len(ms) < count:
+            missing = Halt(where, f"{_op_text(func)} (an output without a rule)", "no_op_rule")
+            ms = tuple(ms) + (missing,) * (count - len(ms))
+        return list(ms[:count])
+
+    def _check(self, c, k: int, func):
+        """A condition of a rule on a constant, checked bit for bit; the halt when it fails."""
+        from gdlcheck.layers.rules import Condition
+
+        where = self.place() or _op_text(func)
+        if isinstance(c, Broken):
+            return Halt(where, c.what, "no_op_rule")
+        assert isinstance(c, Fixed)
+        value = c.tensor
+        axes = {a % max(value.dim(), 1): p for a, p in c.axes.items() if p is not None and value.shape[a] != 1}
+        name = self.of(value).origin or "a constant"
+        if not axes:
+            return None
+        if any(len(p) != value.shape[a] for a, p in axes.items()):
+            return Halt(where, f"{name}: laid along a moving axis with another size", "no_op_rule")
+        entry = _first_moved(value, axes)
+        what = c.what if c.what != "constant" else ("constant_rows" if len(axes) == 1 else "constant_pairs")
+        condition = Condition(what, self.names[k], entry is None, name,
+                              *(() if entry is None else entry))
+        self.steps.append((where, _op_text(func), "constant", [condition]))
+        if entry is None:
+            return None
+        return Halt(where, self.kinds.get(name, "constant"), "condition", condition)
+
+    def _aliases(self, func, args, kwargs) -> None:
+        """An in-place write changes every view of the written tensor: those the walk has seen
+        (other than the written one) are no longer known."""
+        import torch
+
+        written = writes(func)
+        if not written:
+            return
+        bound = bind(func, args, kwargs)
+        for name in written:
+            t = bound.get(name)
+            if not isinstance(t, torch.Tensor):
+                continue
+            mine = self.values.get(t)
+            try:
+                key = t.untyped_storage().data_ptr()
+            except Exception:  # a tensor without storage: nothing shares it
+                continue
+            halt = Halt(self.place() or _op_text(func), f"a value written in place through a view ({_op_text(func)})",
+                        "no_op_rule")
+            for other, a in list(self.values.items()):
+                if other is t or a is mine:
+                    continue
+                try:
+                    shares = other.untyped_storage().data_ptr() == key
+                except Exception:
+                    shares = False
+                if shares:
+                    self.values[other] = Abstract(False, [halt] * len(self.gens))
+
+
+def _no_dropout(func, args, kwargs) -> bool:
+    """An operation torch tags random only for its dropout (attention kernels) draws nothing when
+    its dropout probability is 0."""
+    names = [a.name for a in func._schema.arguments]
+    if "dropout_p" not in names:
+        return False
+    return not bind(func, args, kwargs).get("dropout_p")
+
+
+def _first_moved(value, axes: dict):
+    """The first entry of a constant that its axes' permutations move to a different value:
+    ``(entry, image, values)`` on the moved axes, or None when the constant is fixed."""
+    import torch
+
+    moved = value
+    for a, p in axes.items():
+        moved = moved.index_select(a, torch.as_tensor(p, dtype=torch.long, device=value.device))
+    differs = moved != value
+    if value.is_floating_point():
+        differs &= ~(torch.isnan(moved) & torch.isnan(value))
+    if not bool(differs.any()):
+        return None
+    where = [int(i) for i in torch.nonzero(differs)[0]]
+    entry = tuple(where[a] for a in axes)
+    image = tuple(int(axes[a][where[a]]) for a in axes)
+    at = list(where)
+    for a in axes:
+        at[a] = int(axes[a][where[a]])
+    return entry, image, (_number(value[tuple(where)]), _number(value[tuple(at)]))
+
+
+def _number(entry) -> str:
+    v = entry.item()
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def _tensors(obj, depth: int = 0):
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        yield obj
+    elif depth < 4 and isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _tensors(o, depth + 1)
+    elif depth < 4 and isinstance(obj, dict):
+        for o in obj.values():
+            yield from _tensors(o, depth + 1)
+
+
+def _op_text(func) -> str:
+    """The operation for a person (display only: no rule is found by this text)."""
+    return str(func)
+
+
+def user_line() -> str:
+    """``file:line`` of the innermost frame outside torch and gdlcheck: the code that asked."""
+    import torch
+
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(torch_dir) and not path.startswith(_HERE):
+            return f"{os.path.basename(path)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "an unknown place"
