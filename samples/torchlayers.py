@@ -8,7 +8,7 @@
     gdlcheck verify --callable torchlayers:gcn --input-shape 8x4 --graph ring-edges.csv \\
         --group automorphisms --input points --input fixed
     gdlcheck verify --callable torchlayers:encoder --input-shape 8x2x16 --group symmetric
-    gdlcheck verify --callable torchlayers:sorted_features --input-shape 6x4 --group symmetric --method exact
+    gdlcheck verify --callable torchlayers:median_centred --input-shape 6x4 --group symmetric --method exact
 
 Each name is a factory (no arguments): torch and torch_geometric are imported only when one
 is called, so importing this module needs neither.  ``ring-edges.csv`` is the edge_index of

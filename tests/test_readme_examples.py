@@ -76,7 +76,7 @@ VERBATIM = [
     ("gdlcheck inspect samples/attention.yaml", "."),
     ("gdlcheck verify --callable mylayers:cumsum --input-shape 6x2 --group cyclic", "samples"),
     ("gdlcheck verify --callable torchlayers:encoder --input-shape 8x2x16 --group symmetric", "samples"),
-    ("gdlcheck verify --callable torchlayers:sorted_features --input-shape 6x4 --group symmetric --method exact",
+    ("gdlcheck verify --callable torchlayers:median_centred --input-shape 6x4 --group symmetric --method exact",
      "samples"),
 ]
 

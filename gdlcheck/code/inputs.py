@@ -18,10 +18,23 @@ from gdlcheck.layers.rules import generator_text
 
 def unsupported(signature) -> str | None:
     for inp in signature.inputs:
-        kind = inp.action.kind
-        if kind == "points" and len(inp.action.axes or ()) != 1:
-            return f"points on a grid of {len(inp.action.axes or ())} axes ({inp.label})"
+        if inp.action.kind == "points" and not inp.action.axes:
+            return f"points on no axis ({inp.label})"
     return None
+
+
+def on_axes(s, axes: tuple, shape: tuple):
+    """Per tensor axis the permutation of the points ``s`` on ``axes`` (one axis: ``s`` itself; a
+    grid of several, flattened row-major: the factors of ``s`` along each axis), or a Halt when
+    ``s`` does not act axis by axis (a rotation of a square grid swaps its axes)."""
+    nd = len(shape)
+    axes = tuple(a % nd for a in axes)
+    parts = [s] if len(axes) == 1 else mv.factor(s, [shape[a] for a in axes])
+    if parts is False:
+        return Halt("call", f"{generator_text(s)} does not move the grid axis by axis (it turns or mirrors "
+                            "the grid): the tracer follows permutations of each axis", "not_traced")
+    where = dict(zip(axes, parts))
+    return tuple(where.get(a) for a in range(nd))
 
 
 def _arguments(signature, args, kwargs):
@@ -55,18 +68,20 @@ def input_moves(walk: Walk, signature, args, kwargs, gens) -> Halt | None:
             return Halt("call", f"a sparse {kind} input ({inp.label})", "not_traced")
         nd = value.dim()
         if kind == "points":
-            axis = inp.action.axes[0] % nd
-            walk.set(value, [mv.Moves(tuple(s if a == axis else None for a in range(nd))) for s in gens])
+            per = [on_axes(s, inp.action.axes, tuple(value.shape)) for s in gens]
+            walk.set(value, [p if isinstance(p, Halt) else mv.Moves(p) for p in per], free=not inp.given)
         elif kind in ("graph", "fixed") and _is_edge_index(value):
-            walk.set(value, [q if isinstance(q, Halt) else mv.Moves((None, q), s) for q, s in zip(graph_q, gens)])
+            walk.set(value, [q if isinstance(q, Halt) else mv.Moves((None, q), s) for q, s in zip(graph_q, gens)],
+                     free=False)
         elif kind == "graph" and nd == 2 and value.shape[0] == value.shape[1] == signature.n:
-            walk.set(value, [mv.Moves((s, s)) for s in gens])
+            walk.set(value, [mv.Moves((s, s)) for s in gens], free=False)
         elif kind == "fixed":
             continue   # a dense fixed graph is a constant: where it meets moving values it must be fixed
         elif kind == "edges":
             if graph_q is None:
                 return Halt("call", f"edge attributes without an edge_index input ({inp.label})", "not_traced")
-            walk.set(value, [q if isinstance(q, Halt) else mv.Moves((q,) + (None,) * (nd - 1)) for q in graph_q])
+            walk.set(value, [q if isinstance(q, Halt) else mv.Moves((q,) + (None,) * (nd - 1)) for q in graph_q],
+                     free=False)
         else:
             return Halt("call", f"a {kind} input of shape {tuple(value.shape)} ({inp.label})", "not_traced")
     return None

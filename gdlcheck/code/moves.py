@@ -50,6 +50,11 @@ def still(ndim: int) -> Moves:
     return Moves((None,) * ndim)
 
 
+def axes_or_still(m, ndim: int) -> tuple:
+    """The axis permutations of a tensor's moves (all None for a constant)."""
+    return (None,) * ndim if m is None else m.axes
+
+
 def is_identity(p) -> bool:
     return p is None or bool((p == np.arange(len(p))).all())
 

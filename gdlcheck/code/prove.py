@@ -100,7 +100,8 @@ def _run(walk: Walk, module, args, kwargs):
     def pre(mod, _inputs):
         walk.stack.append(walk.module_names.get(id(mod), type(mod).__name__))
 
-    def post(mod, _inputs, _output):
+    def post(mod, inputs, output):
+        walk.unit(mod, inputs, output)
         if walk.stack:
             walk.stack.pop()
 
@@ -138,7 +139,7 @@ def _reads(walk: Walk):
                 tensor = owner
         elif event == "call" and frame.f_code in codes:
             tensor = frame.f_locals.get("self")
-        if isinstance(tensor, torch.Tensor) and not walk.of(tensor).const:
+        if isinstance(tensor, torch.Tensor) and not walk.knowable(tensor):
             walk.stop_everywhere("the code reads the values of a tensor that depends on the inputs", "asks_value")
 
     return watch
@@ -182,6 +183,8 @@ def _everywhere(top: Step, names, halt: Halt) -> Proof:
 def _stop(halt: Halt, depth: int) -> Stop:
     if halt.reason == "condition" and halt.condition is not None:
         return Stop(Step(halt.where, halt.what, "constant", None, [halt.condition], depth), halt.condition)
+    if halt.reason == "not_traced":   # worded as "the tracer does not follow <what>"
+        return Stop(Step(halt.what, "untraceable", None, None, [], depth), None, halt.reason)
     return Stop(Step(halt.where, halt.what, None, None, [], depth), None, halt.reason)
 
 
@@ -224,7 +227,7 @@ def _output_halt(walk: Walk, value, action, signature, s, k: int, where: str) ->
         return Halt(label, f"{label} is not a tensor", "output_moves_otherwise")
     a: Abstract = walk.of(value)
     nd = value.dim()
-    want = _wanted(action, signature, nd, s, walk, k)
+    want = _wanted(action, signature, nd, s, tuple(value.shape))
     if isinstance(want, Halt):
         return want
     if a.const:
@@ -244,14 +247,15 @@ def _output_halt(walk: Walk, value, action, signature, s, k: int, where: str) ->
     return None
 
 
-def _wanted(action, signature, nd: int, s, walk: Walk, k: int):
+def _wanted(action, signature, nd: int, s, shape: tuple):
     """The permutation the check expects on each axis of an output."""
     want = [None] * nd
     if action.kind == "points":
         axes = action.axes if action.axes is not None else signature.points_axes
-        if len(axes) != 1:
-            return Halt("output", "an output on a grid of several axes", "not_traced")
-        want[axes[0] % nd] = s
+        if max(axes) >= nd:
+            return Halt("output", "an output without the points axis", "output_moves_otherwise")
+        found = inputs.on_axes(s, axes, tuple(shape))
+        return found if isinstance(found, Halt) else list(found)
     elif action.kind == "pairs":
         axes = action.axes if action.axes is not None else (-2, -1)
         for ax in axes:

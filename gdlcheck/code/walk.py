@@ -24,6 +24,8 @@ import sys
 
 import numpy as np
 
+from gdlcheck.code import conditions
+from gdlcheck.code import moves as mv
 from gdlcheck.code.table import Broken, Call, Fixed, NoRule, Out, bind, lookup, writes
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,10 +36,11 @@ class Abstract:
     or submodule it comes from), or per generator its :class:`~gdlcheck.code.moves.Moves`, or the
     :class:`Halt` that stopped it."""
 
-    __slots__ = ("const", "per", "origin")
+    __slots__ = ("const", "per", "origin", "free")
 
-    def __init__(self, const: bool, per=None, origin: str = ""):
-        self.const, self.per, self.origin = const, per, origin
+    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True):
+        # free: depends on the random inputs (not only on given values and constants)
+        self.const, self.per, self.origin, self.free = const, per, origin, free and not const
 
 
 class Halt:
@@ -69,8 +72,17 @@ class Walk:
 
     # ---------------------------------------------------------------- inputs and lookups
 
-    def set(self, tensor, per) -> None:
-        self.values[tensor] = Abstract(False, list(per))
+    def set(self, tensor, per, free: bool = True) -> None:
+        self.values[tensor] = Abstract(False, list(per), free=free)
+
+    def knowable(self, tensor) -> bool:
+        """Whether the code may read this tensor's values: a constant, or a value computed from
+        given inputs only that no generator moves (the moved call reads the same numbers, and
+        every call does)."""
+        a = self.of(tensor)
+        if a.const:
+            return True
+        return not a.free and all(isinstance(m, mv.Moves) and m.still for m in a.per)
 
     def of(self, tensor) -> Abstract:
         found = self.values.get(tensor)
@@ -124,6 +136,14 @@ class Walk:
         return out
 
     def step(self, func, args, kwargs, out, before=None) -> None:
+        self._step(func, args, kwargs, out, before)
+        free = any(self.of(t).free for t in _tensors((args, kwargs)))
+        for t in _tensors(out):
+            a = self.values.get(t)
+            if a is not None and not a.const:
+                a.free = free
+
+    def _step(self, func, args, kwargs, out, before=None) -> None:
         import torch
 
         self.count += 1
@@ -144,7 +164,8 @@ class Walk:
                 self.values[t] = Abstract(True, origin=origin)
             return
         if torch.Tag.data_dependent_output in func.tags and lookup(func) is None:
-            self.stop_everywhere(f"the code asks for a value ({_op_text(func)})", "asks_value")
+            if not all(self.knowable(t) for t in tensors):
+                self.stop_everywhere(f"the code asks for a value ({_op_text(func)})", "asks_value")
             return
         if seeded:
             self._halt_outputs(outs, Halt(self.place(), f"a random draw ({_op_text(func)})", "random"))
@@ -158,16 +179,46 @@ class Walk:
             self._halt_outputs(outs, Halt(self.place() or _op_text(func), _op_text(func), "no_op_rule"))
             self._aliases(func, args, kwargs)
             return
-        self._apply(found, func, args, kwargs, out, outs, before or {})
+        self._apply(found, func, args, kwargs, out, before or {})
         self._aliases(func, args, kwargs)
+
+    def unit(self, module, inputs, output) -> None:
+        """A ``torch.nn`` unit's theorem (:mod:`gdlcheck.code.rules.units`) says how its output
+        moves, in place of the operations inside it."""
+        import torch
+
+        from gdlcheck.code.rules.units import unit_of
+
+        found = unit_of(module)
+        if found is None or self.everywhere is not None or len(inputs) != 1:
+            return
+        x = inputs[0]
+        if not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
+            return
+        a, inner = self.of(x), self.values.get(output)
+        if a.const or inner is None or inner.const:
+            return
+        per = []
+        for k in range(len(self.gens)):
+            m = a.per[k]
+            try:   # where the theorem does not apply, what the operations inside said stands
+                per.append(inner.per[k] if isinstance(m, Halt) else found(module, m, x, output))
+            except NoRule:
+                per.append(inner.per[k])
+        self.values[output] = Abstract(False, per, free=a.free)
+        if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
+            self.steps.append((self.place(), type(module).__name__, "theorem1", []))
 
     def _halt_outputs(self, outs, halt: Halt) -> None:
         for t in outs:
             self.values[t] = Abstract(False, [halt] * len(self.gens))
 
-    def _apply(self, found, func, args, kwargs, out, outs, before: dict) -> None:
+    def _apply(self, found, func, args, kwargs, out, before: dict) -> None:
+        """Each output's moves, per generator: the rule gives one per top-level output (a tensor,
+        a None, or a list of tensors for a split), in order."""
         bound = bind(func, args, kwargs)
-        per_out: list[list] = [[] for _ in outs]
+        slots = [out] if not isinstance(out, (tuple, list)) else list(out)
+        per_out: list[list] = [[] for _ in slots]
         for k in range(len(self.gens)):
             moves, halted = {}, None
             for name, value in bound.items():
@@ -176,13 +227,19 @@ class Walk:
                     halted = halted or h
                 moves[name] = m
             if halted is not None:
-                result = [halted] * len(outs)
+                result = [halted] * len(slots)
             else:   # the rule sees written constants as they were before the write
-                result = self._one(found, func, {**bound, **before}, moves, out, k, len(outs))
+                result = self._one(found, func, {**bound, **before}, moves, out, k, len(slots))
             for slot, r in zip(per_out, result):
                 slot.append(r)
-        for t, per in zip(outs, per_out):
-            self.values[t] = Abstract(False, per)
+        import torch
+
+        for slot, per in zip(slots, per_out):
+            if isinstance(slot, torch.Tensor):
+                self.values[slot] = Abstract(False, per)
+            elif slot is not None:   # a list of tensors under one output: each piece moves alike
+                for t in _tensors(slot):
+                    self.values[t] = Abstract(False, per)
 
     def _moves_of(self, value, k):
         """The moves of an argument for generator k (None for a constant), or the halt it carries."""
@@ -238,7 +295,7 @@ class Walk:
             return None
         if any(len(p) != value.shape[a] for a, p in axes.items()):
             return Halt(where, f"{name}: laid along a moving axis with another size", "no_op_rule")
-        entry = _first_moved(value, axes)
+        entry = conditions.first_moved(value, axes)
         what = c.what if c.what != "constant" else ("constant_rows" if len(axes) == 1 else "constant_pairs")
         condition = Condition(what, self.names[k], entry is None, name,
                               *(() if entry is None else entry))
@@ -285,33 +342,6 @@ def _no_dropout(func, args, kwargs) -> bool:
     if "dropout_p" not in names:
         return False
     return not bind(func, args, kwargs).get("dropout_p")
-
-
-def _first_moved(value, axes: dict):
-    """The first entry of a constant that its axes' permutations move to a different value:
-    ``(entry, image, values)`` on the moved axes, or None when the constant is fixed."""
-    import torch
-
-    moved = value
-    for a, p in axes.items():
-        moved = moved.index_select(a, torch.as_tensor(p, dtype=torch.long, device=value.device))
-    differs = moved != value
-    if value.is_floating_point():
-        differs &= ~(torch.isnan(moved) & torch.isnan(value))
-    if not bool(differs.any()):
-        return None
-    where = [int(i) for i in torch.nonzero(differs)[0]]
-    entry = tuple(where[a] for a in axes)
-    image = tuple(int(axes[a][where[a]]) for a in axes)
-    at = list(where)
-    for a in axes:
-        at[a] = int(axes[a][where[a]])
-    return entry, image, (_number(value[tuple(where)]), _number(value[tuple(at)]))
-
-
-def _number(entry) -> str:
-    v = entry.item()
-    return f"{v:.6g}" if isinstance(v, float) else str(v)
 
 
 def _tensors(obj, depth: int = 0):

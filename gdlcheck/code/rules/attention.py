@@ -75,8 +75,8 @@ def multi_head_attention(call):
             _mask(mask, call.moves.get("mask"), {-2: pl, -1: ps}, conditions)
     out = mv.Moves(tuple(batch) + (pl, None))
     weights = call.out[1]
-    if weights.numel() == 0:
-        w = mv.still(weights.dim())
+    if weights is None or weights.numel() == 0:
+        w = mv.still(0 if weights is None else weights.dim())
     elif weights.dim() == len(batch) + 2:
         w = mv.Moves(tuple(batch) + (pl, ps))
     else:

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code import moves as mv
-from gdlcheck.code.rules.common import axes_of, broadcast
+from gdlcheck.code.rules.common import axes_of
 from gdlcheck.code.table import Broken, Fixed, NoRule, Out, rule
 
 aten = torch.ops.aten
@@ -130,15 +130,9 @@ def _scatter(call, base, index, src, dim, one_dimensional):
     s, ms = call.args[src], call.moves[src]
     nd = t.dim()
     d = dim % max(nd, 1)
-    if mi is None or mi.labels is None:
-        if mi is None and (ms is None or not mv.moving(axes_of(ms, s.dim())[d])):
-            # a constant index, values that do not move along it: the sums stay where they are
-            perms, conditions = broadcast([(t, mt), (s, _drop(ms, s.dim(), d))], nd)
-            if mv.moving(perms[d]):
-                raise NoRule("a scatter into an axis that moves, by a constant index")
-            return Out(mv.Moves(tuple(perms)), conditions)
-        raise NoRule("a scatter by an index that holds no node labels")
-    lam = mi.labels
+    # labels relabelled by lam put the sums at lam's images; an index whose values stay (a batch
+    # vector moving with its points, a constant) keeps them where they are
+    lam = None if mi is None else mi.labels
     idx_axes = axes_of(mi, idx.dim())
     src_axes = axes_of(ms, s.dim())
     along = idx_axes[0] if one_dimensional else idx_axes[d]
@@ -149,14 +143,6 @@ def _scatter(call, base, index, src, dim, one_dimensional):
     if not one_dimensional and any(not mv.same(a, b) for k, (a, b) in enumerate(zip(idx_axes, src_axes)) if k != d):
         raise NoRule("an index moved otherwise than the values it scatters")
     return _with(None, t, mt, nd, d, lam, src_axes)
-
-
-def _drop(m, nd, d):
-    if m is None:
-        return None
-    axes = list(m.axes)
-    axes[d] = None
-    return mv.Moves(tuple(axes))
 
 
 def _with(condition, t, mt, nd, d, lam, src_axes):

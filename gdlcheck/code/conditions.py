@@ -1,0 +1,32 @@
+"""Conditions on constants, checked on their values: is a constant fixed when some of its axes
+are permuted (``P E = E`` along one axis, ``P M P^T = M`` along two)?  Bit for bit: ``-inf`` equals
+``-inf`` and a NaN equals a NaN at the same place, so masks and padded tables compare as they are."""
+
+from __future__ import annotations
+
+
+def first_moved(value, axes: dict):
+    """The first entry of a constant that its axes' permutations move to a different value:
+    ``(entry, image, values)`` on the moved axes, or None when the constant is fixed."""
+    import torch
+
+    moved = value
+    for a, p in axes.items():
+        moved = moved.index_select(a, torch.as_tensor(p, dtype=torch.long, device=value.device))
+    differs = moved != value
+    if value.is_floating_point():
+        differs &= ~(torch.isnan(moved) & torch.isnan(value))
+    if not bool(differs.any()):
+        return None
+    where = [int(i) for i in torch.nonzero(differs)[0]]
+    entry = tuple(where[a] for a in axes)
+    image = tuple(int(axes[a][where[a]]) for a in axes)
+    at = list(where)
+    for a in axes:
+        at[a] = int(axes[a][where[a]])
+    return entry, image, (_number(value[tuple(where)]), _number(value[tuple(at)]))
+
+
+def _number(entry) -> str:
+    v = entry.item()
+    return f"{v:.6g}" if isinstance(v, float) else str(v)

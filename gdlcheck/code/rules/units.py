@@ -1,0 +1,64 @@
+"""Units: ``torch.nn`` modules proved by a theorem as a whole, keyed by their classes.
+
+A unit's own code may do what the walk does not follow (circular padding writes a new tensor
+slice by slice), yet its class is a theorem: a convolution with circular padding commutes with
+every cyclic shift of its positions (Theorem 1).  The walk meets a unit at its forward hook: the
+unit's rule reads how the generator moves the unit's input and says how it moves its output,
+which replaces whatever the operations inside said.  Only the class itself counts, called as
+torch defines it: a subclass, an instance ``forward``, or hooks of its own are not the theorem.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from gdlcheck.code import moves as mv
+from gdlcheck.code.table import NoRule
+
+UNITS: dict = {}
+
+
+def unit(*classes):
+    def register(fn):
+        for cls in classes:
+            UNITS[cls] = fn
+        return fn
+    return register
+
+
+def unit_of(module):
+    """The unit rule of ``module``, or None (not a unit, or not called as its class defines)."""
+    found = UNITS.get(type(module))
+    if found is None or "forward" in vars(module) or module._forward_hooks or module._forward_pre_hooks:
+        return None
+    if getattr(module, "_forward_hooks_with_kwargs", None) or getattr(module, "_forward_pre_hooks_with_kwargs", None):
+        return None
+    return found
+
+
+def rotation(p) -> bool:
+    """``p`` is a cyclic shift ``i -> i + t mod L`` (the identity included)."""
+    if p is None:
+        return True
+    return bool((p == (np.arange(len(p)) + int(p[0])) % len(p)).all())
+
+
+@unit(torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d)
+def circular_convolution(module, moves, x, out):
+    """Theorem 1: with circular padding that keeps every axis's length and stride 1, output
+    position ``i`` reads the input at ``i + offsets`` mod the length, so a shift of the input
+    shifts the output alike.  The channels must not move; the batch axis may."""
+    spatial = len(module.kernel_size)
+    if module.padding_mode != "circular" or any(s != 1 for s in module.stride):
+        raise NoRule("not a circular convolution of stride 1")
+    if tuple(out.shape[-spatial:]) != tuple(x.shape[-spatial:]):
+        raise NoRule("a circular convolution that changes the length")
+    axes = mv.axes_or_still(moves, x.dim())
+    lead = x.dim() - spatial - 1
+    if mv.moving(axes[lead]) or (moves is not None and moves.labels is not None):
+        raise NoRule("a convolution over channels that move")
+    for p in axes[lead + 1:]:
+        if not rotation(p):
+            raise NoRule("a circular convolution commutes with shifts, not with this permutation")
+    return mv.Moves(tuple(axes[:lead]) + (None,) + tuple(axes[lead + 1:]))
