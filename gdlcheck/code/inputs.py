@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from gdlcheck.code import moves as mv
-from gdlcheck.code.walk import Halt, Walk
+from gdlcheck.code.table import Halt
+from gdlcheck.code.walk import Walk
 from gdlcheck.layers.rules import generator_text
 
 

@@ -23,7 +23,8 @@ import numpy as np
 
 from gdlcheck.code import inputs, state
 from gdlcheck.code import moves as mv
-from gdlcheck.code.walk import Abstract, Halt, Walk
+from gdlcheck.code.table import Halt
+from gdlcheck.code.walk import Abstract, Walk
 from gdlcheck.layers.rules import Condition, Proof, Step, Stop, generator_text
 
 # operations one traced call may dispatch (a 5,000-layer Sequential dispatches about 20,000)

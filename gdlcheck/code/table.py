@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 RULES: dict = {}
+UNITS: dict = {}   # torch.nn class -> the rule of the whole module (a theorem about the class)
 
 
 class NoRule(Exception):
@@ -119,3 +120,30 @@ def bind(func, args, kwargs) -> dict:
 def writes(func) -> list[str]:
     """The arguments the operation writes into (in-place and ``out=`` variants), by its schema."""
     return [a.name for a in func._schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+
+
+def unit(*classes):
+    def register(fn):
+        for cls in classes:
+            UNITS[cls] = fn
+        return fn
+    return register
+
+
+def unit_of(module):
+    """The unit rule of ``module``, or None (not a unit, or not called as its class defines)."""
+    found = UNITS.get(type(module))
+    if found is None or "forward" in vars(module) or module._forward_hooks or module._forward_pre_hooks:
+        return None
+    if getattr(module, "_forward_hooks_with_kwargs", None) or getattr(module, "_forward_pre_hooks_with_kwargs", None):
+        return None
+    return found
+
+
+class Halt:
+    """Where and why a generator's proof stopped (the first cause, carried with the value)."""
+
+    __slots__ = ("where", "what", "reason", "condition")
+
+    def __init__(self, where: str, what: str, reason: str, condition=None):
+        self.where, self.what, self.reason, self.condition = where, what, reason, condition

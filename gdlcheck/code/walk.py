@@ -26,7 +26,7 @@ import numpy as np
 
 from gdlcheck.code import conditions
 from gdlcheck.code import moves as mv
-from gdlcheck.code.table import Broken, Call, Fixed, NoRule, Out, bind, lookup, writes
+from gdlcheck.code.table import Broken, Call, Fixed, Halt, NoRule, Out, bind, lookup, unit_of, writes
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -41,15 +41,6 @@ class Abstract:
     def __init__(self, const: bool, per=None, origin: str = "", free: bool = True):
         # free: depends on the random inputs (not only on given values and constants)
         self.const, self.per, self.origin, self.free = const, per, origin, free and not const
-
-
-class Halt:
-    """Where and why a generator's proof stopped (the first cause, carried with the value)."""
-
-    __slots__ = ("where", "what", "reason", "condition")
-
-    def __init__(self, where: str, what: str, reason: str, condition=None):
-        self.where, self.what, self.reason, self.condition = where, what, reason, condition
 
 
 class Walk:
@@ -186,8 +177,6 @@ class Walk:
         """A ``torch.nn`` unit's theorem (:mod:`gdlcheck.code.rules.units`) says how its output
         moves, in place of the operations inside it."""
         import torch
-
-        from gdlcheck.code.rules.units import unit_of
 
         found = unit_of(module)
         if found is None or self.everywhere is not None or len(inputs) != 1:

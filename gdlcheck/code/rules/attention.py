@@ -10,7 +10,7 @@ import torch
 
 from gdlcheck.code import moves as mv
 from gdlcheck.code.rules.common import axes_of
-from gdlcheck.code.table import Broken, Fixed, NoRule, Out, rule
+from gdlcheck.code.table import Broken, Fixed, Halt, NoRule, Out, rule
 
 aten = torch.ops.aten
 
@@ -135,6 +135,5 @@ def _sdpa(call, q, k, v, mask, m_mask, causal):
         if extra.dim() == len(batch) + 1:
             result.append(mv.Moves(tuple(batch) + (pl,)))
         else:
-            from gdlcheck.code.walk import Halt
-            result.append(Halt("", "an attention statistic laid out otherwise", "no_op_rule"))
+                    result.append(Halt("", "an attention statistic laid out otherwise", "no_op_rule"))
     return Out(tuple(result), conditions)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from gdlcheck.code import moves as mv
-from gdlcheck.code.table import NoRule, rule
+from gdlcheck.code.table import Halt, NoRule, rule
 
 aten = torch.ops.aten
 
@@ -57,7 +57,6 @@ def extreme(call):
     axes = _reduced(m, nd, {d}, bool(call.args.get("keepdim")))
     if not mv.moving(m.axes[d]):
         return (mv.Moves(axes), mv.Moves(axes))
-    from gdlcheck.code.walk import Halt
     return (mv.Moves(axes), Halt("", "the position of a maximum along a moving axis (ties)", "no_op_rule"))
 
 
@@ -75,8 +74,6 @@ def cumulative(call):
 def sort(call):
     """Sorted values along a moving axis do not move (the same entries, in their order); the
     positions do, in a way ties make unknown: no rule for them."""
-    from gdlcheck.code.walk import Halt
-
     m = call.moves["self"]
     if m.labels is not None:
         raise NoRule("a sort of node labels")

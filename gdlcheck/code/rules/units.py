@@ -14,27 +14,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code import moves as mv
-from gdlcheck.code.table import NoRule
-
-UNITS: dict = {}
-
-
-def unit(*classes):
-    def register(fn):
-        for cls in classes:
-            UNITS[cls] = fn
-        return fn
-    return register
-
-
-def unit_of(module):
-    """The unit rule of ``module``, or None (not a unit, or not called as its class defines)."""
-    found = UNITS.get(type(module))
-    if found is None or "forward" in vars(module) or module._forward_hooks or module._forward_pre_hooks:
-        return None
-    if getattr(module, "_forward_hooks_with_kwargs", None) or getattr(module, "_forward_pre_hooks_with_kwargs", None):
-        return None
-    return found
+from gdlcheck.code.table import NoRule, unit
 
 
 def rotation(p) -> bool:
