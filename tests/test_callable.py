@@ -1,7 +1,6 @@
 """`gdlcheck verify --callable module:attr`: importing, building, verdicts and errors."""
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -10,13 +9,13 @@ import pytest
 
 from gdlcheck.errors import CallableError
 from gdlcheck.user_code import build_callable, load_callable, parse_input_shape
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, newcomer_env
 
 
 def gdlcheck_in(folder, *args):
     """Run the real command line in ``folder`` (a fresh process: imports as a user's would be)."""
     return subprocess.run([sys.executable, "-m", "gdlcheck", *args], cwd=folder, capture_output=True, text=True,
-                          env={**os.environ, "NO_COLOR": "1"}, timeout=120)
+                          env=newcomer_env(NO_COLOR="1"), timeout=120)
 
 
 @pytest.mark.slow

@@ -3,7 +3,6 @@ outputs, the traps that give a believable answer about the wrong thing, the culp
 random code and the notes.  CI installs torch, so these run rather than skip."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -13,6 +12,7 @@ import torch
 
 import gdlcheck
 from gdlcheck.errors import CallableError
+from tests.conftest import newcomer_env
 
 pytestmark = pytest.mark.slow  # torch: deselect with -m 'not slow'
 
@@ -296,7 +296,7 @@ def test_the_text_report_prints_the_culprit(tmp_path):
         "    def forward(self, x):\n        return x + x.roll(1, 0)\n"
         "def model():\n    torch.manual_seed(0)\n"
         "    return torch.nn.Sequential(torch.nn.Linear(3, 3), Pos(), torch.nn.ReLU())\n")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+    env = newcomer_env(NO_COLOR="1", COLUMNS="100")
     out = subprocess.run([sys.executable, "-m", "gdlcheck", "verify", "--callable", "ul_culprit:model",
                           "--input-shape", "5x3", "--group", "symmetric"], cwd=tmp_path, capture_output=True,
                          text=True, env=env, timeout=120)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import ROOT, SAMPLES, newcomer_env
 
 pytestmark = pytest.mark.slow  # subprocesses and torch: deselect with -m 'not slow'
 
@@ -53,7 +53,7 @@ def test_python_block_runs(index, monkeypatch, capsys):
 def test_commands_give_the_exit_codes_shown():
     commands = re.findall(r"^\$ (gdlcheck .*?); echo \"exit \$\?\"\nexit (\d+)$", section(), flags=re.M)
     assert len(commands) == 8
-    env = {**os.environ, "NO_COLOR": "1"}
+    env = newcomer_env(NO_COLOR="1")
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     for command, code in commands:
         out = subprocess.run(command, shell=True, cwd=SAMPLES, capture_output=True, text=True, env=env, timeout=300)

@@ -1,7 +1,6 @@
 """PyTorch modules and functions on tensors (CI installs torch, so these run rather than skip)."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -14,7 +13,7 @@ from hypothesis import strategies as st
 import gdlcheck
 from gdlcheck.errors import CallableError
 from gdlcheck.testing import assert_equivariant
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, newcomer_env
 
 pytestmark = pytest.mark.slow  # subprocesses and torch: deselect with -m 'not slow'
 
@@ -157,7 +156,7 @@ def test_assert_equivariant_on_torch_modules():
 
 
 def test_cli_verifies_a_torch_module_from_the_current_folder():
-    env = {**os.environ, "NO_COLOR": "1"}
+    env = newcomer_env(NO_COLOR="1")
     for extra in ([], ["--dtype", "float32"]):
         out = subprocess.run([sys.executable, "-m", "gdlcheck", "verify", "--callable", "mylayers:TorchDeepSets",
                               "--input-shape", "5x3", "--group", "symmetric", "--format", "json", *extra],
