@@ -143,8 +143,8 @@ _FIXED = {
 _TEMPLATES = {
     "numeric_skipped": "numeric check skipped: {error}",
     "trials_rounding": "the trials for {generator} measured a relative error of {relative:.3g}, but the exact check "
-                       "proves {generator}: what they measured is rounding (an output near 0 makes the relative "
-                       "error large)",
+                       "proves {generator}: what they measured is rounding (a few ulps of the largest value on "
+                       "the way: an output near 0, or a large value that cancels, makes the relative error large)",
     "proof_contradicted": "the rules prove {generator}, but the trials found a counterexample far past rounding "
                           "(max abs error {error:.3g}): a rule of gdlcheck's is wrong here, so the counterexample "
                           "decides; please report this input",
