@@ -314,6 +314,10 @@ class Signature:
             elif kind == "points":
                 out.append(act_along(p, value, inp.action.axes))
             else:
+                if kind == "fixed" and order is None and graphs.form(value) == "edge_index":
+                    # a held edge list: its edges are permuted among its own columns by an
+                    # automorphism (edge (u, v) to the column of (p u, p v)), their attributes with them
+                    order = graphs.automorphism_edge_order(p, value, self.n)
                 out.append(value)
         # edge attributes follow the first edge list's new order
         if order is not None:
