@@ -676,9 +676,10 @@ def build_signature(inputs, outputs, *, shape: tuple[int, ...], points_axes: tup
     if has_graph and not used_graph:
         raise CallableError(f"{param('graph')} was given, but {param('inputs')} does not use it: name it "
                             "graph (moves with the points) or fixed (held)")
-    if offset == 0:
-        raise CallableError(f"{param('inputs')} has no random points input: say which argument holds the points "
-                            "('points')")
+    if offset == 0 and not any(i.given and i.action.kind == "points" for i in sig.inputs):
+        # given points alone (token ids for an Embedding) are moved by g, and nothing is drawn
+        raise CallableError(f"{param('inputs')} has no points input: say which argument holds the points "
+                            "('points', or gdlcheck.points(value) for given ones)")
     sig.channels = offset
     return sig
 
