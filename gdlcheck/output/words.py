@@ -238,8 +238,14 @@ def culprit_text(c: dict) -> str:
         inside = f", in its own forward before {c['before']}"
     elif c.get("after"):
         inside = f", in its own forward after {c['after']}"
+    if c.get("made_by"):
+        inside += f", with the output of {c['made_by']} (a per-point value made from inputs that do not move)"
+    held = ""
+    if c.get("held"):
+        held = f"; {', '.join(c['held'])} {'is' if len(c['held']) == 1 else 'are'} held: given unchanged, " \
+               "not moved with the points"
     return (f"{who} breaks it under {c['generator']}{inside}: its inputs move with the points but its output does not "
-            f"(relative error {c['relative_error']:.3g}; trial {c['trial']}, seed {c['seed']})")
+            f"(relative error {c['relative_error']:.3g}; trial {c['trial']}, seed {c['seed']}){held}")
 
 
 def code_culprit_json(c: dict) -> dict:
