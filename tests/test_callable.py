@@ -27,6 +27,18 @@ def test_done_when_centred_passes_under_symmetric():
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("target, shape", [("torchlayers:sorted_features", "6x5"), ("torchlayers:encoder", "8x2x3"),
+                                           ("mylayers:TorchDeepSets", "6x7")])
+def test_a_wrong_input_shape_for_a_torch_module_is_one_line(target, shape):
+    """torch logs a traceback when a shape probe fails (its fake-tensor logger); the user sees
+    gdlcheck's one line only. A fresh process: the logger's handler holds the real stderr."""
+    out = gdlcheck_in(SAMPLES, "verify", "--callable", target, "--input-shape", shape, "--group", "symmetric")
+    assert out.returncode == 2
+    assert out.stderr.startswith(f"gdlcheck: error: {target}: ") and out.stderr.count("\n") == 1, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.slow
 def test_done_when_cumsum_fails_under_cyclic():
     out = gdlcheck_in(SAMPLES, "verify", "--callable", "mylayers:cumsum", "--input-shape", "6x2",
                       "--group", "cyclic", "--format", "json")

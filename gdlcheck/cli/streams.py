@@ -8,9 +8,10 @@
   (:data:`~gdlcheck.cli.common.EXIT_OUTPUT`, sysexits' ``EX_IOERR``).
 * **Text the stream cannot encode** (a name in Cyrillic on an ASCII terminal, a lone
   surrogate from a file name) is written escaped (``\\u0430``), never an error.
-* **Python warnings** (numpy's overflow and casting warnings, ...) never reach standard
-  error: what they mean is reported where it matters (a non-finite output is an error, a
-  complex weight a note).
+* **Python warnings** (numpy's overflow and casting warnings, ...) and **libraries' log
+  records** (torch logs a traceback when a shape probe of a module fails, before gdlcheck
+  reports the wrong ``--input-shape`` in one line) never reach standard error: what they mean is
+  reported where it matters (a non-finite output is an error, a complex weight a note).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
+import logging
 import os
 import sys
 import warnings
@@ -160,7 +162,12 @@ def guarded_streams():
 
 @contextlib.contextmanager
 def quiet_warnings():
-    """No Python warning reaches standard error while a command runs."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+    """No Python warning and no library's log record reaches standard error while a command runs."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logging.disable(previous)
