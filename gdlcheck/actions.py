@@ -314,6 +314,10 @@ class Signature:
             elif kind == "points":
                 out.append(act_along(p, value, inp.action.axes))
             else:
+                if kind == "fixed" and order is None and graphs.form(value) == "edge_index":
+                    # a held edge list: its edges are permuted among its own columns by an
+                    # automorphism (edge (u, v) to the column of (p u, p v)), their attributes with them
+                    order = graphs.automorphism_edge_order(p, value, self.n)
                 out.append(value)
         # edge attributes follow the first edge list's new order
         if order is not None:
@@ -672,9 +676,10 @@ def build_signature(inputs, outputs, *, shape: tuple[int, ...], points_axes: tup
     if has_graph and not used_graph:
         raise CallableError(f"{param('graph')} was given, but {param('inputs')} does not use it: name it "
                             "graph (moves with the points) or fixed (held)")
-    if offset == 0:
-        raise CallableError(f"{param('inputs')} has no random points input: say which argument holds the points "
-                            "('points')")
+    if offset == 0 and not any(i.given and i.action.kind == "points" for i in sig.inputs):
+        # given points alone (token ids for an Embedding) are moved by g, and nothing is drawn
+        raise CallableError(f"{param('inputs')} has no points input: say which argument holds the points "
+                            "('points', or gdlcheck.points(value) for given ones)")
     sig.channels = offset
     return sig
 
@@ -734,13 +739,13 @@ def relation(p, a, b, n: int, grid: tuple[int, ...] | None, tol: float,
     b = np.asarray(b)
     if a.shape != b.shape:
         return None, math.inf
-    scale = float(np.max(np.abs(a))) if a.size and a.dtype.kind in "fiub" else 0.0
+    scale = _finite_scale(a)
     best = math.inf
 
     def close(x) -> float:
         if x.dtype.kind == "b" or b.dtype.kind == "b":
             return 0.0 if np.array_equal(x, b) else math.inf
-        d = float(np.max(np.abs(x.astype(np.float64) - b.astype(np.float64)))) if x.size else 0.0
+        d = largest_difference(x, b)
         return d / scale if scale > 0 else (0.0 if d == 0 else math.inf)
 
     err = close(a)
@@ -771,6 +776,26 @@ def relation(p, a, b, n: int, grid: tuple[int, ...] | None, tol: float,
             if np.array_equal(np.sort(labels[0] * n + labels[1]), np.sort(b[0] * n + b[1])):
                 return Action("graph"), 0.0
     return None, best
+
+
+def _finite_scale(a: np.ndarray) -> float:
+    """The largest finite ``|entry|`` of ``a`` (a mask's ``-inf`` entries are no scale)."""
+    if not a.size or a.dtype.kind not in "fiub":
+        return 0.0
+    finite = np.abs(a[np.isfinite(a)]) if a.dtype.kind == "f" else np.abs(a)
+    return float(finite.max()) if finite.size else 0.0
+
+
+def largest_difference(x: np.ndarray, y: np.ndarray) -> float:
+    """``max |x - y|``, with equal entries (``-inf`` and ``-inf`` of a mask, NaN and NaN) differing by 0
+    and no numpy warning."""
+    if not x.size:
+        return 0.0
+    x, y = x.astype(np.float64), y.astype(np.float64)
+    same = (x == y) | (np.isnan(x) & np.isnan(y))
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = np.where(same, 0.0, np.abs(x - y))
+    return float(np.where(np.isnan(d), np.inf, d).max())
 
 
 def _sparse_close(x, y, tol: float) -> bool:

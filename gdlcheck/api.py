@@ -38,7 +38,7 @@ from gdlcheck.layers import Fact
 from gdlcheck.results import Derived, Found, Inspected, Projected, Verified
 from gdlcheck.sources import GroupOptions, layer_points, matrix_job, resolve, resolve_layer
 from gdlcheck.symmetries import find_symmetries as _find_symmetries
-from gdlcheck.tolerances import DEFAULT_TOL, FLOAT32_LEVEL, ROUNDING_ABS, ROUNDING_ABS_FLOAT32, TOL
+from gdlcheck.tolerances import DEFAULT_TOL, FLOAT32_LEVEL, ROUNDING, TOL
 from gdlcheck.user_code import (
     DTYPES,
     EXPECT,
@@ -381,8 +381,7 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
                             f"describe them as invariant (or leave out {param('expect')})")
     layer = CallableLayer(f, sig, dtype=dtype, label=label)
     kind = "torch.nn.Module" if layer.is_torch else "callable"
-    options = Options(method=method, tol=float(tol), trials=trials, seed=seed,
-                      rounding=ROUNDING_ABS_FLOAT32 if dtype == "float32" else ROUNDING_ABS)
+    options = Options(method=method, tol=float(tol), trials=trials, seed=seed, **_rounding(layer, dtype))
     notes = layer.notes() + layout_notes
     if inputs is not None or outputs is not None or points_axis is not None or batch_axes is not None or \
             graph_value is not None:
@@ -414,6 +413,30 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
         notes[-1] = Fact("moves", {"text": sig.describe()})  # now with the outputs' resolved axes
     result.notes = notes + result.notes
     return results.verified(result)
+
+
+def _rounding(layer, dtype: str) -> dict:
+    """How the cross-check of a proof by trials reads rounding for code run in ``dtype``: a few
+    ulps of that dtype, of the largest magnitude on the way -- the trials' inputs and outputs,
+    and a module's parameters and buffers (a bias of 1e7 that cancels in the output still
+    rounds at 1e7); float32 inside a float64 check is float32 rounding, not a wrong rule."""
+    return {"rounding": ROUNDING[dtype], "magnitude": _largest_parameter(layer),
+            "lower_rounding": ROUNDING["float32"] if dtype == "float64" else None}
+
+
+def _largest_parameter(layer) -> float:
+    """The largest finite ``|entry|`` of a torch module's floating parameters and buffers (0 for
+    other code)."""
+    if not layer.is_torch:
+        return 0.0
+    largest = 0.0
+    for tensor in (*layer.f.parameters(), *layer.f.buffers()):
+        if tensor.is_floating_point() and tensor.numel() and tensor.device.type != "meta":
+            values = tensor.detach().abs()
+            values = values[values.isfinite()]
+            if values.numel():
+                largest = max(largest, float(values.max()))
+    return largest
 
 
 def _fixed_inputs_moved(layer, g: PermGroup, checks) -> list[Fact]:

@@ -10,17 +10,23 @@ equal, moved along an axis of ``n`` points (or a grid's axes), moved on two such
 order they finish) whose inputs relate and whose outputs do not is the innermost submodule
 that breaks it.  When that is a module with submodules of its own, the break is in its own
 ``forward`` code: the report names the child after which and the child before which it
-happens (a learned positional embedding added between two blocks).
+happens (a learned positional embedding added between two blocks), and a child whose output
+is a per-point constant there (``made_by``: ``self.pos(torch.arange(n))``).
+
+A given input that is held (unchanged) while the generator would move it -- a mask over the
+points -- is named by its argument (``held``: ``attn_mask``, ``src_key_padding_mask``) when it
+reaches the culprit.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
 
 from gdlcheck import torch_bridge
-from gdlcheck.actions import relation
+from gdlcheck.actions import act_along, largest_difference, relation
 from gdlcheck.groups import PermGroup, act, cycle_string
 
 # The copies of the submodules' inputs and outputs kept per run; a larger model's later calls
@@ -84,25 +90,89 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
             continue
         found = {"path": call["path"], "generator": check.generator, "kind": call["module"],
                  "relative_error": err, "trial": w.trial, "seed": w.seed}
-        found.update(_between(call, calls, start, related))
+        found.update(_between(call, calls, start, related, lambda y: _moved_by(s, y, n)))
+        held = [name for name, value in _held_arguments(layer, s, n)
+                if any(_same_values(value, x) for x in call["inputs"])]
+        if held:
+            found["held"] = held
         return found
     return None
 
 
-def _between(call, calls, start, related) -> dict:
+def _moved_by(s, y, n: int) -> bool:
+    """Whether ``s`` moves ``y`` along one of its axes of ``n`` points (a per-point value)."""
+    y = np.asarray(y)
+    return any(largest_difference(act_along(s, y, (k,)), y) > 0 for k, d in enumerate(y.shape) if d == n)
+
+
+def _held_arguments(layer, s, n: int) -> list[tuple[str, np.ndarray]]:
+    """The code's given inputs passed unchanged although ``s`` would move them, by argument name."""
+    names = _parameter_names(layer.f)
+    out = []
+    for inp in layer.signature.inputs:
+        if inp.action.kind != "unchanged":
+            continue
+        value = torch_bridge.as_numpy(inp.value) if torch_bridge.is_tensor(inp.value) else inp.value
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "biuf" or not _moved_by(s, value, n):
+            continue
+        if isinstance(inp.key, str):
+            out.append((inp.key, value))
+        else:
+            out.append((names[inp.key] if inp.key < len(names) else f"argument {inp.key}", value))
+    return out
+
+
+def _parameter_names(f) -> list[str]:
+    """The positional parameter names of ``f.forward`` (or ``f``), for naming given inputs."""
+    try:
+        params = inspect.signature(getattr(f, "forward", f)).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _same_values(value: np.ndarray, x: np.ndarray) -> bool:
+    """``x`` is ``value`` as the code saw it: equal, or a boolean mask turned into a float one (torch
+    makes ``True`` (masked) ``-inf`` and ``False`` 0)."""
+    x = np.asarray(x)
+    if x.shape != value.shape:
+        return False
+    if largest_difference(value, x) == 0:
+        return True
+    if value.dtype.kind == "b" and x.dtype.kind == "f" and np.all(np.isneginf(x) | (x == 0)):
+        return bool(np.array_equal(value, np.isneginf(x)))
+    return False
+
+
+def _between(call, calls, start, related, per_point) -> dict:
     """For a culprit with submodules: the child after which and the child before which its own
-    code breaks the symmetry (``after``/``before``, either may be missing)."""
+    code breaks the symmetry (``after``/``before``, either may be missing), and the child before
+    it whose output is a per-point constant (``made_by``: its inputs do not move, yet its output
+    is one that ``per_point`` says the generator moves)."""
     children = sorted((c for c in calls if c["parent"] == call["index"]), key=lambda c: c["index"])
     if not children:
         return {}
-    previous = None
+    previous, made_by = None, None
     for child in children:
-        if child["inputs"] is None or start[child["index"]]["inputs"] is None:
+        other = start[child["index"]]
+        if child["inputs"] is None or other["inputs"] is None:
             return {}
-        if not related(child["inputs"], start[child["index"]]["inputs"])[0]:
+        if not related(child["inputs"], other["inputs"])[0]:
             out = {"before": child["path"]}
             if previous is not None:
                 out["after"] = previous["path"]
-            return out
+            return out | ({"made_by": made_by} if made_by else {})
+        if made_by is None and _constant(child, other, per_point):
+            made_by = child["path"]
         previous = child
-    return {"after": previous["path"]}
+    return {"after": previous["path"]} | ({"made_by": made_by} if made_by else {})
+
+
+def _constant(call, other, per_point) -> bool:
+    """A call whose inputs are the same in both runs but whose output is per-point (``self.pos(arange(n))``)."""
+    if other["outputs"] is None or len(call["inputs"]) != len(other["inputs"]):
+        return False
+    if any(np.shape(x) != np.shape(y) or largest_difference(np.asarray(x), np.asarray(y)) > 0
+           for x, y in zip(call["inputs"], other["inputs"])):
+        return False
+    return any(per_point(y) for y in call["outputs"] or [])

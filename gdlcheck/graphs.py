@@ -190,6 +190,28 @@ def move_graph(p, A, how: str = "both", n: int | None = None):
     return (conjugate(p, A) if how == "both" else act_rows(p, A)), None
 
 
+def automorphism_edge_order(p, ei: np.ndarray, n: int) -> np.ndarray | None:
+    """Where the edges of a held edge list go under an automorphism ``p`` of it: ``order`` with
+    edge ``order[m]`` of ``ei`` moved onto column ``m`` of the same ``ei`` (None when ``p`` is
+    not an automorphism: no column takes the edge).
+
+    Edge ``k = (u, v)`` goes to the column of ``(p u, p v)``; of several parallel edges, the
+    ``j``-th ``(u, v)`` goes to the ``j``-th ``(p u, p v)`` (a stable match), so edge attributes
+    and edge outputs move as ``Y[order]``, like those of a relabelled graph.
+    """
+    p = np.asarray(p, dtype=np.int64)
+    ei = np.asarray(ei, dtype=np.int64)
+    keys = ei[0] * n + ei[1]
+    images = p[ei[0]] * n + p[ei[1]]
+    by_key = np.argsort(keys, kind="stable")
+    by_image = np.argsort(images, kind="stable")
+    if not np.array_equal(keys[by_key], images[by_image]):
+        return None
+    order = np.empty(len(keys), dtype=np.int64)
+    order[by_key] = by_image
+    return order
+
+
 def is_fixed(p, A) -> bool:
     """Whether ``p`` is an automorphism of the graph: ``P A P^T == A`` (an edge list: the same
     multiset of edges after relabelling).  Sparse and edge-list graphs are never densified."""

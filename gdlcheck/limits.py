@@ -28,6 +28,8 @@ MAX_PRODUCT_OPS = 1 << 37        # multiply-adds composing a sequence's n x n ma
 MAX_SYMBOLIC_PRODUCT_OPS = 1 << 18   # the same for symbolic matrices (each one a sympy operation)
 MAX_TRIAL_OPS = 1 << 36          # multiply-adds of the numeric check: trials x (generators + 1) x forward pass
 MAX_JSON_CELLS = 1 << 22         # matrix or pattern cells one JSON object writes out (2048^2; ~40 MiB of text)
+MAX_JSON_PATTERN_CELLS = 1 << 24  # the same for derive's pattern alone (orders other than 1 -> 1, no names matrix):
+                                  # written row by row from the array, 64^4 cells (2 -> 2 on 64 points) fit
 MAX_CSV_CELLS = 1 << 24          # cells one CSV output writes (4096^2); npy has the pattern and basis budgets
 MAX_JSON_DEPTH = 32              # nesting of a JSON matrix (checked before parsing)
 MAX_NPY_HEADER = 10_000          # bytes of a .npy header (numpy's own default)

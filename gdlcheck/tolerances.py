@@ -27,8 +27,10 @@ FLOAT32_LEVEL = (1e-9, 1e-5)
 # for outputs in the subnormal range (below 2.2e-308), where float64 keeps few digits
 SUBNORMAL_ULPS = 4
 
-# trials of a generator proved exactly that differ by at most this much (absolute; the trial
-# inputs are standard normal) measured rounding; a larger difference contradicts the proof
-ROUNDING_ABS = 1e-9
-# the same for code run in float32 (eps 1.2e-7, summed over a layer's terms)
-ROUNDING_ABS_FLOAT32 = 1e-4
+# trials of a generator proved exactly that differ by at most this many ulps of the largest
+# magnitude on the way (the inputs, the outputs, a module's parameters and buffers), in the dtype
+# the trials run in, measured rounding; a larger difference contradicts the proof. Relative, not
+# absolute: 1 ulp of a bias of 1e7 is 1.9e-9, and an exact 0 computed through it is that far off
+ROUNDING_ULPS = 64
+# that bound per unit of magnitude, by dtype (eps is 2^-52 in float64, 2^-23 in float32)
+ROUNDING = {"float64": ROUNDING_ULPS * 2.0 ** -52, "float32": ROUNDING_ULPS * 2.0 ** -23}

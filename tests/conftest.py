@@ -18,6 +18,15 @@ settings.register_profile("dev", deadline=None, max_examples=60)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+def newcomer_env(**extra: str) -> dict[str, str]:
+    """The environment for a gdlcheck (or python) subprocess: the parent's, without any
+    ``PYTHON*`` variable, as a newcomer's shell has it (no ``PYTHONUNBUFFERED``: standard output
+    is block-buffered, so write errors surface at the last flush), with this checkout first on
+    the path; ``extra`` on top."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+    return {**env, "PYTHONPATH": str(ROOT), **extra}
+
+
 def forbid(monkeypatch, target, name: str, what: str) -> None:
     """Make ``target.name`` fail the test when called, wherever gdlcheck holds it.
 

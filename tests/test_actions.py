@@ -355,7 +355,7 @@ def test_code_errors_name_the_parameters():
         gdlcheck.verify_callable(gcn_edges, "symmetric", shape=(4, 2), inputs=("points", "graph"))
     with pytest.raises(CallableError, match="does not use it"):
         gdlcheck.verify_callable(lambda X: X, "symmetric", shape=(4, 2), graph=np.eye(4), inputs=("points",))
-    with pytest.raises(CallableError, match="no random points input"):
+    with pytest.raises(CallableError, match="has no points input"):
         gdlcheck.verify_callable(lambda A: A, "symmetric", shape=(4, 2), graph=np.eye(4), inputs=("graph",))
     with pytest.raises(CallableError, match="pairs moves two axes of the n = 4 points"):
         gdlcheck.verify_callable(lambda X: (X @ X.T)[:2], "symmetric", shape=(4, 2), outputs="pairs")

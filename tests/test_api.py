@@ -12,13 +12,14 @@ from hypothesis import strategies as st
 
 import gdlcheck
 from gdlcheck.errors import CallableError, GdlcheckError, GroupError, SpecError
+from tests.conftest import newcomer_env
 
 
 @pytest.mark.slow
 def test_done_when_derive_dimension_of_cyclic_6():
     out = subprocess.run([sys.executable, "-c",
                           "import gdlcheck; print(gdlcheck.derive(gdlcheck.group('cyclic', n=6)).dimension)"],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, env=newcomer_env())
     assert out.stdout == "6\n"
 
 
@@ -26,7 +27,7 @@ def test_done_when_derive_dimension_of_cyclic_6():
 def test_import_is_cheap():
     code = ("import sys, gdlcheck; heavy = [m for m in ('sympy', 'scipy', 'rich', 'torch', 'numpy', 'click') "
             "if m in sys.modules]; print(heavy)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=newcomer_env())
     assert out.stdout.strip() == "[]"
 
 
@@ -34,7 +35,7 @@ def test_import_is_cheap():
 def test_using_the_api_does_not_import_torch():
     code = ("import sys, gdlcheck; gdlcheck.verify_callable(lambda X: 2 * X, 'cyclic', shape=(4, 2)); "
             "gdlcheck.derive(gdlcheck.group('symmetric', n=4)); print('torch' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=newcomer_env())
     assert out.stdout.strip() == "False"
 
 

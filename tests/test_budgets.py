@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT, forbid
+from tests.conftest import ROOT, forbid, newcomer_env
 
 
 def capped(args, cwd, memory=3 << 30, input=None):
@@ -25,7 +25,7 @@ def capped(args, cwd, memory=3 << 30, input=None):
     def limit():
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    env = newcomer_env(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     return subprocess.run([sys.executable, "-m", "gdlcheck"] + [str(a) for a in args], cwd=cwd, env=env,
                           preexec_fn=limit, capture_output=True, text=True, input=input, timeout=600)
 

@@ -1,7 +1,6 @@
 """`gdlcheck verify --callable module:attr`: importing, building, verdicts and errors."""
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -10,13 +9,13 @@ import pytest
 
 from gdlcheck.errors import CallableError
 from gdlcheck.user_code import build_callable, load_callable, parse_input_shape
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, newcomer_env
 
 
 def gdlcheck_in(folder, *args):
     """Run the real command line in ``folder`` (a fresh process: imports as a user's would be)."""
     return subprocess.run([sys.executable, "-m", "gdlcheck", *args], cwd=folder, capture_output=True, text=True,
-                          env={**os.environ, "NO_COLOR": "1"}, timeout=120)
+                          env=newcomer_env(NO_COLOR="1"), timeout=120)
 
 
 @pytest.mark.slow
@@ -25,6 +24,18 @@ def test_done_when_centred_passes_under_symmetric():
                       "--group", "symmetric")
     assert out.returncode == 0, out.stderr
     assert "PASS" in out.stdout and "mylayers:centred" in out.stdout and out.stderr == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target, shape", [("torchlayers:sorted_features", "6x5"), ("torchlayers:encoder", "8x2x3"),
+                                           ("mylayers:TorchDeepSets", "6x7")])
+def test_a_wrong_input_shape_for_a_torch_module_is_one_line(target, shape):
+    """torch logs a traceback when a shape probe fails (its fake-tensor logger); the user sees
+    gdlcheck's one line only. A fresh process: the logger's handler holds the real stderr."""
+    out = gdlcheck_in(SAMPLES, "verify", "--callable", target, "--input-shape", shape, "--group", "symmetric")
+    assert out.returncode == 2
+    assert out.stderr.startswith(f"gdlcheck: error: {target}: ") and out.stderr.count("\n") == 1, out.stderr
+    assert "Traceback" not in out.stderr
 
 
 @pytest.mark.slow

@@ -1,7 +1,6 @@
 """The command line: formats, exit codes, and one line of error for every kind of bad input."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -9,6 +8,7 @@ import numpy as np
 import pytest
 
 from gdlcheck.cli import cli
+from tests.conftest import newcomer_env
 
 
 def lines_json(text):
@@ -95,7 +95,7 @@ def test_pipeline_derive_csv_into_verify(run, group):
 
 @pytest.mark.slow
 def test_pipeline_as_real_processes():
-    env = dict(os.environ, NO_COLOR="1")
+    env = newcomer_env(NO_COLOR="1")
     derive = subprocess.run([sys.executable, "-m", "gdlcheck", "derive", "--group", "cyclic", "-n", "6",
                              "--format", "csv"], capture_output=True, text=True, env=env, check=True)
     verify = subprocess.run([sys.executable, "-m", "gdlcheck", "verify", "-", "--group", "cyclic", "--format", "json"],
@@ -264,7 +264,7 @@ def test_internal_error_exits_70_without_traceback(run, monkeypatch, samples):
 
 @pytest.mark.slow
 def test_no_color_and_piped_output_has_no_escape_codes():
-    env = dict(os.environ, NO_COLOR="1")
+    env = newcomer_env(NO_COLOR="1")
     out = subprocess.run([sys.executable, "-m", "gdlcheck", "derive", "-g", "cyclic", "-n", "4"],
                          capture_output=True, text=True, env=env).stdout
     assert "\x1b[" not in out and "theta_3" in out

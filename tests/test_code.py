@@ -3,9 +3,6 @@ outputs, the traps that give a believable answer about the wrong thing, the culp
 random code and the notes.  CI installs torch, so these run rather than skip."""
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -289,23 +286,21 @@ def test_a_break_in_the_parents_own_code_is_placed_between_its_children():
     assert verify(seq, "symmetric", (5, 3)).culprit["path"] == "1"
 
 
-def test_the_text_report_prints_the_culprit(tmp_path):
+def test_the_text_report_prints_the_culprit(tmp_path, run, monkeypatch):
     (tmp_path / "ul_culprit.py").write_text(
         "import torch\n"
         "class Pos(torch.nn.Module):\n"
         "    def forward(self, x):\n        return x + x.roll(1, 0)\n"
         "def model():\n    torch.manual_seed(0)\n"
         "    return torch.nn.Sequential(torch.nn.Linear(3, 3), Pos(), torch.nn.ReLU())\n")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
-    out = subprocess.run([sys.executable, "-m", "gdlcheck", "verify", "--callable", "ul_culprit:model",
-                          "--input-shape", "5x3", "--group", "symmetric"], cwd=tmp_path, capture_output=True,
-                         text=True, env=env, timeout=120)
-    assert out.returncode == 1, out.stderr
+    monkeypatch.chdir(tmp_path)   # the command line in this process (click's runner), from that folder
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+    args = ["verify", "--callable", "ul_culprit:model", "--input-shape", "5x3", "--group", "symmetric"]
+    out = run(args)
+    assert out.exit_code == 1, out.stderr
     assert "culprit: 1 (Pos) breaks it under (0 1)" in " ".join(out.stdout.split())
-    out = subprocess.run([sys.executable, "-m", "gdlcheck", "verify", "--callable", "ul_culprit:model",
-                          "--input-shape", "5x3", "--group", "symmetric", "--format", "json"], cwd=tmp_path,
-                         capture_output=True, text=True, env=env, timeout=120)
-    assert json.loads(out.stdout)["culprit"]["path"] == "1"
+    assert json.loads(run(args + ["--format", "json"]).stdout)["culprit"]["path"] == "1"
 
 
 # --------------------------------------------------------------------------- honest about the code

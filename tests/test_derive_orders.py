@@ -165,3 +165,47 @@ def test_export_svg_saves_the_report(run, tmp_path):
     result = run(["derive", "-g", "p4", "--shape", "4x4", "--export-svg", svg])
     assert result.exit_code == 0 and svg.read_text().lstrip().startswith("<svg")
     assert run(["derive", "-g", "cyclic", "-n", "3", "--format", "json", "--export-svg", svg]).exit_code == 2
+
+
+@pytest.mark.parametrize("name, n, in_order, out_order", [
+    ("symmetric", 3, 2, 2), ("symmetric", 4, 0, 2), ("symmetric", 3, 2, 0), ("cyclic", 5, 1, 1),
+    ("trivial", 2, 0, 0), ("dihedral", 4, 2, 1), ("cyclic", 3, 3, 1),
+])
+def test_the_json_text_is_the_json_of_the_dict(name, n, in_order, out_order):
+    """derive --format json writes the pattern row by row; the text is what json.dumps writes."""
+    from gdlcheck.output.report import derive_json, derive_json_text, dumps
+
+    d = derive(groups.build_group(name, n=n), in_order=in_order, out_order=out_order)
+    assert derive_json_text(d) == dumps(derive_json(d))
+
+
+@pytest.mark.slow
+def test_json_of_2_to_2_at_48_and_64_points(run, tmp_path):
+    """The README's claim: symmetric 2 -> 2 at n = 48 and 64 has machine-readable JSON."""
+    obj = json.loads(run(["derive", "-g", "symmetric", "-n", "48", "--in-order", "2", "--out-order", "2",
+                          "--format", "json"]).stdout)
+    assert obj["dimension"] == 15 and np.array(obj["pattern"], dtype=np.int8).shape == (48,) * 4
+    out = tmp_path / "s64.json"
+    result = run(["derive", "-g", "symmetric", "-n", "64", "--in-order", "2", "--out-order", "2", "-o", out])
+    assert result.exit_code == 0 and result.stderr == ""
+    with open(out, encoding="ascii") as fh:
+        head = fh.read(200)
+        fh.seek(0, 2)
+        size = fh.tell()
+    assert head.startswith('{"schema_version": 1') and size > 64 ** 4 * 3   # every cell, ", " apart
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [
+    ["-g", "cyclic", "-n", "48", "--in-order", "2", "--out-order", "2"],      # basis too big, JSON fits
+    ["-g", "trivial", "-n", "70", "--in-order", "2", "--out-order", "2"],     # neither
+])
+def test_a_refusal_names_only_a_format_that_works(run, args, tmp_path):
+    """No loop of refusals: what the JSON or npy refusal suggests is accepted."""
+    for fmt, other in (("json", "npy"), ("npy", "json")):
+        refused = run(["derive", *args, "--format", fmt, "-o", tmp_path / f"out.{fmt}"])
+        if refused.exit_code == 0:
+            continue
+        assert refused.exit_code == 2
+        if f"--format {other}" in refused.stderr:
+            assert run(["derive", *args, "--format", other, "-o", tmp_path / f"out.{other}"]).exit_code == 0

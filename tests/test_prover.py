@@ -348,23 +348,28 @@ def test_a_not_proven_generator_is_named_in_the_notes_of_a_numeric_verdict(tmp_p
     assert "not proven for (0 1 2 3 4 5 6) at layers[0].bias: b[1] = 2.0 but b[0] = 1.0" in " ".join(out["notes"])
 
 
-@pytest.mark.parametrize("spec, trials_fail", [
-    # a linear layer as a whole: the trials measure on the weights' scale (the tolerance rule), so
-    # the rounding of an exact 0 is tiny there and they pass
-    ({"symmetry": {"group": "cyclic", "n": 4}, "expect": "invariant",
-      "layer": [{"kind": "conv", "kernel": [0.1, -0.3, 0.2]}, {"kind": "pool", "op": "sum"}]}, False),
-    # measured against its own outputs, which are rounding of 0: the trials fail and are overruled
-    ({"symmetry": {"group": "symmetric", "n": 5}, "channels": 2, "expect": "invariant",
-      "layer": [{"kind": "deepsets", "alpha": 1, "beta": -0.2}, {"kind": "pool", "op": "sum"}]}, True),
+@pytest.mark.parametrize("spec", [
+    # a linear layer as a whole, measured on the weights' scale (the tolerance rule)
+    {"symmetry": {"group": "cyclic", "n": 4}, "expect": "invariant",
+     "layer": [{"kind": "conv", "kernel": [0.1, -0.3, 0.2]}, {"kind": "pool", "op": "sum"}]},
+    # measured against its own outputs, which are rounding of 0
+    {"symmetry": {"group": "symmetric", "n": 5}, "channels": 2, "expect": "invariant",
+     "layer": [{"kind": "deepsets", "alpha": 1, "beta": -0.2}, {"kind": "pool", "op": "sum"}]},
 ], ids=["zero-sum-kernel", "centred-set"])
 @pytest.mark.parametrize("method", ["auto", "both"])
-def test_a_proof_of_an_output_that_is_exactly_zero_is_not_overruled_by_rounding(run, tmp_path, spec, trials_fail,
-                                                                                  method):
-    """The output is 0 in exact arithmetic; a relative error against the outputs divides noise by noise."""
+def test_a_proof_of_an_output_that_is_exactly_zero_is_not_overruled_by_rounding(run, tmp_path, spec, method):
+    """The output is 0 in exact arithmetic; a relative error against the outputs divides noise by
+    noise. Whether the trials' floats come out exactly 0 (and pass) or as rounding (and fail)
+    depends on the CPU; either way the proof stands, and a trial that fails is named as rounding."""
     path = tmp_path / "zero.yaml"
     path.write_text(json.dumps(spec))
     result = run(["verify", path, "--method", method, "--format", "json"])
     report = json.loads(result.stdout)
     assert (result.exit_code, report["verdict"]) == (0, "holds")
-    assert any(not c["passed"] for c in report["checks"] if c["method"] == "numeric") == trials_fail
-    assert any("what they measured is rounding" in note for note in report.get("notes", [])) == trials_fail
+    trials = [c for c in report["checks"] if c["method"] == "numeric"]
+    # the inputs are of order 1 and the outputs are 0: a deviation is rounding, far below 1e-12
+    assert all(c["max_abs_error"] < 1e-12 for c in trials)
+    failed = [c["generator"] for c in trials if not c["passed"]]
+    notes = " ".join(report.get("notes", []))
+    assert all(f"the trials for {g} measured" in notes and "what they measured is rounding" in notes
+               for g in failed)

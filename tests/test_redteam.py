@@ -5,20 +5,19 @@ without exactly one error line, an API exception that is not a GdlcheckError, JS
 case past its time limit or out of memory."""
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, newcomer_env
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_red_team_run_finds_nothing(seed):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}
+    env = newcomer_env(OPENBLAS_NUM_THREADS="1")
     result = subprocess.run([sys.executable, str(ROOT / "fuzz" / "redteam.py"), "--cases", "200", "--seed", str(seed),
                              "--case-seconds", "60", "--memory", str(4 << 30)],
                             capture_output=True, text=True, env=env, timeout=1800)

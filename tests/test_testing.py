@@ -1,6 +1,5 @@
 """gdlcheck.testing.assert_equivariant: for users' own pytest suites."""
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -13,6 +12,7 @@ from hypothesis import strategies as st
 import gdlcheck
 from gdlcheck.errors import CallableError
 from gdlcheck.testing import assert_equivariant
+from tests.conftest import newcomer_env
 
 
 def test_passes_quietly_and_returns_the_result():
@@ -72,7 +72,7 @@ def test_its_own_frame_is_hidden_from_pytest_tracebacks(tmp_path):
     """))
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
                           str(tmp_path / "test_user.py")], cwd=tmp_path, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=120)
+                         env=newcomer_env(PYTHONDONTWRITEBYTECODE="1"), timeout=120)
     assert out.returncode == 1, out.stdout
     assert "generator (0 1 2 3 4 5): relative error" in out.stdout
     assert "test_user.py" in out.stdout

@@ -11,7 +11,7 @@ import yaml
 from click.shell_completion import ShellComplete
 
 from gdlcheck.cli import cli
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import ROOT, SAMPLES, newcomer_env
 
 # --------------------------------------------------------------------------- pre-commit
 
@@ -41,7 +41,7 @@ def test_the_hook_entry_passes_and_fails_as_pre_commit_would_run_it(tmp_path):
     specs.mkdir()
     for name in ("conv.yaml", "deepsets.yaml", "bias-breaks.yaml"):
         (specs / name).write_text((SAMPLES / name).read_text())
-    env = {**os.environ, "NO_COLOR": "1", "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
+    env = newcomer_env(NO_COLOR="1", PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     command = hook["entry"].split() + hook.get("args", [])
 
     def run(*names):
@@ -135,11 +135,11 @@ def test_inputs_complete_as_files():
 
 @pytest.mark.slow
 def test_completion_through_the_installed_script():
-    env = {**os.environ, "COMP_WORDS": "gdlcheck kinds g", "COMP_CWORD": "2", "_GDLCHECK_COMPLETE": "bash_complete"}
+    env = newcomer_env(COMP_WORDS="gdlcheck kinds g", COMP_CWORD="2", _GDLCHECK_COMPLETE="bash_complete")
     script = os.path.join(os.path.dirname(sys.executable), "gdlcheck")
     out = subprocess.run([script], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.splitlines() == ["plain,gcn"]
-    source = subprocess.run([script], env={**os.environ, "_GDLCHECK_COMPLETE": "bash_source"}, capture_output=True,
+    source = subprocess.run([script], env=newcomer_env(_GDLCHECK_COMPLETE="bash_source"), capture_output=True,
                             text=True, timeout=60)
     assert "_gdlcheck_completion" in source.stdout
 

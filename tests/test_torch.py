@@ -1,7 +1,6 @@
 """PyTorch modules and functions on tensors (CI installs torch, so these run rather than skip)."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -14,7 +13,7 @@ from hypothesis import strategies as st
 import gdlcheck
 from gdlcheck.errors import CallableError
 from gdlcheck.testing import assert_equivariant
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, newcomer_env
 
 pytestmark = pytest.mark.slow  # subprocesses and torch: deselect with -m 'not slow'
 
@@ -156,14 +155,16 @@ def test_assert_equivariant_on_torch_modules():
         assert_equivariant(SelfAttention(causal=True), "cyclic", (5, 4))
 
 
-def test_cli_verifies_a_torch_module_from_the_current_folder():
-    env = {**os.environ, "NO_COLOR": "1"}
-    for extra in ([], ["--dtype", "float32"]):
-        out = subprocess.run([sys.executable, "-m", "gdlcheck", "verify", "--callable", "mylayers:TorchDeepSets",
-                              "--input-shape", "5x3", "--group", "symmetric", "--format", "json", *extra],
-                             cwd=SAMPLES, capture_output=True, text=True, env=env, timeout=120)
-        assert out.returncode == 0, out.stderr
-        obj = json.loads(out.stdout)
+def test_cli_verifies_a_torch_module_from_the_current_folder(run, monkeypatch):
+    """The float64 run in a fresh process (imports as a user's are), float32 in this one."""
+    args = ["verify", "--callable", "mylayers:TorchDeepSets", "--input-shape", "5x3", "--group", "symmetric",
+            "--format", "json"]
+    out = subprocess.run([sys.executable, "-m", "gdlcheck", *args], cwd=SAMPLES, capture_output=True, text=True,
+                         env=newcomer_env(NO_COLOR="1"), timeout=120)
+    assert out.returncode == 0, out.stderr
+    monkeypatch.chdir(SAMPLES)
+    for stdout in (out.stdout, run(args + ["--dtype", "float32"]).stdout):
+        obj = json.loads(stdout)
         # proved by its trace: Linear maps of the rows, a sum over the points, broadcast back
         assert obj["kind"] == "torch.nn.Module" and obj["verdict"] == "holds"
         assert obj["proof"][0]["rule"] == "the module's traced graph, followed operation by operation"

@@ -12,14 +12,17 @@ def exact(passed, is_exact=True):
     return Check("(0 1)", "exact", max_abs_error=0.0, relative_error=0.0, exact=is_exact, passed=passed)
 
 
-def numeric(passed, error=0.0):
+def numeric(passed, error=0.0, magnitude=1.0):
     return Check("(0 1)", "numeric", max_abs_error=error, relative_error=1.0 if error else 0.0, trials=8,
-                 passed=passed)
+                 passed=passed, magnitude=magnitude)
 
 
-def verdict(checks, method="auto", has_generators=True, exact_applies=True, why_not=None):
+def verdict(checks, method="auto", has_generators=True, exact_applies=True, why_not=None, **rounding):
     return decide(checks, method=method, has_generators=has_generators, exact_applies=exact_applies,
-                  why_not=why_not)
+                  why_not=why_not, **rounding)
+
+
+EPS64, EPS32 = 2.0 ** -52, 2.0 ** -23   # float64's and float32's eps, written out
 
 
 def test_no_generators_holds():
@@ -42,19 +45,40 @@ def test_a_failing_check_fails_whatever_else_holds():
     assert verdict([exact(True), numeric(True), other])[:2] == ("fails", False)
 
 
-@pytest.mark.parametrize("error", [0.0, 3e-16, 1e-9])
+# magnitude 1: rounding is at most 64 ulps of 1 (64 * 2^-52 = 1.42e-14)
+@pytest.mark.parametrize("error", [0.0, 3e-16, 64 * EPS64])
 def test_trials_that_fail_a_generator_proved_exactly_by_rounding_measured_rounding(error):
     v, passed, notes = verdict([exact(True), numeric(False, error)])
     assert (v, passed) == ("holds", True)
     assert [(n.what, n.args["generator"]) for n in notes] == [("trials_rounding", "(0 1)")]
 
 
-@pytest.mark.parametrize("error", [1.01e-9, 1e-3, 0.7, math.inf])
+@pytest.mark.parametrize("error", [64.5 * EPS64, 1e-9, 1e-3, 0.7, math.inf])
 def test_a_counterexample_past_rounding_wins_over_a_proof(error):
     """A wrong rule must not hide what the trials found: the counterexample decides, and says so."""
     v, passed, notes = verdict([exact(True), numeric(False, error)])
     assert (v, passed) == ("fails", False)
     assert [(n.what, n.args["generator"]) for n in notes] == [("proof_contradicted", "(0 1)")]
+
+
+@pytest.mark.parametrize("seen, parameters", [(1e7, 0.0), (1.0, 1e7)])
+def test_rounding_is_read_against_the_largest_magnitude_on_the_way(seen, parameters):
+    """2 ulps of 1e7 (2 * 2^-52 * 2^23 = 3.7e-9 for 1e7 < 2^24) is rounding when 1e7 is in the
+    trials' values or in the module's parameters; on values of order 1 it is a counterexample."""
+    two_ulps = 2 * EPS64 * 2.0 ** 23
+    v, _, notes = verdict([exact(True), numeric(False, two_ulps, magnitude=seen)], magnitude=parameters)
+    assert v == "holds" and [n.what for n in notes] == ["trials_rounding"]
+    v, _, notes = verdict([exact(True), numeric(False, two_ulps, magnitude=1.0)])
+    assert v == "fails" and [n.what for n in notes] == ["proof_contradicted"]
+
+
+def test_float32_rounding_inside_a_float64_check_fails_without_blaming_a_rule():
+    """1e-7 on values of order 1 is past float64 rounding but within 64 ulps of float32 (7.6e-6):
+    the check fails (the caller notes float32), and no rule is said to be wrong."""
+    v, _, notes = verdict([exact(True), numeric(False, 1e-7)], lower_rounding=64 * EPS32)
+    assert v == "fails" and notes == []
+    v, _, notes = verdict([exact(True), numeric(False, 1e-3)], lower_rounding=64 * EPS32)
+    assert v == "fails" and [n.what for n in notes] == ["proof_contradicted"]
 
 
 def test_every_exact_check_exactly_is_holds():

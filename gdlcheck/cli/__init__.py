@@ -89,8 +89,9 @@ class _Cli(click.Group):
         try:
             guard.finish()
         except OutputError as err:
-            error_line(str(err))
-            code = EXIT_OUTPUT
+            if code != EXIT_OUTPUT:  # not reported yet: one line, however many writes failed
+                error_line(str(err))
+                code = EXIT_OUTPUT
         return code
 
     @staticmethod

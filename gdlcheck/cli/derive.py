@@ -64,7 +64,7 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
     """
     from gdlcheck import api
     from gdlcheck.output import explain as prose
-    from gdlcheck.output.report import check_output_cells, derive_json, dumps
+    from gdlcheck.output.report import check_output_cells, derive_json_text
 
     fmt = output_format(fmt, output, FORMATS)
     _refuse_what_does_not_apply(fmt, in_order, out_order, channels_in, channels_out, explain, svg)
@@ -82,7 +82,7 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
     else:
         if fmt == "csv" and d.cells <= MAX_CELLS:
             check_output_cells(d.cells, "csv", "pattern")
-        text = {"json": lambda: dumps(derive_json(d)) + "\n", "csv": lambda: prose.pattern_csv(d.pattern),
+        text = {"json": lambda: derive_json_text(d) + "\n", "csv": lambda: prose.pattern_csv(d.pattern),
                 "latex": lambda: prose.latex_form(d)}[fmt]()
         write_text(text, output)
     if plot:

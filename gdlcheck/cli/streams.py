@@ -8,9 +8,10 @@
   (:data:`~gdlcheck.cli.common.EXIT_OUTPUT`, sysexits' ``EX_IOERR``).
 * **Text the stream cannot encode** (a name in Cyrillic on an ASCII terminal, a lone
   surrogate from a file name) is written escaped (``\\u0430``), never an error.
-* **Python warnings** (numpy's overflow and casting warnings, ...) never reach standard
-  error: what they mean is reported where it matters (a non-finite output is an error, a
-  complex weight a note).
+* **Python warnings** (numpy's overflow and casting warnings, ...) and **libraries' log
+  records** (torch logs a traceback when a shape probe of a module fails, before gdlcheck
+  reports the wrong ``--input-shape`` in one line) never reach standard error: what they mean is
+  reported where it matters (a non-finite output is an error, a complex weight a note).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
+import logging
 import os
 import sys
 import warnings
@@ -27,29 +29,42 @@ from gdlcheck.cli.common import OutputError, output_failed
 
 class _GuardedBuffer(io.RawIOBase):
     """The bytes of standard output, written through to the real stream with its errors sorted:
-    EPIPE closes the pipe quietly (later writes are discarded), anything else is an OutputError."""
+    EPIPE closes the pipe quietly (later writes are discarded), anything else is an OutputError.
+
+    After a failure the rest of the output is discarded too (:attr:`error` keeps it): the error
+    is reported once, and nothing is left to fail again in a later flush."""
 
     def __init__(self, target):
         super().__init__()
         self._target = target
         self.pipe_closed = False
+        self.error: OutputError | None = None
+
+    @property
+    def stopped(self) -> bool:
+        """Nothing more is written: the reader went away, or a write failed."""
+        return self.pipe_closed or self.error is not None
 
     def writable(self) -> bool:
         return True
 
     def write(self, data) -> int:
         size = len(data)
-        if self.pipe_closed:
+        if self.stopped:
             return size
         if self._target is None:
-            raise OutputError("cannot write standard output: it is closed")
+            raise self._failed(OutputError("cannot write standard output: it is closed"))
         self._guarded(lambda: self._target.write(bytes(data)))
         return size
 
     def flush(self) -> None:
-        if self.pipe_closed or self._target is None:
+        if self.stopped or self._target is None:
             return
         self._guarded(self._target.flush)
+
+    def _failed(self, error: OutputError) -> OutputError:
+        self.error = error
+        return error
 
     def _guarded(self, call) -> None:
         """``call()``: a closed pipe is remembered (the rest is discarded), any other failure to
@@ -62,9 +77,9 @@ class _GuardedBuffer(io.RawIOBase):
             if err.errno == errno.EPIPE:
                 self.pipe_closed = True
             else:
-                raise output_failed(err, "standard output") from None
+                raise self._failed(output_failed(err, "standard output")) from None
         except ValueError:  # the stream itself was closed
-            raise OutputError("cannot write standard output: it is closed") from None
+            raise self._failed(OutputError("cannot write standard output: it is closed")) from None
 
     def isatty(self) -> bool:
         try:
@@ -94,11 +109,19 @@ class _Guard:
                                        write_through=True)
 
     def finish(self) -> None:
-        """Flush what is left; raises OutputError when that fails (not for a closed pipe)."""
+        """Flush what is left, down to the descriptor; raises the OutputError of any failure to
+        write in this run (not for a closed pipe), even one a command caught.
+
+        A buffered standard output (every shell without ``PYTHONUNBUFFERED``) only fails when it
+        is flushed: this is that flush, while gdlcheck can still report it. After a closed pipe
+        or a failure the descriptor is pointed at /dev/null, so the interpreter's own flush at
+        exit has nothing to fail on (no 'Exception ignored', no exit 120)."""
         try:
             self.stdout.flush()
+            if self.raw.error is not None:
+                raise self.raw.error
         finally:
-            if self.raw.pipe_closed:
+            if self.raw.stopped:
                 _silence_stdout(self.original)
 
     def restore(self) -> None:
@@ -108,8 +131,9 @@ class _Guard:
 
 
 def _silence_stdout(original) -> None:
-    """After a closed pipe, point the real descriptor at /dev/null: Python's own flush at exit
-    must not print 'Exception ignored ... BrokenPipeError'."""
+    """After a closed pipe or a failed write, point the real descriptor at /dev/null (as
+    Python's documentation advises for SIGPIPE): Python's own flush at exit must not print
+    'Exception ignored ... BrokenPipeError' or '... OSError: [Errno 28]'."""
     try:
         fd = original.fileno()
     except (AttributeError, OSError, ValueError):
@@ -138,7 +162,12 @@ def guarded_streams():
 
 @contextlib.contextmanager
 def quiet_warnings():
-    """No Python warning reaches standard error while a command runs."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+    """No Python warning and no library's log record reaches standard error while a command runs."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logging.disable(previous)

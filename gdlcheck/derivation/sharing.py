@@ -18,6 +18,7 @@ import numpy as np
 from gdlcheck.derivation.cells import MAX_BASIS_ENTRIES, check_cells, check_count, full_labels, orbit_labels
 from gdlcheck.errors import LimitError
 from gdlcheck.groups import PermGroup
+from gdlcheck.limits import MAX_JSON_CELLS, MAX_JSON_PATTERN_CELLS
 
 
 @dataclass
@@ -103,6 +104,11 @@ class Derivation:
         names = np.asarray(self.entry_names(), dtype=object)
         return names[self.pattern].tolist()
 
+    def json_cells(self) -> int:
+        """The cells of the pattern its JSON may hold: at 1 -> 1 the JSON also carries the matrix of
+        entry names (one Python string per cell); otherwise only the pattern, written row by row."""
+        return MAX_JSON_CELLS if (self.out_order, self.in_order) == (1, 1) else MAX_JSON_PATTERN_CELLS
+
     def orbit_sizes(self) -> np.ndarray:
         return np.bincount(self.pattern.ravel(), minlength=self.dimension)
 
@@ -110,10 +116,10 @@ class Derivation:
         """The basis array: ``dimension x (out shape) x (in shape)``, 0/1 entries (int8)."""
         total = self.dimension * self.cells
         if total > MAX_BASIS_ENTRIES:
+            other = "use --format json for the pattern" if self.cells <= self.json_cells() else "use the text report"
             raise LimitError(
                 f"the basis array would have {self.dimension} x {self.cells} = {total:.3g} entries "
-                f"({total / 2**30:.3g} GiB as int8), over the limit of {MAX_BASIS_ENTRIES} entries; "
-                "use --format json for the pattern"
+                f"({total / 2**30:.3g} GiB as int8), over the limit of {MAX_BASIS_ENTRIES} entries; {other}"
             )
         flat = self.pattern.ravel()
         out = np.zeros((self.dimension, flat.size), dtype=np.int8)

@@ -51,6 +51,20 @@ def _fmt(x) -> str:
     return f"{x:.3g}"
 
 
+# A residual below this, relative to the values it was measured on, is rounding: its digits (and
+# whether it is 0 at all) depend on the CPU, the BLAS and the order of a sum, so the text report
+# shows it as such instead ("rounding", "< 1e-12") and reads the same on every machine. JSON
+# keeps the measured numbers.
+ROUNDING_SHOWN = 1e-12
+
+
+def _residuals(max_abs_error, relative_error) -> tuple[str, str]:
+    """The two error cells of a check: the numbers, or 'rounding' below :data:`ROUNDING_SHOWN`."""
+    if relative_error is not None and relative_error < ROUNDING_SHOWN:
+        return "rounding", f"< {ROUNDING_SHOWN:.0e}"
+    return _fmt(max_abs_error), _fmt(relative_error)
+
+
 # Generators wider than this are shortened in the verify table (the full cycle string is in
 # the JSON output and in the counterexample line), so the verdict columns always fit.
 GENERATOR_WIDTH = 20
@@ -144,7 +158,7 @@ def _check_cells(c) -> tuple[str, str, str, str, str, str]:
         res = "PASS (within tol)"
     style = "green" if c.passed else ("red" if c.passed is False else "yellow")
     method = c.method + (f" x{c.trials}" if c.trials else "")
-    return short_generator(c.generator), method, _fmt(c.max_abs_error), _fmt(c.relative_error), res, style
+    return (short_generator(c.generator), method, *_residuals(c.max_abs_error, c.relative_error), res, style)
 
 
 _CHECK_HEADERS = ("generator", "method", "max abs error", "relative", "result")

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
+from gdlcheck.derivation.cells import MAX_BASIS_ENTRIES
 from gdlcheck.errors import LimitError
 from gdlcheck.groups import PermGroup
 from gdlcheck.limits import MAX_CELLS, MAX_CSV_CELLS, MAX_JSON_CELLS
@@ -114,10 +117,15 @@ def check_output_cells(cells: int, fmt: str, what: str) -> None:
                          "use --format npy (binary) or the text report")
 
 
-def derive_json(d) -> dict:
-    if d.cells <= MAX_CELLS:   # past it, the pattern's own budget refuses it with the estimate in GiB
-        check_output_cells(d.cells, "json", "pattern")
-    pattern = d.pattern  # first: a pattern over the size budget is refused before anything else is built
+def derive_json(d, pattern: bool = True) -> dict:
+    """``derive --format json`` as a dict (``pattern=False``: without its last key, the pattern)."""
+    limit = d.json_cells()
+    if MAX_JSON_CELLS < d.cells <= MAX_CELLS and d.cells > limit:   # past MAX_CELLS the pattern's own budget refuses
+        # the refusal names only what works: npy when the basis fits its budget
+        other = "--format npy (binary) or " if d.dimension * d.cells <= MAX_BASIS_ENTRIES else ""
+        raise LimitError(f"json output of the pattern would have {d.cells} cells, over the limit of {limit}; "
+                         f"use {other}the text report")
+    patterned = d.pattern  # first: a pattern over the size budget is refused before anything else is built
     out = {
         "schema_version": SCHEMA_VERSION,
         "group": group_json(d.group),
@@ -138,8 +146,31 @@ def derive_json(d) -> dict:
     matrix = d.matrix_strings()
     if matrix is not None:
         out["matrix"] = matrix
-    out["pattern"] = pattern.tolist()
+    if pattern:
+        out["pattern"] = patterned.tolist()
     return out
+
+
+def derive_json_text(d) -> str:
+    """``dumps(derive_json(d))``, with the pattern written from the array row by row: no Python
+    int per cell (the pattern of 2 -> 2 on 64 points has 16.8M)."""
+    head = dumps(derive_json(d, pattern=False))
+    return head[:-1] + ', "pattern": ' + int_array_json(d.pattern) + "}"
+
+
+def int_array_json(a: np.ndarray) -> str:
+    """The JSON of ``a.tolist()`` for an integer array, as :func:`dumps` writes it, built from
+    one string per row of the last axis."""
+    if a.ndim == 0:
+        return str(int(a))
+    if a.size == 0:
+        return json.dumps(a.tolist(), separators=(", ", ": "))
+    low = int(a.min())
+    words = np.array([str(v) for v in range(low, int(a.max()) + 1)], dtype=object)
+    parts = ["[" + ", ".join(words[row - low]) + "]" for row in a.reshape(-1, a.shape[-1])]
+    for size in reversed(a.shape[:-1]):
+        parts = ["[" + ", ".join(parts[k:k + size]) + "]" for k in range(0, len(parts), size)]
+    return parts[0]
 
 
 def project_json(input_name: str, group: PermGroup, P, distance: float) -> dict:

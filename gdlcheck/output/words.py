@@ -143,8 +143,8 @@ _FIXED = {
 _TEMPLATES = {
     "numeric_skipped": "numeric check skipped: {error}",
     "trials_rounding": "the trials for {generator} measured a relative error of {relative:.3g}, but the exact check "
-                       "proves {generator}: what they measured is rounding (an output near 0 makes the relative "
-                       "error large)",
+                       "proves {generator}: what they measured is rounding (a few ulps of the largest value on "
+                       "the way: an output near 0, or a large value that cancels, makes the relative error large)",
     "proof_contradicted": "the rules prove {generator}, but the trials found a counterexample far past rounding "
                           "(max abs error {error:.3g}): a rule of gdlcheck's is wrong here, so the counterexample "
                           "decides; please report this input",
@@ -238,8 +238,14 @@ def culprit_text(c: dict) -> str:
         inside = f", in its own forward before {c['before']}"
     elif c.get("after"):
         inside = f", in its own forward after {c['after']}"
+    if c.get("made_by"):
+        inside += f", with the output of {c['made_by']} (a per-point value made from inputs that do not move)"
+    held = ""
+    if c.get("held"):
+        held = f"; {', '.join(c['held'])} {'is' if len(c['held']) == 1 else 'are'} held: given unchanged, " \
+               "not moved with the points"
     return (f"{who} breaks it under {c['generator']}{inside}: its inputs move with the points but its output does not "
-            f"(relative error {c['relative_error']:.3g}; trial {c['trial']}, seed {c['seed']})")
+            f"(relative error {c['relative_error']:.3g}; trial {c['trial']}, seed {c['seed']}){held}")
 
 
 def code_culprit_json(c: dict) -> dict:

@@ -262,6 +262,7 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
     n = group.n
     gens = group.gen_arrays() if gens is None else gens
     worst: list[tuple[float, float, TrialWitness | None]] = [(0.0, 0.0, None)] * len(gens)
+    largest = [0.0] * len(gens)  # per generator: the largest |value| in and out of its trials
     syms = sorted(layer.symbols(), key=str)
     A = layer.graph()
     moves = layer.signature
@@ -282,6 +283,7 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
         else:
             e, scale = 0, None
         fx = _finite_output(f, X, A, t, seed)
+        seen = max(_largest(X), _largest(fx, e), _largest(np.array([scale if scale is not None else 0.0]), e))
         if law.output != "none" and moves is None:
             _points_output(fx, n)
         floor = SUBNORMAL_ULPS * (n + channels) * SUBNORMAL_STEP
@@ -292,6 +294,7 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
                                                                    moves)
             if fgx.shape != target.shape:
                 raise ValueError(f"output shape changed under the permutation: {fgx.shape} vs {target.shape}")
+            largest[k] = max(largest[k], seen, _largest(fgx, e))
             diff = np.abs(fgx - target)
             err = float(diff.max()) if diff.size else 0.0
             if not math.isfinite(err):
@@ -310,8 +313,16 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
                                        unscaled(float(target[entry]), e) if diff.size else None,
                                        unscaled(float(fgx[entry]), e) if diff.size else None, output=output)
                 worst[k] = (unscaled(err, e), rel, witness)
-    return [Residual(_generator(s), "numeric", max_abs_error=err, relative_error=rel, witness=witness, trials=trials)
-            for s, (err, rel, witness) in zip(gens, worst)]
+    return [Residual(_generator(s), "numeric", max_abs_error=err, relative_error=rel, witness=witness, trials=trials,
+                     magnitude=top) for s, (err, rel, witness), top in zip(gens, worst, largest)]
+
+
+def _largest(values: np.ndarray, e: int = 0) -> float:
+    """The largest finite ``|value|`` of ``values * 2^e`` (0 for none, or past float64's range):
+    the scale of the rounding in a trial."""
+    finite = np.abs(values[np.isfinite(values)]) if values.size else values
+    top = unscaled(float(finite.max()), e) if finite.size else None
+    return top if top is not None else 0.0
 
 
 def _trial_values(syms, rng) -> dict:

@@ -81,7 +81,8 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
             notes.append(Fact("numeric_skipped", {"error": err.what}))
     checks = [judge(r, options.tol, method) for r in residuals]
     verdict, passed, verdict_notes = decide(checks, method=method, has_generators=bool(group.gens),
-                                            rounding=options.rounding,
+                                            rounding=options.rounding, magnitude=options.magnitude,
+                                            lower_rounding=options.lower_rounding,
                                             exact_applies=bool(exact), why_not=why_not)
     notes.extend(n for n in verdict_notes if n.what != "exact_undecided" or proof is None)
     if any(c.method == "exact" and c.passed is None for c in checks):   # "not proven": the notes say where

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Fact
 from gdlcheck.layers.rules import Proof, Step, Stop  # noqa: F401  (re-exported)
-from gdlcheck.tolerances import ROUNDING_ABS, TOL
+from gdlcheck.tolerances import ROUNDING, TOL
 
 METHODS = ("auto", "exact", "numeric", "both")
 
@@ -33,7 +33,13 @@ class Options:
     tol: float = TOL
     trials: int = 8
     seed: int = 0
-    rounding: float = ROUNDING_ABS   # trials of a proved generator within this (absolute) measured rounding
+    # trials of a proved generator within rounding * (the largest magnitude on the way) measured
+    # rounding; magnitude: what the trials do not see themselves (a module's parameters, buffers)
+    rounding: float = ROUNDING["float64"]
+    magnitude: float = 0.0
+    # float64 code that computes in float32 inside: its trials are off by float32 rounding, which
+    # fails a float64 check but is no wrong rule (None: no lower precision to allow for)
+    lower_rounding: float | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,7 @@ class Residual:
     trials: int | None = None
     detail: str | None = None
     symbolic: bool = False
+    magnitude: float | None = None  # trials: the largest |value| of their inputs and outputs (rounding's scale)
 
 
 @dataclass

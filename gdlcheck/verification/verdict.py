@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import fields as dataclass_fields
 
 from gdlcheck.layers import Fact
-from gdlcheck.tolerances import ROUNDING_ABS
+from gdlcheck.tolerances import ROUNDING
 from gdlcheck.verification.result import (
     FAILS,
     HOLDS,
@@ -41,7 +41,8 @@ def judge(residual: Residual, tol: float, method: str = "auto") -> Check:
 
 
 def decide(checks: list[Check], *, method: str, has_generators: bool, exact_applies: bool,
-           why_not: Fact | None = None, rounding: float = ROUNDING_ABS) -> tuple[str, bool, list[Fact]]:
+           why_not: Fact | None = None, rounding: float = ROUNDING["float64"], magnitude: float = 0.0,
+           lower_rounding: float | None = None) -> tuple[str, bool, list[Fact]]:
     """The verdict, whether it passes, and the notes that explain it.
 
     ============================================  =======================================
@@ -51,7 +52,7 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     exact demanded, no exact check applies        inconclusive
     some check fails (but trials of a generator   fails
     proved exactly that differ by at most
-    ``rounding``: those are rounding, noted)
+    rounding: those are rounding, noted)
     every exact check passes, all exactly         holds
     every exact check passes, some within tol     holds_within_tolerance
     an exact check undecided, exact demanded      inconclusive
@@ -59,6 +60,12 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     no exact check, numeric trials ran            holds_numerically
     no check ran at all                           inconclusive
     ============================================  =======================================
+
+    Rounding is relative to the computation's own magnitudes (:func:`within_rounding`):
+    ``rounding`` ulps-per-unit times the largest of the trials' :attr:`~Residual.magnitude` and
+    ``magnitude`` (a module's parameters). Trials past it but within ``lower_rounding`` (float32
+    inside a float64 check) still fail, with no "a rule is wrong" note: the caller's float32
+    note explains them.
     """
     exact = [c for c in checks if c.method == "exact"]
     numeric = [c for c in checks if c.method == "numeric"]
@@ -74,11 +81,11 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     # and the counterexample wins (a rule of gdlcheck's is wrong; the note says so).
     proved = {c.generator for c in exact if c.passed and c.exact}
     against = [c for c in numeric if c.passed is False and c.generator in proved]
-    overruled = [c for c in against if c.max_abs_error is not None and c.max_abs_error <= rounding]
+    overruled = [c for c in against if within_rounding(c, rounding, magnitude)]
     for c in against:
         if c in overruled:
             notes.append(Fact("trials_rounding", {"generator": c.generator, "relative": c.relative_error}))
-        else:
+        elif lower_rounding is None or not within_rounding(c, lower_rounding, magnitude):
             notes.append(Fact("proof_contradicted", {"generator": c.generator, "error": c.max_abs_error}))
     if any(c.passed is False and c not in overruled for c in checks):
         return FAILS, False, notes
@@ -93,3 +100,11 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     if why_not is not None and method != "numeric":
         notes.append(Fact("numeric_only", {"why": why_not}))
     return HOLDS_NUMERICALLY, True, notes
+
+
+def within_rounding(check: Check, rounding: float, magnitude: float = 0.0) -> bool:
+    """Whether ``check``'s deviation is rounding: at most ``rounding`` times the largest magnitude
+    on the way (its trials' inputs and outputs, and ``magnitude``: what they do not see)."""
+    if check.max_abs_error is None:
+        return False
+    return check.max_abs_error <= rounding * max(check.magnitude or 0.0, magnitude)
