@@ -167,7 +167,7 @@ def test_cli_verifies_a_torch_module_from_the_current_folder(run, monkeypatch):
         obj = json.loads(stdout)
         # proved by its trace: Linear maps of the rows, a sum over the points, broadcast back
         assert obj["kind"] == "torch.nn.Module" and obj["verdict"] == "holds"
-        assert obj["proof"][0]["rule"] == "the module's traced graph, followed operation by operation"
+        assert obj["proof"][0]["rule"] == "the call as it ran, followed operation by operation at torch's dispatcher"
 
 
 def test_a_lambda_around_a_float32_module_says_how_to_fix_the_dtype():

@@ -36,11 +36,13 @@ class Abstract:
     or submodule it comes from), or per generator its :class:`~gdlcheck.code.moves.Moves`, or the
     :class:`Halt` that stopped it."""
 
-    __slots__ = ("const", "per", "origin", "free")
+    __slots__ = ("const", "per", "origin", "free", "role")
 
-    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True):
-        # free: depends on the random inputs (not only on given values and constants)
+    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True, role: str = "constant"):
+        # free: depends on the random inputs (not only on given values and constants); role: a
+        # constant that is a parameter or a buffer (or a view of one), or another constant
         self.const, self.per, self.origin, self.free = const, per, origin, free and not const
+        self.role = role
 
 
 class Walk:
@@ -78,7 +80,8 @@ class Walk:
     def of(self, tensor) -> Abstract:
         found = self.values.get(tensor)
         if found is None:
-            found = Abstract(True, origin=self.constant_names.get(id(tensor), ""))
+            name = self.constant_names.get(id(tensor), "")
+            found = Abstract(True, origin=name, role=self.kinds.get(name, "constant") if name else "constant")
             self.values[tensor] = found
         return found
 
@@ -150,9 +153,12 @@ class Walk:
         inputs = [self.of(t) for t in tensors]
         seeded = torch.Tag.nondeterministic_seeded in func.tags and not _no_dropout(func, args, kwargs)
         if all(a.const for a in inputs) and not seeded:
+            # a value made from constants is named by the parameter or buffer it came from, else by
+            # the submodule that made it
             origin = next((a.origin for a in inputs if a.origin), "") or self.place()
+            role = inputs[0].role if inputs and func.is_view else "constant"   # a view of a parameter is it
             for t in outs:
-                self.values[t] = Abstract(True, origin=origin)
+                self.values[t] = Abstract(True, origin=origin, role=role)
             return
         if torch.Tag.data_dependent_output in func.tags and lookup(func) is None:
             if not all(self.knowable(t) for t in tensors):
@@ -291,7 +297,9 @@ class Walk:
         self.steps.append((where, _op_text(func), "constant", [condition]))
         if entry is None:
             return None
-        return Halt(where, self.kinds.get(name, "constant"), "condition", condition)
+        # "parameter" or "buffer" only for the tensor itself or a view of it; a value made from one
+        # is a constant
+        return Halt(where, self.of(value).role, "condition", condition)
 
     def _aliases(self, func, args, kwargs) -> None:
         """An in-place write changes every view of the written tensor: those the walk has seen

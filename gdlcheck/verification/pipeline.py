@@ -146,6 +146,8 @@ def _culprit(proof: Proof | None, checks) -> dict | None:
     for g in failing:
         stop = proof.stops.get(g)
         if stop is not None and stop.condition is not None:
+            if proof.source == "trace" and stop.step.kind not in ("parameter", "buffer"):
+                continue   # a held input or a value made inside forward: the forward hooks name it better
             c = stop.condition
             if stop.step.rule == "constant":
                 path = c.parameter     # a traced module's parameter or constant, by its own name
