@@ -55,9 +55,8 @@ def main() -> None:
     rows = []
     module = encoder(torch)
     copy = encoder(torch).double()
+    verdict: dict = {}
     for n in [int(s) for s in args.sizes.split(",")]:
-        verdict = {}
-
         def prove(n=n):
             verdict["v"] = gdlcheck.verify_callable(module, "symmetric", shape=(n, 64), method="exact").verdict
 
@@ -74,7 +73,6 @@ def main() -> None:
     conv = GCNConv(64, 64).eval()
     conv_copy = GCNConv(64, 64).double().eval()
     ei = random_graph(args.nodes, 4 * args.nodes)
-    verdict = {}
 
     def prove_gcn():
         verdict["v"] = gdlcheck.verify_callable(conv, "symmetric", shape=(args.nodes, 64),

@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 import gdlcheck  # noqa: E402
 from gdlcheck import groups  # noqa: E402
 
+
 def encoder_layer(d=16, heads=4, **kw):
     torch.manual_seed(0)
     return torch.nn.TransformerEncoderLayer(d, heads, dim_feedforward=32, **kw).eval().double()
