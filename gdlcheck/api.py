@@ -371,6 +371,8 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
     label = name or callable_name(f)
     g, dims, axes = _callable_group(group, dims, points_axis, batch_axes, graph_value)
     f = build_callable(f, label)
+    if torch_bridge.is_torch_module(f):
+        torch_bridge.check_size(f)   # before anything walks the module tree (the walks recurse)
     layout_notes = check_layout(f, dims, axes, explicit=points_axis is not None or batch_axes is not None)
     grid = tuple(g.shape) if g.shape is not None and len(g.shape) > 1 and len(axes) > 1 else None
     sig = build_signature(inputs, outputs, shape=dims, points_axes=as_axes(points_axis, param("points_axis")) or axes,

@@ -72,6 +72,7 @@ def prepare_module(module, dtype: str = "float64"):
         parameters are on the ``meta`` device (no values), or if its device cannot run
         ``dtype``.
     """
+    check_size(module)
     _check_device(module, dtype)
     try:
         clone = copy.deepcopy(module)
@@ -79,6 +80,29 @@ def prepare_module(module, dtype: str = "float64"):
         raise CallableError(f"cannot copy the module {type(module).__name__} to run it in {dtype} "
                             f"({type(err).__name__}: {err})") from err
     return clone.to(dtype=_dtype(dtype)).eval()
+
+
+# a module tree past these is refused before it is copied or called (copying and calling recurse)
+MAX_MODULES = 20_000
+MAX_MODULE_DEPTH = 200
+
+
+def check_size(module) -> None:
+    """The submodules counted and their nesting measured without recursion: a tree past the
+    budget is one line, not a RecursionError in the copy or the call."""
+    count, deepest, todo, seen = 0, 0, [(module, 0)], set()
+    while todo:
+        m, depth = todo.pop()
+        if id(m) in seen:
+            continue
+        seen.add(id(m))
+        count, deepest = count + 1, max(deepest, depth)
+        if count > MAX_MODULES or deepest > MAX_MODULE_DEPTH:
+            what = (f"more than {MAX_MODULES:,} submodules" if count > MAX_MODULES
+                    else f"submodules nested more than {MAX_MODULE_DEPTH} deep")
+            raise CallableError(f"the module {type(module).__name__} has {what}: past gdlcheck's budget for "
+                                "checking code (copying and calling it recurse that deep)")
+        todo.extend((child, depth + 1) for child in getattr(m, "_modules", {}).values() if child is not None)
 
 
 def _check_device(module, dtype: str) -> None:

@@ -4,8 +4,8 @@
    given values as given) and say how each generator moves each of them
    (:func:`_input_moves`).
 2. Call the module, as the user's code calls it, under the :class:`~gdlcheck.code.walk.Walk`
-   dispatch mode; a profile hook watches for reads of tensor memory outside torch's operations
-   (``.tolist()``, ``.numpy()``, ``repr``), and the state (parameters, buffers, every attribute
+   dispatch mode; the tensor methods that read memory outside torch's operations (``.tolist()``,
+   ``.numpy()``, ``repr``) are watched, and the state (parameters, buffers, every attribute
    of every submodule, Python's, numpy's and torch's random state) is compared before and after.
 3. Call it a second time on other random points: the operations it dispatches must be the same
    (else its path depends on the values or on state it keeps elsewhere).
@@ -17,18 +17,20 @@ for every value of the random inputs.
 
 from __future__ import annotations
 
-import sys
+import contextlib
+import functools
 
 import numpy as np
 
 from gdlcheck.code import inputs, state
 from gdlcheck.code import moves as mv
 from gdlcheck.code.table import Halt
-from gdlcheck.code.walk import Abstract, Walk
+from gdlcheck.code.walk import Abstract, OverBudget, Walk
 from gdlcheck.layers.rules import Condition, Proof, Step, Stop, generator_text
 
-# operations one traced call may dispatch (a 5,000-layer Sequential dispatches about 20,000)
-TRACE_OPERATIONS = 200_000
+# operations one traced call may dispatch; past them the call is stopped (a 5,000-layer Sequential
+# of activations dispatches 5,000)
+TRACE_OPERATIONS = 50_000
 
 # the theorem of each unit the walk meets, for the proof's steps
 _UNITS: dict = {}
@@ -80,6 +82,8 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
         rng_before = torch.get_rng_state()
         try:
             out = _run(walk, module, args, kwargs)
+        except OverBudget:
+            return _everywhere(top, names, walk.everywhere)
         except RecursionError:
             return _everywhere(top, names, Halt("call", "the call nests too deep (RecursionError)", "not_traced"))
         except Exception as err:  # the call itself fails: the trials report it
@@ -94,8 +98,8 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
 
 
 def _run(walk: Walk, module, args, kwargs):
-    """The call, under the walk's dispatch mode, module hooks naming the running submodule and a
-    profile hook watching reads of tensor memory outside torch's operations."""
+    """The call, under the walk's dispatch mode, module hooks naming the running submodule, and
+    the tensor methods that read memory outside torch's operations watched."""
     import torch
 
     def pre(mod, _inputs):
@@ -108,42 +112,47 @@ def _run(walk: Walk, module, args, kwargs):
 
     handles = [torch.nn.modules.module.register_module_forward_pre_hook(pre),
                torch.nn.modules.module.register_module_forward_hook(post)]
-    watch = _reads(walk)
-    previous = sys.getprofile()
     try:
-        sys.setprofile(watch)
-        with torch.no_grad(), walk.mode():
+        with torch.no_grad(), _reads(walk), walk.mode():
             return module(*args, **kwargs)
     finally:
-        sys.setprofile(previous)
         for h in handles:
             h.remove()
 
 
+# Tensor methods that read values without a torch operation the dispatcher sees
+_READERS = ("tolist", "numpy", "__array__", "__repr__", "__format__", "data_ptr", "untyped_storage", "storage",
+            "__reduce_ex__", "__dlpack__")
+
+
+@contextlib.contextmanager
 def _reads(walk: Walk):
-    """A profile function that stops the proof where the code reads the values of a tensor that
-    depends on the inputs without a torch operation (``tolist``, ``numpy``, ``__array__``,
-    ``repr``, ``format``): the path may then depend on them."""
+    """For the call only, each tensor method that reads values outside torch's operations checks
+    first whether the tensor depends on the inputs: the proof stops there (the path may depend on
+    the values read).  A profile hook would see every call but costs a Python call per call."""
     import torch
 
-    methods = (torch.Tensor.tolist, torch.Tensor.numpy, torch.Tensor.data_ptr, torch.Tensor.untyped_storage)
-    codes = {f.__code__ for f in (torch.Tensor.__array__, torch.Tensor.__repr__, torch.Tensor.__format__,
-                                  torch.Tensor.__reduce_ex__) if hasattr(f, "__code__")}
+    saved = {name: torch.Tensor.__dict__.get(name) for name in _READERS}
+    originals = {name: getattr(torch.Tensor, name) for name in _READERS if hasattr(torch.Tensor, name)}
 
-    def watch(frame, event, arg):
-        if walk.everywhere is not None or walk.busy:
-            return
-        tensor = None
-        if event == "c_call":
-            owner = getattr(arg, "__self__", None)
-            if isinstance(owner, torch.Tensor) and any(arg == m.__get__(owner) for m in methods):
-                tensor = owner
-        elif event == "call" and frame.f_code in codes:
-            tensor = frame.f_locals.get("self")
-        if isinstance(tensor, torch.Tensor) and not walk.knowable(tensor):
-            walk.stop_everywhere("the code reads the values of a tensor that depends on the inputs", "asks_value")
+    def watched(original):
+        @functools.wraps(original)
+        def method(self, *args, **kwargs):
+            if not walk.busy and walk.everywhere is None and not walk.knowable(self):
+                walk.stop_everywhere("the code reads the values of a tensor that depends on the inputs", "asks_value")
+            return original(self, *args, **kwargs)
+        return method
 
-    return watch
+    try:
+        for name, original in originals.items():
+            setattr(torch.Tensor, name, watched(original))
+        yield
+    finally:
+        for name in originals:
+            if saved[name] is None:
+                delattr(torch.Tensor, name)
+            else:
+                setattr(torch.Tensor, name, saved[name])
 
 
 def _second_call(walk: Walk, layer, module, signature, rng) -> None:
@@ -159,6 +168,9 @@ def _second_call(walk: Walk, layer, module, signature, rng) -> None:
     with torch.random.fork_rng(devices=[]):
         try:
             _run(again, module, args, kwargs)
+        except OverBudget:
+            walk.stop_everywhere("a second call dispatches more operations than the first", "path")
+            return
         except Exception as err:  # the second call fails where the first did not: not the same path
             walk.stop_everywhere(f"a second call raised {type(err).__name__}", "path")
             return

@@ -19,16 +19,12 @@ a tensor made from Python numbers): it is the same in the moved call.
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 
 from gdlcheck.code import conditions
 from gdlcheck.code import moves as mv
 from gdlcheck.code.table import Broken, Call, Fixed, Halt, NoRule, Out, bind, lookup, unit_of, writes
-
-_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from gdlcheck.code.values import Values, _op_text, _tensors, user_line
 
 
 class Abstract:
@@ -45,14 +41,17 @@ class Abstract:
         self.role = role
 
 
+class OverBudget(BaseException):
+    """Raised into the call past the budget: a BaseException, so that the code's own ``except
+    Exception`` does not swallow it (the proof is stopped either way)."""
+
+
 class Walk:
     """One traced call.  ``gens`` are the generators (array form), ``names`` their cycle strings."""
 
     def __init__(self, gens, names, budget: int, module_names: dict):
-        from torch.utils.weak import WeakTensorKeyDictionary
-
         self.gens, self.names = [np.asarray(s, dtype=np.int64) for s in gens], names
-        self.values = WeakTensorKeyDictionary()
+        self.values = Values()
         self.budget, self.count = budget, 0
         self.everywhere: Halt | None = None        # a stop for every generator (a value asked for ...)
         self.steps: list = []                      # (where, op, rule, conditions) for the proof
@@ -141,10 +140,10 @@ class Walk:
         import torch
 
         self.count += 1
-        if self.count > self.budget:
-            self.stop_everywhere(f"the call dispatches more than {self.budget} operations (the tracer's budget)",
+        if self.count > self.budget:   # stop the call itself: a proof past the budget costs no more
+            self.stop_everywhere(f"the call dispatches more than {self.budget:,} operations (the tracer's budget)",
                                  "budget")
-            return
+            raise OverBudget(self.budget)
         tensors = [t for t in _tensors((args, kwargs))]
         outs = [t for t in _tensors(out)]
         self.signature.append((func, tuple(tuple(t.shape) for t in outs)))
@@ -339,35 +338,3 @@ def _no_dropout(func, args, kwargs) -> bool:
     if "dropout_p" not in names:
         return False
     return not bind(func, args, kwargs).get("dropout_p")
-
-
-def _tensors(obj, depth: int = 0):
-    import torch
-
-    if isinstance(obj, torch.Tensor):
-        yield obj
-    elif depth < 4 and isinstance(obj, (list, tuple)):
-        for o in obj:
-            yield from _tensors(o, depth + 1)
-    elif depth < 4 and isinstance(obj, dict):
-        for o in obj.values():
-            yield from _tensors(o, depth + 1)
-
-
-def _op_text(func) -> str:
-    """The operation for a person (display only: no rule is found by this text)."""
-    return str(func)
-
-
-def user_line() -> str:
-    """``file:line`` of the innermost frame outside torch and gdlcheck: the code that asked."""
-    import torch
-
-    torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
-    frame = sys._getframe(1)
-    while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(torch_dir) and not path.startswith(_HERE):
-            return f"{os.path.basename(path)}:{frame.f_lineno}"
-        frame = frame.f_back
-    return "an unknown place"
