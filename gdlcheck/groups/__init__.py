@@ -2,8 +2,10 @@
 
 * :mod:`~gdlcheck.groups.perm`: permutations in array form and how they act (the
   convention, as doctests);
-* :mod:`~gdlcheck.groups.group`: ``PermGroup`` and ``Role``;
-* :mod:`~gdlcheck.groups.catalogue`: one ``Family`` record per catalogue group, and
+* :mod:`~gdlcheck.groups.family`: ``Family``, the record of a catalogue family, and
+  ``Role``, what a generator is;
+* :mod:`~gdlcheck.groups.group`: ``PermGroup``, which points to its family's record;
+* :mod:`~gdlcheck.groups.catalogue`: the records, one per catalogue group, and
   ``build_group``;
 * :mod:`~gdlcheck.groups.automorphisms`: automorphisms of coloured graphs by BLISS;
 * :mod:`~gdlcheck.groups.components`: the connected-components kernel behind every orbit.
@@ -11,7 +13,6 @@
 
 from gdlcheck.groups.catalogue import (
                                        FAMILIES,
-                                       Family,
                                        alternating,
                                        automorphism_group,
                                        build_group,
@@ -26,7 +27,8 @@ from gdlcheck.groups.catalogue import (
                                        translations,
                                        trivial,
 )
-from gdlcheck.groups.group import PermGroup, Role
+from gdlcheck.groups.family import Family, Role
+from gdlcheck.groups.group import PermGroup
 from gdlcheck.groups.perm import (
                                        Perm,
                                        act,

@@ -13,7 +13,7 @@ import numpy as np
 from gdlcheck.derivation import Derivation
 from gdlcheck.derivation.closed_forms import partition_name
 from gdlcheck.groups import cycle_string
-from gdlcheck.groups.catalogue import GENERATOR, SENTENCES
+from gdlcheck.groups.family import GENERATOR, SENTENCES
 from gdlcheck.text import shorten
 
 # Orbits listed one by one in --explain only below this many cells.
