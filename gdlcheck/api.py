@@ -443,9 +443,9 @@ def _callable_group(spec, dims, points_axis, batch_axes, graph_value):
         axes = points_axes(dims, points_axis, batch_axes)
         sizes = tuple(dims[a] for a in axes)
         family = find_family(spec)
-        if family.size in ("shape", "square") and len(sizes) > 1:
+        if family.is_grid and len(sizes) > 1:
             g = group(spec, shape=sizes)
-        elif family.size == "graph" and graph_value is not None:
+        elif family.of_a_graph and graph_value is not None:
             g = group(spec, graph=graph_value, n=int(np.prod(sizes)))
         else:
             g = group(spec, n=int(np.prod(sizes)))
@@ -500,13 +500,13 @@ def verify_target(target: str, group_options: GroupOptions, input_shape, *, expe
     n = group_options.n or int(np.prod([dims[a] for a in axes]))
     A = load_graph_file(group_options.graph, n=n) if group_options.graph else None
     name = group_options.name or ("automorphisms" if A is not None and not group_options.generators else None)
-    if A is not None and name is not None and find_family(name).size == "graph":
+    if A is not None and name is not None and find_family(name).of_a_graph:
         g = group(name, graph=A, n=n)
     else:
         g = replace(group_options, graph=None).build(n_default=n)
     f = load_callable(target, folder)
     if inputs and not any(_kind_of(item) in ("graph", "fixed") for item in inputs) and g.family is not None \
-            and g.family.size == "graph":
+            and g.family.of_a_graph:
         A = None  # the graph names the group only: the callable holds it (--input points alone)
     return verify_callable(f, g, shape=dims, expect=expect or "equivariant", trials=trials, tol=tol,
                            seed=seed or 0, dtype=dtype or "float64", method=method, name=target, graph=A,

@@ -608,3 +608,18 @@ def test_the_hang_guard_is_reported_as_the_guard_through_sympy_call(monkeypatch)
     budget = symbolic.Budget()
     assert symbolic.equal_exactly(sympy.sin(a) ** 2 + sympy.cos(a) ** 2, b / b, budget) is None
     assert budget.detail == "time_guard"
+
+
+def test_each_layer_estimates_its_own_forward_pass():
+    # the numeric check's budget asks the layer; no kind is named outside its class
+    from gdlcheck.layers import Layer
+    from gdlcheck.layers.base import Fact
+    from gdlcheck.layers.linear import Conv, Linear
+    from gdlcheck.layers.rowwise import Pointwise
+
+    n, d = 10, 3
+    assert Linear(np.eye(n)).pass_cost(n, d) == n * d + n * n * d        # W X: n x n times X
+    assert Conv(np.array([1.0, 2.0]), n).pass_cost(n, d) == n * d + n * n * d
+    assert Pointwise("relu").pass_cost(n, d) == n * d                    # elementwise only
+    assert Layer().pass_cost(n, d) is None                               # not built by gdlcheck: not estimated
+    assert Conv(np.array([1.0, 2.0]), n).asymmetries() == [Fact("kernel")]

@@ -230,3 +230,41 @@ def test_the_components_kernel_agrees_with_scipy(n, pairs):
     # the same partition, each node labelled with the least node of its component
     least = {c: min(np.nonzero(ref == c)[0]) for c in set(ref.tolist())}
     assert root.tolist() == [least[c] for c in ref.tolist()]
+
+
+def test_each_family_says_how_it_is_sized_and_only_one_way():
+    sized = {name: [f.on_points, f.is_grid, f.of_a_graph, f.generated] for name, f in groups.FAMILIES.items()}
+    assert all(flags.count(True) == 1 for flags in sized.values()), sized
+    assert [name for name, f in groups.FAMILIES.items() if f.is_grid] == ["translations", "p4", "p4m"]
+    assert [name for name, f in groups.FAMILIES.items() if f.of_a_graph] == ["automorphisms"]
+    # every family sized by n alone is built from n alone
+    for f in groups.FAMILIES.values():
+        if f.on_points:
+            assert groups.build_group(f.name, n=6).n == 6
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (2, 3, 4), (6,)])
+def test_a_grid_family_takes_the_shapes_it_acts_on(shape):
+    square = len(shape) == 2 and shape[0] == shape[1]
+    assert groups.FAMILIES["translations"].takes(shape)
+    for name in ("p4", "p4m"):
+        assert groups.FAMILIES[name].takes(shape) == square
+        if square:
+            assert groups.build_group(name, shape=shape).shape == shape
+        else:
+            with pytest.raises(GroupError, match="square"):
+                groups.build_group(name, shape=shape)
+
+
+def test_a_grid_family_without_a_shape_takes_a_line_or_a_square_of_n_points():
+    assert groups.build_group("translations", n=6).shape == (6,)
+    assert groups.build_group("p4", n=9).shape == (3, 3)
+    with pytest.raises(GroupError, match="n = 8 is not a square"):
+        groups.build_group("p4m", n=8)
+
+
+@pytest.mark.parametrize("name, args, option", [("cyclic", {"n": 4}, "n"), ("automorphisms", {}, "graph"),
+                                                ("generators", {"generators": ["(0 1)"]}, "generators")])
+def test_a_shape_for_a_family_not_sized_by_one_names_what_sizes_it(name, args, option):
+    with pytest.raises(GroupError, match=f"{name!r} is sized by {option}"):
+        groups.build_group(name, shape="2x2", **args)

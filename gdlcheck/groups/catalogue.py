@@ -20,7 +20,7 @@ import numpy as np
 from gdlcheck.errors import GroupError, param
 from gdlcheck.groups.automorphisms import colour_classes, coloured_automorphisms, sparse_automorphisms
 from gdlcheck.groups.components import point_orbit_labels
-from gdlcheck.groups.family import Family, Gens, Role
+from gdlcheck.groups.family import Family, Gens, Role, Sizing
 from gdlcheck.groups.group import NOT_COMPUTED, PermGroup
 from gdlcheck.groups.perm import Perm, check_perm, identity, is_sparse, parse_perm, shift
 from gdlcheck.groups.recognise import recognise
@@ -128,24 +128,24 @@ GRID_CONCLUSION = ("Together: W[i, j] depends only on the offset between the poi
                    "rotations (and reflections) that fix the origin share a parameter -- a group convolution.")
 
 FAMILIES: dict[str, Family] = {f.name: f for f in [
-    Family("trivial", (), "n", "n", "no generators", "1", _trivial, lambda n: 1),
-    Family("cyclic", ("shift",), "n", "n", "the unit shift j -> j+1 mod n", "n", _cyclic, lambda n: n,
+    Family("trivial", (), Sizing.POINTS, "n", "no generators", "1", _trivial, lambda n: 1),
+    Family("cyclic", ("shift",), Sizing.POINTS, "n", "the unit shift j -> j+1 mod n", "n", _cyclic, lambda n: n,
            conclusion="Together: W[i, j] = theta_((i - j) mod n), a circulant matrix -- a circular convolution."),
-    Family("dihedral", (), "n", "n", "the shift and the reflection j -> -j mod n", "2n for n >= 3", _dihedral,
+    Family("dihedral", (), Sizing.POINTS, "n", "the shift and the reflection j -> -j mod n", "2n for n >= 3", _dihedral,
            lambda n: 2 * n if n >= 3 else None,
            conclusion="Together: W is circulant and W[i, j] = W[j, i]: a symmetric circulant, theta_k = theta_(n-k)."),
-    Family("symmetric", ("permutation",), "n", "n", "the n-cycle (0 1 .. n-1) and the transposition (0 1)", "n!",
-           _symmetric, lambda n: _lazy_factorial(n, 1), factorial_over=1),
-    Family("alternating", (), "n", "n", "(0 1 2) and (0 1 .. n-1), or (1 2 .. n-1) for even n", "n!/2",
+    Family("symmetric", ("permutation",), Sizing.POINTS, "n", "the n-cycle (0 1 .. n-1) and the transposition (0 1)",
+           "n!", _symmetric, lambda n: _lazy_factorial(n, 1), factorial_over=1),
+    Family("alternating", (), Sizing.POINTS, "n", "(0 1 2) and (0 1 .. n-1), or (1 2 .. n-1) for even n", "n!/2",
            _alternating, lambda n: _lazy_factorial(n, 2) if n >= 2 else 1, factorial_over=2),
-    Family("translations", ("torus",), "shape", "shape", "the unit shift along each axis", "product of the shape",
+    Family("translations", ("torus",), Sizing.SHAPE, "shape", "the unit shift along each axis", "product of the shape",
            _translations, math.prod, conclusion=TRANSLATIONS_CONCLUSION),
-    Family("p4", (), "square", "shape NxN", "translations and the rotation (a, b) -> (b, -a mod N)", "4N^2", _p4,
+    Family("p4", (), Sizing.SQUARE, "shape NxN", "translations and the rotation (a, b) -> (b, -a mod N)", "4N^2", _p4,
            lambda shape: 4 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION),
-    Family("p4m", (), "square", "shape NxN", "p4 and the reflection (a, b) -> (a, -b mod N)", "8N^2", _p4m,
+    Family("p4m", (), Sizing.SQUARE, "shape NxN", "p4 and the reflection (a, b) -> (a, -b mod N)", "8N^2", _p4m,
            lambda shape: 8 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION),
-    Family("automorphisms", (), "graph", "graph", "generators of the graph's automorphism group", "computed"),
-    Family("generators", (), "generators", "n and permutations", "as given",
+    Family("automorphisms", (), Sizing.GRAPH, "graph", "generators of the graph's automorphism group", "computed"),
+    Family("generators", (), Sizing.GENERATORS, "n and permutations", "as given",
            "recognised S_n or A_n: n! or n!/2; else computed (Schreier-Sims, up to 64 points)"),
 ]}
 
@@ -154,12 +154,10 @@ ALIASES = {alias: f.name for f in FAMILIES.values() for alias in (f.name,) + f.a
 
 def _refuse_unused(family: Family, shape, graph) -> None:
     """A shape or a graph given to a family that is not sized by it would be ignored: an error instead."""
-    if shape is not None and family.size not in ("shape", "square"):
-        sized = {"n": f"{param('n', 'N')} (or the input's size)", "graph": param("graph", "FILE"),
-                 "generators": f"{param('generators', 'PERM')} and {param('n', 'N')}"}[family.size]
+    if shape is not None and not family.is_grid:
         raise GroupError(f"{param('shape', 'HxW')} sizes the grid groups (translations, p4, p4m); {family.name!r} is "
-                         f"sized by {sized}")
-    if graph is not None and family.size != "graph":
+                         f"sized by {family.size.option()}")
+    if graph is not None and not family.of_a_graph:
         raise GroupError(f"{param('graph', 'FILE')} goes with {param('group', value='automorphisms')}, not "
                          f"{family.name!r}")
 
@@ -320,21 +318,14 @@ def grid_shape(family: Family, shape=None, n=None) -> tuple[int, ...]:
     """The shape of a grid family: ``shape`` as given, else from ``n`` points (a line for
     translations, an N x N square for p4/p4m)."""
     if shape is None and n is not None:
-        if family.size == "shape":
-            shape = n
-        else:
-            side = math.isqrt(n) if isinstance(n, int) and n > 0 else 0
-            if side * side != n:
-                raise GroupError(f"group {family.name!r} acts on an N x N grid, and n = {n} is not a square; "
-                                 f"give {param('shape', 'NxN')}")
-            shape = [side, side]
+        shape = family.grid_of(n)
     if shape is None:
         raise GroupError(f"a grid group needs a shape: give {param('shape', 'HxW')}")
     dims = parse_shape(shape, error=GroupError)
     if math.prod(dims) > MAX_POINTS:
         raise GroupError(f"shape {'x'.join(map(str, dims))} has {math.prod(dims)} points, over the limit of "
                          f"{MAX_POINTS}")
-    return _square(dims, family.name) if family.size == "square" else dims
+    return dims if family.takes(dims) else _square(dims, family.name)  # the latter raises: not a square
 
 
 def build_group(name, n=None, shape=None, generators=None, graph=None) -> PermGroup:
@@ -344,11 +335,11 @@ def build_group(name, n=None, shape=None, generators=None, graph=None) -> PermGr
     """
     family = find_family(name)
     _refuse_unused(family, shape, graph)
-    if family.size in ("shape", "square"):
+    if family.is_grid:
         group = make(family, grid_shape(family, shape, n))
-    elif family.size == "generators":
+    elif family.generated:
         group = from_generators(n, generators)
-    elif family.size == "graph":
+    elif family.of_a_graph:
         if graph is None:
             raise GroupError(f"group 'automorphisms' needs a graph: give {param('graph', 'FILE')}")
         group = automorphism_group(graph)
@@ -356,6 +347,6 @@ def build_group(name, n=None, shape=None, generators=None, graph=None) -> PermGr
             raise GroupError(f"the graph has {group.n} nodes but n = {n}")
     else:
         group = make(family, _check_n(n, family.name))
-    if generators and family.size != "generators":
+    if generators and not family.generated:
         raise GroupError(f"{param('generators')} goes with {param('group')} generators, not {family.name!r}")
     return group

@@ -10,9 +10,12 @@ the record sits below the group and the registry above both.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 
+from gdlcheck.errors import GroupError, param
 from gdlcheck.groups.perm import Perm
 
 
@@ -71,21 +74,37 @@ SENTENCES = {"shift": SHIFT, "reflection": REFLECTION, "transposition": TRANSPOS
              "generator": GENERATOR}
 
 
+class Sizing(Enum):
+    """How a family is sized: what picks one group of it (the catalogue's "needs" column)."""
+
+    POINTS = "n"                # n points
+    SHAPE = "shape"             # a grid of any shape (H x W, or more axes)
+    SQUARE = "square"           # an N x N grid
+    GRAPH = "graph"             # a graph: its automorphisms
+    GENERATORS = "generators"   # n and permutations
+
+    def option(self) -> str:
+        """The options that size a family of this kind, for messages."""
+        return {Sizing.POINTS: f"{param('n', 'N')} (or the input's size)", Sizing.SHAPE: param("shape", "HxW"),
+                Sizing.SQUARE: param("shape", "NxN"), Sizing.GRAPH: param("graph", "FILE"),
+                Sizing.GENERATORS: f"{param('generators', 'PERM')} and {param('n', 'N')}"}[self]
+
+
 @dataclass(frozen=True)
 class Family:
     """One family of the catalogue.
 
-    ``size`` is how it is sized: ``n`` (points), ``shape`` (a grid of any shape), ``square``
-    (an N x N grid), ``graph`` or ``generators``.  ``build`` maps the size (``n``, or the shape
-    tuple) to the generators with their roles; ``order`` gives the order where its formula
-    holds (None elsewhere: it is then computed); ``factorial_over`` is ``d`` when the order is
-    ``n!/d`` (printed approximately past 25 points, estimated before it is computed);
+    ``size`` is how it is sized (a :class:`Sizing`); what depends on it is asked of the record
+    (``is_grid``, ``grid_of``, ...), never compared outside it.  ``build`` maps the size (``n``,
+    or the shape tuple) to the generators with their roles; ``order`` gives the order where its
+    formula holds (None elsewhere: it is then computed); ``factorial_over`` is ``d`` when the
+    order is ``n!/d`` (printed approximately past 25 points, estimated before it is computed);
     ``conclusion`` is ``--explain``'s last step for order 1 -> 1.
     """
 
     name: str
     aliases: tuple[str, ...]
-    size: str
+    size: Sizing
     needs: str              # the catalogue listing's columns
     generators: str
     order_text: str
@@ -98,3 +117,38 @@ class Family:
     def sentence(self, role: Role) -> tuple[str, str]:
         """The (matrix, tensor) templates ``--explain`` writes for a generator of this role."""
         return self.sentences.get(role.kind) or SENTENCES.get(role.kind) or GENERATOR
+
+    @property
+    def on_points(self) -> bool:
+        """Sized by ``n`` alone: ``build(n)`` makes the group on n points."""
+        return self.size is Sizing.POINTS
+
+    @property
+    def is_grid(self) -> bool:
+        """Sized by a grid's shape (translations, p4, p4m)."""
+        return self.size in (Sizing.SHAPE, Sizing.SQUARE)
+
+    @property
+    def of_a_graph(self) -> bool:
+        """Sized by a graph: the group is the graph's automorphisms."""
+        return self.size is Sizing.GRAPH
+
+    @property
+    def generated(self) -> bool:
+        """Sized by ``n`` and the permutations that generate it."""
+        return self.size is Sizing.GENERATORS
+
+    def takes(self, shape: tuple[int, ...]) -> bool:
+        """Whether this grid family acts on a grid of ``shape`` (p4 and p4m need a square)."""
+        return self.size is Sizing.SHAPE or (self.size is Sizing.SQUARE and len(shape) == 2 and shape[0] == shape[1])
+
+    def grid_of(self, n) -> list[int] | int:
+        """The grid of ``n`` points a grid family takes when no shape is given: a line of ``n``
+        points for translations, an N x N square for p4/p4m."""
+        if self.size is Sizing.SHAPE:
+            return n
+        side = math.isqrt(n) if isinstance(n, int) and n > 0 else 0
+        if side * side != n:
+            raise GroupError(f"group {self.name!r} acts on an N x N grid, and n = {n} is not a square; "
+                             f"give {param('shape', 'NxN')}")
+        return [side, side]

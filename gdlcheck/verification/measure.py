@@ -201,31 +201,18 @@ def check_trial_budget(layer: Layer, n: int, channels: int, trials: int, generat
                          f"of {MAX_MATRIX_ENTRIES}")
     cost = 0
     for leaf in _leaves(layer):
-        if leaf.kind in ("callable", "torch.nn.Module"):
+        leaf_cost = leaf.pass_cost(n, channels)
+        if leaf_cost is None:
             continue  # user code: its cost is the user's
-        A = leaf.graph()
-        if hasattr(A, "nnz"):
-            cost += (int(A.nnz) + n * channels) * channels
-            continue
-        if leaf.kind == "attention" or A is not None:
-            if n * n > MAX_MATRIX_ENTRIES:
-                raise LimitError(f"the {leaf.kind} layer's n x n matrices at n = {n} would have {n * n:.3g} entries, "
-                                 f"over the limit of {MAX_MATRIX_ENTRIES}")
-        cost += n * channels                                     # elementwise work
-        if leaf.kind in _MIXING:
-            cost += n * n * channels                              # an n x n matrix times X
-        arrays = getattr(leaf, "_arrays", None)
-        if arrays is not None:                                    # X W for each channel weight
-            cost += n * sum(int(np.size(w)) for w in arrays() if isinstance(w, np.ndarray) and w.ndim == 2)
+        if leaf.holds_point_matrices() and n * n > MAX_MATRIX_ENTRIES:
+            raise LimitError(f"the {leaf.kind} layer's n x n matrices at n = {n} would have {n * n:.3g} entries, "
+                             f"over the limit of {MAX_MATRIX_ENTRIES}")
+        cost += leaf_cost
     total = trials * (generators + 1) * cost
     if total > MAX_TRIAL_OPS:
         raise LimitError(f"the numeric check would take about {total:.3g} operations ({trials} trial(s) x "
                          f"{generators + 1} forward passes x {cost:.3g}), over the limit of {MAX_TRIAL_OPS}; "
                          f"lower {param('trials')}, n or the channels")
-
-
-# Kinds whose forward pass multiplies X by an n x n matrix (the weights, G, the scores).
-_MIXING = ("linear", "conv", "deepsets", "attention", "gcn")
 
 
 def _leaves(layer: Layer) -> list[Layer]:
