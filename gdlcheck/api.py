@@ -50,7 +50,7 @@ from gdlcheck.user_code import (
     parse_input_shape,
     points_axes,
 )
-from gdlcheck.verification import FAILS, INCONCLUSIVE, METHODS, Options, verify_layer
+from gdlcheck.verification import FAILS, METHODS, Options, random_code, verify_layer
 
 __all__ = ["group", "derive", "verify", "verify_callable", "project", "inspect", "find_symmetries", "Derived",
            "Verified", "PermGroup", "GroupOptions", "GdlcheckError", "CallableError", "FAMILIES", "points", "graph",
@@ -399,9 +399,7 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
     # passing check nothing
     random = layer.randomness(float(tol)) if result.verdict == FAILS else None
     if random is not None:
-        # the differences the trials saw may be the randomness: no verdict on the symmetry
-        result.verdict, result.passed, result.diagnosis = INCONCLUSIVE, False, None
-        result.notes = [random]
+        result = random_code(result, random)
     elif result.verdict == FAILS:
         # a traced proof that stopped at a condition names the parameter and its entries; else
         # the submodule the forward hooks find

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import fields as dataclass_fields
+from dataclasses import replace
 
 from gdlcheck.layers import Fact
 from gdlcheck.tolerances import ROUNDING_ABS
@@ -17,6 +18,7 @@ from gdlcheck.verification.result import (
     INCONCLUSIVE,
     Check,
     Residual,
+    VerifyResult,
 )
 
 
@@ -58,6 +60,8 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     an exact check undecided                      holds_numerically (rests on the trials)
     no exact check, numeric trials ran            holds_numerically
     no check ran at all                           inconclusive
+    some check fails and the code is random (two  inconclusive (:func:`random_code`, asked
+    calls on one input differ)                    of code after a failure only)
     ============================================  =======================================
     """
     exact = [c for c in checks if c.method == "exact"]
@@ -93,3 +97,14 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     if why_not is not None and method != "numeric":
         notes.append(Fact("numeric_only", {"why": why_not}))
     return HOLDS_NUMERICALLY, True, notes
+
+
+def random_code(result: VerifyResult, randomness: Fact) -> VerifyResult:
+    """The verdict of code that failed its trials and whose output changes between two calls on
+    the same input (``randomness`` says so): the differences the trials saw may be the
+    randomness, so there is no verdict on the symmetry (DESIGN.md section 9: reported as
+    random, not as breaking it).  Inconclusive, with the randomness as its note and no
+    diagnosis of a failure that may not be one."""
+    if result.verdict != FAILS:
+        return result
+    return replace(result, verdict=INCONCLUSIVE, passed=False, diagnosis=None, notes=[randomness])
