@@ -15,8 +15,9 @@ import numpy as np
 
 from gdlcheck.errors import GroupError
 from gdlcheck.groups import FAMILIES, PermGroup, fixes, grid_shape
-from gdlcheck.groups.automorphisms import colour_classes, coloured_automorphisms, value_classes
+from gdlcheck.groups.automorphisms import coloured_automorphisms
 from gdlcheck.groups.catalogue import make
+from gdlcheck.groups.colours import colour_classes, value_classes
 from gdlcheck.tolerances import TOL
 
 

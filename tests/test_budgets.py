@@ -513,10 +513,10 @@ def test_progress_never_goes_with_json(run, samples, monkeypatch):
 def test_symmetries_past_the_bliss_budget_is_refused_with_the_estimate(monkeypatch):
     import gdlcheck
     from gdlcheck.errors import LimitError
-    from gdlcheck.groups import automorphisms
+    from gdlcheck.groups import automorphisms, layered
 
     monkeypatch.setattr(automorphisms, "refinement_search", lambda C, progress=None: None)
-    forbid(monkeypatch, automorphisms, "_layered_graph", "building the layered graph")
+    forbid(monkeypatch, layered, "layered_graph", "building the layered graph")
     n = 1500
     t = np.arange(n)
     W = np.random.default_rng(0).standard_normal(n)[(t[:, None] - t[None, :]) % n]
@@ -526,8 +526,10 @@ def test_symmetries_past_the_bliss_budget_is_refused_with_the_estimate(monkeypat
 
 @pytest.mark.parametrize("n", [6, 12, 30])
 def test_the_refinement_search_agrees_with_bliss(n):
-    from gdlcheck.groups import automorphisms
-    from gdlcheck.groups.automorphisms import colour_classes, refinement_search
+    from gdlcheck.groups.colours import colour_classes
+    from gdlcheck.groups.layered import count_automorphisms, layered_graph
+    from gdlcheck.groups.perm import fixes
+    from gdlcheck.groups.refinement import refinement_search
 
     rng = np.random.default_rng(n)
     t = np.arange(n)
@@ -537,11 +539,11 @@ def test_the_refinement_search_agrees_with_bliss(n):
     for W in mats:
         C = colour_classes(W)
         found = refinement_search(C)
-        graph, colours = automorphisms._layered_graph(C)
+        graph, colours = layered_graph(C)
         if found is None or graph is None:
             continue
-        assert found[1] == automorphisms._count(graph, colours)
-        assert all(automorphisms.fixes(g, C) for g in found[0])
+        assert found[1] == count_automorphisms(graph, colours)
+        assert all(fixes(g, C) for g in found[0])
 
 
 # --------------------------------------------------------------------------- files are data

@@ -18,7 +18,8 @@ import math
 import numpy as np
 
 from gdlcheck.errors import GroupError, param
-from gdlcheck.groups.automorphisms import colour_classes, coloured_automorphisms, sparse_automorphisms
+from gdlcheck.groups.automorphisms import coloured_automorphisms, sparse_automorphisms
+from gdlcheck.groups.colours import colour_classes
 from gdlcheck.groups.components import point_orbit_labels
 from gdlcheck.groups.family import Family, Gens, Role, Sizing
 from gdlcheck.groups.group import NOT_COMPUTED, PermGroup
