@@ -81,9 +81,10 @@ def test_one_symbolic_budget_for_the_whole_check(monkeypatch, tmp_path):
 
 def test_a_symbolic_check_past_its_budget_is_undecided_not_a_verdict(monkeypatch):
     import gdlcheck
-    from gdlcheck.verification import measure, symbolic
+    from gdlcheck.verification import symbolic
+    from gdlcheck.verification.measure import weights
 
-    monkeypatch.setattr(measure, "Budget", lambda: symbolic.Budget(ops=0))
+    monkeypatch.setattr(weights, "Budget", lambda: symbolic.Budget(ops=0))
     r = gdlcheck.verify([["sin(a)**2 + cos(a)**2", 0], [0, 1]], "cyclic", method="exact")
     assert r.verdict == "inconclusive"
     assert r.to_json()["checks"][0]["note"].startswith("undecided: the whole check's symbolic budget")
@@ -95,14 +96,15 @@ def test_the_symbolic_budget_decides_the_same_off_the_main_thread(samples, monke
     import threading
 
     import gdlcheck
-    from gdlcheck.verification import measure, symbolic
+    from gdlcheck.verification import symbolic
+    from gdlcheck.verification.measure import weights
 
     trig = [["(a+b)**12*(sin(e)**2+cos(e)**2)" if (i + j) % 2 else "(a+b)**12" for j in range(4)] for i in range(4)]
 
     def verdicts():
         out = [gdlcheck.verify(str(samples / "layer.yaml")).to_json(),
                gdlcheck.verify(trig, "cyclic", method="exact").to_json()]
-        monkeypatch.setattr(measure, "Budget", lambda: symbolic.Budget(ops=0))
+        monkeypatch.setattr(weights, "Budget", lambda: symbolic.Budget(ops=0))
         out.append(gdlcheck.verify([["sin(a)**2 + cos(a)**2", 0], [0, 1]], "cyclic", method="exact").to_json())
         monkeypatch.undo()
         return out
