@@ -7,7 +7,12 @@
 * :mod:`~gdlcheck.groups.group`: ``PermGroup``, which points to its family's record;
 * :mod:`~gdlcheck.groups.catalogue`: the records, one per catalogue group, and
   ``build_group``;
-* :mod:`~gdlcheck.groups.automorphisms`: automorphisms of coloured graphs by BLISS;
+* :mod:`~gdlcheck.groups.named`: the generators of each named family, with their roles;
+* :mod:`~gdlcheck.groups.recognise`: S_n and A_n told from any generators;
+* :mod:`~gdlcheck.groups.automorphisms`: the automorphisms of a weighted, directed graph,
+  by the numpy refinement search (:mod:`~gdlcheck.groups.refinement`) or BLISS on the
+  layered graph (:mod:`~gdlcheck.groups.layered`), from the entries' colour classes
+  (:mod:`~gdlcheck.groups.colours`);
 * :mod:`~gdlcheck.groups.components`: the connected-components kernel behind every orbit.
 """
 

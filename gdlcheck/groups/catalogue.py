@@ -1,9 +1,11 @@
 """The catalogue of groups (DESIGN.md section 2): one ``Family`` record per group family.
 
 A record (:class:`~gdlcheck.groups.family.Family`) says everything gdlcheck knows about a
-family: its name and aliases, how it is
-sized, how to build its generators (each with its ``Role``), its order where a formula
-gives it, and the sentences ``derive --explain`` writes for its generators and its form.
+family: its name and aliases, how it is sized, how to build its generators (each with its
+``Role``, :mod:`~gdlcheck.groups.named`), its order where a formula gives it, and the
+sentences ``derive --explain`` writes for its generators and its form.  This module also
+builds a group from what the user gives (``build_group``), checking that every option given
+sizes the family named.
 Adding a group is adding a record to ``FAMILIES``; derive may give it a closed form
 (:mod:`gdlcheck.derivation.closed_forms`), keyed by the family, or use the general method.
 
@@ -21,104 +23,24 @@ from gdlcheck.errors import GroupError, param
 from gdlcheck.groups.automorphisms import coloured_automorphisms, sparse_automorphisms
 from gdlcheck.groups.colours import colour_classes
 from gdlcheck.groups.components import point_orbit_labels
-from gdlcheck.groups.family import Family, Gens, Role, Sizing
+from gdlcheck.groups.family import Family, Role, Sizing
 from gdlcheck.groups.group import NOT_COMPUTED, PermGroup
-from gdlcheck.groups.perm import Perm, check_perm, identity, is_sparse, parse_perm, shift
+from gdlcheck.groups.named import (
+    alternating_gens,
+    cyclic_gens,
+    dihedral_gens,
+    distinct,
+    lazy_factorial,
+    p4_gens,
+    p4m_gens,
+    symmetric_gens,
+    translation_gens,
+    trivial_gens,
+)
+from gdlcheck.groups.perm import Perm, check_perm, is_sparse, parse_perm
 from gdlcheck.groups.recognise import recognise
 from gdlcheck.limits import MAX_POINTS, MAX_SCHREIER_SIMS_POINTS
 from gdlcheck.text import parse_shape, suggest
-
-# --------------------------------------------------------------------------- generators with roles
-
-
-def _trivial(n: int) -> Gens:
-    return ()
-
-
-def _cyclic(n: int) -> Gens:
-    return ((shift(n), Role("shift")),) if n > 1 else ()
-
-
-def _dihedral(n: int) -> Gens:
-    reflection = tuple((-j) % n for j in range(n))
-    return _distinct(((shift(n), Role("shift")), (reflection, Role("reflection"))), n)
-
-
-def _symmetric(n: int) -> Gens:
-    if n == 1:
-        return ()
-    transposition = (1, 0) + tuple(range(2, n))
-    if n == 2:
-        return ((transposition, Role("transposition")),)
-    return ((shift(n), Role("shift")), (transposition, Role("transposition")))
-
-
-def _alternating(n: int) -> Gens:
-    """A 3-cycle and a long cycle, as sympy's ``AlternatingGroup``: ``(0 1 2)`` and, for odd
-    ``n``, the shift ``(0 1 .. n-1)``; for even ``n``, ``(1 2 .. n-1)``.  Both are even
-    permutations and together they generate ``A_n``."""
-    if n < 3:
-        return ()
-    three = (1, 2, 0) + tuple(range(3, n))
-    if n == 3:
-        return ((three, Role("3-cycle")),)
-    if n % 2:
-        return ((three, Role("3-cycle")), (shift(n), Role("shift")))
-    long_cycle = (0,) + tuple(range(2, n)) + (1,)
-    return ((three, Role("3-cycle")), (long_cycle, Role("3-cycle" if n == 4 else "cycle")))
-
-
-def _grid_perm(shape: tuple[int, ...], image_of_coords) -> Perm:
-    """The permutation sending point ``coords`` to ``image_of_coords(coords)`` (row-major)."""
-    coords = np.indices(shape).reshape(len(shape), -1)
-    new = image_of_coords(coords)
-    return tuple(np.ravel_multi_index(tuple(new), shape).tolist())
-
-
-def _translations(shape: tuple[int, ...]) -> Gens:
-    gens = []
-    for axis, size in enumerate(shape):
-        if size == 1:
-            continue
-
-        def step(c, axis=axis, size=size):
-            c = c.copy()
-            c[axis] = (c[axis] + 1) % size
-            return c
-
-        gens.append((_grid_perm(shape, step), Role("translation", axis)))
-    return tuple(gens)
-
-
-def _p4(shape: tuple[int, ...]) -> Gens:
-    N = shape[0]
-    rotation = _grid_perm(shape, lambda c: np.stack([c[1], (-c[0]) % N]))
-    return _distinct(_translations(shape) + ((rotation, Role("rotation")),), N * N)
-
-
-def _p4m(shape: tuple[int, ...]) -> Gens:
-    N = shape[0]
-    reflection = _grid_perm(shape, lambda c: np.stack([c[0], (-c[1]) % N]))
-    return _distinct(_p4(shape) + ((reflection, Role("grid-reflection")),), N * N)
-
-
-def _distinct(gens: Gens, n: int) -> Gens:
-    """Generators without the identity and without repeats (the first role stays)."""
-    out: list = []
-    seen = set()
-    for g, role in gens:
-        if g != identity(n) and g not in seen:
-            seen.add(g)
-            out.append((g, role))
-    return tuple(out)
-
-
-def _lazy_factorial(n: int, divisor: int):
-    """``n! / divisor``, computed only when asked (``1000000!`` takes seconds and has 5.5M digits)."""
-    if n <= 25:
-        return math.factorial(n) // divisor
-    return lambda: math.factorial(n) // divisor
-
 
 # --------------------------------------------------------------------------- the records
 
@@ -129,21 +51,21 @@ GRID_CONCLUSION = ("Together: W[i, j] depends only on the offset between the poi
                    "rotations (and reflections) that fix the origin share a parameter -- a group convolution.")
 
 FAMILIES: dict[str, Family] = {f.name: f for f in [
-    Family("trivial", (), Sizing.POINTS, "n", "no generators", "1", _trivial, lambda n: 1),
-    Family("cyclic", ("shift",), Sizing.POINTS, "n", "the unit shift j -> j+1 mod n", "n", _cyclic, lambda n: n,
+    Family("trivial", (), Sizing.POINTS, "n", "no generators", "1", trivial_gens, lambda n: 1),
+    Family("cyclic", ("shift",), Sizing.POINTS, "n", "the unit shift j -> j+1 mod n", "n", cyclic_gens, lambda n: n,
            conclusion="Together: W[i, j] = theta_((i - j) mod n), a circulant matrix -- a circular convolution."),
-    Family("dihedral", (), Sizing.POINTS, "n", "the shift and the reflection j -> -j mod n", "2n for n >= 3", _dihedral,
-           lambda n: 2 * n if n >= 3 else None,
+    Family("dihedral", (), Sizing.POINTS, "n", "the shift and the reflection j -> -j mod n", "2n for n >= 3",
+           dihedral_gens, lambda n: 2 * n if n >= 3 else None,
            conclusion="Together: W is circulant and W[i, j] = W[j, i]: a symmetric circulant, theta_k = theta_(n-k)."),
     Family("symmetric", ("permutation",), Sizing.POINTS, "n", "the n-cycle (0 1 .. n-1) and the transposition (0 1)",
-           "n!", _symmetric, lambda n: _lazy_factorial(n, 1), factorial_over=1),
+           "n!", symmetric_gens, lambda n: lazy_factorial(n, 1), factorial_over=1),
     Family("alternating", (), Sizing.POINTS, "n", "(0 1 2) and (0 1 .. n-1), or (1 2 .. n-1) for even n", "n!/2",
-           _alternating, lambda n: _lazy_factorial(n, 2) if n >= 2 else 1, factorial_over=2),
+           alternating_gens, lambda n: lazy_factorial(n, 2) if n >= 2 else 1, factorial_over=2),
     Family("translations", ("torus",), Sizing.SHAPE, "shape", "the unit shift along each axis", "product of the shape",
-           _translations, math.prod, conclusion=TRANSLATIONS_CONCLUSION),
-    Family("p4", (), Sizing.SQUARE, "shape NxN", "translations and the rotation (a, b) -> (b, -a mod N)", "4N^2", _p4,
-           lambda shape: 4 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION),
-    Family("p4m", (), Sizing.SQUARE, "shape NxN", "p4 and the reflection (a, b) -> (a, -b mod N)", "8N^2", _p4m,
+           translation_gens, math.prod, conclusion=TRANSLATIONS_CONCLUSION),
+    Family("p4", (), Sizing.SQUARE, "shape NxN", "translations and the rotation (a, b) -> (b, -a mod N)", "4N^2",
+           p4_gens, lambda shape: 4 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION),
+    Family("p4m", (), Sizing.SQUARE, "shape NxN", "p4 and the reflection (a, b) -> (a, -b mod N)", "8N^2", p4m_gens,
            lambda shape: 8 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION),
     Family("automorphisms", (), Sizing.GRAPH, "graph", "generators of the graph's automorphism group", "computed"),
     Family("generators", (), Sizing.GENERATORS, "n and permutations", "as given",
@@ -245,7 +167,7 @@ def from_generators(n: int | None, generators) -> PermGroup:
         n = max(len(parse_perm(g, None)) if isinstance(g, str) else len(g) for g in generators)
     n = _check_n(n, "generators")
     parsed = [parse_perm(g, n) if isinstance(g, str) else check_perm(g, n) for g in generators]
-    gens = _distinct(tuple((g, _structural_role(g)) for g in parsed), n)
+    gens = distinct(tuple((g, _structural_role(g)) for g in parsed), n)
     perms = tuple(g for g, _ in gens)
     # S_n and A_n given by generators are recognised (linear work): their closed forms and
     # order formulas apply, whatever the generators
