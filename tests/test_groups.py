@@ -268,3 +268,27 @@ def test_a_grid_family_without_a_shape_takes_a_line_or_a_square_of_n_points():
 def test_a_shape_for_a_family_not_sized_by_one_names_what_sizes_it(name, args, option):
     with pytest.raises(GroupError, match=f"{name!r} is sized by {option}"):
         groups.build_group(name, shape="2x2", **args)
+
+
+@pytest.mark.parametrize("name, size", [("cyclic", 5), ("dihedral", 6), ("symmetric", 4), ("alternating", 6),
+                                        ("alternating", 7), ("translations", (3, 4)), ("p4", (3, 3)), ("p4m", (4, 4)),
+                                        ("generators", 5)])
+def test_every_generators_sentence_is_filled_by_what_its_role_says(name, size):
+    # a role's kind is asked of the role: its sentence and the fields that sentence names
+    if name == "generators":
+        g = groups.build_group(name, n=size, generators=["(0 1)", "(1 2 3)", "(0 1 2 3 4)"])
+    elif isinstance(size, int):
+        g = groups.build_group(name, n=size)
+    else:
+        g = groups.build_group(name, shape=size)
+    for slots in (["i", "j"], ["i1", "i2", "j1"]):
+        base = {"T": "W" if len(slots) == 2 else "T", "slots": ", ".join(slots), "shifted": "", "negated": "",
+                "moved_slots": ""}
+        for k, p in enumerate(g.gens):
+            role = g.role(k)
+            matrix, tensor = role.sentence(g.family)
+            text = (matrix if len(slots) == 2 else tensor).format(**base, **role.fields(p, g.shape, slots))
+            assert "{" not in text and text
+            if role.kind == "transposition":
+                a, b = (i for i, x in enumerate(p) if x != i)
+                assert f"points {a} and {b} are interchangeable" in text

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from gdlcheck.errors import GroupError, param
-from gdlcheck.groups.perm import Perm
+from gdlcheck.groups.perm import Perm, cycle_string
+from gdlcheck.text import shorten
 
 
 @dataclass(frozen=True)
@@ -26,11 +27,27 @@ class Role:
     Kinds: ``shift`` (``j -> j+1 mod n``), ``reflection`` (``j -> -j mod n``), ``transposition``,
     ``3-cycle``, ``cycle`` (a long cycle that fixes point 0), ``translation`` (along
     ``axis``), ``rotation`` and ``grid-reflection`` (of a square grid), ``generator``
-    (nothing known).
+    (nothing known).  What a kind says is asked of the role (``sentence``, ``fields``,
+    ``is_translation``); the kinds' sentences and fields are the tables below.
     """
 
     kind: str
     axis: int | None = None
+
+    @property
+    def is_translation(self) -> bool:
+        """A unit shift along a grid axis (the other generators of a grid group fix the origin)."""
+        return self.kind == "translation"
+
+    def sentence(self, family: Family | None = None) -> tuple[str, str]:
+        """The (matrix, tensor) templates ``--explain`` writes for a generator of this role."""
+        return family.sentence(self) if family is not None else SENTENCES.get(self.kind, GENERATOR)
+
+    def fields(self, g: Perm, shape: tuple[int, ...] | None, slots: list[str]) -> dict:
+        """What this role's sentence names about generator ``g``: the swapped points, the
+        cycle, the grid points (``slots`` are the index names, ``shape`` the grid's)."""
+        fill = _FIELDS.get(self.kind)
+        return fill(self, g, shape, slots) if fill is not None else {}
 
 
 UNKNOWN = Role("generator")
@@ -72,6 +89,48 @@ GENERATOR = ("W[s(i), s(j)] = W[i, j]: W is constant along the cycles of s actin
 SENTENCES = {"shift": SHIFT, "reflection": REFLECTION, "transposition": TRANSPOSITION, "3-cycle": THREE_CYCLE,
              "cycle": CYCLE, "translation": TRANSLATION, "rotation": ROTATION, "grid-reflection": GRID_REFLECTION,
              "generator": GENERATOR}
+
+
+def _moved(g: Perm) -> list[int]:
+    return [i for i, x in enumerate(g) if x != i]
+
+
+def _swapped(role: Role, g: Perm, shape, slots) -> dict:
+    a, b = _moved(g)[:2]
+    return {"a": a, "b": b}
+
+
+def _three_cycle(role: Role, g: Perm, shape, slots) -> dict:
+    first = _moved(g)[0]
+    return {"cycle": f"{first} -> {g[first]} -> {g[g[first]]} -> {first}"}
+
+
+def _long_cycle(role: Role, g: Perm, shape, slots) -> dict:
+    return {"cycle": shorten(cycle_string(g), 40)}
+
+
+def _translated_points(role: Role, g: Perm, shape, slots) -> dict:
+    """``lhs`` the grid points moved one step along the role's axis, ``rhs`` as they are."""
+    letters = "abcdefgh"[:len(shape)]
+
+    def point(x, moved):
+        return "(" + ", ".join(f"{p}_{x}{'+1' if q == role.axis and moved else ''}"
+                               for q, p in enumerate(letters)) + ")"
+
+    return {"lhs": ", ".join(point(x, True) for x in slots), "rhs": ", ".join(point(x, False) for x in slots),
+            "size": shape[role.axis], "axis": role.axis}
+
+
+def _turned_points(role: Role, g: Perm, shape, slots) -> dict:
+    """``lhs`` the grid points rotated (or reflected) about the origin, ``rhs`` as they are."""
+    image = "(b_{x}, -a_{x})" if role.kind == "rotation" else "(a_{x}, -b_{x})"
+    return {"lhs": ", ".join(image.format(x=x) for x in slots), "rhs": ", ".join(f"(a_{x}, b_{x})" for x in slots),
+            "N": shape[0]}
+
+
+# The fields each role kind's sentence names beyond the slots (none for the others).
+_FIELDS = {"transposition": _swapped, "3-cycle": _three_cycle, "cycle": _long_cycle,
+           "translation": _translated_points, "rotation": _turned_points, "grid-reflection": _turned_points}
 
 
 class Sizing(Enum):
