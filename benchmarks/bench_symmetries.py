@@ -50,7 +50,8 @@ def main() -> None:
     args = parser.parse_args()
     import gdlcheck
     from gdlcheck.errors import GdlcheckError
-    from gdlcheck.groups import automorphisms
+    from gdlcheck.groups.colours import colour_classes
+    from gdlcheck.groups.layered import bliss_automorphisms
 
     sizes = [1024, 2048] if args.quick else [1024, 2048, 4096]
     kinds = ["circulant", "symmetric circulant", "all-ones", "random"]
@@ -74,8 +75,8 @@ def main() -> None:
                 r = found["r"]
                 peer = "-"
                 if n <= 1024 and kind != "all-ones":
-                    C = automorphisms.colour_classes(np.load(path))
-                    peer = fmt_seconds(once(lambda C=C: automorphisms._automorphisms_bliss(C)))
+                    C = colour_classes(np.load(path))
+                    peer = fmt_seconds(once(lambda C=C: bliss_automorphisms(C)))
                 target = ""
                 if n == 4096 and kind in ("circulant", "all-ones", "random"):
                     ok = seconds < 10 and peak <= 4 * own

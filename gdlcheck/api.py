@@ -50,7 +50,7 @@ from gdlcheck.user_code import (
     parse_input_shape,
     points_axes,
 )
-from gdlcheck.verification import FAILS, INCONCLUSIVE, METHODS, Options, verify_layer
+from gdlcheck.verification import FAILS, METHODS, Options, random_code, verify_layer
 
 __all__ = ["group", "derive", "verify", "verify_callable", "project", "inspect", "find_symmetries", "Derived",
            "Verified", "PermGroup", "GroupOptions", "GdlcheckError", "CallableError", "FAMILIES", "points", "graph",
@@ -400,9 +400,7 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
     # passing check nothing
     random = layer.randomness(float(tol)) if result.verdict == FAILS else None
     if random is not None:
-        # the differences the trials saw may be the randomness: no verdict on the symmetry
-        result.verdict, result.passed, result.diagnosis = INCONCLUSIVE, False, None
-        result.notes = [random]
+        result = random_code(result, random)
     elif result.verdict == FAILS:
         # a traced proof that stopped at a condition names the parameter and its entries; else
         # the submodule the forward hooks find
@@ -468,9 +466,9 @@ def _callable_group(spec, dims, points_axis, batch_axes, graph_value):
         axes = points_axes(dims, points_axis, batch_axes)
         sizes = tuple(dims[a] for a in axes)
         family = find_family(spec)
-        if family.size in ("shape", "square") and len(sizes) > 1:
+        if family.is_grid and len(sizes) > 1:
             g = group(spec, shape=sizes)
-        elif family.size == "graph" and graph_value is not None:
+        elif family.of_a_graph and graph_value is not None:
             g = group(spec, graph=graph_value, n=int(np.prod(sizes)))
         else:
             g = group(spec, n=int(np.prod(sizes)))
@@ -525,13 +523,13 @@ def verify_target(target: str, group_options: GroupOptions, input_shape, *, expe
     n = group_options.n or int(np.prod([dims[a] for a in axes]))
     A = load_graph_file(group_options.graph, n=n) if group_options.graph else None
     name = group_options.name or ("automorphisms" if A is not None and not group_options.generators else None)
-    if A is not None and name is not None and find_family(name).size == "graph":
+    if A is not None and name is not None and find_family(name).of_a_graph:
         g = group(name, graph=A, n=n)
     else:
         g = replace(group_options, graph=None).build(n_default=n)
     f = load_callable(target, folder)
     if inputs and not any(_kind_of(item) in ("graph", "fixed") for item in inputs) and g.family is not None \
-            and g.family.size == "graph":
+            and g.family.of_a_graph:
         A = None  # the graph names the group only: the callable holds it (--input points alone)
     return verify_callable(f, g, shape=dims, expect=expect or "equivariant", trials=trials, tol=tol,
                            seed=seed or 0, dtype=dtype or "float64", method=method, name=target, graph=A,

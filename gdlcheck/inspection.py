@@ -118,8 +118,6 @@ def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind
     notes = []
     if not props["symmetric"] and square:
         reasons = node.asymmetries()
-        if not reasons and node.kind == "conv":
-            reasons = [Fact("kernel")]
         if not reasons:
             G = flat[0]
             i, j = np.unravel_index(int(np.argmax(np.abs(G - G.T))), G.shape)

@@ -191,7 +191,7 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
     n_layer = layer_points(layer)
     if cli_group:
         if (options.shape is None and options.n is None and sym.get("shape") is not None and options.name
-                and find_family(options.name).size in ("shape", "square")):
+                and find_family(options.name).is_grid):
             # a grid group named on the command line takes the spec's grid, not a line of n points
             from dataclasses import replace
 

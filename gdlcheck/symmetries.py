@@ -15,8 +15,9 @@ import numpy as np
 
 from gdlcheck.errors import GroupError
 from gdlcheck.groups import FAMILIES, PermGroup, fixes, grid_shape
-from gdlcheck.groups.automorphisms import colour_classes, coloured_automorphisms, value_classes
+from gdlcheck.groups.automorphisms import coloured_automorphisms
 from gdlcheck.groups.catalogue import make
+from gdlcheck.groups.colours import colour_classes, value_classes
 from gdlcheck.tolerances import TOL
 
 
@@ -61,7 +62,7 @@ def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Symmetrie
 
 def _without_generators(n: int) -> list[str]:
     """The catalogue groups on n points with no generators (they hold for every matrix)."""
-    return [family.name for family in FAMILIES.values() if family.size == "n" and not make(family, n).gens]
+    return [family.name for family in FAMILIES.values() if family.on_points and not make(family, n).gens]
 
 
 def contained_groups(C: np.ndarray) -> list[str]:
@@ -72,12 +73,12 @@ def contained_groups(C: np.ndarray) -> list[str]:
     trivial, and are listed when they hold, like the others.
     """
     n = C.shape[0]
-    candidates = [(family.name, make(family, n)) for family in FAMILIES.values() if family.size == "n"]
-    grids = [family for family in FAMILIES.values() if family.size in ("shape", "square")]
+    candidates = [(family.name, make(family, n)) for family in FAMILIES.values() if family.on_points]
+    grids = [family for family in FAMILIES.values() if family.is_grid]
     for shape in _grid_shapes(n):
         label = "x".join(map(str, shape))
         for family in grids:
-            if family.size == "shape" or (len(shape) == 2 and shape[0] == shape[1]):
+            if family.takes(shape):
                 candidates.append((f"{family.name} {label}", make(family, grid_shape(family, shape))))
     keeps = _keeper(C)
     return [name for name, group in candidates if all(keeps(np.asarray(g)) for g in group.gens)]

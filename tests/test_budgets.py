@@ -81,9 +81,10 @@ def test_one_symbolic_budget_for_the_whole_check(monkeypatch, tmp_path):
 
 def test_a_symbolic_check_past_its_budget_is_undecided_not_a_verdict(monkeypatch):
     import gdlcheck
-    from gdlcheck.verification import measure, symbolic
+    from gdlcheck.verification import symbolic
+    from gdlcheck.verification.measure import weights
 
-    monkeypatch.setattr(measure, "Budget", lambda: symbolic.Budget(ops=0))
+    monkeypatch.setattr(weights, "Budget", lambda: symbolic.Budget(ops=0))
     r = gdlcheck.verify([["sin(a)**2 + cos(a)**2", 0], [0, 1]], "cyclic", method="exact")
     assert r.verdict == "inconclusive"
     assert r.to_json()["checks"][0]["note"].startswith("undecided: the whole check's symbolic budget")
@@ -95,14 +96,15 @@ def test_the_symbolic_budget_decides_the_same_off_the_main_thread(samples, monke
     import threading
 
     import gdlcheck
-    from gdlcheck.verification import measure, symbolic
+    from gdlcheck.verification import symbolic
+    from gdlcheck.verification.measure import weights
 
     trig = [["(a+b)**12*(sin(e)**2+cos(e)**2)" if (i + j) % 2 else "(a+b)**12" for j in range(4)] for i in range(4)]
 
     def verdicts():
         out = [gdlcheck.verify(str(samples / "layer.yaml")).to_json(),
                gdlcheck.verify(trig, "cyclic", method="exact").to_json()]
-        monkeypatch.setattr(measure, "Budget", lambda: symbolic.Budget(ops=0))
+        monkeypatch.setattr(weights, "Budget", lambda: symbolic.Budget(ops=0))
         out.append(gdlcheck.verify([["sin(a)**2 + cos(a)**2", 0], [0, 1]], "cyclic", method="exact").to_json())
         monkeypatch.undo()
         return out
@@ -513,10 +515,10 @@ def test_progress_never_goes_with_json(run, samples, monkeypatch):
 def test_symmetries_past_the_bliss_budget_is_refused_with_the_estimate(monkeypatch):
     import gdlcheck
     from gdlcheck.errors import LimitError
-    from gdlcheck.groups import automorphisms
+    from gdlcheck.groups import automorphisms, layered
 
     monkeypatch.setattr(automorphisms, "refinement_search", lambda C, progress=None: None)
-    forbid(monkeypatch, automorphisms, "_layered_graph", "building the layered graph")
+    forbid(monkeypatch, layered, "layered_graph", "building the layered graph")
     n = 1500
     t = np.arange(n)
     W = np.random.default_rng(0).standard_normal(n)[(t[:, None] - t[None, :]) % n]
@@ -526,8 +528,10 @@ def test_symmetries_past_the_bliss_budget_is_refused_with_the_estimate(monkeypat
 
 @pytest.mark.parametrize("n", [6, 12, 30])
 def test_the_refinement_search_agrees_with_bliss(n):
-    from gdlcheck.groups import automorphisms
-    from gdlcheck.groups.automorphisms import colour_classes, refinement_search
+    from gdlcheck.groups.colours import colour_classes
+    from gdlcheck.groups.layered import count_automorphisms, layered_graph
+    from gdlcheck.groups.perm import fixes
+    from gdlcheck.groups.refinement import refinement_search
 
     rng = np.random.default_rng(n)
     t = np.arange(n)
@@ -537,11 +541,11 @@ def test_the_refinement_search_agrees_with_bliss(n):
     for W in mats:
         C = colour_classes(W)
         found = refinement_search(C)
-        graph, colours = automorphisms._layered_graph(C)
+        graph, colours = layered_graph(C)
         if found is None or graph is None:
             continue
-        assert found[1] == automorphisms._count(graph, colours)
-        assert all(automorphisms.fixes(g, C) for g in found[0])
+        assert found[1] == count_automorphisms(graph, colours)
+        assert all(fixes(g, C) for g in found[0])
 
 
 # --------------------------------------------------------------------------- files are data
@@ -608,3 +612,18 @@ def test_the_hang_guard_is_reported_as_the_guard_through_sympy_call(monkeypatch)
     budget = symbolic.Budget()
     assert symbolic.equal_exactly(sympy.sin(a) ** 2 + sympy.cos(a) ** 2, b / b, budget) is None
     assert budget.detail == "time_guard"
+
+
+def test_each_layer_estimates_its_own_forward_pass():
+    # the numeric check's budget asks the layer; no kind is named outside its class
+    from gdlcheck.layers import Layer
+    from gdlcheck.layers.base import Fact
+    from gdlcheck.layers.linear import Conv, Linear
+    from gdlcheck.layers.rowwise import Pointwise
+
+    n, d = 10, 3
+    assert Linear(np.eye(n)).pass_cost(n, d) == n * d + n * n * d        # W X: n x n times X
+    assert Conv(np.array([1.0, 2.0]), n).pass_cost(n, d) == n * d + n * n * d
+    assert Pointwise("relu").pass_cost(n, d) == n * d                    # elementwise only
+    assert Layer().pass_cost(n, d) is None                               # not built by gdlcheck: not estimated
+    assert Conv(np.array([1.0, 2.0]), n).asymmetries() == [Fact("kernel")]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from gdlcheck import groups
 from gdlcheck.derivation import derive, orbit_labels, orbitals
 from gdlcheck.groups import automorphism_group
-from gdlcheck.groups.automorphisms import colour_classes
+from gdlcheck.groups.colours import colour_classes
 
 
 def petersen():

@@ -230,3 +230,65 @@ def test_the_components_kernel_agrees_with_scipy(n, pairs):
     # the same partition, each node labelled with the least node of its component
     least = {c: min(np.nonzero(ref == c)[0]) for c in set(ref.tolist())}
     assert root.tolist() == [least[c] for c in ref.tolist()]
+
+
+def test_each_family_says_how_it_is_sized_and_only_one_way():
+    sized = {name: [f.on_points, f.is_grid, f.of_a_graph, f.generated] for name, f in groups.FAMILIES.items()}
+    assert all(flags.count(True) == 1 for flags in sized.values()), sized
+    assert [name for name, f in groups.FAMILIES.items() if f.is_grid] == ["translations", "p4", "p4m"]
+    assert [name for name, f in groups.FAMILIES.items() if f.of_a_graph] == ["automorphisms"]
+    # every family sized by n alone is built from n alone
+    for f in groups.FAMILIES.values():
+        if f.on_points:
+            assert groups.build_group(f.name, n=6).n == 6
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (2, 3, 4), (6,)])
+def test_a_grid_family_takes_the_shapes_it_acts_on(shape):
+    square = len(shape) == 2 and shape[0] == shape[1]
+    assert groups.FAMILIES["translations"].takes(shape)
+    for name in ("p4", "p4m"):
+        assert groups.FAMILIES[name].takes(shape) == square
+        if square:
+            assert groups.build_group(name, shape=shape).shape == shape
+        else:
+            with pytest.raises(GroupError, match="square"):
+                groups.build_group(name, shape=shape)
+
+
+def test_a_grid_family_without_a_shape_takes_a_line_or_a_square_of_n_points():
+    assert groups.build_group("translations", n=6).shape == (6,)
+    assert groups.build_group("p4", n=9).shape == (3, 3)
+    with pytest.raises(GroupError, match="n = 8 is not a square"):
+        groups.build_group("p4m", n=8)
+
+
+@pytest.mark.parametrize("name, args, option", [("cyclic", {"n": 4}, "n"), ("automorphisms", {}, "graph"),
+                                                ("generators", {"generators": ["(0 1)"]}, "generators")])
+def test_a_shape_for_a_family_not_sized_by_one_names_what_sizes_it(name, args, option):
+    with pytest.raises(GroupError, match=f"{name!r} is sized by {option}"):
+        groups.build_group(name, shape="2x2", **args)
+
+
+@pytest.mark.parametrize("name, size", [("cyclic", 5), ("dihedral", 6), ("symmetric", 4), ("alternating", 6),
+                                        ("alternating", 7), ("translations", (3, 4)), ("p4", (3, 3)), ("p4m", (4, 4)),
+                                        ("generators", 5)])
+def test_every_generators_sentence_is_filled_by_what_its_role_says(name, size):
+    # a role's kind is asked of the role: its sentence and the fields that sentence names
+    if name == "generators":
+        g = groups.build_group(name, n=size, generators=["(0 1)", "(1 2 3)", "(0 1 2 3 4)"])
+    elif isinstance(size, int):
+        g = groups.build_group(name, n=size)
+    else:
+        g = groups.build_group(name, shape=size)
+    for slots in (["i", "j"], ["i1", "i2", "j1"]):
+        base = {"T": "W" if len(slots) == 2 else "T", "slots": ", ".join(slots), "shifted": "", "negated": "",
+                "moved_slots": ""}
+        for k, p in enumerate(g.gens):
+            role = g.role(k)
+            matrix, tensor = role.sentence(g.family)
+            text = (matrix if len(slots) == 2 else tensor).format(**base, **role.fields(p, g.shape, slots))
+            assert "{" not in text and text
+            if role.kind == "transposition":
+                a, b = (i for i, x in enumerate(p) if x != i)
+                assert f"points {a} and {b} are interchangeable" in text

@@ -92,7 +92,7 @@ def test_deep_yaml_is_refused(run, tmp_path):
 def test_size_budgets_refuse_before_the_work_and_state_the_estimate(run, tmp_path, monkeypatch, args, message,
                                                                     forbidden):
     from gdlcheck.derivation import basis, cells
-    from gdlcheck.groups import catalogue
+    from gdlcheck.groups import named
     from gdlcheck.layers import linear
 
     if forbidden == "pattern":
@@ -100,7 +100,7 @@ def test_size_budgets_refuse_before_the_work_and_state_the_estimate(run, tmp_pat
         forbid(monkeypatch, basis, "tuple_orbits", "the orbit search")
         forbid(monkeypatch, cells, "full_labels", "writing the pattern")
     elif forbidden == "generators":
-        forbid(monkeypatch, catalogue, "shift", "building the shift")
+        forbid(monkeypatch, named, "shift", "building the shift")
     elif forbidden == "factorial":
         forbid(monkeypatch, math, "factorial", "computing n!")
     else:

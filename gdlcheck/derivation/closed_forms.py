@@ -115,7 +115,7 @@ def _grid_form(group: PermGroup):
     """
     shape = group.shape
     offset = _grid_offset_label(shape)
-    fixing = tuple(g for k, g in enumerate(group.gens) if group.role(k).kind != "translation")
+    fixing = tuple(g for k, g in enumerate(group.gens) if not group.role(k).is_translation)
     if fixing:
         sub_orbits = PermGroup("stabiliser", group.n, fixing).point_orbits()
         sub = np.empty(group.n, dtype=np.int32)

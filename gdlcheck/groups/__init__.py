@@ -2,16 +2,22 @@
 
 * :mod:`~gdlcheck.groups.perm`: permutations in array form and how they act (the
   convention, as doctests);
-* :mod:`~gdlcheck.groups.group`: ``PermGroup`` and ``Role``;
-* :mod:`~gdlcheck.groups.catalogue`: one ``Family`` record per catalogue group, and
+* :mod:`~gdlcheck.groups.family`: ``Family``, the record of a catalogue family, and
+  ``Role``, what a generator is;
+* :mod:`~gdlcheck.groups.group`: ``PermGroup``, which points to its family's record;
+* :mod:`~gdlcheck.groups.catalogue`: the records, one per catalogue group, and
   ``build_group``;
-* :mod:`~gdlcheck.groups.automorphisms`: automorphisms of coloured graphs by BLISS;
+* :mod:`~gdlcheck.groups.named`: the generators of each named family, with their roles;
+* :mod:`~gdlcheck.groups.recognise`: S_n and A_n told from any generators;
+* :mod:`~gdlcheck.groups.automorphisms`: the automorphisms of a weighted, directed graph,
+  by the numpy refinement search (:mod:`~gdlcheck.groups.refinement`) or BLISS on the
+  layered graph (:mod:`~gdlcheck.groups.layered`), from the entries' colour classes
+  (:mod:`~gdlcheck.groups.colours`);
 * :mod:`~gdlcheck.groups.components`: the connected-components kernel behind every orbit.
 """
 
 from gdlcheck.groups.catalogue import (
                                        FAMILIES,
-                                       Family,
                                        alternating,
                                        automorphism_group,
                                        build_group,
@@ -26,7 +32,8 @@ from gdlcheck.groups.catalogue import (
                                        translations,
                                        trivial,
 )
-from gdlcheck.groups.group import PermGroup, Role
+from gdlcheck.groups.family import Family, Role
+from gdlcheck.groups.group import PermGroup
 from gdlcheck.groups.perm import (
                                        Perm,
                                        act,

@@ -1,8 +1,11 @@
 """The catalogue of groups (DESIGN.md section 2): one ``Family`` record per group family.
 
-A record says everything gdlcheck knows about a family: its name and aliases, how it is
-sized, how to build its generators (each with its ``Role``), its order where a formula
-gives it, and the sentences ``derive --explain`` writes for its generators and its form.
+A record (:class:`~gdlcheck.groups.family.Family`) says everything gdlcheck knows about a
+family: its name and aliases, how it is sized, how to build its generators (each with its
+``Role``, :mod:`~gdlcheck.groups.named`), its order where a formula gives it, and the
+sentences ``derive --explain`` writes for its generators and its form.  This module also
+builds a group from what the user gives (``build_group``), checking that every option given
+sizes the family named.
 Adding a group is adding a record to ``FAMILIES``; derive may give it a closed form
 (:mod:`gdlcheck.derivation.closed_forms`), keyed by the family, or use the general method.
 
@@ -13,178 +16,31 @@ which only this module's constructors set.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from gdlcheck.errors import GroupError, param
-from gdlcheck.groups.automorphisms import colour_classes, coloured_automorphisms, sparse_automorphisms
+from gdlcheck.groups.automorphisms import coloured_automorphisms, sparse_automorphisms
+from gdlcheck.groups.colours import colour_classes
 from gdlcheck.groups.components import point_orbit_labels
-from gdlcheck.groups.group import NOT_COMPUTED, PermGroup, Role
-from gdlcheck.groups.perm import Perm, check_perm, identity, is_sparse, parse_perm, shift
+from gdlcheck.groups.family import Family, Role, Sizing
+from gdlcheck.groups.group import NOT_COMPUTED, PermGroup
+from gdlcheck.groups.named import (
+    alternating_gens,
+    cyclic_gens,
+    dihedral_gens,
+    distinct,
+    lazy_factorial,
+    p4_gens,
+    p4m_gens,
+    symmetric_gens,
+    translation_gens,
+    trivial_gens,
+)
+from gdlcheck.groups.perm import Perm, check_perm, is_sparse, parse_perm
 from gdlcheck.groups.recognise import recognise
 from gdlcheck.limits import MAX_POINTS, MAX_SCHREIER_SIMS_POINTS
 from gdlcheck.text import parse_shape, suggest
-
-Gens = tuple[tuple[Perm, Role], ...]
-
-# --------------------------------------------------------------------------- the sentences of --explain
-#
-# Per role, the constraint one generator s imposes, for a matrix W[i, j] and for a tensor
-# T[slots]; gdlcheck.output.explain fills in the fields: {slots} "i, j", {shifted} "i+1, j+1",
-# {negated} "-i, -j", {axis} and {size} of a translation, {moved} and {fixed} point lists,
-# {lhs}/{rhs} the grid points, {N} the grid side, {a} {b} the swapped points, {cycle} a 3-cycle.
-
-SHIFT = ("W[i+1, j+1] = W[i, j] (indices mod n): moving both indices down by one changes nothing, so W is "
-         "constant on cyclic diagonals, W[i, j] depends only on (i - j) mod n.",
-         "T[{shifted}] = T[{slots}] (indices mod n): the entry depends only on the index differences.")
-REFLECTION = ("W[-i, -j] = W[i, j] (mod n): the diagonal of offset k and the one of offset n - k carry the same "
-              "value.",
-              "T[{negated}] = T[{slots}] (mod n).")
-TRANSPOSITION = ("W[{a}, {a}] = W[{b}, {b}], W[{a}, {b}] = W[{b}, {a}], and W[{a}, k] = W[{b}, k], W[k, {a}] = "
-                 "W[k, {b}] for every other k: points {a} and {b} are interchangeable.",
-                 "swapping {a} and {b} in every index leaves T unchanged: points {a} and {b} are interchangeable.")
-THREE_CYCLE = ("W is unchanged when the points {cycle} are rotated in every index at once.",
-               "T is unchanged when the points {cycle} are rotated in every index at once.")
-CYCLE = ("W[s(i), s(j)] = W[i, j] for the cycle {cycle}, which fixes point 0: W is constant along the cycles of s "
-         "acting on the pairs (i, j).",
-         "T[{moved_slots}] = T[{slots}] for the cycle {cycle}, which fixes point 0.")
-TRANSLATION = ("{T}[{lhs}] = {T}[{rhs}] (mod {size}): shifting every point one step along axis {axis} changes "
-               "nothing, so the entry depends only on the offsets along that axis.",) * 2
-ROTATION = ("{T}[{lhs}] = {T}[{rhs}] (mod {N}): rotating every point by 90 degrees about the origin changes "
-            "nothing.",) * 2
-GRID_REFLECTION = ("{T}[{lhs}] = {T}[{rhs}] (mod {N}): reflecting every point in the axis b = 0 changes "
-                   "nothing.",) * 2
-GENERATOR = ("W[s(i), s(j)] = W[i, j]: W is constant along the cycles of s acting on the pairs (i, j).",
-             "T[{moved_slots}] = T[{slots}]: T is constant along the cycles of s on index tuples.")
-
-# Sentences by role kind; a family may override them in its record.
-SENTENCES = {"shift": SHIFT, "reflection": REFLECTION, "transposition": TRANSPOSITION, "3-cycle": THREE_CYCLE,
-             "cycle": CYCLE, "translation": TRANSLATION, "rotation": ROTATION, "grid-reflection": GRID_REFLECTION,
-             "generator": GENERATOR}
-
-
-@dataclass(frozen=True)
-class Family:
-    """One family of the catalogue.
-
-    ``size`` is how it is sized: ``n`` (points), ``shape`` (a grid of any shape), ``square``
-    (an N x N grid), ``graph`` or ``generators``.  ``build`` maps the size (``n``, or the shape
-    tuple) to the generators with their roles; ``order`` gives the order where its formula
-    holds (None elsewhere: it is then computed); ``factorial_over`` is ``d`` when the order is
-    ``n!/d`` (printed approximately past 25 points, estimated before it is computed);
-    ``conclusion`` is ``--explain``'s last step for order 1 -> 1.
-    """
-
-    name: str
-    aliases: tuple[str, ...]
-    size: str
-    needs: str              # the catalogue listing's columns
-    generators: str
-    order_text: str
-    build: Callable[..., Gens] | None = None
-    order: Callable[..., int | None] | None = None
-    factorial_over: int | None = None
-    conclusion: str | None = None
-    sentences: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-    def sentence(self, role: Role) -> tuple[str, str]:
-        """The (matrix, tensor) templates ``--explain`` writes for a generator of this role."""
-        return self.sentences.get(role.kind) or SENTENCES.get(role.kind) or GENERATOR
-
-
-# --------------------------------------------------------------------------- generators with roles
-
-
-def _trivial(n: int) -> Gens:
-    return ()
-
-
-def _cyclic(n: int) -> Gens:
-    return ((shift(n), Role("shift")),) if n > 1 else ()
-
-
-def _dihedral(n: int) -> Gens:
-    reflection = tuple((-j) % n for j in range(n))
-    return _distinct(((shift(n), Role("shift")), (reflection, Role("reflection"))), n)
-
-
-def _symmetric(n: int) -> Gens:
-    if n == 1:
-        return ()
-    transposition = (1, 0) + tuple(range(2, n))
-    if n == 2:
-        return ((transposition, Role("transposition")),)
-    return ((shift(n), Role("shift")), (transposition, Role("transposition")))
-
-
-def _alternating(n: int) -> Gens:
-    """A 3-cycle and a long cycle, as sympy's ``AlternatingGroup``: ``(0 1 2)`` and, for odd
-    ``n``, the shift ``(0 1 .. n-1)``; for even ``n``, ``(1 2 .. n-1)``.  Both are even
-    permutations and together they generate ``A_n``."""
-    if n < 3:
-        return ()
-    three = (1, 2, 0) + tuple(range(3, n))
-    if n == 3:
-        return ((three, Role("3-cycle")),)
-    if n % 2:
-        return ((three, Role("3-cycle")), (shift(n), Role("shift")))
-    long_cycle = (0,) + tuple(range(2, n)) + (1,)
-    return ((three, Role("3-cycle")), (long_cycle, Role("3-cycle" if n == 4 else "cycle")))
-
-
-def _grid_perm(shape: tuple[int, ...], image_of_coords) -> Perm:
-    """The permutation sending point ``coords`` to ``image_of_coords(coords)`` (row-major)."""
-    coords = np.indices(shape).reshape(len(shape), -1)
-    new = image_of_coords(coords)
-    return tuple(np.ravel_multi_index(tuple(new), shape).tolist())
-
-
-def _translations(shape: tuple[int, ...]) -> Gens:
-    gens = []
-    for axis, size in enumerate(shape):
-        if size == 1:
-            continue
-
-        def step(c, axis=axis, size=size):
-            c = c.copy()
-            c[axis] = (c[axis] + 1) % size
-            return c
-
-        gens.append((_grid_perm(shape, step), Role("translation", axis)))
-    return tuple(gens)
-
-
-def _p4(shape: tuple[int, ...]) -> Gens:
-    N = shape[0]
-    rotation = _grid_perm(shape, lambda c: np.stack([c[1], (-c[0]) % N]))
-    return _distinct(_translations(shape) + ((rotation, Role("rotation")),), N * N)
-
-
-def _p4m(shape: tuple[int, ...]) -> Gens:
-    N = shape[0]
-    reflection = _grid_perm(shape, lambda c: np.stack([c[0], (-c[1]) % N]))
-    return _distinct(_p4(shape) + ((reflection, Role("grid-reflection")),), N * N)
-
-
-def _distinct(gens: Gens, n: int) -> Gens:
-    """Generators without the identity and without repeats (the first role stays)."""
-    out: list = []
-    seen = set()
-    for g, role in gens:
-        if g != identity(n) and g not in seen:
-            seen.add(g)
-            out.append((g, role))
-    return tuple(out)
-
-
-def _lazy_factorial(n: int, divisor: int):
-    """``n! / divisor``, computed only when asked (``1000000!`` takes seconds and has 5.5M digits)."""
-    if n <= 25:
-        return math.factorial(n) // divisor
-    return lambda: math.factorial(n) // divisor
-
 
 # --------------------------------------------------------------------------- the records
 
@@ -195,24 +51,24 @@ GRID_CONCLUSION = ("Together: W[i, j] depends only on the offset between the poi
                    "rotations (and reflections) that fix the origin share a parameter -- a group convolution.")
 
 FAMILIES: dict[str, Family] = {f.name: f for f in [
-    Family("trivial", (), "n", "n", "no generators", "1", _trivial, lambda n: 1),
-    Family("cyclic", ("shift",), "n", "n", "the unit shift j -> j+1 mod n", "n", _cyclic, lambda n: n,
+    Family("trivial", (), Sizing.POINTS, "n", "no generators", "1", trivial_gens, lambda n: 1),
+    Family("cyclic", ("shift",), Sizing.POINTS, "n", "the unit shift j -> j+1 mod n", "n", cyclic_gens, lambda n: n,
            conclusion="Together: W[i, j] = theta_((i - j) mod n), a circulant matrix -- a circular convolution."),
-    Family("dihedral", (), "n", "n", "the shift and the reflection j -> -j mod n", "2n for n >= 3", _dihedral,
-           lambda n: 2 * n if n >= 3 else None,
+    Family("dihedral", (), Sizing.POINTS, "n", "the shift and the reflection j -> -j mod n", "2n for n >= 3",
+           dihedral_gens, lambda n: 2 * n if n >= 3 else None,
            conclusion="Together: W is circulant and W[i, j] = W[j, i]: a symmetric circulant, theta_k = theta_(n-k)."),
-    Family("symmetric", ("permutation",), "n", "n", "the n-cycle (0 1 .. n-1) and the transposition (0 1)", "n!",
-           _symmetric, lambda n: _lazy_factorial(n, 1), factorial_over=1),
-    Family("alternating", (), "n", "n", "(0 1 2) and (0 1 .. n-1), or (1 2 .. n-1) for even n", "n!/2",
-           _alternating, lambda n: _lazy_factorial(n, 2) if n >= 2 else 1, factorial_over=2),
-    Family("translations", ("torus",), "shape", "shape", "the unit shift along each axis", "product of the shape",
-           _translations, math.prod, conclusion=TRANSLATIONS_CONCLUSION),
-    Family("p4", (), "square", "shape NxN", "translations and the rotation (a, b) -> (b, -a mod N)", "4N^2", _p4,
-           lambda shape: 4 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION),
-    Family("p4m", (), "square", "shape NxN", "p4 and the reflection (a, b) -> (a, -b mod N)", "8N^2", _p4m,
+    Family("symmetric", ("permutation",), Sizing.POINTS, "n", "the n-cycle (0 1 .. n-1) and the transposition (0 1)",
+           "n!", symmetric_gens, lambda n: lazy_factorial(n, 1), factorial_over=1),
+    Family("alternating", (), Sizing.POINTS, "n", "(0 1 2) and (0 1 .. n-1), or (1 2 .. n-1) for even n", "n!/2",
+           alternating_gens, lambda n: lazy_factorial(n, 2) if n >= 2 else 1, factorial_over=2),
+    Family("translations", ("torus",), Sizing.SHAPE, "shape", "the unit shift along each axis", "product of the shape",
+           translation_gens, math.prod, conclusion=TRANSLATIONS_CONCLUSION),
+    Family("p4", (), Sizing.SQUARE, "shape NxN", "translations and the rotation (a, b) -> (b, -a mod N)", "4N^2",
+           p4_gens, lambda shape: 4 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION),
+    Family("p4m", (), Sizing.SQUARE, "shape NxN", "p4 and the reflection (a, b) -> (a, -b mod N)", "8N^2", p4m_gens,
            lambda shape: 8 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION),
-    Family("automorphisms", (), "graph", "graph", "generators of the graph's automorphism group", "computed"),
-    Family("generators", (), "generators", "n and permutations", "as given",
+    Family("automorphisms", (), Sizing.GRAPH, "graph", "generators of the graph's automorphism group", "computed"),
+    Family("generators", (), Sizing.GENERATORS, "n and permutations", "as given",
            "recognised S_n or A_n: n! or n!/2; else computed (Schreier-Sims, up to 64 points)"),
 ]}
 
@@ -221,12 +77,10 @@ ALIASES = {alias: f.name for f in FAMILIES.values() for alias in (f.name,) + f.a
 
 def _refuse_unused(family: Family, shape, graph) -> None:
     """A shape or a graph given to a family that is not sized by it would be ignored: an error instead."""
-    if shape is not None and family.size not in ("shape", "square"):
-        sized = {"n": f"{param('n', 'N')} (or the input's size)", "graph": param("graph", "FILE"),
-                 "generators": f"{param('generators', 'PERM')} and {param('n', 'N')}"}[family.size]
+    if shape is not None and not family.is_grid:
         raise GroupError(f"{param('shape', 'HxW')} sizes the grid groups (translations, p4, p4m); {family.name!r} is "
-                         f"sized by {sized}")
-    if graph is not None and family.size != "graph":
+                         f"sized by {family.size.option()}")
+    if graph is not None and not family.of_a_graph:
         raise GroupError(f"{param('graph', 'FILE')} goes with {param('group', value='automorphisms')}, not "
                          f"{family.name!r}")
 
@@ -313,7 +167,7 @@ def from_generators(n: int | None, generators) -> PermGroup:
         n = max(len(parse_perm(g, None)) if isinstance(g, str) else len(g) for g in generators)
     n = _check_n(n, "generators")
     parsed = [parse_perm(g, n) if isinstance(g, str) else check_perm(g, n) for g in generators]
-    gens = _distinct(tuple((g, _structural_role(g)) for g in parsed), n)
+    gens = distinct(tuple((g, _structural_role(g)) for g in parsed), n)
     perms = tuple(g for g, _ in gens)
     # S_n and A_n given by generators are recognised (linear work): their closed forms and
     # order formulas apply, whatever the generators
@@ -387,21 +241,14 @@ def grid_shape(family: Family, shape=None, n=None) -> tuple[int, ...]:
     """The shape of a grid family: ``shape`` as given, else from ``n`` points (a line for
     translations, an N x N square for p4/p4m)."""
     if shape is None and n is not None:
-        if family.size == "shape":
-            shape = n
-        else:
-            side = math.isqrt(n) if isinstance(n, int) and n > 0 else 0
-            if side * side != n:
-                raise GroupError(f"group {family.name!r} acts on an N x N grid, and n = {n} is not a square; "
-                                 f"give {param('shape', 'NxN')}")
-            shape = [side, side]
+        shape = family.grid_of(n)
     if shape is None:
         raise GroupError(f"a grid group needs a shape: give {param('shape', 'HxW')}")
     dims = parse_shape(shape, error=GroupError)
     if math.prod(dims) > MAX_POINTS:
         raise GroupError(f"shape {'x'.join(map(str, dims))} has {math.prod(dims)} points, over the limit of "
                          f"{MAX_POINTS}")
-    return _square(dims, family.name) if family.size == "square" else dims
+    return dims if family.takes(dims) else _square(dims, family.name)  # the latter raises: not a square
 
 
 def build_group(name, n=None, shape=None, generators=None, graph=None) -> PermGroup:
@@ -411,11 +258,11 @@ def build_group(name, n=None, shape=None, generators=None, graph=None) -> PermGr
     """
     family = find_family(name)
     _refuse_unused(family, shape, graph)
-    if family.size in ("shape", "square"):
+    if family.is_grid:
         group = make(family, grid_shape(family, shape, n))
-    elif family.size == "generators":
+    elif family.generated:
         group = from_generators(n, generators)
-    elif family.size == "graph":
+    elif family.of_a_graph:
         if graph is None:
             raise GroupError(f"group 'automorphisms' needs a graph: give {param('graph', 'FILE')}")
         group = automorphism_group(graph)
@@ -423,6 +270,6 @@ def build_group(name, n=None, shape=None, generators=None, graph=None) -> PermGr
             raise GroupError(f"the graph has {group.n} nodes but n = {n}")
     else:
         group = make(family, _check_n(n, family.name))
-    if generators and family.size != "generators":
+    if generators and not family.generated:
         raise GroupError(f"{param('generators')} goes with {param('group')} generators, not {family.name!r}")
     return group

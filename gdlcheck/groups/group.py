@@ -17,34 +17,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gdlcheck.errors import LimitError
 from gdlcheck.groups.components import point_orbit_labels
+from gdlcheck.groups.family import UNKNOWN, Family, Role
 from gdlcheck.groups.perm import Perm, cycle_string, identity, then
 from gdlcheck.limits import MAX_ORDER_DIGITS
-
-if TYPE_CHECKING:
-    from gdlcheck.groups.catalogue import Family
-
-
-@dataclass(frozen=True)
-class Role:
-    """What a generator is, for prose and for closed forms: ``kind`` and, for a grid, its axis.
-
-    Kinds: ``shift`` (``j -> j+1 mod n``), ``reflection`` (``j -> -j mod n``), ``transposition``,
-    ``3-cycle``, ``cycle`` (a long cycle that fixes point 0), ``translation`` (along
-    ``axis``), ``rotation`` and ``grid-reflection`` (of a square grid), ``generator``
-    (nothing known).
-    """
-
-    kind: str
-    axis: int | None = None
-
-
-UNKNOWN = Role("generator")
 
 
 class _NotComputed:

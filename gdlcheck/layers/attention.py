@@ -25,6 +25,7 @@ class Attention(Composite):
 
     kind = "attention"
     depends_on = "content"
+    mixes_points = True      # G X, G an n x n matrix of scores
     _weights = ("wq", "wk", "wv", "wo", "table", "bias_b")
 
     def __init__(self, wq, wk, wv, wo=None, heads=1, weights="softmax", scale=None, mask="none", table=None,
@@ -120,6 +121,9 @@ class Attention(Composite):
         if self.wo is not None:
             out = self.wo.shape[0] * (out + 2)
         return self.out_channels, out
+
+    def holds_point_matrices(self) -> bool:
+        return True   # the n x n scores, whatever the graph
 
     def asymmetries(self) -> list[Fact]:
         out = []

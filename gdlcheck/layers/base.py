@@ -47,6 +47,8 @@ class Layer:
     * ``in_channels``/``out_channels``: the channels it reads and writes (None: any or
       unchanged), and ``points``: the number of points it is tied to (None: any n);
     * ``supports_symbolic``: ``forward_symbolic`` runs on a matrix of sympy symbols;
+    * ``mixes_points``: its forward pass multiplies X by an n x n matrix (its weights, G, the
+      attention scores), which the numeric check's budget counts;
     * ``signature``: how code's inputs and outputs move (:class:`gdlcheck.actions.Signature`);
       None: X and the output by rows, the graph by ``P A P^T``.
     """
@@ -59,6 +61,7 @@ class Layer:
     out_channels: int | None = None
     points: int | None = None
     supports_symbolic = False
+    mixes_points = False
     # Where the layer stands in its spec ("layer.layers[1]"), set when it is built.
     path = ""
     # How a combinator puts its sublayers together for the prover: "sequence" (each one's
@@ -118,6 +121,18 @@ class Layer:
     def graph(self) -> np.ndarray | None:
         """The adjacency this layer (or a sublayer) reads, if any."""
         return None
+
+    def pass_cost(self, n: int, channels: int) -> int | None:
+        """The multiply-adds of one forward pass of this layer's own work on an ``n x channels``
+        input, for the numeric check's budget (a combinator's parts count theirs); None: no
+        estimate, for code gdlcheck did not build (its cost is the user's)."""
+        return None
+
+    def holds_point_matrices(self) -> bool:
+        """Whether a forward pass holds dense n x n matrices besides the weights (a dense graph,
+        attention's scores): the numeric check refuses them past the matrix budget."""
+        A = self.graph()
+        return A is not None and not hasattr(A, "nnz")
 
     def symbols(self) -> set:
         return set()
@@ -234,6 +249,22 @@ def run(layer: Layer, X, A=None):
     return layer.forward_symbolic(X, A) if is_symbolic_array(X) else layer.forward(X, A)
 
 
+def estimated_pass_cost(layer: Layer, n: int, channels: int) -> int:
+    """The cost of one forward pass of a layer gdlcheck built: ``n d`` elementwise, ``n^2 d`` for
+    an n x n matrix times X (``(nnz + n d) d`` on a sparse graph instead), and ``n`` x the
+    entries of each channel weight (X W)."""
+    A = layer.graph()
+    if hasattr(A, "nnz"):
+        return (int(A.nnz) + n * channels) * channels
+    cost = n * channels
+    if layer.mixes_points:
+        cost += n * n * channels
+    arrays = getattr(layer, "_arrays", None)
+    if arrays is not None:
+        cost += n * sum(int(np.size(w)) for w in arrays() if isinstance(w, np.ndarray) and w.ndim == 2)
+    return cost
+
+
 # --------------------------------------------------------------------------- composite layers
 
 
@@ -292,6 +323,9 @@ class Composite(Layer):
     def forward_symbolic(self, X, A=None):
         # own weights become exact; children convert theirs when run() runs them
         return self.mapped(exact_array).forward(X, A)
+
+    def pass_cost(self, n: int, channels: int) -> int:
+        return estimated_pass_cost(self, n, channels)
 
     @property
     def depends_on(self) -> str:  # type: ignore[override]

@@ -73,6 +73,7 @@ class GCN(Composite):
     """
 
     kind = "gcn"
+    mixes_points = True      # G(A) X
     _weights = ("A", "W")
 
     def __init__(self, A, W, activation="relu", normalization="symmetric", self_loops=True, graph_mode="input"):

@@ -6,7 +6,17 @@ import numpy as np
 
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import is_translation
-from gdlcheck.layers.base import Composite, Layer, exact_array, free_symbols, is_symbolic_array, numeric, shape_text
+from gdlcheck.layers.base import (
+    Composite,
+    Fact,
+    Layer,
+    estimated_pass_cost,
+    exact_array,
+    free_symbols,
+    is_symbolic_array,
+    numeric,
+    shape_text,
+)
 from gdlcheck.layers.build import BuildContext, register
 from gdlcheck.layers.rules import Rule, commutes_condition, vector_condition
 from gdlcheck.text import parse_shape
@@ -17,6 +27,7 @@ class Linear(Layer):
 
     kind = "linear"
     supports_symbolic = True
+    mixes_points = True
 
     def __init__(self, W: np.ndarray, b=None):
         self.W, self.b = W, b
@@ -44,6 +55,9 @@ class Linear(Layer):
 
     def linear_form(self):
         return self.W, self.b
+
+    def pass_cost(self, n, channels):
+        return estimated_pass_cost(self, n, channels)
 
     def rule(self, group, gens):
         """Commutation: ``W P = P W`` exactly when ``W[g i, g j] = W[i, j]``; a bias ``b[g i] = b[i]``."""
@@ -142,6 +156,10 @@ class Conv(Linear):
 
         return Rule("theorem1", "Theorem 1", tuple(self._conditions(gens, shift_of_the_grid)))
 
+    def asymmetries(self) -> list[Fact]:
+        """A circulant ``W[i, j] = theta_(i-j)`` is symmetric only when its kernel is."""
+        return [Fact("kernel")]
+
     def subs(self, values):
         b = None if self.b is None else numeric(self.b, values)
         return type(self)(numeric(self.kernel, values), self.grid, b)
@@ -207,6 +225,7 @@ class ChannelDeepSets(Composite):
     """``Y = X Lambda + 11^T X Gamma`` (Theorem 2 with channels)."""
 
     kind = "deepsets"
+    mixes_points = True      # 11^T X
     _weights = ("lam", "gamma")
 
     def __init__(self, lam, gamma, n=None):

@@ -1,7 +1,8 @@
 """Derive's prose and plain-text forms: ``--explain``, LaTeX, CSV, the meaning of a partition.
 
-The sentence each generator's constraint is written in comes from its family's record
-(:mod:`gdlcheck.groups.catalogue`), chosen by the generator's role; this module fills it in.
+The sentence each generator's constraint is written in, and what it names about the generator,
+come from its role and its family's record (:mod:`gdlcheck.groups.family`); this module puts
+the sentences together.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ import numpy as np
 from gdlcheck.derivation import Derivation
 from gdlcheck.derivation.closed_forms import partition_name
 from gdlcheck.groups import cycle_string
-from gdlcheck.groups.catalogue import GENERATOR, SENTENCES
-from gdlcheck.text import shorten
 
 # Orbits listed one by one in --explain only below this many cells.
 _EXPLAIN_CELLS = 1 << 20
@@ -118,35 +117,11 @@ def _constraint_text(d, k: int, slots: list[str]) -> str:
     """The constraint generator ``k`` imposes, in the words its family gives its role."""
     g = d.group.gens[k]
     role = d.group.role(k)
-    family = d.group.family
-    matrix, tensor = family.sentence(role) if family is not None else SENTENCES.get(role.kind, GENERATOR)
-    moved = [i for i, x in enumerate(g) if x != i]
+    matrix, tensor = role.sentence(d.group.family)
     fields = {"T": "W" if slots == ["i", "j"] else "T", "slots": ", ".join(slots),
               "shifted": ", ".join(f"{x}+1" for x in slots), "negated": ", ".join("-" + x for x in slots),
-              "moved_slots": ", ".join(f"s({x})" for x in slots)}
-    if role.kind == "transposition":
-        fields.update(a=moved[0], b=moved[1])
-    elif role.kind == "3-cycle":
-        fields["cycle"] = f"{moved[0]} -> {g[moved[0]]} -> {g[g[moved[0]]]} -> {moved[0]}"
-    elif role.kind == "cycle":
-        fields["cycle"] = shorten(cycle_string(g), 40)
-    elif role.kind in ("translation", "rotation", "grid-reflection"):
-        fields.update(_grid_fields(role, d.group.shape, slots))
+              "moved_slots": ", ".join(f"s({x})" for x in slots), **role.fields(g, d.group.shape, slots)}
     return (matrix if fields["T"] == "W" else tensor).format(**fields)
-
-
-def _grid_fields(role, shape: tuple[int, ...], slots: list[str]) -> dict:
-    """The grid points of a constraint: ``lhs`` moved by the generator, ``rhs`` as they are."""
-    letters = "abcdefgh"[:len(shape)]
-    if role.kind == "translation":
-        def point(x, moved):
-            return "(" + ", ".join(f"{p}_{x}{'+1' if q == role.axis and moved else ''}"
-                                   for q, p in enumerate(letters)) + ")"
-        return {"lhs": ", ".join(point(x, True) for x in slots), "rhs": ", ".join(point(x, False) for x in slots),
-                "size": shape[role.axis], "axis": role.axis}
-    image = "(b_{x}, -a_{x})" if role.kind == "rotation" else "(a_{x}, -b_{x})"
-    return {"lhs": ", ".join(image.format(x=x) for x in slots), "rhs": ", ".join(f"(a_{x}, b_{x})" for x in slots),
-            "N": shape[0]}
 
 
 def _conclusion(d: Derivation) -> list[str]:

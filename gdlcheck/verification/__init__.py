@@ -24,6 +24,7 @@ from gdlcheck.verification.result import (
                                           Residual,
                                           VerifyResult,
 )
+from gdlcheck.verification.verdict import random_code
 
 __all__ = ["ERROR", "FAILS", "HOLDS", "HOLDS_NUMERICALLY", "HOLDS_WITHIN_TOLERANCE", "INCONCLUSIVE", "METHODS", "Check",
-           "Law", "Options", "Residual", "VerifyResult", "verify_layer"]
+           "Law", "Options", "Residual", "VerifyResult", "random_code", "verify_layer"]

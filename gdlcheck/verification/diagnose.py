@@ -14,9 +14,9 @@ import numpy as np
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import PermGroup, fixes
 from gdlcheck.layers import Fact, Layer, with_graph_mode
-from gdlcheck.verification.measure import _generator, default_law, trial_residuals
+from gdlcheck.verification.measure import default_law, trial_residuals
 from gdlcheck.verification.prove import prove
-from gdlcheck.verification.result import Check, Law, Options, Proof
+from gdlcheck.verification.result import Check, Law, Options, Proof, generator_name
 
 DIAGNOSIS_TRIALS = 3
 FIRST_TRIAL = 10_000
@@ -36,7 +36,7 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
     failing = {c.generator for c in checks if c.passed is False}
     if not failing:
         return []
-    gens = [s for s in group.gen_arrays() if _generator(s) in failing]
+    gens = [s for s in group.gen_arrays() if generator_name(s) in failing]
     law = default_law(layer, expect)
     a, y = law.graph, law.output
     out = [Fact("fails", {"law": law, "generators": sorted(failing)})]
@@ -69,7 +69,7 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
                 out.append(Fact("fixed_holds", {"law": Law("fixed", y)}))
                 found = True
         elif holds(Law("both", y), with_graph_mode(layer, "input")):
-            autos = {_generator(s) for s in gens
+            autos = {generator_name(s) for s in gens
                      if (fixes(s, A) if layer.signature is None else layer.signature.fixes(s, A))}
             out.append(Fact("theorem3_holds", {"law": Law("both", y),
                                                "not_automorphisms": [g for g in sorted(failing) if g not in autos]}))
@@ -83,7 +83,7 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
         except GdlcheckError:
             return out
     for s in gens:
-        g = _generator(s)
+        g = generator_name(s)
         for step in proof.steps:
             for c in step.conditions:
                 if c.generator == g and not c.holds and c.what in _BREAKS:

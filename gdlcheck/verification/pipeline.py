@@ -22,7 +22,6 @@ from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Fact, Layer
 from gdlcheck.verification.diagnose import diagnose
 from gdlcheck.verification.measure import (
-    _generator,
     check_trial_budget,
     default_law,
     symbolic_applies,
@@ -31,7 +30,7 @@ from gdlcheck.verification.measure import (
     weight_residuals,
 )
 from gdlcheck.verification.prove import prove
-from gdlcheck.verification.result import FAILS, Options, Proof, Residual, VerifyResult
+from gdlcheck.verification.result import FAILS, Options, Proof, Residual, VerifyResult, generator_name
 from gdlcheck.verification.symbolic import solve_constraints
 from gdlcheck.verification.verdict import decide, judge
 
@@ -97,10 +96,10 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
 
 def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof | None):
     """One exact residual per generator, from the first method that decides it."""
-    names = [_generator(s) for s in group.gen_arrays()]
+    names = [generator_name(s) for s in group.gen_arrays()]
     proved = {g for g in names if proof is not None and proof.proven.get(g)}
     residuals = {g: Residual(g, "exact", exact=True, symbolic=True, detail="proved") for g in proved}
-    open_gens = [s for s in group.gen_arrays() if _generator(s) not in proved]
+    open_gens = [s for s in group.gen_arrays() if generator_name(s) not in proved]
     equations, why_not = [], None
     if open_gens and form is not None:
         W, b = form
@@ -115,7 +114,7 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
             # no rule for the layer as a whole (code) and no other exact method: no exact check
             return [], equations, Fact("no_rule", {"kind": layer.kind})
         for s in open_gens:
-            residuals.setdefault(_generator(s), Residual(_generator(s), "exact", exact=None, symbolic=True,
+            residuals.setdefault(generator_name(s), Residual(generator_name(s), "exact", exact=None, symbolic=True,
                                                          detail="not_proven"))
     return [residuals[g] for g in names], equations, why_not
 

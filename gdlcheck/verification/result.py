@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gdlcheck.groups import PermGroup
+import numpy as np
+
+from gdlcheck.groups import PermGroup, cycle_string
 from gdlcheck.layers import Fact
 from gdlcheck.layers.rules import Proof, Step, Stop  # noqa: F401  (re-exported)
 from gdlcheck.tolerances import ROUNDING, TOL
@@ -25,6 +27,11 @@ HOLDS_NUMERICALLY = "holds_numerically"           # only the numeric check appli
 FAILS = "fails"
 INCONCLUSIVE = "inconclusive"
 ERROR = "error"
+
+
+def generator_name(s: np.ndarray) -> str:
+    """The cycle string that names generator ``s`` (an array form) in residuals and checks."""
+    return cycle_string(tuple(s.tolist()))
 
 
 @dataclass

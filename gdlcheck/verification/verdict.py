@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import fields as dataclass_fields
+from dataclasses import replace
 
 from gdlcheck.layers import Fact
 from gdlcheck.tolerances import ROUNDING
@@ -17,6 +18,7 @@ from gdlcheck.verification.result import (
     INCONCLUSIVE,
     Check,
     Residual,
+    VerifyResult,
 )
 
 
@@ -45,9 +47,11 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
            lower_rounding: float | None = None) -> tuple[str, bool, list[Fact]]:
     """The verdict, whether it passes, and the notes that explain it.
 
-    ============================================  =======================================
+    ============================================  ================================
+
     situation                                     verdict
-    ============================================  =======================================
+    ============================================  ================================
+
     the group has no generators                   holds
     exact demanded, no exact check applies        inconclusive
     some check fails (but trials of a generator   fails
@@ -59,7 +63,10 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     an exact check undecided                      holds_numerically (rests on the trials)
     no exact check, numeric trials ran            holds_numerically
     no check ran at all                           inconclusive
-    ============================================  =======================================
+    some check fails and the code is random (two  inconclusive (:func:`random_code`, asked
+    calls on one input differ)                    of code after a failure only)
+    ============================================  ================================
+
 
     Rounding is relative to the computation's own magnitudes (:func:`within_rounding`):
     ``rounding`` ulps-per-unit times the largest of the trials' :attr:`~Residual.magnitude` and
@@ -108,3 +115,14 @@ def within_rounding(check: Check, rounding: float, magnitude: float = 0.0) -> bo
     if check.max_abs_error is None:
         return False
     return check.max_abs_error <= rounding * max(check.magnitude or 0.0, magnitude)
+
+
+def random_code(result: VerifyResult, randomness: Fact) -> VerifyResult:
+    """The verdict of code that failed its trials and whose output changes between two calls on
+    the same input (``randomness`` says so): the differences the trials saw may be the
+    randomness, so there is no verdict on the symmetry (DESIGN.md section 9: reported as
+    random, not as breaking it).  Inconclusive, with the randomness as its note and no
+    diagnosis of a failure that may not be one."""
+    if result.verdict != FAILS:
+        return result
+    return replace(result, verdict=INCONCLUSIVE, passed=False, diagnosis=None, notes=[randomness])
