@@ -22,7 +22,7 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 # (what it is, file written into the copy, its text, the contract that must break)
 MUTANTS = [
     ("the command line imports the tracer", "gdlcheck/cli/_mutant.py",
-     "from gdlcheck.tracing import trace\n", "The command line talks to the API"),
+     "from gdlcheck.code import walk\n", "The command line talks to the API"),
     ("the command line imports the code package", "gdlcheck/cli/_mutant.py",
      "import gdlcheck.code\n", "The command line talks to the API"),
     ("groups imports the API under TYPE_CHECKING", "gdlcheck/groups/_mutant.py",
