@@ -35,6 +35,12 @@ def snapshot(module) -> dict:
 def fingerprint(value, torch, depth: int = 0):
     if isinstance(value, torch.Tensor):
         return ("tensor", id(value), value._version, tuple(value.shape))
+    if isinstance(value, (random.Random, np.random.RandomState)):
+        return ("generator", repr(value.getstate() if isinstance(value, random.Random) else value.get_state()))
+    if isinstance(value, np.random.Generator):
+        return ("generator", repr(value.bit_generator.state))
+    if isinstance(value, torch.Generator):
+        return ("generator", value.get_state().numpy().tobytes())
     if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
         return value
     if depth < 2 and isinstance(value, (list, tuple, set, frozenset)):

@@ -1,8 +1,9 @@
 """Where the walk keeps what it knows of each tensor, and how it finds tensors in a call.
 
 :class:`Values` maps a tensor to its abstract value without keeping it alive; ``_tensors``
-finds the tensors in an operation's arguments and outputs; :func:`user_line` names the user's
-line that made a call (for "the code asks for a value at file:line").
+finds the tensors in an operation's arguments and outputs; :func:`path_key` is what the check of
+the second call compares of an operation; :func:`user_line` names the user's line that made a
+call (for "the code asks for a value at file:line").
 """
 
 from __future__ import annotations
@@ -68,3 +69,49 @@ def user_line() -> str:
             return f"{os.path.basename(path)}:{frame.f_lineno}"
         frame = frame.f_back
     return "an unknown place"
+
+
+def _scalar_result(out) -> bool:
+    """The operation hands Python a number or a truth value (``equal``, ``is_nonzero``, ``item``)."""
+    if isinstance(out, (bool, int, float, complex)):
+        return True
+    return isinstance(out, (tuple, list)) and any(isinstance(o, (bool, int, float, complex)) for o in out)
+
+
+def _shape_only():
+    import torch
+
+    aten = torch.ops.aten
+    return frozenset({aten.is_same_size.default, aten.sym_size.int, aten.sym_numel.default,
+                      aten.sym_stride.int, aten.sym_storage_offset.default})
+
+
+_SHAPE_ONLY = _shape_only()
+
+
+def path_key(func, args, kwargs) -> tuple:
+    """What of an operation's arguments the path check compares besides the operation: its plain
+    values (a Python number computed from a counter or a generator differs between two calls), and
+    the values of tensors made from Python data (``torch.tensor(...)``)."""
+    import torch
+
+    out = []
+    for v in list(args) + list((kwargs or {}).values()):
+        if isinstance(v, torch.Tensor):
+            if func in _FRESH and v.numel() <= 4096:
+                out.append(v.detach().cpu().numpy().tobytes())
+            continue
+        if isinstance(v, (list, tuple)):
+            out.append(tuple(repr(x) for x in v if not isinstance(x, torch.Tensor)))
+        else:
+            out.append(repr(v))
+    return tuple(out)
+
+
+def _fresh():
+    import torch
+
+    return frozenset({torch.ops.aten.lift_fresh.default, torch.ops.aten.lift_fresh_copy.default})
+
+
+_FRESH = _fresh()

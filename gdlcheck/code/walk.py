@@ -24,7 +24,7 @@ import numpy as np
 from gdlcheck.code import conditions
 from gdlcheck.code import moves as mv
 from gdlcheck.code.table import Broken, Call, Fixed, Halt, NoRule, Out, bind, lookup, unit_of, writes
-from gdlcheck.code.values import Values, _op_text, _tensors, user_line
+from gdlcheck.code.values import _SHAPE_ONLY, Values, _op_text, _scalar_result, _tensors, path_key, user_line
 
 
 class Abstract:
@@ -32,13 +32,15 @@ class Abstract:
     or submodule it comes from), or per generator its :class:`~gdlcheck.code.moves.Moves`, or the
     :class:`Halt` that stopped it."""
 
-    __slots__ = ("const", "per", "origin", "free", "role")
+    __slots__ = ("const", "per", "origin", "free", "role", "foreign")
 
-    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True, role: str = "constant"):
+    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True, role: str = "constant",
+                 foreign: bool = False):
         # free: depends on the random inputs (not only on given values and constants); role: a
         # constant that is a parameter or a buffer (or a view of one), or another constant
         self.const, self.per, self.origin, self.free = const, per, origin, free and not const
         self.role = role
+        self.foreign = foreign   # made before the call (a parameter, a buffer, a held input, a global)
 
 
 class OverBudget(BaseException):
@@ -80,7 +82,8 @@ class Walk:
         found = self.values.get(tensor)
         if found is None:
             name = self.constant_names.get(id(tensor), "")
-            found = Abstract(True, origin=name, role=self.kinds.get(name, "constant") if name else "constant")
+            found = Abstract(True, origin=name, role=self.kinds.get(name, "constant") if name else "constant",
+                             foreign=True)
             self.values[tensor] = found
         return found
 
@@ -146,10 +149,19 @@ class Walk:
             raise OverBudget(self.budget)
         tensors = [t for t in _tensors((args, kwargs))]
         outs = [t for t in _tensors(out)]
-        self.signature.append((func, tuple(tuple(t.shape) for t in outs)))
+        self.signature.append((func, tuple(tuple(t.shape) for t in outs), path_key(func, args, kwargs)))
         if self.everywhere is not None:
             return
         inputs = [self.of(t) for t in tensors]
+        if _scalar_result(out) and func not in _SHAPE_ONLY and not all(self.knowable(t) for t in tensors):
+            self.stop_everywhere(f"the code asks for a value ({_op_text(func)})", "asks_value")
+            return
+        for name in writes(func):
+            target = bind(func, args, kwargs).get(name)
+            if isinstance(target, torch.Tensor) and self.of(target).foreign:   # the next call sees the write
+                name = self.of(target).origin or "a tensor the call did not make"
+                self.stop_everywhere(f"the call changes state: {name} (written by {_op_text(func)})", "state")
+                return
         seeded = torch.Tag.nondeterministic_seeded in func.tags and not _no_dropout(func, args, kwargs)
         if all(a.const for a in inputs) and not seeded:
             # a value made from constants is named by the parameter or buffer it came from, else by
