@@ -1,4 +1,5 @@
-"""The README's "Use it from Python and in your tests" section runs as written; Usage's reports are current."""
+"""The manual's "Use it from Python and in your tests" section (docs/python.md) runs as written, and the
+reports the manual shows verbatim are current."""
 
 import os
 import re
@@ -7,6 +8,7 @@ import sys
 
 import pytest
 
+from tests import manual
 from tests.conftest import ROOT, SAMPLES
 
 pytestmark = pytest.mark.slow  # subprocesses and torch: deselect with -m 'not slow'
@@ -15,11 +17,7 @@ HEADING = "## Use it from Python and in your tests"
 
 
 def section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert HEADING in text
-    body = text.split(HEADING, 1)[1]
-    end = min(i for i in (body.find("\n## "), body.find("<!-- end of sections -->")) if i >= 0)
-    return body[:end]
+    return manual.section(HEADING)
 
 
 def python_blocks() -> list[str]:
@@ -38,7 +36,7 @@ def test_python_example_runs(index, monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     code = python_blocks()[index]
     namespace = {"__name__": f"readme_example_{index}"}
-    exec(compile(code, f"README.md[python block {index}]", "exec"), namespace)
+    exec(compile(code, f"docs/python.md[python block {index}]", "exec"), namespace)
     # a pytest example: run the tests it defines
     tests = [v for k, v in namespace.items() if k.startswith("test_") and callable(v)]
     for test in tests:
@@ -59,12 +57,11 @@ def test_shell_examples_give_the_exit_codes_shown():
 
 
 def test_usage_mentions_callable():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    usage = text.split("## Usage", 1)[1].split("```", 2)[1]
+    usage = manual.section("## Usage").split("```", 2)[1]
     assert "--callable MODULE:ATTR --input-shape NxD" in usage
 
 
-# The reports the README shows verbatim, and the folder each runs in (refresh them with
+# The reports the manual shows verbatim, and the folder each runs in (refresh them with
 # python tools/refresh_readme.py when a report changes).
 VERBATIM = [
     ("gdlcheck verify samples/symbolic-broken.yaml", "."),
@@ -84,8 +81,8 @@ VERBATIM = [
 @pytest.mark.parametrize("command, folder", VERBATIM, ids=[c for c, _ in VERBATIM])
 def test_usage_reports_are_what_the_tool_prints_at_80_columns(command, folder):
     cwd = ROOT / folder
-    # the README shows these reports verbatim: refresh the README when the report changes
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    # the manual shows these reports verbatim: refresh it when the report changes
+    (text,) = [text for text in map(manual.read, manual.PAGES) if f"$ {command}\n" in text]
     shown = text.split(f"$ {command}\n", 1)[1]
     shown = shown[:min(i for i in (shown.find("\n$ "), shown.find("\n```")) if i >= 0) + 1]
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80"}
@@ -95,7 +92,7 @@ def test_usage_reports_are_what_the_tool_prints_at_80_columns(command, folder):
 
 
 def test_the_proof_example_prints_what_the_readme_shows():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = manual.everything()
     command = "gdlcheck verify samples/cnn.yaml --format json | python -c"
     block = text.split(f"$ {command}", 1)[1]
     line, shown = block.split("\n", 1)
@@ -108,7 +105,6 @@ def test_the_proof_example_prints_what_the_readme_shows():
 
 
 def test_every_report_shown_fits_80_columns():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    for line in text.splitlines():
+    for line in manual.everything().splitlines():
         if line.startswith(("│", "╭", "╰")):
             assert len(line) <= 80, line

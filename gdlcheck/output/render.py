@@ -375,8 +375,9 @@ _DEPENDS_TEXT = {
 
 
 def render_inspect(inspection) -> ByWidth:
-    """The layer in the unified form Y = G(X, A) V(X), and the texts' comparison table (one line
-    per property where the table would not fit)."""
+    """The layer in the unified form Y = G(X, A) V(X), and its G beside the Transformers-vs-GCN
+    paper's table of an adjacency and an attention matrix (one line per property where the table
+    would not fit)."""
     return ByWidth(lambda width: _inspect_panel(inspection, width))
 
 
@@ -410,8 +411,8 @@ def _inspect_panel(inspection, width: int) -> RGroup:
 
     rows = [(_PROPERTY_LABELS[key][0], word(key, inspection.properties[key]), word(key, TEXT_TABLE["adjacency"][key]),
              word(key, TEXT_TABLE["attention"][key])) for key in PROPERTIES]
-    heading = "G against the texts' comparison of the two matrices"
-    source = "text: as the Transformers-vs-GCN text describes them"
+    heading = "G beside a graph's adjacency matrix and an attention matrix"
+    source = "(text): as the Transformers-vs-GCN paper describes them"
     if width - 4 >= _INSPECT_TABLE_WIDTH:
         table = Table(title=heading, box=box.SIMPLE_HEAD, title_justify="left", caption=source,
                       caption_justify="left")
