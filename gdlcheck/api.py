@@ -277,7 +277,8 @@ def _run(job, label, expect, method, tol, trials, seed) -> Verified:
                               options=options, input=label, kind=job.kind, name=job.name)
     except GdlcheckError as err:
         raise err.located(file=label) from None
-    return results.verified(result)
+    # a matrix input is kept for result.plot()
+    return results.verified(result, matrix=job.layer.W if job.kind == "matrix" else None)
 
 
 def _seed(seed: int | None, job) -> int:

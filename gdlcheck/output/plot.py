@@ -18,6 +18,7 @@ every k-th row and column is drawn, and the panel's title says so.  Only small o
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from dataclasses import dataclass, field
@@ -283,13 +284,35 @@ def save(picture: Picture, path: str) -> None:
                                 file=str(path)) from None
 
 
-def _figure(picture: Picture):
+def figure(picture: Picture):
+    """``picture`` as a matplotlib ``Figure`` (for Python and notebooks: ``result.plot()``), drawn
+    with the same fixed style as :func:`save`; not attached to pyplot, so nothing pops up."""
+    require()
+    import matplotlib
+    import matplotlib.style
+    from matplotlib.figure import Figure
+
+    class ShownFigure(Figure):
+        """A figure that Jupyter shows as a PNG (a bare ``Figure``, with no pyplot behind it,
+        would show as its repr)."""
+
+        def _repr_png_(self) -> bytes:
+            buffer = io.BytesIO()
+            with matplotlib.style.context("default"), matplotlib.rc_context(_RC):
+                self.savefig(buffer, format="png", metadata=_METADATA["png"])
+            return buffer.getvalue()
+
+    with matplotlib.style.context("default"), matplotlib.rc_context(_RC):
+        return _figure(picture, ShownFigure)
+
+
+def _figure(picture: Picture, cls=None):
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
     count = len(picture.panels)
     width = 4.6 * count + (1.6 if picture.legend else 0.4)
-    fig = Figure(figsize=(width, 5.0), layout="constrained")
+    fig = (cls or Figure)(figsize=(width, 5.0), layout="constrained")
     axes = fig.subplots(1, count, squeeze=False)[0]
     for ax, panel in zip(axes, picture.panels):
         _draw_panel(fig, ax, panel)
