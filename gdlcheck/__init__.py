@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from gdlcheck.api import project as project
     from gdlcheck.api import verify as verify
     from gdlcheck.api import verify_callable as verify_callable
+    from gdlcheck.api import verify_weights as verify_weights
     from gdlcheck.testing import assert_equivariant as assert_equivariant
 
 # name -> the module that defines it, imported on first attribute access.
@@ -50,6 +51,7 @@ _LAZY = {
     "derive": "gdlcheck.api",
     "verify": "gdlcheck.api",
     "verify_callable": "gdlcheck.api",
+    "verify_weights": "gdlcheck.api",
     "project": "gdlcheck.api",
     "inspect": "gdlcheck.api",
     "find_symmetries": "gdlcheck.api",
@@ -64,7 +66,8 @@ _LAZY = {
 # submodules reachable as attributes, as the manual writes them (gdlcheck.testing.assert_equivariant)
 _SUBMODULES = ("testing", "errors")
 
-__all__ = ["__version__", "group", "derive", "verify", "verify_callable", "project", "inspect", "find_symmetries",
+__all__ = ["__version__", "group", "derive", "verify", "verify_callable", "verify_weights", "project", "inspect",
+           "find_symmetries",
            "assert_equivariant", "points", "graph", "fixed", "edges", "unchanged", "testing", "errors"]
 
 

@@ -22,7 +22,7 @@ from gdlcheck.groups import PermGroup
 from gdlcheck.inputs.expr import parse_expr
 from gdlcheck.inspection import Inspection
 from gdlcheck.output import report
-from gdlcheck.output.words import counterexample
+from gdlcheck.output.words import counterexample, json_float
 from gdlcheck.symmetries import Symmetries
 from gdlcheck.verification import Check, VerifyResult
 
@@ -174,6 +174,43 @@ class Projected(_Shown):
     def __repr__(self) -> str:
         n = self.matrix.shape[0]
         return f"<Projected {n} x {n} onto {self.group.describe()}: relative distance {self.distance:.3g}>"
+
+
+@dataclass
+class TensorChecked:
+    """One tensor of a weights file, checked (:func:`gdlcheck.api.verify_weights`): its verdict as
+    a :class:`Verified` and its relative distance ``|W - P| / |W|`` to the nearest equivariant
+    matrix, or the error that kept it from being checked."""
+
+    input: str
+    name: str
+    shape: tuple[int, ...]
+    result: Verified | None = None
+    distance: float | None = None
+    error: GdlcheckError | None = None
+
+    @property
+    def verdict(self) -> str:
+        return self.result.verdict if self.result is not None else "error"
+
+    def to_json(self, message: str | None = None) -> dict:
+        """``verify FILE --format json`` for one tensor: ``verify``'s object with ``"input"`` the
+        file, ``"tensor"`` its name, ``"shape"`` and ``"relative_distance"``; an error's object for one that could not
+        be checked (``message``: the error as the caller words it)."""
+        if self.result is None:
+            out = report.error_json(self.input, message or str(self.error))
+        else:
+            out = self.result.to_json()
+            out["input"] = self.input
+        out = {**{k: out[k] for k in ("schema_version", "input")}, "tensor": self.name,
+               "shape": list(self.shape), **out}
+        if self.result is not None:
+            out["relative_distance"] = json_float(self.distance)   # project's key
+        return out
+
+    def __repr__(self) -> str:
+        tail = f"distance {self.distance:.3g}" if self.result is not None else str(self.error)
+        return f"<TensorChecked {self.name} {self.verdict}: {tail}>"
 
 
 class Derived(_Shown):

@@ -75,6 +75,7 @@ VERBATIM = [
     ("gdlcheck verify --callable torchlayers:encoder --input-shape 8x2x16 --group symmetric", "samples"),
     ("gdlcheck verify --callable torchlayers:sorted_features --input-shape 6x4 --group symmetric --method exact",
      "samples"),
+    ("gdlcheck verify samples/checkpoint.npz --group cyclic", "."),
 ]
 
 

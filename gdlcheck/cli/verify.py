@@ -69,14 +69,18 @@ from gdlcheck.tolerances import TOL
                    "invariant, ignored; NAME=KIND for a dict; repeatable [default: points].")
 @click.option("--allow-path", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
               help="A folder a spec's {file: ...} may read besides the spec's own; repeatable.")
+@click.option("--tensor", "tensors", multiple=True, metavar="NAME",
+              help="For a weights file (.pt .pth .safetensors .npz): check the tensor NAME, or the square 2-D "
+                   "tensors a glob such as 'encoder.*' matches; repeatable [default: every square 2-D tensor].")
 def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, explain, plot, target,
-            input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, allow):
+            input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, allow, tensors):
     """Check that each INPUT (a spec or a matrix; - for standard input) commutes with a group.
 
     \b
     Example:
       gdlcheck verify samples/conv.yaml
       gdlcheck verify weights.npy --group dihedral --format json
+      gdlcheck verify model.safetensors --group cyclic --tensor 'conv*.weight'
       gdlcheck verify specs/*.yaml --format junit > gdlcheck.xml
       gdlcheck verify --callable mylayers:centred --input-shape 6x2 --group symmetric
       gdlcheck verify --callable models:conv --input-shape 100x16 --graph edges.npy --group symmetric
@@ -91,6 +95,8 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
         raise click.UsageError("--allow-path lets a spec's {file: ...} read a folder; --callable reads no spec")
     if explain and fmt != "text":
         raise click.UsageError(f"--explain writes the proof into the text report; --format {fmt} has it as \"proof\"")
+    if tensors and not any(api.is_weights_file(path) for path in inputs):
+        raise click.UsageError("--tensor picks tensors of a weights file (.pt .pth .safetensors .npz); no INPUT is one")
     tol_given = given("tol")
     if target is not None:
         inputs = (target,)
@@ -103,6 +109,9 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
     codes, entries = [], []
     out = None if (fmt != "text" or quiet) else console()
     for path in inputs:
+        if target is None and api.is_weights_file(path) and not plot:
+            _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, out, codes, entries)
+            continue
         try:
             if target is not None:
                 result = api.verify_target(target, opts, input_shape, expect=expect, dtype=dtype, method=method,
@@ -148,6 +157,40 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
         word = {"fails": "FAIL", "inconclusive": "INCONCLUSIVE"}.get(result.verdict, "PASS")
         save_plot(matrix_picture(inputs[0], matrix, projected.matrix, result.group, projected.distance, word), plot)
     sys.exit(worst(codes))
+
+
+def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, out, codes, entries) -> None:
+    """A weights file: one row per tensor (text), one JSON object per tensor, a test case per tensor."""
+    from gdlcheck import api
+    from gdlcheck.output.report import dumps, error_json
+
+    try:
+        checked = api.verify_weights(path, opts, tensors=tensors, method=method, tol=tol,
+                                     trials=trials, seed=seed)
+    except GdlcheckError as err:
+        err.located(file=path)
+        error_line(message(err))
+        codes.append(EXIT_INPUT)
+        entries.append((path, None, message(err)))
+        if fmt == "json" and not quiet:
+            click.echo(dumps(error_json(path, message(err))))
+        return
+    for c in checked:
+        label = f"{path}:{c.name}"
+        if c.result is None:
+            error_line(message(c.error))
+            codes.append(EXIT_INPUT)
+            entries.append((label, None, message(c.error)))
+        else:
+            codes.append(EXIT_OK if c.result.passed else (EXIT_INCONCLUSIVE if c.verdict == "inconclusive"
+                                                          else EXIT_FAIL))
+            entries.append((label, c.result, ()))
+        if fmt == "json" and not quiet:
+            click.echo(dumps(c.to_json(message(c.error) if c.error is not None else None)))
+    if out is not None:
+        from gdlcheck.output.render import render_weights
+
+        out.print(render_weights(path, checked))
 
 
 def _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt, quiet, plot) -> None:

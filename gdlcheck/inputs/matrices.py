@@ -18,6 +18,7 @@ import numpy as np
 from gdlcheck.errors import GdlcheckError, SpecError
 from gdlcheck.inputs.evaluate import to_float
 from gdlcheck.inputs.expr import parse_expr
+from gdlcheck.inputs.weights import WEIGHTS_SUFFIXES, single_matrix
 from gdlcheck.limits import MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_MATRIX_ENTRIES, MAX_NPY_HEADER, MAX_SYMBOLIC_ENTRIES
 from gdlcheck.text import TOKEN, is_number_text, printable, shorten
 
@@ -243,12 +244,20 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix") -> n
     if suffix in SPEC_SUFFIXES:
         raise SpecError(f"a {what} is read from a matrix file ({' '.join(MATRIX_SUFFIXES)}), "
                         "not from a layer spec", file=path)
+    if suffix == ".py":
+        raise SpecError(f"a .py file is code, not a {what}: check a layer it defines with --callable "
+                        f"{printable(shorten(os.path.basename(path), 40))}:NAME --input-shape NxD", file=path)
+    if suffix in WEIGHTS_SUFFIXES and data is None:
+        return check_finite(single_matrix(path, what=what))
     if data is None:
         data = read_bytes(path)
     try:
         if suffix == ".npy" or data[:6] == b"\x93NUMPY":
             a = _load_npy(data, path)
         else:
+            if b"\x00" in data:
+                raise SpecError("binary data where text was expected; save an array with numpy.save('W.npy', W), "
+                                f"or trained weights as {' '.join(WEIGHTS_SUFFIXES)}")
             text = _decode(data, path)
             if suffix == ".json" or (not suffix and text.lstrip().startswith("[")):
                 a = _load_json(text, path)

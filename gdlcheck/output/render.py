@@ -225,6 +225,43 @@ def _summary(entries, width: int) -> RGroup:
     return RGroup(table, *notes, count)
 
 
+def render_weights(path: str, checked) -> ByWidth:
+    """``verify FILE`` of a weights file: one row per tensor checked (its name, shape, verdict
+    and relative distance to the nearest equivariant matrix), then the count line.  Names are
+    never cut: they wrap."""
+    return ByWidth(lambda width: _weights(path, list(checked), width))
+
+
+def _weights(path: str, checked, width: int) -> RGroup:
+    group = next((c.result.group.describe() for c in checked if c.result is not None), None)
+    title = Text(f"{path}: {len(checked)} tensor(s)" + (f" against {group}" if group else ""), style="bold")
+    counts = [sum(1 for c in checked if c.result is not None and c.result.passed),
+              sum(1 for c in checked if c.verdict == "fails"), sum(1 for c in checked if c.verdict == "inconclusive"),
+              sum(1 for c in checked if c.result is None)]
+    count = Text(count_line(len(checked), *counts).replace("input", "tensor"), style="bold")
+    rows = []
+    for c in checked:
+        word, style, _ = VERDICT_WORDS[c.verdict]
+        shape = " x ".join(map(str, c.shape))
+        distance = "-" if c.distance is None else number_text(c.distance)
+        rows.append((Text(c.name), shape, Text(word, style=style), distance))
+    if width < 60:  # one block per tensor
+        lines: list = [title]
+        for name, shape, verdict, distance in rows:
+            lines.append(Text.assemble(verdict, "  ", name))
+            lines.append(Text(f"  {shape}, relative distance {distance}", style="dim"))
+        return RGroup(*lines, count)
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    table.add_column("tensor", overflow="fold", min_width=12)
+    table.add_column("shape", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("distance to equivariant", justify="right", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    notes = [Text("ERROR: the tensor could not be checked (standard error says why)", style="dim")] if counts[3] else []
+    return RGroup(table, *notes, count)
+
+
 class PatternView:
     """The matrix of parameter names, each parameter in its own colour.
 
