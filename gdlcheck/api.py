@@ -280,7 +280,7 @@ def _run(job, label, expect, method, tol, trials, seed) -> Verified:
     except GdlcheckError as err:
         raise err.located(file=label) from None
     # a matrix input is kept for result.plot()
-    return results.verified(result, matrix=job.layer.W if job.kind == "matrix" else None)
+    return results.verified(result, matrix=job.layer.W if job.kind == "matrix" else None, tol=options.tol)
 
 
 def verify_weights(path, group=None, *, n: int | None = None, shape=None, generators=None, graph=None,

@@ -58,12 +58,13 @@ def _console(width: int, renderable):
     return console
 
 
-def _matrix_picture(input_name: str, W, group, verdict: str | None):
+def _matrix_picture(result, W, verdict: str):
     from gdlcheck.derivation import project
     from gdlcheck.output import plot
 
-    P, distance = project(W, group)
-    return plot.figure(plot.matrix_picture(input_name, W, P, group, distance, verdict))
+    P, distance = project(W, result.group)
+    return plot.figure(plot.matrix_picture(result.input, W, P, result.group, distance, verdict, tol=result._tol,
+                                           cells=plot.counterexample_cells(result)))
 
 
 def _upgrade(cls, value):
@@ -91,8 +92,9 @@ class Verified(_Shown, VerifyResult):
     ``report()`` is the text report, ``plot()`` the ``verify --plot`` picture of a matrix input.
     """
 
-    # the matrix verified, for plot(); None for a spec or code
+    # the matrix verified and the tolerance it was judged by, for plot(); None for a spec or code
     _matrix: np.ndarray | None = None
+    _tol: float | None = None
 
     def to_json(self) -> dict:
         return report.verify_json(self)
@@ -112,7 +114,7 @@ class Verified(_Shown, VerifyResult):
             raise GdlcheckError("plot() draws a matrix of numbers; this result is of "
                                 f"{'a symbolic matrix' if W is not None else 'a ' + self.kind}")
         word = {"fails": "FAIL", "inconclusive": "INCONCLUSIVE"}.get(self.verdict, "PASS")
-        return _matrix_picture(self.input, W, self.group, word)
+        return _matrix_picture(self, W, word)
 
     def _renderable(self):
         from gdlcheck.output.render import render_verify
@@ -312,11 +314,12 @@ class Derived(_Shown):
                 f"dimension {d.dimension}>")
 
 
-def verified(result: VerifyResult, matrix: np.ndarray | None = None) -> Verified:
-    """``result`` as the API returns it; ``matrix`` is the matrix input that ``plot()`` draws."""
+def verified(result: VerifyResult, matrix: np.ndarray | None = None, tol: float | None = None) -> Verified:
+    """``result`` as the API returns it; ``matrix`` is the matrix input that ``plot()`` draws, with
+    the tolerance level ``tol`` on its colour bar."""
     out = _upgrade(Verified, result)
     out.checks = [_upgrade(ReportedCheck, c) for c in result.checks]
-    out._matrix = matrix
+    out._matrix, out._tol = matrix, tol
     return out
 
 

@@ -150,12 +150,13 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
 
         out.print(render_summary([(path, result) for path, result, _ in entries]))
     if plot and entries and entries[0][1] is not None:
-        from gdlcheck.output.plot import matrix_picture
+        from gdlcheck.output.plot import counterexample_cells, matrix_picture
 
         result = entries[0][1]
         projected = api.project(matrix, result.group)
         word = {"fails": "FAIL", "inconclusive": "INCONCLUSIVE"}.get(result.verdict, "PASS")
-        save_plot(matrix_picture(inputs[0], matrix, projected.matrix, result.group, projected.distance, word), plot)
+        save_plot(matrix_picture(inputs[0], matrix, projected.matrix, result.group, projected.distance, word,
+                                 tol=tol, cells=counterexample_cells(result)), plot)
     sys.exit(worst(codes))
 
 
