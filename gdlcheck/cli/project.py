@@ -12,6 +12,7 @@ from gdlcheck.cli.common import (
     complete_files,
     group_options,
     make_group_options,
+    note_stdin,
     output_format,
     plot_option,
     print_rich,
@@ -56,6 +57,7 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot, tenso
     if not opts.given:
         raise click.UsageError("project needs --group NAME")
     check_plot(plot)
+    note_stdin([matrix])
     source = matrix
     if tensor and not api.is_weights_file(matrix):
         raise click.UsageError("--tensor picks a tensor of a weights file (.pt .pth .safetensors .npz)")

@@ -22,6 +22,7 @@ from gdlcheck.cli.common import (
     group_options,
     make_group_options,
     message,
+    note_stdin,
     plot_option,
     save_plot,
     spelled,
@@ -101,6 +102,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
     if target is not None:
         inputs = (target,)
     stdin_data, matrix = None, None
+    note_stdin(inputs)
     if plot:
         check_plot(plot)
         if inputs == ("-",):

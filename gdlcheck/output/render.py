@@ -112,9 +112,11 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
                                           if result.passed else f": {meaning}"))
     parts: list = [head]
     if result.checks:
-        parts.append(_checks(result.checks, width - 4))
+        parts.append(_checks(result.checks, width - 4, result.group))
     for c in result.failing[:3]:
-        parts.append(Text(f"counterexample for {c.generator} ({c.method}): {witness_text(c.witness)}", style="red"))
+        name = generator_name(result.group, c.generator, long=True)
+        parts.append(Text(f"counterexample for {name} ({c.method}): {witness_text(c.witness, result.group.shape)}",
+                          style="red"))
     constraints = constraint_lines(result)
     if constraints:
         parts.append(Text("would hold if: " + "; ".join(constraints), style="yellow"))
@@ -136,7 +138,33 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
     return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))
 
 
-def _check_cells(c) -> tuple[str, str, str, str, str, str]:
+# What a generator is, in a report's words (Role.kind -> name); "generator" (nothing known) is
+# named by its position instead.
+ROLE_NAMES = {"shift": "shift", "reflection": "reflection", "transposition": "transposition", "3-cycle": "3-cycle",
+              "cycle": "cycle", "rotation": "rotation", "grid-reflection": "reflection"}
+
+
+def generator_name(group: PermGroup | None, generator: str, long: bool = False) -> str:
+    """A generator as the tables name it, never cut: its role (``shift``, ``rotation``,
+    ``translation (axis 1)``; ``generator 2`` when nothing is known), with its cycles where both
+    fit in :data:`GENERATOR_WIDTH` (``shift (0 1 2)``); ``long``: the cycles whatever their
+    length (lines that wrap).  A generator the group does not hold is its cycles, shortened."""
+    strings = group.generator_strings if group is not None else []
+    if generator not in strings:
+        return generator if long or len(generator) <= GENERATOR_WIDTH else short_generator(generator)
+    k = strings.index(generator)
+    role = group.role(k)
+    if role.kind == "translation":
+        word = f"translation (axis {role.axis})"
+    elif role.kind in ROLE_NAMES:
+        word = ROLE_NAMES[role.kind]
+    else:  # nothing known: the cycles say what it is, or its place among the generators
+        return generator if long or len(generator) <= GENERATOR_WIDTH else f"generator {k + 1}"
+    both = f"{word} {generator}"
+    return both if long or len(both) <= GENERATOR_WIDTH else word
+
+
+def _check_cells(c, group: PermGroup | None = None) -> tuple[str, str, str, str, str, str]:
     res = "PASS" if c.passed else ("FAIL" if c.passed is False else "UNDECIDED")
     if c.passed and c.exact is True:
         res = "PASS (exact)"
@@ -144,17 +172,18 @@ def _check_cells(c) -> tuple[str, str, str, str, str, str]:
         res = "PASS (within tol)"
     style = "green" if c.passed else ("red" if c.passed is False else "yellow")
     method = c.method + (f" x{c.trials}" if c.trials else "")
-    return short_generator(c.generator), method, _fmt(c.max_abs_error), _fmt(c.relative_error), res, style
+    return generator_name(group, c.generator), method, _fmt(c.max_abs_error), _fmt(c.relative_error), res, style
 
 
 _CHECK_HEADERS = ("generator", "method", "max abs error", "relative", "result")
 
 
-def _checks(checks, width: int):
+def _checks(checks, width: int, group: PermGroup | None = None):
     """The checks as a table where it fits in ``width`` columns, else one line per check."""
-    rows = [_check_cells(c) for c in checks]
-    # every column at its widest cell, two spaces between columns and one at each edge
-    need = sum(max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(_CHECK_HEADERS)) + 2 * 4 + 2
+    rows = [_check_cells(c, group) for c in checks]
+    # every column at its widest cell; between two columns a padding space on each side and the
+    # box's (blank) rule, and a padding space at each edge
+    need = sum(max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(_CHECK_HEADERS)) + 3 * 4 + 2
     if need <= width:
         table = Table(box=box.SIMPLE_HEAD, show_edge=False)
         table.add_column("generator", no_wrap=True)
@@ -535,7 +564,14 @@ def render_symmetries(input_name: str, found) -> RGroup:
     shown += [f"... {len(gens) - 12} more"] if len(gens) > 12 else []
     head.add_row("generators", Text("\n".join(shown) if gens else "(none: only the identity)"))
     head.add_row("contains", Text(", ".join(found.contains)))
-    return RGroup(Panel(head, title=Text("symmetries", style="bold"), title_align="left", box=box.ROUNDED))
+    parts: list = [head]
+    if found.near_ties:
+        a, b = found.near_tie
+        parts.append(Text(f"near tie: {found.near_ties} pair(s) of entries within tol of each other got different "
+                          f"colours (closest: {a!r} and {b!r}); the colours are cut greedily from the smallest value, "
+                          "so a permutation that moves one onto the other is not found: a smaller or larger --tol "
+                          "moves the cut", style="yellow"))
+    return RGroup(Panel(RGroup(*parts), title=Text("symmetries", style="bold"), title_align="left", box=box.ROUNDED))
 
 
 # --------------------------------------------------------------------------- the spec reference
