@@ -73,6 +73,17 @@ def test_the_readme_is_a_front_page_and_its_tour_is_tested():
         "gdlcheck verify tied.npy --group cyclic -q"}
 
 
+def test_the_quick_starts_first_command_verifies_the_sample_as_it_says():
+    readme = manual.read("README.md")
+    quick = readme.split("## Quick start", 1)[1].split("```", 2)[1]
+    first = quick.strip().splitlines()[0]
+    command = first.split(" && ", 1)[1]
+    assert command == "gdlcheck verify samples/layer.yaml" and "(exit 0)" in readme
+    out = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True, env=env(), timeout=120)
+    assert out.returncode == 0 and "PASS" in out.stdout, out.stderr
+    assert quick.strip().splitlines()[1].endswith("&& python -m pytest")   # the command CI runs
+
+
 def test_the_tour_quotes_the_near_miss_hint_verify_prints():
     quoted = re.search(r"ends with a hint: `(near miss: .*?)`", manual.read("README.md"), flags=re.S).group(1)
     out = subprocess.run("gdlcheck verify trained.npy --group cyclic --method exact", shell=True, cwd=SAMPLES,

@@ -87,7 +87,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
       gdlcheck verify --callable models:conv --input-shape 100x16 --graph edges.npy --group symmetric
     """
     from gdlcheck import api
-    from gdlcheck.output.report import dumps, error_json, verify_json
+    from gdlcheck.output.report import dumps, verify_json
 
     opts = make_group_options(group, n, shape, generators, graph)
     code_options = (input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds)
@@ -124,17 +124,11 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
                 result = api.verify_input(path, opts, method=method, tol=tol, trials=trials, seed=seed,
                                           stdin_data=stdin_data, allow_paths=allow)
         except GdlcheckError as err:
-            err.located(file=path)
-            error_line(message(err))
-            codes.append(EXIT_INPUT)
-            entries.append((path, None, message(err)))
-            if fmt == "json" and not quiet:
-                click.echo(dumps(error_json(path, message(err))))
+            _unreadable(path, err, fmt, quiet, codes, entries)
             continue
         hints = _hints(result, path, tol_given, opts)
         entries.append((path, result, hints))
-        codes.append(EXIT_OK if result.passed else (EXIT_INCONCLUSIVE if result.verdict == "inconclusive"
-                                                    else EXIT_FAIL))
+        codes.append(_exit_code(result))
         if quiet:
             continue
         if fmt == "json":
@@ -165,18 +159,13 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
 def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, out, codes, entries) -> None:
     """A weights file: one row per tensor (text), one JSON object per tensor, a test case per tensor."""
     from gdlcheck import api
-    from gdlcheck.output.report import dumps, error_json
+    from gdlcheck.output.report import dumps
 
     try:
         checked = api.verify_weights(path, opts, tensors=tensors, method=method, tol=tol,
                                      trials=trials, seed=seed)
     except GdlcheckError as err:
-        err.located(file=path)
-        error_line(message(err))
-        codes.append(EXIT_INPUT)
-        entries.append((path, None, message(err)))
-        if fmt == "json" and not quiet:
-            click.echo(dumps(error_json(path, message(err))))
+        _unreadable(path, err, fmt, quiet, codes, entries)
         return
     for c in checked:
         label = f"{path}:{c.name}"
@@ -185,8 +174,7 @@ def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, 
             codes.append(EXIT_INPUT)
             entries.append((label, None, message(c.error)))
         else:
-            codes.append(EXIT_OK if c.result.passed else (EXIT_INCONCLUSIVE if c.verdict == "inconclusive"
-                                                          else EXIT_FAIL))
+            codes.append(_exit_code(c.result))
             entries.append((label, c.result, ()))
         if fmt == "json" and not quiet:
             click.echo(dumps(c.to_json(message(c.error) if c.error is not None else None)))
@@ -194,6 +182,23 @@ def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, 
         from gdlcheck.output.render import render_weights
 
         out.print(render_weights(path, checked))
+
+
+def _unreadable(path, err: GdlcheckError, fmt, quiet, codes, entries) -> None:
+    """An input that could not be read: its line on stderr, exit 2, a row of the summary, and
+    its JSON error object."""
+    from gdlcheck.output.report import dumps, error_json
+
+    err.located(file=path)
+    error_line(message(err))
+    codes.append(EXIT_INPUT)
+    entries.append((path, None, message(err)))
+    if fmt == "json" and not quiet:
+        click.echo(dumps(error_json(path, message(err))))
+
+
+def _exit_code(result) -> int:
+    return EXIT_OK if result.passed else (EXIT_INCONCLUSIVE if result.verdict == "inconclusive" else EXIT_FAIL)
 
 
 def _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt, quiet, plot) -> None:
