@@ -13,6 +13,8 @@ import torch
 import gdlcheck
 from gdlcheck.inputs import weights
 
+pytestmark = pytest.mark.slow  # torch: deselect with -m 'not slow'
+
 N = 6
 
 

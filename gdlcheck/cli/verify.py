@@ -46,7 +46,7 @@ from gdlcheck.tolerances import TOL
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
               help="junit: one JUnit XML report (a test case per input) for CI.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; the exit code tells the verdict.")
-@click.option("--explain", is_flag=True, help="Write the proof as the texts do: each layer's step and its conditions.")
+@click.option("--explain", is_flag=True, help="Write the proof out step by step: each layer's step and its conditions.")
 @plot_option("the matrix, its projection and where they differ (one matrix INPUT)")
 @click.option("--callable", "target", metavar="MODULE:ATTR",
               help="Verify a Python callable or torch module instead of INPUT (runs your code; MODULE is "
