@@ -224,7 +224,7 @@ def main() -> None:
         has_emlp = False
     cases, notes = build_cases(args.quick)
     header = ["case", "dimension", "gdlcheck (pattern)", "peak memory", "x pattern", "numpy SVD", "ratio",
-              "sympy nullspace", "ratio", "EMLP (issue 6)", "ratio", "target"]
+              "sympy nullspace", "ratio", "EMLP (earlier run)", "ratio", "target"]
     rows = []
     for case in cases:
         cells, _, _ = run_case(case, repeat, args.cap, estimators, has_emlp)
@@ -234,8 +234,8 @@ def main() -> None:
             f"{repeat} warm runs; peak memory is tracemalloc's over one such call. The naive methods run once "
             f"(the median of 3 when under 2 s), capped at an estimated {args.cap:g} s. ")
     note += ("EMLP is importable here and was run." if has_emlp else
-             "EMLP is not installed here: its column holds the solve times published in issue 6 "
-             "(2 cores, CPU; plus 1.3 s to import).")
+             "EMLP is not installed here: its column holds EMLP's solve times from an earlier run on a machine "
+             "like this one (2 cores, CPU; plus 1.3 s to import).")
     note += "\n\n" + "\n".join(f"- {x}" for x in notes) + "\n"
     emit("derive", table("Derive (median, in-process, warm)", header, rows) + note,
          update_results=args.update_results)

@@ -12,7 +12,12 @@ use so that ``import gdlcheck`` stays cheap)::
     gdlcheck.verify_callable(lambda X: X - X.mean(axis=0), "symmetric", shape=(6, 2)).passed
     gdlcheck.verify("samples/conv.yaml").verdict
 
-The README's "Architecture" section maps every command to the module that does its work.
+The manual's "Architecture" page (docs/architecture.md) maps every command to the module
+that does its work.
+
+Type checkers and editors see the real names: the ``TYPE_CHECKING`` block below imports them
+for the checker only (``TYPE_CHECKING`` is a plain ``False`` at run time, which mypy and
+pyright read as true), so ``import gdlcheck`` loads nothing more than this file.
 """
 
 from __future__ import annotations
@@ -21,12 +26,32 @@ import importlib
 
 __version__ = "0.1.0"
 
+# not typing.TYPE_CHECKING: importing typing would double the cost of `import gdlcheck`
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gdlcheck import testing as testing
+    from gdlcheck.actions import edges as edges
+    from gdlcheck.actions import fixed as fixed
+    from gdlcheck.actions import graph as graph
+    from gdlcheck.actions import points as points
+    from gdlcheck.actions import unchanged as unchanged
+    from gdlcheck.api import derive as derive
+    from gdlcheck.api import find_symmetries as find_symmetries
+    from gdlcheck.api import group as group
+    from gdlcheck.api import inspect as inspect
+    from gdlcheck.api import project as project
+    from gdlcheck.api import verify as verify
+    from gdlcheck.api import verify_callable as verify_callable
+    from gdlcheck.api import verify_weights as verify_weights
+    from gdlcheck.testing import assert_equivariant as assert_equivariant
+
 # name -> the module that defines it, imported on first attribute access.
 _LAZY = {
     "group": "gdlcheck.api",
     "derive": "gdlcheck.api",
     "verify": "gdlcheck.api",
     "verify_callable": "gdlcheck.api",
+    "verify_weights": "gdlcheck.api",
     "project": "gdlcheck.api",
     "inspect": "gdlcheck.api",
     "find_symmetries": "gdlcheck.api",
@@ -38,9 +63,12 @@ _LAZY = {
     "edges": "gdlcheck.actions",
     "unchanged": "gdlcheck.actions",
 }
+# submodules reachable as attributes, as the manual writes them (gdlcheck.testing.assert_equivariant)
+_SUBMODULES = ("testing", "errors")
 
-__all__ = ["__version__", "group", "derive", "verify", "verify_callable", "project", "inspect", "find_symmetries",
-           "assert_equivariant", "points", "graph", "fixed", "edges", "unchanged"]
+__all__ = ["__version__", "group", "derive", "verify", "verify_callable", "verify_weights", "project", "inspect",
+           "find_symmetries",
+           "assert_equivariant", "points", "graph", "fixed", "edges", "unchanged", "testing", "errors"]
 
 
 def __getattr__(name: str):
@@ -48,6 +76,8 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f"gdlcheck.{name}")
     raise AttributeError(f"module 'gdlcheck' has no attribute {name!r}")
 
 

@@ -33,9 +33,10 @@ from gdlcheck.graphs import load_graph_file
 from gdlcheck.groups import FAMILIES, PermGroup, build_group, find_family
 from gdlcheck.inputs.matrices import as_matrix, check_square, load_matrix
 from gdlcheck.inputs.spec import dump_yaml, is_spec_text
+from gdlcheck.inputs.weights import is_weights_file
 from gdlcheck.inspection import inspect_layer
 from gdlcheck.layers import Fact
-from gdlcheck.results import Derived, Found, Inspected, Projected, Verified
+from gdlcheck.results import Derived, Found, Inspected, Projected, TensorChecked, Verified
 from gdlcheck.sources import GroupOptions, layer_points, matrix_job, resolve, resolve_layer
 from gdlcheck.symmetries import find_symmetries as _find_symmetries
 from gdlcheck.tolerances import DEFAULT_TOL, FLOAT32_LEVEL, ROUNDING, TOL
@@ -52,7 +53,8 @@ from gdlcheck.user_code import (
 )
 from gdlcheck.verification import FAILS, METHODS, Options, random_code, verify_layer
 
-__all__ = ["group", "derive", "verify", "verify_callable", "project", "inspect", "find_symmetries", "Derived",
+__all__ = ["group", "derive", "verify", "verify_callable", "verify_weights", "is_weights_file", "project", "inspect",
+           "find_symmetries", "Derived",
            "Verified", "PermGroup", "GroupOptions", "GdlcheckError", "CallableError", "FAMILIES", "points", "graph",
            "fixed", "edges", "unchanged"]
 
@@ -277,7 +279,55 @@ def _run(job, label, expect, method, tol, trials, seed) -> Verified:
                               options=options, input=label, kind=job.kind, name=job.name)
     except GdlcheckError as err:
         raise err.located(file=label) from None
-    return results.verified(result)
+    # a matrix input is kept for result.plot()
+    return results.verified(result, matrix=job.layer.W if job.kind == "matrix" else None, tol=options.tol)
+
+
+def verify_weights(path, group=None, *, n: int | None = None, shape=None, generators=None, graph=None,
+                   tensors=(), expect: str | None = None, method: str = "auto", tol: float = TOL, trials: int = 8,
+                   seed: int | None = None) -> list[TensorChecked]:
+    """Check every square 2-D tensor of a trained weights file, or those ``tensors`` names
+    (``fnmatch`` globs), as the linear layer ``Y = W X`` (``gdlcheck verify model.safetensors``).
+
+    ``path`` is a ``.pt``/``.pth`` checkpoint (read with ``torch.load(weights_only=True)``:
+    no code in it runs), a ``.safetensors`` file or an ``.npz`` archive.  ``group`` and the
+    other options are :func:`verify`'s (``group`` may also be the command line's
+    :class:`GroupOptions`); ``n`` defaults to each tensor's size.
+
+    Returns
+    -------
+    list[TensorChecked]
+        one per tensor, in the file's order: ``name``, ``shape``, ``result`` (a
+        :class:`Verified`), ``distance`` (the relative distance ``|W - P| / |W|`` to the
+        nearest equivariant matrix, as ``project`` gives it), or ``error`` for a tensor that
+        cannot be checked (not square, past the budget of one matrix, not finite).
+
+    Raises
+    ------
+    GdlcheckError
+        for a file that cannot be read, a ``tensors`` glob that matches nothing, no square
+        tensor to check, or a selection past the budget of one file.
+    """
+    from gdlcheck.inputs.matrices import check_finite
+    from gdlcheck.inputs.weights import matrix_of, read_tensors, select
+
+    _check_options(method, tol, trials, seed)
+    opts = group if isinstance(group, GroupOptions) else _group_options(group, n, shape, generators, graph)
+    label = os.fspath(path)
+    if not opts.given:
+        raise GroupError(f"a weights file carries no symmetry: give {param('group', 'NAME')}", file=label)
+    checked = []
+    for tensor in select(read_tensors(label), tuple(tensors), label):
+        try:
+            W = check_finite(matrix_of(tensor, label), where=f"tensor {tensor.name}")
+            job = matrix_job(label, W, opts)
+            result = _run(job, f"{label}:{tensor.name}", expect, method, tol, trials, seed)
+            distance = derivation.project(W, result.group)[1]
+            checked.append(TensorChecked(label, tensor.name, tensor.shape, result, distance))
+        except GdlcheckError as err:
+            err.located(file=label)
+            checked.append(TensorChecked(label, tensor.name, tensor.shape, error=err))
+    return checked
 
 
 def _seed(seed: int | None, job) -> int:
@@ -595,8 +645,9 @@ def find_symmetries(matrix, tol: float = TOL, progress=None) -> Found:
 # --------------------------------------------------------------------------- for pictures and completion
 
 
-def input_matrix(path: str, stdin_data: bytes | None = None) -> np.ndarray:
-    """The square matrix of numbers in a matrix file (``-``: ``stdin_data``), for ``--plot``.
+def input_matrix(path: str, stdin_data: bytes | None = None, tensor: str | None = None) -> np.ndarray:
+    """The square matrix of numbers in a matrix file (``-``: ``stdin_data``), for ``--plot``; in a
+    weights file, the one square tensor (or the one ``tensor`` names).
 
     Raises
     ------
@@ -606,7 +657,13 @@ def input_matrix(path: str, stdin_data: bytes | None = None) -> np.ndarray:
     from gdlcheck.sources import read_input
 
     try:
-        source = read_input(path, stdin_data)
+        if tensor:
+            from gdlcheck.inputs.matrices import check_finite
+            from gdlcheck.inputs.weights import single_matrix
+
+            source = check_finite(single_matrix(path, tensor))
+        else:
+            source = read_input(path, stdin_data)
         if not isinstance(source, np.ndarray):
             raise GdlcheckError(f"{param('plot')} draws a matrix input; this is a layer spec, whose layer is not "
                                 "one matrix")

@@ -29,6 +29,10 @@ class Symmetries:
     colours: int                  # colour classes of the entries
     contains: list[str]           # catalogue groups (with their shape) whose generators fix W
     tol: float
+    # values within tol of each other that the greedy cut put in different colours: how many such
+    # neighbouring pairs, and the closest one (a symmetry moving one onto the other is not found)
+    near_ties: int = 0
+    near_tie: tuple[float, float] | None = None
 
 
 def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Symmetries:
@@ -45,19 +49,40 @@ def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Symmetrie
     if W.ndim != 2 or W.shape[0] == 0 or W.shape[0] != W.shape[1]:
         raise GroupError(f"symmetries need a square matrix with at least one row, got shape {list(W.shape)}")
     uniq, cluster = value_classes(W.ravel(), tol)
+    ties = _near_ties(uniq, cluster, tol)
     diagonal = cluster[np.searchsorted(uniq, np.diag(W))]
     if np.unique(diagonal).size == W.shape[0]:
         # every diagonal entry a colour of its own: sigma must map each point to the one point with
         # its diagonal colour, itself -- only the identity commutes (no n x n labels needed)
         group = PermGroup("symmetries", W.shape[0], (), order_formula=1)
         return Symmetries(group=group, colours=int(cluster[-1]) + 1, contains=_without_generators(W.shape[0]),
-                          tol=tol)
+                          tol=tol, **ties)
     C = colour_classes(W, tol, classes=(uniq, cluster))
     gens, order = coloured_automorphisms(C, progress=progress)
     if progress:
         progress("the catalogue groups inside")
     group = PermGroup("symmetries", C.shape[0], tuple(gens), order_formula=order, graph=C)
-    return Symmetries(group=group, colours=int(C.max()) + 1 if C.size else 0, contains=contained_groups(C), tol=tol)
+    return Symmetries(group=group, colours=int(C.max()) + 1 if C.size else 0, contains=contained_groups(C), tol=tol,
+                      **ties)
+
+
+def _near_ties(uniq: np.ndarray, cluster: np.ndarray, tol: float) -> dict:
+    """Neighbouring distinct values closer than the colour width that the greedy cut still put in
+    two colours (tolerance is not transitive: 1, 1 + 0.9 tol and 1 + 1.1 tol cannot all share
+    one).  Gaps are measured on the values scaled by a power of two, as the cut measures them."""
+    import math
+
+    if not (tol > 0 and uniq.size > 1):
+        return {}
+    top = max(abs(float(uniq[0])), abs(float(uniq[-1])))
+    e = math.frexp(top)[1] if top > 0 else 0
+    with np.errstate(over="ignore"):
+        gap = np.ldexp(np.diff(uniq), -e)
+    tie = (np.diff(cluster) != 0) & (gap <= tol * math.ldexp(top, -e))
+    if not tie.any():
+        return {}
+    k = int(np.argmin(np.where(tie, gap, np.inf)))
+    return {"near_ties": int(tie.sum()), "near_tie": (float(uniq[k]), float(uniq[k + 1]))}
 
 
 def _without_generators(n: int) -> list[str]:

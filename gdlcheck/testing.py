@@ -8,12 +8,14 @@
 On failure it raises ``AssertionError`` whose message names each failing generator (in
 cycle notation), its relative error, and the trial and seed of the input that shows it, so
 the failure can be reproduced.  Its own frame is hidden from pytest's traceback
-(``__tracebackhide__``), so the report points at the test.
+(``__tracebackhide__``), so the report points at the test; when the callable raises, pytest
+shows the test's line and the callable's own frames, none of gdlcheck's.
 """
 
 from __future__ import annotations
 
 from gdlcheck.api import verify_callable
+from gdlcheck.errors import GdlcheckError
 from gdlcheck.output.words import failure_lines
 from gdlcheck.results import Verified
 
@@ -47,7 +49,12 @@ def assert_equivariant(f, group, shape=None, expect: str = "equivariant", trials
         setup rather than a broken symmetry.
     """
     __tracebackhide__ = True
-    result = verify_callable(f, group, shape=shape, expect=expect, trials=trials, tol=tol, seed=seed, **options)
+    try:
+        result = verify_callable(f, group, shape=shape, expect=expect, trials=trials, tol=tol, seed=seed, **options)
+    except GdlcheckError as err:
+        # raised again from this (hidden) frame: pytest shows the test's line and, as the cause, the
+        # user's own exception with the user's frames, and none of gdlcheck's own in between
+        raise err.with_traceback(None) from err.__cause__
     if not result.passed:
         raise AssertionError("\n".join(failure_lines(result)))
     return result

@@ -6,8 +6,6 @@ the two in step.
 
 import pytest
 
-from tests.conftest import ROOT
-
 SQUARE = "symmetry: {group: cyclic, n: 3}\n"
 
 # (what, file name, content (None: file absent), extra args, message fragment)
@@ -95,9 +93,10 @@ def test_bad_input(run, tmp_path, what, name, content, args, message):
     assert name in result.stderr or "wide.csv" in result.stderr
 
 
-def test_readme_table_matches():
-    readme = (ROOT / "README.md").read_text()
-    table = readme[readme.index("### Bad input"):]
+def test_the_manuals_table_matches():
+    from tests import manual
+
+    table = manual.section("## Bad input")
     for what, _, _, _, message in CASES:
         assert f"| {what} |" in table, what
         assert message in table, message

@@ -27,7 +27,7 @@ def test_done_when_centred_passes_under_symmetric():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target, shape", [("torchlayers:sorted_features", "6x5"), ("torchlayers:encoder", "8x2x3"),
+@pytest.mark.parametrize("target, shape", [("torchlayers:median_centred", "6x5"), ("torchlayers:encoder", "8x2x3"),
                                            ("mylayers:TorchDeepSets", "6x7")])
 def test_a_wrong_input_shape_for_a_torch_module_is_one_line(target, shape):
     """torch logs a traceback when a shape probe fails (its fake-tensor logger); the user sees

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import SAMPLES
 
 
 def test_python_warnings_never_reach_standard_error(run, monkeypatch):
@@ -147,8 +147,9 @@ def test_the_documented_number_forms_are_read_as_decimals(run, tmp_path, number)
     assert parse_yaml(f"x: {number}", "-")[0]["x"] in (value, number)
 
 
-def test_the_readme_states_the_number_forms():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Numbers"):]
+def test_the_manual_states_the_number_forms():
+    from tests import manual
+
+    section = manual.section("## Numbers")
     for form in ("0x10", "1_000", "nan"):
         assert form in section

@@ -24,12 +24,12 @@ def test_help_lists_every_command(run):
         assert run([command, "--help"]).exit_code == 0
 
 
-def test_readme_names_every_command():
-    from tests.conftest import ROOT
+def test_the_manual_names_every_command():
+    from tests import manual
 
-    readme = (ROOT / "README.md").read_text()
+    text = manual.everything()
     for command in cli.commands:
-        assert f"gdlcheck {command}" in readme, command
+        assert f"gdlcheck {command}" in text, command
 
 
 def test_version(run):

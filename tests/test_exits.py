@@ -1,4 +1,4 @@
-"""Exits that tell the truth (README, "Exit codes").
+"""Exits that tell the truth (the manual, "Exit codes").
 
 * a closed pipe (the reader went away) discards the rest of the output and keeps the verdicts'
   exit code: a holding layer stays 0 under ``set -o pipefail``;

@@ -121,15 +121,15 @@ def test_keys_get_a_suggestion_by_meaning(run, tmp_path, yaml, where, says):
 
 
 def test_the_readme_error_example_prints_its_line(run, tmp_path):
-    # README, "Exit codes": gdlcheck: error: layer.yaml: layer.weight: row 2 has 3 entries, expected 4 (line 8)
+    # the manual, "Exit codes": gdlcheck: error: layer.yaml: layer.weight: row 2 has 3 entries, expected 4 (line 8)
     spec = tmp_path / "layer.yaml"
     spec.write_text("name: ragged\nsymmetry: {group: cyclic, n: 4}\nlayer:\n  kind: linear\n  weight:\n"
                     "    - [1, 2, 3, 4]\n    - [4, 1, 2, 3]\n    - [3, 4, 1]\n    - [2, 3, 4, 1]\n")
     result = run(["verify", spec])
     assert result.stderr == f"gdlcheck: error: {spec}: layer.weight: row 2 has 3 entries, expected 4 (line 8)\n"
-    from tests.conftest import ROOT
+    from tests import manual
 
-    readme = (ROOT / "README.md").read_text()
+    readme = manual.everything()
     assert "`gdlcheck: error: layer.yaml: layer.weight: row 2 has 3 entries, expected 4 (line 8)`" in readme
 
 

@@ -97,7 +97,111 @@ def test_matrix_picture_draws_the_matrix_its_projection_and_the_difference():
     pic = plot.matrix_picture("w.csv", W, projected.matrix, projected.group, projected.distance, "FAIL")
     a, b, c = pic.panels
     assert np.array_equal(a.data, W) and np.array_equal(b.data, projected.matrix)
-    assert np.array_equal(c.data, W - projected.matrix) and pic.title.startswith("FAIL: w.csv against cyclic")
+    assert np.array_equal(c.data, np.abs(W - projected.matrix)) and pic.title.startswith("FAIL: w.csv against cyclic")
+    assert c.kind == "magnitude" and c.step == 1
+
+
+# --------------------------------------------------------------------------- the difference panel finds the defect
+
+
+def _circulant(n: int, seed: int = 0) -> np.ndarray:
+    i = np.arange(n)
+    return np.random.default_rng(seed).standard_normal(n)[(i[:, None] - i[None, :]) % n]
+
+
+def test_a_single_spike_in_a_2048_matrix_is_in_the_drawn_difference_panel():
+    n, (i, j) = 2048, (1001, 37)   # an odd row: sampling every 2nd row dropped it
+    W = _circulant(n)
+    W[i, j] += 0.5
+    projected = gdlcheck.project(W, "cyclic")
+    values, _, diff = plot.matrix_picture("w.npy", W, projected.matrix, projected.group, projected.distance).panels
+    assert "every 2nd row and column" in values.title and i not in range(0, n, values.step)
+    step = diff.step
+    assert diff.data.shape == (n // step, n // step) and "largest of each 8 x 8 block" in diff.title
+    spike = abs(W[i, j] - projected.matrix[i, j])
+    assert diff.data[i // step, j // step] == spike == diff.data.max()
+    # everything else is the spike's share of its diagonal's mean, 0.5 / 2048
+    others = np.delete(diff.data.ravel(), (i // step) * diff.data.shape[1] + j // step)
+    assert others.max() < spike / 1000
+    assert diff.marks[0] == (i, j, "largest") and f"at W[{i}, {j}]" in diff.title
+
+
+def test_pooling_keeps_the_largest_entry_of_every_block_at_a_size_that_does_not_divide():
+    n = 1000
+    rng = np.random.default_rng(3)
+    W, P = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+    panel = plot.difference_panel(W, P, step=4)
+    D = np.abs(W - P)
+    expected = np.array([[D[r:r + 4, c:c + 4].max() for c in range(0, n, 4)] for r in range(0, n, 4)])
+    assert np.array_equal(panel.data, expected)
+    odd = plot.difference_panel(W[:999, :999], P[:999, :999], step=4)   # a last block of 3 rows and columns
+    assert odd.data.shape == (250, 250) and odd.data[-1, -1] == D[996:999, 996:999].max()
+
+
+def test_the_colour_bar_marks_the_tolerance_and_the_counterexample_is_ringed():
+    W = np.load(SAMPLES / "trained.npy")
+    result = gdlcheck.verify(W, "cyclic")
+    cells = plot.counterexample_cells(result)
+    assert set(cells) == {(1, 1), (0, 0)}   # the report's counterexample: W[1, 1] but W[0, 0]
+    projected = gdlcheck.project(W, "cyclic")
+    diff = plot.matrix_picture("t.npy", W, projected.matrix, projected.group, projected.distance, tol=1e-9,
+                               cells=cells).panels[2]
+    assert diff.levels == [(1e-9 * np.abs(W).max(), "--tol 1e-09 x max|W|")]
+    assert {(i, j) for i, j, what in diff.marks if what == "counterexample"} == {(1, 1), (0, 0)}
+    assert "blue: counterexample" in diff.xlabel and "--tol 1e-09 x max|W|" in diff.colorbar
+    fig = result.plot()   # the same from Python, drawn: the third panel's rings are there
+    assert len(fig.axes[2].lines) == len(result.plot().axes[2].lines) >= 3
+
+
+# --------------------------------------------------------------------------- large and tuple patterns
+
+
+def test_a_large_circulant_is_drawn_on_a_cyclic_map_over_its_offset():
+    d = gdlcheck.derive(gdlcheck.group("cyclic", n=200)).derivation
+    (panel,) = plot.derive_picture(d).panels
+    assert panel.cmap == "twilight" and panel.colorbar == "offset (i - j) mod n" and panel.vmax == 199
+    i = np.arange(200)
+    assert np.array_equal(panel.data, (i[:, None] - i[None, :]) % 200)
+    many = plot.derive_picture(gdlcheck.derive(gdlcheck.group("dihedral", n=64)).derivation).panels[0]
+    assert many.cmap == "turbo" and many.colorbar == "orbit"   # one pass through the hues, no repeats
+    few = plot.derive_picture(gdlcheck.derive(gdlcheck.group("cyclic", n=12)).derivation).panels[0]
+    assert few.cmap is None   # Kelly's distinct colours
+
+
+def test_a_2_to_2_pattern_gets_tuple_ticks_block_lines_and_partitions_in_its_legend():
+    d = gdlcheck.derive(gdlcheck.group("symmetric", n=4), in_order=2, out_order=2).derivation
+    pic = plot.derive_picture(d)
+    (panel,) = pic.panels
+    assert panel.grid == 4 and panel.ticks == [(0, "(0, 0)"), (4, "(1, 0)"), (8, "(2, 0)"), (12, "(3, 0)")]
+    names = dict(pic.legend)
+    assert len(names) == 15 and all(": " in name for name in names.values())
+    # the orbit of the diagonal entry T[(0, 0), (0, 0)] is the partition with every index equal
+    assert names[int(d.pattern[0, 0, 0, 0])].endswith("i1 = i2 = j1 = j2")
+
+
+def test_the_note_sits_below_the_axes_labels_and_titles_fit_the_figure():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    def drawn(picture):
+        fig = plot.figure(picture)
+        FigureCanvasAgg(fig).draw()
+        return fig, fig.canvas.get_renderer()
+
+    d = gdlcheck.derive(gdlcheck.group("cyclic", n=64)).derivation
+    fig, renderer = drawn(plot.derive_picture(d))
+    note = fig._supxlabel.get_window_extent(renderer)
+    label = fig.axes[0].xaxis.label.get_window_extent(renderer)
+    assert "too many to list" in fig._supxlabel.get_text()
+    assert note.y1 <= label.y0   # below, never over, the axis label
+    figure_box = fig.bbox
+    for text in [fig._suptitle, *(ax.title for ax in fig.axes)]:
+        box = text.get_window_extent(renderer)
+        assert figure_box.x0 <= box.x0 and box.x1 <= figure_box.x1, text.get_text()
+    W = _circulant(8)
+    long = plot.matrix_picture("MODEL WEIGHTS " * 16 + "w.npy", W, W, gdlcheck.group("cyclic", n=8), 0.0)
+    fig, renderer = drawn(long)
+    box = fig._suptitle.get_window_extent(renderer)
+    assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1
 
 
 # --------------------------------------------------------------------------- files
@@ -143,7 +247,12 @@ def test_plot_without_matplotlib_names_the_extra(run, tmp_path, monkeypatch):
 
 def test_plot_to_an_unwritable_place_is_an_input_error(run, tmp_path):
     result = run(["derive", "-g", "cyclic", "-n", "4", "--plot", tmp_path / "no" / "such" / "p.png"])
-    assert result.exit_code == 2 and "cannot write the picture" in result.stderr and "Traceback" not in result.stderr
+    # a missing folder is refused before the work (tests/test_reports.py), so nothing is printed
+    assert result.exit_code == 2 and "does not exist; create it first" in result.stderr and result.stdout == ""
+    folder = tmp_path / "p.png"
+    folder.mkdir()   # the picture's name is a folder: refused as an input error, one line
+    result = run(["derive", "-g", "cyclic", "-n", "4", "--plot", folder])
+    assert result.exit_code == 2 and "is a directory" in result.stderr and result.stderr.count("\n") == 1
 
 
 def test_verify_plot_of_a_matrix(run, tmp_path):

@@ -1,4 +1,4 @@
-"""The README's "Check your PyTorch and PyG code" section runs as written: every Python block
+"""The manual's "Check your PyTorch and PyG code" section (docs/code.md) runs as written: every Python block
 and every command with the exit code it shows."""
 
 import os
@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from tests import manual
 from tests.conftest import ROOT, SAMPLES, newcomer_env
 
 pytestmark = pytest.mark.slow  # subprocesses and torch: deselect with -m 'not slow'
@@ -17,10 +18,7 @@ HEADING = "## Check your PyTorch and PyG code"
 
 
 def section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert HEADING in text
-    body = text.split(HEADING, 1)[1]
-    return body[:body.find("\n## ")]
+    return manual.section(HEADING)
 
 
 def python_blocks() -> list[str]:
@@ -37,14 +35,14 @@ def test_the_section_shows_what_the_issue_asks_for():
     assert "GCNConv" in pyg and "graph=ring" in pyg and '"fixed"' in pyg and '"automorphisms"' in pyg
     assert '["culprit"]["path"] == "encoder.layers.1.pos_emb.table"' in culprit
     # issue 13: a traced proof, and a "not proven at <node>" case
-    assert 'r.verdict == "holds"' in traced and "not proven for (0 1) at node sort" in traced
+    assert 'r.verdict == "holds"' in traced and "not proven for (0 1) at node MedianCentred" in traced
 
 
 @pytest.mark.parametrize("index", range(4))
 def test_python_block_runs(index, monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     code = python_blocks()[index]
-    exec(compile(code, f"README.md[{HEADING[3:]}, python block {index}]", "exec"), {"__name__": f"readme_{index}"})
+    exec(compile(code, f"docs/code.md[{HEADING[3:]}, python block {index}]", "exec"), {"__name__": f"readme_{index}"})
     if index == 2:  # the printed culprit is the one the comment shows
         printed = " ".join(capsys.readouterr().out.split())
         shown = " ".join(line.lstrip("# ") for line in code.splitlines() if line.startswith("# "))

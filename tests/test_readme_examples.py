@@ -1,4 +1,5 @@
-"""The README's "Use it from Python and in your tests" section runs as written; Usage's reports are current."""
+"""The manual's "Use it from Python and in your tests" section (docs/python.md) runs as written, and the
+reports the manual shows verbatim are current."""
 
 import os
 import re
@@ -8,6 +9,7 @@ import sys
 
 import pytest
 
+from tests import manual
 from tests.conftest import ROOT, SAMPLES, newcomer_env
 
 pytestmark = pytest.mark.slow  # subprocesses and torch: deselect with -m 'not slow'
@@ -16,11 +18,7 @@ HEADING = "## Use it from Python and in your tests"
 
 
 def section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert HEADING in text
-    body = text.split(HEADING, 1)[1]
-    end = min(i for i in (body.find("\n## "), body.find("<!-- end of sections -->")) if i >= 0)
-    return body[:end]
+    return manual.section(HEADING)
 
 
 def python_blocks() -> list[str]:
@@ -39,7 +37,7 @@ def test_python_example_runs(index, monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     code = python_blocks()[index]
     namespace = {"__name__": f"readme_example_{index}"}
-    exec(compile(code, f"README.md[python block {index}]", "exec"), namespace)
+    exec(compile(code, f"docs/python.md[python block {index}]", "exec"), namespace)
     # a pytest example: run the tests it defines
     tests = [v for k, v in namespace.items() if k.startswith("test_") and callable(v)]
     for test in tests:
@@ -61,12 +59,11 @@ def test_shell_examples_give_the_exit_codes_shown(run, monkeypatch):
 
 
 def test_usage_mentions_callable():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    usage = text.split("## Usage", 1)[1].split("```", 2)[1]
+    usage = manual.section("## Usage").split("```", 2)[1]
     assert "--callable MODULE:ATTR --input-shape NxD" in usage
 
 
-# The reports the README shows verbatim, and the folder each runs in (refresh them with
+# The reports the manual shows verbatim, and the folder each runs in (refresh them with
 # python tools/refresh_readme.py when a report changes).
 VERBATIM = [
     ("gdlcheck verify samples/symbolic-broken.yaml", "."),
@@ -80,6 +77,7 @@ VERBATIM = [
     ("gdlcheck verify --callable torchlayers:encoder --input-shape 8x2x16 --group symmetric", "samples"),
     ("gdlcheck verify --callable torchlayers:median_centred --input-shape 6x4 --group symmetric --method exact",
      "samples"),
+    ("gdlcheck verify samples/checkpoint.npz --group cyclic", "."),
 ]
 
 
@@ -118,8 +116,8 @@ def test_usage_reports_are_what_the_tool_prints_at_80_columns(command, folder, r
     """A plain command runs in this process (click's runner; the process boundary is not what
     this checks), one with a pipe in the shell."""
     cwd = ROOT / folder
-    # the README shows these reports verbatim: refresh the README when the report changes
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    # the manual shows these reports verbatim: refresh it when the report changes
+    (text,) = [text for text in map(manual.read, manual.PAGES) if f"$ {command}\n" in text]
     shown = text.split(f"$ {command}\n", 1)[1]
     shown = shown[:min(i for i in (shown.find("\n$ "), shown.find("\n```")) if i >= 0) + 1]
     if any(c in command for c in "|<>;&"):
@@ -136,7 +134,7 @@ def test_usage_reports_are_what_the_tool_prints_at_80_columns(command, folder, r
 
 
 def test_the_proof_example_prints_what_the_readme_shows():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = manual.everything()
     command = "gdlcheck verify samples/cnn.yaml --format json | python -c"
     block = text.split(f"$ {command}", 1)[1]
     line, shown = block.split("\n", 1)
@@ -149,7 +147,6 @@ def test_the_proof_example_prints_what_the_readme_shows():
 
 
 def test_every_report_shown_fits_80_columns():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    for line in text.splitlines():
+    for line in manual.everything().splitlines():
         if line.startswith(("│", "╭", "╰")):
             assert len(line) <= 80, line

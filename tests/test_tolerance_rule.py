@@ -1,5 +1,5 @@
 """One tolerance rule: a weight deviation within ``tol`` of the largest weight never fails,
-whatever the seed, and one past it never passes (README, "The tolerance rule").
+whatever the seed, and one past it never passes (the manual, "The tolerance rule").
 
 The numeric check of numeric weights measures against the exact check's scale (the largest
 weight times the largest column sum of the input), a bound that cannot cancel: a matrix

@@ -144,7 +144,9 @@ def test_completion_through_the_installed_script():
     assert "_gdlcheck_completion" in source.stdout
 
 
-def test_the_readme_documents_completion():
-    readme = (ROOT / "README.md").read_text()
+def test_the_manual_documents_completion():
+    from tests import manual
+
+    readme = manual.everything()
     for shell in ("bash", "zsh", "fish"):
         assert f"_GDLCHECK_COMPLETE={shell}_source gdlcheck" in readme

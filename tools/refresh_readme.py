@@ -1,4 +1,4 @@
-"""Refresh the reports the README shows verbatim (tests/test_readme_examples.py checks them).
+"""Refresh the reports the manual (README.md, docs/*.md) shows verbatim (tests/test_readme_examples.py checks them).
 
     python tools/refresh_readme.py
 
@@ -15,17 +15,24 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from tests.manual import PAGES  # noqa: E402
 from tests.test_readme_examples import VERBATIM  # noqa: E402
 
 
 def main() -> None:
-    path = os.path.join(ROOT, "README.md")
+    for page in PAGES:
+        refresh(str(page))
+
+
+def refresh(path: str) -> None:
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80"}
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     for command, folder in VERBATIM:
         head = f"$ {command}\n"
+        if head not in text:
+            continue
         start = text.index(head) + len(head)
         rest = text[start:]
         end = start + min(i for i in (rest.find("\n$ "), rest.find("\n```")) if i >= 0) + 1

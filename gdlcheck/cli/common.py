@@ -190,12 +190,33 @@ def plot_option(what: str):
                              "pip install 'gdlcheck[plot]').")
 
 
+def note_stdin(paths) -> None:
+    """Before '-' is read from a terminal (where it waits silently for Ctrl-D), say so on stderr."""
+    if "-" in paths and stdin_is_terminal():
+        click.echo("gdlcheck: waiting for standard input (a matrix or a spec): type or paste it and end it with "
+                   "Ctrl-D (Ctrl-Z then Enter on Windows), or give a file instead of -", err=True)
+
+
+def stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):  # closed or detached
+        return False
+
+
 def check_plot(path: str | None) -> None:
-    """Refuse a --plot FILE of the wrong extension, or without matplotlib, before any work is done."""
+    """Refuse a --plot FILE of the wrong extension, in a folder that does not exist, or without
+    matplotlib, before any work is done."""
     if path:
+        import os
+
         from gdlcheck.output import plot
 
         plot.plot_format(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise GdlcheckError(f"--plot {path}: the folder {os.path.dirname(path) or folder!r} does not exist; "
+                                "create it first")
         plot.require()
 
 

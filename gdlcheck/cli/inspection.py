@@ -20,7 +20,8 @@ def command(spec, n, seed, fmt, allow):
 
     What G depends on (constant, offset, graph, content) and whether it is static, square,
     sparse or approximately sparse, symmetric, row-stochastic and non-negative, measured on
-    seeded sample inputs, beside the texts' adjacency-versus-attention comparison.
+    seeded sample inputs, beside a graph's adjacency matrix and an attention matrix as the
+    Transformers-vs-GCN paper describes them.
 
     \b
     Example:

@@ -12,6 +12,7 @@ from gdlcheck.cli.common import (
     complete_files,
     group_options,
     make_group_options,
+    note_stdin,
     output_format,
     plot_option,
     print_rich,
@@ -33,7 +34,10 @@ FORMATS = ("text", "json", "csv", "npy")
               callback=check_output_path,
               help="Write to FILE, in the format its extension names (.txt .json .csv .npy); - for standard output.")
 @plot_option("the matrix, its projection and where they differ")
-def command(matrix, group, n, shape, generators, graph, fmt, output, plot):
+@click.option("--tensor", metavar="NAME",
+              help="For a weights file (.pt .pth .safetensors .npz) with several square tensors: the one to project "
+                   "(a glob that matches one).")
+def command(matrix, group, n, shape, generators, graph, fmt, output, plot, tensor):
     """Print the nearest equivariant matrix to MATRIX (orbit averages) and its distance.
 
     Every entry is replaced by the mean of its orbit: the orthogonal projection onto the
@@ -53,10 +57,13 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot):
     if not opts.given:
         raise click.UsageError("project needs --group NAME")
     check_plot(plot)
+    note_stdin([matrix])
     source = matrix
-    if plot:  # read the matrix once (standard input cannot be read twice), then project and draw it
+    if tensor and not api.is_weights_file(matrix):
+        raise click.UsageError("--tensor picks a tensor of a weights file (.pt .pth .safetensors .npz)")
+    if plot or tensor:  # read the matrix once (standard input cannot be read twice), then project and draw it
         stdin_data = sys.stdin.buffer.read() if matrix == "-" else None
-        source = api.input_matrix(matrix, stdin_data)
+        source = api.input_matrix(matrix, stdin_data, tensor=tensor)
     projected = api.project(source, group, n=n, shape=shape, generators=list(generators) or None, graph=graph)
     P, dist, g = projected.matrix, projected.distance, projected.group
     if fmt in ("npy", "csv"):

@@ -6,16 +6,26 @@ import sys
 
 import click
 
-from gdlcheck.cli.common import TOLERANCE, Progress, check_plot, complete_files, console, plot_option, save_plot
+from gdlcheck.cli.common import (
+    TOLERANCE,
+    Progress,
+    check_plot,
+    complete_files,
+    console,
+    note_stdin,
+    plot_option,
+    save_plot,
+)
 from gdlcheck.tolerances import TOL
 
 
 @click.command("symmetries")
 @click.argument("matrix", metavar="MATRIX", shell_complete=complete_files)
 @click.option("--tol", type=TOLERANCE, default=TOL, show_default=True,
-              help="Entries within tol x the largest |entry| share a colour: sorted values are cut into colours "
-                   "greedily, each taking the values within that width of its smallest one, so no two entries "
-                   "of a colour (and no entry and its image under a reported permutation) differ by more.")
+              help="Colours of entries: the sorted values are cut greedily, each colour taking the values within "
+                   "tol x the largest |entry| of its smallest one, so no two entries of a colour (and no entry and "
+                   "its image under a reported permutation) differ by more; two entries within tol can still get "
+                   "two colours at a cut (a near tie, reported).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @plot_option("the matrix and its entries coloured by orbit of the group found")
 def command(matrix, tol, fmt, plot):
@@ -35,6 +45,7 @@ def command(matrix, tol, fmt, plot):
     from gdlcheck.output.report import dumps
 
     check_plot(plot)
+    note_stdin([matrix])
     source = matrix
     if plot:  # read the matrix once (standard input cannot be read twice)
         stdin_data = sys.stdin.buffer.read() if matrix == "-" else None

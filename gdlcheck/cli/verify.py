@@ -22,6 +22,7 @@ from gdlcheck.cli.common import (
     group_options,
     make_group_options,
     message,
+    note_stdin,
     plot_option,
     save_plot,
     spelled,
@@ -45,7 +46,7 @@ from gdlcheck.tolerances import TOL
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
               help="junit: one JUnit XML report (a test case per input) for CI.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; the exit code tells the verdict.")
-@click.option("--explain", is_flag=True, help="Write the proof as the texts do: each layer's step and its conditions.")
+@click.option("--explain", is_flag=True, help="Write the proof out step by step: each layer's step and its conditions.")
 @plot_option("the matrix, its projection and where they differ (one matrix INPUT)")
 @click.option("--callable", "target", metavar="MODULE:ATTR",
               help="Verify a Python callable or torch module instead of INPUT (runs your code; MODULE is "
@@ -69,20 +70,24 @@ from gdlcheck.tolerances import TOL
                    "invariant, ignored; NAME=KIND for a dict; repeatable [default: points].")
 @click.option("--allow-path", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
               help="A folder a spec's {file: ...} may read besides the spec's own; repeatable.")
+@click.option("--tensor", "tensors", multiple=True, metavar="NAME",
+              help="For a weights file (.pt .pth .safetensors .npz): check the tensor NAME, or the square 2-D "
+                   "tensors a glob such as 'encoder.*' matches; repeatable [default: every square 2-D tensor].")
 def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, explain, plot, target,
-            input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, allow):
+            input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, allow, tensors):
     """Check that each INPUT (a spec or a matrix; - for standard input) commutes with a group.
 
     \b
     Example:
       gdlcheck verify samples/conv.yaml
       gdlcheck verify weights.npy --group dihedral --format json
+      gdlcheck verify model.safetensors --group cyclic --tensor 'conv*.weight'
       gdlcheck verify specs/*.yaml --format junit > gdlcheck.xml
       gdlcheck verify --callable mylayers:centred --input-shape 6x2 --group symmetric
       gdlcheck verify --callable models:conv --input-shape 100x16 --graph edges.npy --group symmetric
     """
     from gdlcheck import api
-    from gdlcheck.output.report import dumps, error_json, verify_json
+    from gdlcheck.output.report import dumps, verify_json
 
     opts = make_group_options(group, n, shape, generators, graph)
     code_options = (input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds)
@@ -91,10 +96,13 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
         raise click.UsageError("--allow-path lets a spec's {file: ...} read a folder; --callable reads no spec")
     if explain and fmt != "text":
         raise click.UsageError(f"--explain writes the proof into the text report; --format {fmt} has it as \"proof\"")
+    if tensors and not any(api.is_weights_file(path) for path in inputs):
+        raise click.UsageError("--tensor picks tensors of a weights file (.pt .pth .safetensors .npz); no INPUT is one")
     tol_given = given("tol")
     if target is not None:
         inputs = (target,)
     stdin_data, matrix = None, None
+    note_stdin(inputs)
     if plot:
         check_plot(plot)
         if inputs == ("-",):
@@ -103,6 +111,9 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
     codes, entries = [], []
     out = None if (fmt != "text" or quiet) else console()
     for path in inputs:
+        if target is None and api.is_weights_file(path) and not plot:
+            _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, out, codes, entries)
+            continue
         try:
             if target is not None:
                 result = api.verify_target(target, opts, input_shape, expect=expect, dtype=dtype, method=method,
@@ -113,17 +124,11 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
                 result = api.verify_input(path, opts, method=method, tol=tol, trials=trials, seed=seed,
                                           stdin_data=stdin_data, allow_paths=allow)
         except GdlcheckError as err:
-            err.located(file=path)
-            error_line(message(err))
-            codes.append(EXIT_INPUT)
-            entries.append((path, None, message(err)))
-            if fmt == "json" and not quiet:
-                click.echo(dumps(error_json(path, message(err))))
+            _unreadable(path, err, fmt, quiet, codes, entries)
             continue
         hints = _hints(result, path, tol_given, opts)
         entries.append((path, result, hints))
-        codes.append(EXIT_OK if result.passed else (EXIT_INCONCLUSIVE if result.verdict == "inconclusive"
-                                                    else EXIT_FAIL))
+        codes.append(_exit_code(result))
         if quiet:
             continue
         if fmt == "json":
@@ -141,13 +146,59 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
 
         out.print(render_summary([(path, result) for path, result, _ in entries]))
     if plot and entries and entries[0][1] is not None:
-        from gdlcheck.output.plot import matrix_picture
+        from gdlcheck.output.plot import counterexample_cells, matrix_picture
 
         result = entries[0][1]
         projected = api.project(matrix, result.group)
         word = {"fails": "FAIL", "inconclusive": "INCONCLUSIVE"}.get(result.verdict, "PASS")
-        save_plot(matrix_picture(inputs[0], matrix, projected.matrix, result.group, projected.distance, word), plot)
+        save_plot(matrix_picture(inputs[0], matrix, projected.matrix, result.group, projected.distance, word,
+                                 tol=tol, cells=counterexample_cells(result)), plot)
     sys.exit(worst(codes))
+
+
+def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, out, codes, entries) -> None:
+    """A weights file: one row per tensor (text), one JSON object per tensor, a test case per tensor."""
+    from gdlcheck import api
+    from gdlcheck.output.report import dumps
+
+    try:
+        checked = api.verify_weights(path, opts, tensors=tensors, method=method, tol=tol,
+                                     trials=trials, seed=seed)
+    except GdlcheckError as err:
+        _unreadable(path, err, fmt, quiet, codes, entries)
+        return
+    for c in checked:
+        label = f"{path}:{c.name}"
+        if c.result is None:
+            error_line(message(c.error))
+            codes.append(EXIT_INPUT)
+            entries.append((label, None, message(c.error)))
+        else:
+            codes.append(_exit_code(c.result))
+            entries.append((label, c.result, ()))
+        if fmt == "json" and not quiet:
+            click.echo(dumps(c.to_json(message(c.error) if c.error is not None else None)))
+    if out is not None:
+        from gdlcheck.output.render import render_weights
+
+        out.print(render_weights(path, checked))
+
+
+def _unreadable(path, err: GdlcheckError, fmt, quiet, codes, entries) -> None:
+    """An input that could not be read: its line on stderr, exit 2, a row of the summary, and
+    its JSON error object."""
+    from gdlcheck.output.report import dumps, error_json
+
+    err.located(file=path)
+    error_line(message(err))
+    codes.append(EXIT_INPUT)
+    entries.append((path, None, message(err)))
+    if fmt == "json" and not quiet:
+        click.echo(dumps(error_json(path, message(err))))
+
+
+def _exit_code(result) -> int:
+    return EXIT_OK if result.passed else (EXIT_INCONCLUSIVE if result.verdict == "inconclusive" else EXIT_FAIL)
 
 
 def _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt, quiet, plot) -> None:

@@ -32,26 +32,6 @@ from gdlcheck.layers.rules import Condition, Proof, Step, Stop, generator_text
 # of activations dispatches 5,000)
 TRACE_OPERATIONS = 50_000
 
-# the theorem of each unit the walk meets, for the proof's steps
-_UNITS: dict = {}
-
-
-def _units():
-    if not _UNITS:
-        import torch
-
-        aten = torch.ops.aten
-        _UNITS.update({
-            aten._native_multi_head_attention.default: ("theorem4", "Theorem 4"),
-            aten._transformer_encoder_layer_fwd.default: ("encoder", "Theorem 4"),
-            aten._scaled_dot_product_flash_attention_for_cpu.default: ("theorem4", "Theorem 4"),
-            aten.scatter_add_.default: ("scatter", None), aten.scatter_add.default: ("scatter", None),
-            aten.scatter_reduce_.two: ("scatter", None), aten.scatter_reduce.two: ("scatter", None),
-            aten.index_add_.default: ("scatter", None), aten.index_add.default: ("scatter", None),
-        })
-    return _UNITS
-
-
 def prove_call(layer, group, seed: int = 0) -> Proof:
     """Prove the torch module of ``layer`` (a :class:`~gdlcheck.user_code.CallableLayer`)
     against ``group``, for the call its signature describes."""
@@ -225,9 +205,8 @@ def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
                 proven[name] = False
                 stops[name] = _stop(halt, 1)
     if not all(proven.values()):
-        top.rule = None
-        for stop in stops.values():
-            if all(stop.step is not s for s in steps):
+        for stop in stops.values():   # each place the proof stopped, once
+            if all(stop.step is not s and (stop.step.path, stop.step.kind) != (s.path, s.kind) for s in steps):
                 steps.append(stop.step)
     return Proof(steps, proven, stops, "trace")
 
@@ -279,14 +258,21 @@ def _wanted(action, signature, nd: int, s, shape: tuple):
 
 
 def _steps(walk: Walk) -> list[Step]:
-    out, seen = [], set()
-    for where, op, rule, conditions in walk.steps[:200]:
-        key = (where, op, rule, tuple((c.what, c.generator, c.holds) for c in conditions))
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(Step(where, op, rule, None, list(conditions), 1))
-    return out
+    """The walk's steps for the proof: each unit (a theorem) and each checked constant, once per
+    place (a constant's conditions for every generator in one step)."""
+    out: dict = {}
+    for where, op, rule, conditions in walk.steps:
+        key = (where, op, rule)
+        if key not in out:
+            if len(out) >= 200:
+                break
+            out[key] = Step(where, op, rule, THEOREMS.get(rule), [], 1)
+        known = {(c.what, c.generator, c.parameter) for c in out[key].conditions}
+        out[key].conditions += [c for c in conditions if (c.what, c.generator, c.parameter) not in known]
+    return list(out.values())
+
+
+THEOREMS = {"theorem4": "Theorem 4", "encoder": "Theorem 4", "theorem1": "Theorem 1", "theorem3": "Theorem 3"}
 
 
 __all__ = ["prove_call", "Condition"]

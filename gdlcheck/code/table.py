@@ -36,6 +36,15 @@ def rule(*ops):
     return register
 
 
+def step(rule_name: str):
+    """Mark a rule as a step of the proof worth a line (a theorem of the texts, a scatter): the
+    walker records it where it applies.  ``rule_name`` is a key of the proof's sentences."""
+    def mark(fn):
+        fn.step = rule_name
+        return fn
+    return mark
+
+
 def lookup(func):
     """The rule of ``func``: its own, else the elementwise rule of a ``pointwise`` operation."""
     import torch

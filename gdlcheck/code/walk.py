@@ -240,6 +240,9 @@ class Walk:
                 slot.append(r)
         import torch
 
+        named = getattr(found, "step", None)
+        if named is not None and all(not isinstance(m, Halt) for per in per_out for m in per):
+            self.steps.append((self.place() or _op_text(func), _op_text(func), named, []))
         for slot, per in zip(slots, per_out):
             if isinstance(slot, torch.Tensor):
                 self.values[slot] = Abstract(False, per)

@@ -104,9 +104,29 @@ def find_family(name) -> Family:
     """The family named ``name`` or one of its aliases (any case); a near miss gets a suggestion."""
     key = str(name).strip().lower()
     if key not in ALIASES:
-        raise GroupError(f"unknown group {name!r}{suggest(key, ALIASES, meanings=MEANINGS)}; "
+        raise GroupError(f"unknown group {name!r}{_sized_name(key) or suggest(key, ALIASES, meanings=MEANINGS)}; "
                          f"known: {', '.join(FAMILIES)}")
     return FAMILIES[ALIASES[key]]
+
+
+# A textbook name with its size, 'C16', 'Z_16', 'D8', 'S5', 'A5': the family of its letter
+_SIZED = {"c": "cyclic", "z": "cyclic", "d": "dihedral", "s": "symmetric", "a": "alternating"}
+
+
+def _sized_name(key: str) -> str:
+    """The hint for a group written as a letter and a size, which the catalogue spells as a name
+    and -n: ``C16`` is ``cyclic`` with ``n = 16``."""
+    import re
+
+    match = re.fullmatch(r"([czdsa])_?(\d{1,7})", key)
+    if match is None or key in MEANINGS:   # 'c4' and 'd4' name the grid groups p4 and p4m
+        return ""
+    family, k = _SIZED[match.group(1)], int(match.group(2))
+    text = f" ({param('group', value=family)} with {param('n', literal=k)}"
+    if family == "dihedral" and k % 2 == 0:
+        text += f": the symmetries of a regular {k}-gon, order {2 * k}; for the dihedral group of order {k}, " \
+                f"{param('n', literal=k // 2)}"
+    return text + ")"
 
 
 def make(family: Family, size) -> PermGroup:

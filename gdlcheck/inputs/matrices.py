@@ -18,6 +18,7 @@ import numpy as np
 from gdlcheck.errors import GdlcheckError, SpecError
 from gdlcheck.inputs.evaluate import to_float
 from gdlcheck.inputs.expr import parse_expr
+from gdlcheck.inputs.weights import WEIGHTS_SUFFIXES, single_matrix
 from gdlcheck.limits import MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_MATRIX_ENTRIES, MAX_NPY_HEADER, MAX_SYMBOLIC_ENTRIES
 from gdlcheck.text import TOKEN, is_number_text, printable, shorten
 
@@ -200,11 +201,14 @@ def _read_limited(fh, limit: int) -> bytes:
     """At most ``limit`` bytes, read in blocks (``read(limit)`` would allocate all of it at once)."""
     parts, total = [], 0
     while total < limit:
-        block = fh.read(min(1 << 22, limit - total))
-        if not block:
-            break
+        asked = min(1 << 22, limit - total)
+        block = fh.read(asked)
         parts.append(block)
         total += len(block)
+        # a buffered read returns less than asked only at the end: reading on would wait on a
+        # terminal, whose end (Ctrl-D) is not sticky, for a second Ctrl-D
+        if len(block) < asked:
+            break
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
@@ -243,17 +247,26 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix") -> n
     if suffix in SPEC_SUFFIXES:
         raise SpecError(f"a {what} is read from a matrix file ({' '.join(MATRIX_SUFFIXES)}), "
                         "not from a layer spec", file=path)
+    if suffix == ".py":
+        raise SpecError(f"a .py file is code, not a {what}: check a layer it defines with --callable "
+                        f"{printable(shorten(os.path.basename(path), 40))}:NAME --input-shape NxD", file=path)
+    if suffix in WEIGHTS_SUFFIXES and data is None:
+        return check_finite(single_matrix(path, what=what))
     if data is None:
         data = read_bytes(path)
     try:
         if suffix == ".npy" or data[:6] == b"\x93NUMPY":
             a = _load_npy(data, path)
         else:
+            if b"\x00" in data:
+                raise SpecError("binary data where text was expected; save an array with numpy.save('W.npy', W), "
+                                f"or trained weights as {' '.join(WEIGHTS_SUFFIXES)}")
             text = _decode(data, path)
             if suffix == ".json" or (not suffix and text.lstrip().startswith("[")):
                 a = _load_json(text, path)
             else:
                 delimiter = {".csv": ",", ".tsv": "\t"}.get(suffix)
+                _refuse_semicolons(text, delimiter)
                 a = parse_table(text, delimiter)
     except GdlcheckError as err:
         raise err.located(file=path) from None
@@ -262,6 +275,17 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix") -> n
     if a.size == 0:
         raise SpecError(f"the {what} is empty ({a.shape[0]} x {a.shape[1]})", file=path)
     return a
+
+
+def _refuse_semicolons(text: str, delimiter: str | None) -> None:
+    """A table whose first row is split by ';' (the CSV of locales with a decimal comma) gets a
+    message that says so, not 'cannot parse expression'."""
+    if delimiter == "\t":
+        return
+    first = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+    if ";" in first and "," not in first:
+        raise SpecError("the entries are separated by ';': write them separated by ',' (CSV) with '.' as the "
+                        "decimal point, by tabs (.tsv) or by spaces (.txt)")
 
 
 def _load_npy(data: bytes, path: str) -> np.ndarray:

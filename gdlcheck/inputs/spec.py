@@ -149,6 +149,18 @@ def _loader(yaml):
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def _tab_hint(text: str, mark) -> str:
+    """A tab where YAML wants spaces is the usual cause of 'cannot start any token': say so."""
+    if mark is None:
+        return ""
+    lines = text.splitlines()
+    line = lines[mark.line] if mark.line < len(lines) else ""
+    indent = line[:len(line) - len(line.lstrip(" \t"))]
+    if "\t" in indent or line[mark.column:mark.column + 1] == "\t":
+        return ": the line holds a tab ('\\t') where YAML wants spaces; indent with spaces"
+    return ""
+
+
 def parse_yaml(text: str, path: str) -> tuple[object, dict[str, int]]:
     """Safe-load ``text``; returns the value and a map from key paths to 1-based lines."""
     import yaml
@@ -162,7 +174,7 @@ def parse_yaml(text: str, path: str) -> tuple[object, dict[str, int]]:
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         if "nesting depth" in problem:  # libyaml's own depth limit, far past ours
             raise SpecError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels{where}", file=path) from None
-        raise SpecError(f"invalid YAML: {problem}{where}", file=path) from None
+        raise SpecError(f"invalid YAML: {problem}{where}{_tab_hint(text, mark)}", file=path) from None
     except RecursionError:
         raise SpecError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels", file=path) from None
     if node is None:

@@ -18,6 +18,7 @@ every k-th row and column is drawn, and the panel's title says so.  Only small o
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from dataclasses import dataclass, field
@@ -111,11 +112,17 @@ def _hsv_to_rgb(h, s, v) -> np.ndarray:
 class Panel:
     """One image of a picture.
 
-    ``kind`` is ``"orbits"`` (``data`` holds orbit indices, drawn in :func:`colours`) or
-    ``"values"`` (``data`` holds numbers, drawn on a diverging scale from ``-vmax`` to ``vmax``).
-    ``step`` is the stride of the rows and columns drawn (1: every cell).  ``origin`` is the
+    ``kind`` is ``"orbits"`` (``data`` holds orbit indices, drawn in :func:`colours`, or on the
+    continuous map ``cmap`` when there are too many orbits for distinct colours),
+    ``"values"`` (``data`` holds numbers, drawn on a diverging scale from ``-vmax`` to ``vmax``)
+    or ``"magnitude"`` (``data`` holds sizes >= 0, drawn from 0 to ``vmax``).
+    ``step`` is the stride of the rows and columns drawn (1: every cell); a magnitude panel
+    holds the maximum over each ``step x step`` block, so no entry is lost.  ``origin`` is the
     coordinate of the top-left cell, so an offset map can be centred on offset 0.
-    ``labels`` (small orbit maps) is the text written in each cell.
+    ``labels`` (small orbit maps) is the text written in each cell.  ``marks`` are cells
+    (row, column, what) in the matrix's own indices, ringed on the panel; ``levels`` are values
+    (value, what) drawn as lines on the colour bar.  ``ticks`` (row and column positions with
+    their labels) and ``grid`` (a block size: lines between blocks) are for tuple indices.
     """
 
     title: str
@@ -127,6 +134,12 @@ class Panel:
     origin: tuple[int, int] = (0, 0)
     vmax: float | None = None
     labels: np.ndarray | None = None
+    cmap: str | None = None
+    colorbar: str = ""
+    marks: list[tuple[int, int, str]] = field(default_factory=list)
+    levels: list[tuple[float, str]] = field(default_factory=list)
+    ticks: list[tuple[int, str]] | None = None
+    grid: int | None = None
 
 
 @dataclass
@@ -146,7 +159,21 @@ def _sample(size: int) -> tuple[np.ndarray, int]:
 
 
 def _every(step: int) -> str:
-    return "" if step == 1 else f" (every {step}th row and column)"
+    return "" if step == 1 else f" (every {_ordinal(step)} row and column)"
+
+
+def _ordinal(k: int) -> str:
+    """``2nd``, ``3rd``, ``11th``, ``21st``.
+
+    >>> [_ordinal(k) for k in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 112)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '101st', '112th']
+    """
+    suffix = "th" if k % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def _pooled(size: int) -> str:
+    return "" if size == 1 else f" (largest of each {size} x {size} block)"
 
 
 def _group_text(group) -> str:
@@ -201,7 +228,7 @@ def derive_picture(d) -> Picture:
         what = (f"the n^{d.out_order} x n^{d.in_order} matrix of the map ({n ** d.out_order} x {n ** d.in_order}), "
                 "coloured by orbit")
         xlabel, ylabel = "input index tuple (row-major)", "output index tuple (row-major)"
-    panels = [Panel(what + _every(max(step_r, step_c)), "orbits", cells, xlabel, ylabel, step=max(step_r, step_c))]
+    panels = [_pattern_panel(d, what + _every(max(step_r, step_c)), cells, xlabel, ylabel, max(step_r, step_c))]
     offsets = offset_map(d)
     if offsets is not None:
         H, W = offsets.shape
@@ -215,32 +242,127 @@ def derive_picture(d) -> Picture:
         panels.append(Panel(f"kernel offsets, coloured by orbit ({H} x {W})" + _every(max(step_r, step_c)),
                             "orbits", centred, "b_i - b_j", "a_i - a_j", step=max(step_r, step_c),
                             origin=(-(H // 2), -(W // 2)), labels=labels))
-    legend = [(k, d.entry(k)) for k in range(d.dimension)] if d.dimension <= MAX_LEGEND else []
+    legend = [(k, _legend_name(d, k)) for k in range(d.dimension)] if d.dimension <= MAX_LEGEND else []
     title = (f"{_group_text(d.group)}, {d.in_order} -> {d.out_order}: {d.unconstrained_parameters} weights, "
              f"{d.dimension} orbits ({d.form})")
-    note = "" if legend else f"{d.dimension} orbits: too many to list; colours repeat their hues"
+    note = "" if legend else f"{d.dimension} orbits: too many to list; the colour bar gives each colour's orbit"
     return Picture(title, panels, legend, note)
 
 
+# orbits past which distinct colours run out: a continuous map, with a colour bar, replaces them
+MAX_DISTINCT = len(KELLY)
+
+
+def _pattern_panel(d, title: str, cells: np.ndarray, xlabel: str, ylabel: str, step: int) -> Panel:
+    """The sharing pattern's panel.  Up to :data:`MAX_DISTINCT` orbits get Kelly's colours; past
+    them hues would repeat (moire at large n), so a circulant is drawn on a cyclic map over its
+    offset ``(i - j) mod n`` (offsets n - 1 and 0 touch, and so do their colours) and any other
+    pattern on a map that runs through each hue once, both with a colour bar.  A map between
+    tuples (2 -> 2) gets ``(i1, i2)`` ticks at each block and lines between the blocks."""
+    panel = Panel(title, "orbits", cells, xlabel, ylabel, step=step)
+    if d.dimension > MAX_DISTINCT:
+        cyclic = d.form == "circulant" and (d.in_order, d.out_order) == (1, 1)
+        panel.cmap = "twilight" if cyclic else "turbo"
+        panel.vmax = float(d.dimension - 1)
+        panel.colorbar = "offset (i - j) mod n" if cyclic else "orbit"
+    n = d.n
+    if (d.in_order, d.out_order) == (2, 2) and step == 1 and n > 1:
+        panel.grid = n
+        every = max(1, math.ceil(n / 8))   # at most 8 labelled blocks per axis
+        panel.ticks = [(a * n, f"({a}, 0)") for a in range(0, n, every)]
+        panel.xlabel, panel.ylabel = "(j1, j2), row-major", "(i1, i2), row-major"
+    return panel
+
+
+def _legend_name(d, k: int) -> str:
+    """An orbit in the legend: its entry, and for a set-partition basis the partition it is."""
+    name = d.entry(k)
+    if d.blocks is not None and (d.in_order, d.out_order) != (1, 1):
+        from gdlcheck.output.explain import partition_meaning
+
+        name = f"{name}: {partition_meaning(d.blocks[k], d.out_order)}"
+    return name
+
+
 def matrix_picture(input_name: str, W: np.ndarray, P: np.ndarray, group, distance: float,
-                   verdict: str | None = None) -> Picture:
-    """``verify``/``project --plot`` of a matrix: the matrix, its projection (the nearest
-    equivariant matrix) and where they differ, on diverging scales centred on 0."""
+                   verdict: str | None = None, tol: float | None = None,
+                   cells: tuple[tuple[int, int], ...] = ()) -> Picture:
+    """``verify``/``project --plot`` of a matrix: the matrix and its projection (the nearest
+    equivariant matrix) on one diverging scale centred on 0, and ``|W - P|``, where they differ.
+
+    The difference is pooled by the maximum over blocks (never sampled), so one bad entry shows
+    at any n; its largest entries and ``cells`` (a counterexample's pair of entries) are ringed,
+    and its colour bar marks ``tol`` times the largest ``|W|``, the deviation verify allows.
+    """
     rows, step = _sample(W.shape[0])
     pick = np.ix_(rows, rows)
     Ws, Ps = np.asarray(W, dtype=float)[pick], np.asarray(P, dtype=float)[pick]
-    D = Ws - Ps
     scale = float(max(np.max(np.abs(Ws), initial=0.0), np.max(np.abs(Ps), initial=0.0))) or 1.0
-    largest = float(np.max(np.abs(np.asarray(W, dtype=float) - np.asarray(P, dtype=float)), initial=0.0))
     every = _every(step)
-    diff_title = (f"W - P: where they differ (largest {largest:.3g})" if largest
-                  else "W - P: no difference (W is equivariant)")
     panels = [Panel("W, the input" + every, "values", Ws, "j", "i", step=step, vmax=scale),
               Panel("P, the nearest equivariant matrix" + every, "values", Ps, "j", "i", step=step, vmax=scale),
-              Panel(diff_title + every, "values", D, "j", "i", step=step, vmax=largest or 1.0)]
+              difference_panel(W, P, max(1, math.ceil(W.shape[0] / DIFF_SIDE)), tol, cells)]
     head = f"{verdict}: " if verdict else ""
     title = f"{head}{input_name} against {_group_text(group)}; relative distance |W - P| / |W| = {distance:.3g}"
     return Picture(title, panels)
+
+
+def counterexample_cells(result) -> tuple[tuple[int, int], ...]:
+    """The pair of weights ``W[g i, g j] != W[i, j]`` of a verification's first counterexample
+    that names matrix entries (``verify --plot`` rings them), or ``()``."""
+    for check in result.checks:
+        witness = check.witness
+        entry, image = getattr(witness, "entry", None), getattr(witness, "image_entry", None)
+        if check.passed is False and entry is not None and image is not None and len(entry) == len(image) == 2:
+            return (tuple(map(int, entry)), tuple(map(int, image)))
+    return ()
+
+
+# the largest deviations ringed on the difference panel (those at least half the largest)
+MARKED = 3
+# blocks per side of the difference panel: about a screen pixel each in a PNG, so that drawing
+# (which resamples an image to the pixels it has) cannot drop a block either
+DIFF_SIDE = 256
+
+
+def difference_panel(W: np.ndarray, P: np.ndarray, step: int, tol: float | None = None,
+                     cells: tuple[tuple[int, int], ...] = ()) -> Panel:
+    """``|W - P|`` pooled by the maximum over ``step x step`` blocks, computed band by band (never
+    the whole difference at once), with its :data:`MARKED` largest entries and ``cells`` ringed
+    and the tolerance level ``tol * max|W|`` on its colour bar."""
+    n = W.shape[0]
+    side = math.ceil(n / step)
+    pooled = np.zeros((side, side))
+    top: list[tuple[float, int, int]] = []
+    band = max(step, (_BLOCK_ROWS // step) * step)
+    for start in range(0, n, band):
+        D = np.abs(np.asarray(W[start:start + band], dtype=float) - np.asarray(P[start:start + band], dtype=float))
+        h = D.shape[0]
+        padded = np.zeros((math.ceil(h / step) * step, side * step))
+        padded[:h, :n] = D
+        pooled[start // step:start // step + padded.shape[0] // step] = \
+            padded.reshape(padded.shape[0] // step, step, side, step).max(axis=(1, 3))
+        flat = D.ravel()
+        best = np.argpartition(flat, -min(MARKED, flat.size))[-MARKED:] if flat.size else []
+        top += [(float(flat[k]), start + int(k) // n, int(k) % n) for k in best if flat[k] > 0]
+    top = sorted(top, key=lambda x: (-x[0], x[1], x[2]))[:MARKED]
+    largest = top[0][0] if top else 0.0
+    marks = [(i, j, "largest") for size, i, j in top if size >= largest / 2]
+    marks += [(int(i), int(j), "counterexample") for i, j in cells if (i, j) not in {(a, b) for a, b, _ in marks}]
+    levels, label = [], "|W - P|"
+    if tol is not None and tol > 0:
+        level = tol * float(np.max(np.abs(np.asarray(W, dtype=float)), initial=0.0))
+        if level > 0:
+            levels.append((level, f"--tol {tol:g} x max|W|"))
+            label += f"; line: --tol {tol:g} x max|W| = {level:.2g}"
+    vmax = max([largest] + [v for v, _ in levels]) or 1.0
+    title = (f"|W - P|: where they differ (largest {largest:.3g} at W[{top[0][1]}, {top[0][2]}])" if top
+             else "|W - P|: no difference (W is equivariant)")
+    rings = [f"{MARK_COLOURS[what][4:]}: {what}" for what in ("largest", "counterexample")
+             if any(m[2] == what for m in marks)]
+    xlabel = "j" + (f"   (rings, {'; '.join(rings)})" if rings else "")
+    return Panel(title + _pooled(step), "magnitude", pooled, xlabel, "i", step=step, vmax=vmax, cmap="Reds",
+                 colorbar=label, marks=marks, levels=levels)
 
 
 def symmetries_picture(input_name: str, W: np.ndarray, found, orbits) -> Picture:
@@ -252,8 +374,8 @@ def symmetries_picture(input_name: str, W: np.ndarray, found, orbits) -> Picture
     cells, step_r, _ = pattern_cells(orbits)
     g = found.group
     panels = [Panel("W, the input" + _every(step), "values", Ws, "j", "i", step=step, vmax=scale),
-              Panel(f"the {orbits.dimension} orbits of the entries" + _every(step_r), "orbits", cells, "j", "i",
-                    step=step_r)]
+              _pattern_panel(orbits, f"the {orbits.dimension} orbits of the entries" + _every(step_r), cells, "j", "i",
+                             step_r)]
     legend = [(k, orbits.name_of(k)) for k in range(orbits.dimension)] if orbits.dimension <= MAX_LEGEND else []
     contains = ", ".join(found.contains) or "none of the catalogue groups"
     title = f"{input_name}: commutes with a group of order {g.order_text}; contains {contains}"
@@ -283,23 +405,46 @@ def save(picture: Picture, path: str) -> None:
                                 file=str(path)) from None
 
 
-def _figure(picture: Picture):
+def figure(picture: Picture):
+    """``picture`` as a matplotlib ``Figure`` (for Python and notebooks: ``result.plot()``), drawn
+    with the same fixed style as :func:`save`; not attached to pyplot, so nothing pops up."""
+    require()
+    import matplotlib
+    import matplotlib.style
+    from matplotlib.figure import Figure
+
+    class ShownFigure(Figure):
+        """A figure that Jupyter shows as a PNG (a bare ``Figure``, with no pyplot behind it,
+        would show as its repr)."""
+
+        def _repr_png_(self) -> bytes:
+            buffer = io.BytesIO()
+            with matplotlib.style.context("default"), matplotlib.rc_context(_RC):
+                self.savefig(buffer, format="png", metadata=_METADATA["png"])
+            return buffer.getvalue()
+
+    with matplotlib.style.context("default"), matplotlib.rc_context(_RC):
+        return _figure(picture, ShownFigure)
+
+
+def _figure(picture: Picture, cls=None):
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
     count = len(picture.panels)
     width = 4.6 * count + (1.6 if picture.legend else 0.4)
-    fig = Figure(figsize=(width, 5.0), layout="constrained")
+    fig = (cls or Figure)(figsize=(width, 5.0), layout="constrained")
     axes = fig.subplots(1, count, squeeze=False)[0]
     for ax, panel in zip(axes, picture.panels):
         _draw_panel(fig, ax, panel)
-    fig.suptitle(_wrap(picture.title, int(width * 13)), fontsize=11)
+    # wrapped to about 11 characters an inch at 11 pt, and by matplotlib to the figure where wider letters need it
+    fig.suptitle(_wrap(picture.title, int(width * 11)), fontsize=11, wrap=True)
     if picture.legend:
         handles = [Patch(facecolor=tuple(colours([k])[0]), edgecolor="0.3", label=name) for k, name in picture.legend]
         fig.legend(handles=handles, loc="outside right center", title="orbit", frameon=False,
                    fontsize=9 if len(handles) <= 12 else 7)
-    if picture.note:
-        fig.text(0.5, 0.005, picture.note, ha="center", va="bottom", fontsize=8, color="0.3")
+    if picture.note:  # a figure-level x label: the layout makes room for it below the axes' labels
+        fig.supxlabel(_wrap(picture.note, int(width * 15)), fontsize=8, color="0.3")
     return fig
 
 
@@ -309,12 +454,12 @@ def _draw_panel(fig, ax, panel: Panel) -> None:
     s = panel.step
     # cell (r, c) covers [left + c*s - 0.5*s, left + (c+1)*s - 0.5*s]: axes count cells, not pixels
     extent = (left - 0.5 * s, left + (w - 0.5) * s, top + (h - 0.5) * s, top - 0.5 * s)
-    if panel.kind == "orbits":
+    if panel.kind == "orbits" and panel.cmap is None:
         ax.imshow(colours(panel.data), extent=extent, interpolation="nearest", aspect="equal")
     else:
-        image = ax.imshow(panel.data, extent=extent, interpolation="nearest", aspect="equal", cmap="RdBu_r",
-                          vmin=-panel.vmax, vmax=panel.vmax)
-        fig.colorbar(image, ax=ax, shrink=0.75)
+        _draw_scale(fig, ax, panel, extent)
+    _draw_marks(ax, panel)
+    _draw_blocks(ax, panel)
     if panel.labels is not None:
         rgb = colours(panel.data)
         light = rgb @ np.array([0.299, 0.587, 0.114]) > 0.55
@@ -323,13 +468,58 @@ def _draw_panel(fig, ax, panel: Panel) -> None:
             for c in range(w):
                 ax.text(left + c * s, top + r * s, panel.labels[r, c], ha="center", va="center", fontsize=size,
                         color="black" if light[r, c] else "white")
-    if max(h, w) <= 16:
+    if max(h, w) <= 16 and panel.ticks is None:
         ax.set_xticks(left + np.arange(w) * s)
         ax.set_yticks(top + np.arange(h) * s)
         ax.tick_params(labelsize=7)
     ax.set_title(_wrap(panel.title, 48), fontsize=9)
     ax.set_xlabel(panel.xlabel)
     ax.set_ylabel(panel.ylabel)
+
+
+def _draw_scale(fig, ax, panel: Panel, extent) -> None:
+    """A panel of numbers on its colour map, with a colour bar (its label, and a line per level)."""
+    if panel.kind == "values":
+        cmap, vmin = panel.cmap or "RdBu_r", -panel.vmax
+    else:  # magnitudes and orbit indices run from 0
+        cmap, vmin = panel.cmap or "Reds", 0.0
+    image = ax.imshow(panel.data, extent=extent, interpolation="nearest", aspect="equal", cmap=cmap, vmin=vmin,
+                      vmax=panel.vmax)
+    bar = fig.colorbar(image, ax=ax, shrink=0.75)
+    if panel.colorbar:
+        bar.set_label(panel.colorbar, fontsize=8)
+    for value, _ in panel.levels:  # the colour bar's label says what each line is
+        bar.ax.axhline(value, color="tab:cyan", linewidth=2)
+
+
+def _draw_marks(ax, panel: Panel) -> None:
+    """Rings around the marked cells (at their block, when the panel is pooled)."""
+    s = panel.step
+    for i, j, what in panel.marks:
+        x = panel.origin[1] + (j // s) * s
+        y = panel.origin[0] + (i // s) * s
+        ax.plot([x], [y], marker="o", markersize=11, markerfacecolor="none", markeredgecolor=MARK_COLOURS[what],
+                markeredgewidth=1.5, linestyle="none")
+
+
+# rings on the difference panel; the panel's x label says which is which (a legend would hide cells)
+MARK_COLOURS = {"largest": "tab:green", "counterexample": "tab:blue"}
+
+
+def _draw_blocks(ax, panel: Panel) -> None:
+    """Tuple ticks ``(i1, i2)`` at the start of each block, and lines between the blocks."""
+    if panel.ticks is not None:
+        positions = [p for p, _ in panel.ticks]
+        names = [name for _, name in panel.ticks]
+        ax.set_xticks(positions, names, rotation=90, fontsize=6)
+        ax.set_yticks(positions, names, fontsize=6)
+    if panel.grid:
+        h, w = panel.data.shape
+        for k in range(panel.grid, max(h, w), panel.grid):
+            if k < w:
+                ax.axvline(k - 0.5, color="white", linewidth=0.8)
+            if k < h:
+                ax.axhline(k - 0.5, color="white", linewidth=0.8)
 
 
 def _wrap(text: str, width: int) -> str:

@@ -126,9 +126,11 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
                                           if result.passed else f": {meaning}"))
     parts: list = [head]
     if result.checks:
-        parts.append(_checks(result.checks, width - 4))
+        parts.append(_checks(result.checks, width - 4, result.group))
     for c in result.failing[:3]:
-        parts.append(Text(f"counterexample for {c.generator} ({c.method}): {witness_text(c.witness)}", style="red"))
+        name = generator_name(result.group, c.generator, long=True)
+        parts.append(Text(f"counterexample for {name} ({c.method}): {witness_text(c.witness, result.group.shape)}",
+                          style="red"))
     constraints = constraint_lines(result)
     if constraints:
         parts.append(Text("would hold if: " + "; ".join(constraints), style="yellow"))
@@ -150,7 +152,33 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
     return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))
 
 
-def _check_cells(c) -> tuple[str, str, str, str, str, str]:
+# What a generator is, in a report's words (Role.kind -> name); "generator" (nothing known) is
+# named by its position instead.
+ROLE_NAMES = {"shift": "shift", "reflection": "reflection", "transposition": "transposition", "3-cycle": "3-cycle",
+              "cycle": "cycle", "rotation": "rotation", "grid-reflection": "reflection"}
+
+
+def generator_name(group: PermGroup | None, generator: str, long: bool = False) -> str:
+    """A generator as the tables name it, never cut: its role (``shift``, ``rotation``,
+    ``translation (axis 1)``; ``generator 2`` when nothing is known), with its cycles where both
+    fit in :data:`GENERATOR_WIDTH` (``shift (0 1 2)``); ``long``: the cycles whatever their
+    length (lines that wrap).  A generator the group does not hold is its cycles, shortened."""
+    strings = group.generator_strings if group is not None else []
+    if generator not in strings:
+        return generator if long or len(generator) <= GENERATOR_WIDTH else short_generator(generator)
+    k = strings.index(generator)
+    role = group.role(k)
+    if role.kind == "translation":
+        word = f"translation (axis {role.axis})"
+    elif role.kind in ROLE_NAMES:
+        word = ROLE_NAMES[role.kind]
+    else:  # nothing known: the cycles say what it is, or its place among the generators
+        return generator if long or len(generator) <= GENERATOR_WIDTH else f"generator {k + 1}"
+    both = f"{word} {generator}"
+    return both if long or len(both) <= GENERATOR_WIDTH else word
+
+
+def _check_cells(c, group: PermGroup | None = None) -> tuple[str, str, str, str, str, str]:
     res = "PASS" if c.passed else ("FAIL" if c.passed is False else "UNDECIDED")
     if c.passed and c.exact is True:
         res = "PASS (exact)"
@@ -158,17 +186,18 @@ def _check_cells(c) -> tuple[str, str, str, str, str, str]:
         res = "PASS (within tol)"
     style = "green" if c.passed else ("red" if c.passed is False else "yellow")
     method = c.method + (f" x{c.trials}" if c.trials else "")
-    return (short_generator(c.generator), method, *_residuals(c.max_abs_error, c.relative_error), res, style)
+    return (generator_name(group, c.generator), method, *_residuals(c.max_abs_error, c.relative_error), res, style)
 
 
 _CHECK_HEADERS = ("generator", "method", "max abs error", "relative", "result")
 
 
-def _checks(checks, width: int):
+def _checks(checks, width: int, group: PermGroup | None = None):
     """The checks as a table where it fits in ``width`` columns, else one line per check."""
-    rows = [_check_cells(c) for c in checks]
-    # every column at its widest cell, two spaces between columns and one at each edge
-    need = sum(max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(_CHECK_HEADERS)) + 2 * 4 + 2
+    rows = [_check_cells(c, group) for c in checks]
+    # every column at its widest cell; between two columns a padding space on each side and the
+    # box's (blank) rule, and a padding space at each edge
+    need = sum(max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(_CHECK_HEADERS)) + 3 * 4 + 2
     if need <= width:
         table = Table(box=box.SIMPLE_HEAD, show_edge=False)
         table.add_column("generator", no_wrap=True)
@@ -236,6 +265,43 @@ def _summary(entries, width: int) -> RGroup:
         cells = [Text(f"{r.kind}\n{r.group.describe()}")] if joined else [Text(r.kind), Text(r.group.describe())]
         table.add_row(Text(name), *cells, Text(word, style=style))
     notes = [Text("ERROR: the input could not be read (standard error says why)", style="dim")] if unreadable else []
+    return RGroup(table, *notes, count)
+
+
+def render_weights(path: str, checked) -> ByWidth:
+    """``verify FILE`` of a weights file: one row per tensor checked (its name, shape, verdict
+    and relative distance to the nearest equivariant matrix), then the count line.  Names are
+    never cut: they wrap."""
+    return ByWidth(lambda width: _weights(path, list(checked), width))
+
+
+def _weights(path: str, checked, width: int) -> RGroup:
+    group = next((c.result.group.describe() for c in checked if c.result is not None), None)
+    title = Text(f"{path}: {len(checked)} tensor(s)" + (f" against {group}" if group else ""), style="bold")
+    counts = [sum(1 for c in checked if c.result is not None and c.result.passed),
+              sum(1 for c in checked if c.verdict == "fails"), sum(1 for c in checked if c.verdict == "inconclusive"),
+              sum(1 for c in checked if c.result is None)]
+    count = Text(count_line(len(checked), *counts).replace("input", "tensor"), style="bold")
+    rows = []
+    for c in checked:
+        word, style, _ = VERDICT_WORDS[c.verdict]
+        shape = " x ".join(map(str, c.shape))
+        distance = "-" if c.distance is None else number_text(c.distance)
+        rows.append((Text(c.name), shape, Text(word, style=style), distance))
+    if width < 60:  # one block per tensor
+        lines: list = [title]
+        for name, shape, verdict, distance in rows:
+            lines.append(Text.assemble(verdict, "  ", name))
+            lines.append(Text(f"  {shape}, relative distance {distance}", style="dim"))
+        return RGroup(*lines, count)
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    table.add_column("tensor", overflow="fold", min_width=12)
+    table.add_column("shape", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("distance to equivariant", justify="right", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    notes = [Text("ERROR: the tensor could not be checked (standard error says why)", style="dim")] if counts[3] else []
     return RGroup(table, *notes, count)
 
 
@@ -389,8 +455,9 @@ _DEPENDS_TEXT = {
 
 
 def render_inspect(inspection) -> ByWidth:
-    """The layer in the unified form Y = G(X, A) V(X), and the texts' comparison table (one line
-    per property where the table would not fit)."""
+    """The layer in the unified form Y = G(X, A) V(X), and its G beside the Transformers-vs-GCN
+    paper's table of an adjacency and an attention matrix (one line per property where the table
+    would not fit)."""
     return ByWidth(lambda width: _inspect_panel(inspection, width))
 
 
@@ -424,8 +491,8 @@ def _inspect_panel(inspection, width: int) -> RGroup:
 
     rows = [(_PROPERTY_LABELS[key][0], word(key, inspection.properties[key]), word(key, TEXT_TABLE["adjacency"][key]),
              word(key, TEXT_TABLE["attention"][key])) for key in PROPERTIES]
-    heading = "G against the texts' comparison of the two matrices"
-    source = "text: as the Transformers-vs-GCN text describes them"
+    heading = "G beside a graph's adjacency matrix and an attention matrix"
+    source = "(text): as the Transformers-vs-GCN paper describes them"
     if width - 4 >= _INSPECT_TABLE_WIDTH:
         table = Table(title=heading, box=box.SIMPLE_HEAD, title_justify="left", caption=source,
                       caption_justify="left")
@@ -511,7 +578,14 @@ def render_symmetries(input_name: str, found) -> RGroup:
     shown += [f"... {len(gens) - 12} more"] if len(gens) > 12 else []
     head.add_row("generators", Text("\n".join(shown) if gens else "(none: only the identity)"))
     head.add_row("contains", Text(", ".join(found.contains)))
-    return RGroup(Panel(head, title=Text("symmetries", style="bold"), title_align="left", box=box.ROUNDED))
+    parts: list = [head]
+    if found.near_ties:
+        a, b = found.near_tie
+        parts.append(Text(f"near tie: {found.near_ties} pair(s) of entries within tol of each other got different "
+                          f"colours (closest: {a!r} and {b!r}); the colours are cut greedily from the smallest value, "
+                          "so a permutation that moves one onto the other is not found: a smaller or larger --tol "
+                          "moves the cut", style="yellow"))
+    return RGroup(Panel(RGroup(*parts), title=Text("symmetries", style="bold"), title_align="left", box=box.ROUNDED))
 
 
 # --------------------------------------------------------------------------- the spec reference

@@ -185,7 +185,8 @@ def symmetries_json(input_name: str, found) -> dict:
     g = found.group
     return {"schema_version": SCHEMA_VERSION, "input": input_name, "n": g.n,
             "group": {"order": g.order_json(), "generators": g.generator_strings, "transitive": g.is_transitive},
-            "contains": list(found.contains), "colours": found.colours, "tol": found.tol}
+            "contains": list(found.contains), "colours": found.colours, "tol": found.tol,
+            "near_ties": found.near_ties}
 
 
 def inspect_json(inspection) -> dict:

@@ -48,8 +48,19 @@ def _value(x) -> str:
     return repr(x) if isinstance(x, float) else safe_str(x)
 
 
-def _at(entry: tuple[int, ...]) -> str:
-    return f"W[{entry[0]}, {entry[1]}]" if len(entry) == 2 else f"b[{entry[0]}]"
+def _at(entry: tuple[int, ...], shape: tuple[int, ...] | None = None) -> str:
+    """``W[2, 1]``; on a grid (``shape`` of 2 or more axes) each point as its coordinates,
+    ``W[(0, 2), (1, 0)]`` (row-major, as the grid groups number the points)."""
+    def point(k: int) -> str:
+        if shape is None or len(shape) < 2:
+            return str(k)
+        coords = []
+        for size in reversed(shape):
+            k, c = divmod(k, size)
+            coords.append(str(c))
+        return "(" + ", ".join(reversed(coords)) + ")"
+
+    return f"W[{point(entry[0])}, {point(entry[1])}]" if len(entry) == 2 else f"b[{point(entry[0])}]"
 
 
 def counterexample(witness) -> dict | None:
@@ -72,10 +83,10 @@ def counterexample(witness) -> dict | None:
     return {"text": witness_text(witness)}
 
 
-def witness_text(witness) -> str:
-    """One line that shows the witness."""
+def witness_text(witness, shape: tuple[int, ...] | None = None) -> str:
+    """One line that shows the witness (weights on a grid of ``shape`` by their coordinates)."""
     if isinstance(witness, WeightWitness):
-        return (f"{_at(witness.image_entry)} = {_value(witness.image_value)} but {_at(witness.entry)} = "
+        return (f"{_at(witness.image_entry, shape)} = {_value(witness.image_value)} but {_at(witness.entry, shape)} = "
                 f"{_value(witness.value)}")
     if isinstance(witness, TrialWitness):
         return (f"trial {witness.trial} (input from default_rng([{witness.seed}, {witness.trial}])): "

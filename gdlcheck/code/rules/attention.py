@@ -10,7 +10,7 @@ import torch
 
 from gdlcheck.code import moves as mv
 from gdlcheck.code.rules.common import axes_of
-from gdlcheck.code.table import Broken, Fixed, Halt, NoRule, Out, rule
+from gdlcheck.code.table import Broken, Fixed, Halt, NoRule, Out, rule, step
 
 aten = torch.ops.aten
 
@@ -50,6 +50,7 @@ def _batch(qb, kb):
 
 
 @rule(aten._native_multi_head_attention.default)
+@step("theorem4")
 def multi_head_attention(call):
     """``nn.MultiheadAttention``'s kernel (batch first, ``(B, L, E)``): projections act per token."""
     q, k, v = call.args["query"], call.args["key"], call.args["value"]
@@ -85,6 +86,7 @@ def multi_head_attention(call):
 
 
 @rule(aten._transformer_encoder_layer_fwd.default)
+@step("encoder")
 def encoder_layer(call):
     """``nn.TransformerEncoderLayer``'s kernel: self-attention (Theorem 4) with per-token
     feed-forward and norms around it, residuals adding ``P X`` to ``P f(X)``."""
@@ -103,6 +105,7 @@ def encoder_layer(call):
 
 
 @rule(aten._scaled_dot_product_flash_attention_for_cpu.default)
+@step("theorem4")
 def sdpa_cpu(call):
     q, k, v = call.args["query"], call.args["key"], call.args["value"]
     mask, causal = call.args.get("attn_mask"), bool(call.args.get("is_causal"))

@@ -18,7 +18,7 @@ import torch
 
 from gdlcheck.code import moves as mv
 from gdlcheck.code.rules.common import axes_of
-from gdlcheck.code.table import Broken, Fixed, NoRule, Out, rule
+from gdlcheck.code.table import Broken, Fixed, NoRule, Out, rule, step
 
 aten = torch.ops.aten
 
@@ -167,10 +167,12 @@ def _with(condition, t, mt, nd, d, lam, src_axes):
 
 
 @rule(aten.scatter_add.default, aten.scatter_add_.default, aten.scatter_reduce.two, aten.scatter_reduce_.two)
+@step("scatter")
 def scatter(call):
     return _scatter(call, "self", "index", "src", call.args["dim"], one_dimensional=False)
 
 
 @rule(aten.index_add.default, aten.index_add_.default, aten.index_reduce.default, aten.index_reduce_.default)
+@step("scatter")
 def index_add(call):
     return _scatter(call, "self", "index", "source", call.args["dim"], one_dimensional=True)
