@@ -16,6 +16,7 @@ SYMBOLIC_EXPAND_OPS = 5_000      # operations of an expression difference expand
 SOLVE_OPS = 2_000                # operations of the equations sympy.solve may be given
 SYMBOLIC_GUARD_SECONDS = 60.0    # last guard against a hang in sympy: never a budget, reported as such
 MAX_SIMPLIFY_OPS = 4000          # operations of the differences one check hands to sympy's simplify
+MAX_EXP_DEGREE = 256             # degree exp(k*t) = exp(t)**k gives the polynomials sympy's cancel builds
 MAX_EXPANSION_TERMS = 20_000     # terms one polynomial expansion of a difference may build (estimated first)
 MAX_ORDER_DIGITS = 100_000       # digits of a group order written out exactly (n! up to n of about 25,000)
 MAX_ENCODER_BLOCKS = 64          # blocks of one transformer_encoder (each trial runs every block)
