@@ -19,13 +19,12 @@ tensor; a 2 x 2 numpy array is a dense adjacency.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from gdlcheck import torch_bridge
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import act_rows, conjugate, fixes, is_sparse
+from gdlcheck.inputs.graph_files import load_graph_file  # noqa: F401  (read by the API from here)
 
 FORMS = ("dense", "sparse", "edge_index")
 
@@ -116,31 +115,6 @@ def to_sparse(A, n: int | None = None):
 
     n = nodes(A) if n is None else n
     return sp.coo_matrix((np.ones(A.shape[1]), (A[1], A[0])), shape=(n, n)).tocsr()
-
-
-def load_graph_file(path: str, n: int | None = None):
-    """A graph from a file: ``.npz`` (scipy.sparse ``save_npz``), or a matrix file that holds a square
-    adjacency or a 2 x E edge list."""
-    from gdlcheck.errors import SpecError
-    from gdlcheck.inputs.matrices import load_matrix
-
-    if os.path.splitext(path)[1].lower() == ".npz":
-        import scipy.sparse as sp
-
-        try:
-            A = sp.load_npz(path)
-        except FileNotFoundError:
-            raise SpecError("cannot read: no such file or directory", file=path) from None
-        except (OSError, ValueError, KeyError) as err:
-            raise SpecError(f"not a scipy.sparse .npz file ({err})", file=path) from None
-        return as_graph(A, where="graph", n=n, error=SpecError)
-    A = load_matrix(path, what="graph")
-    if A.dtype == object:
-        raise SpecError("a graph's adjacency matrix must hold numbers", file=path)
-    try:
-        return as_graph(A, where="graph", n=n, error=SpecError)
-    except SpecError as err:
-        raise err.located(file=path) from None
 
 
 # --------------------------------------------------------------------------- moving
