@@ -31,6 +31,7 @@ MAX_TRIAL_OPS = 1 << 36          # multiply-adds of the numeric check: trials x 
 MAX_JSON_CELLS = 1 << 22         # matrix or pattern cells one JSON object writes out (2048^2; ~40 MiB of text)
 MAX_CSV_CELLS = 1 << 24          # cells one CSV output writes (4096^2); npy has the pattern and basis budgets
 MAX_JSON_DEPTH = 32              # nesting of a JSON matrix (checked before parsing)
+MAX_CONDITION_ENTRIES = 1 << 30   # pairs (i, j) one side condition may compare without a shortcut (in blocks)
 MAX_GRAPH_BYTES = 512 * 2**20     # bytes of a graph .npz's members, decompressed (a zip bomb stops there)
 MAX_NPY_HEADER = 10_000          # bytes of a .npy header (numpy's own default)
 MAX_YAML_BYTES = 8 * 2**20       # characters of a spec document (weights past it belong in {file: ...})

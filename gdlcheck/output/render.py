@@ -6,6 +6,8 @@ words (PASS / FAIL / INCONCLUSIVE), not colour alone.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from rich import box
 from rich.console import Group as RGroup
@@ -63,6 +65,16 @@ def short_generator(text: str, width: int = GENERATOR_WIDTH) -> str:
     return text if len(text) <= width else shorten(text, width - 1, "").rstrip() + "\u2026"
 
 
+# A cycle string long enough to be shortened inside a sentence (a note, a proof line).
+_LONG_CYCLE = re.compile(r"\((?:\d+ ){%d,}\d+\)(?:\((?:\d+ )*\d+\))*" % (LONG_GENERATOR_WIDTH // 4))
+
+
+def bounded_line(line: str) -> Text:
+    """A sentence with the long cycle strings in it shortened: rich wraps text character by
+    character, and one 10^6-cycle quoted in three notes kept it busy for minutes."""
+    return Text(_LONG_CYCLE.sub(lambda m: short_generator(m.group(0), LONG_GENERATOR_WIDTH), line))
+
+
 def group_line(group: PermGroup) -> Text:
     size = "x".join(map(str, group.shape)) if group.shape else f"n={group.n}"
     return Text(f"{group.name} ({size}), order {group.order_text}, {len(group.gens)} generator(s)")
@@ -114,7 +126,8 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
     if result.checks:
         parts.append(_checks(result.checks, width - 4))
     for c in result.failing[:3]:
-        parts.append(Text(f"counterexample for {c.generator} ({c.method}): {witness_text(c.witness)}", style="red"))
+        parts.append(_styled(bounded_line(f"counterexample for {c.generator} ({c.method}): "
+                                          f"{witness_text(c.witness)}"), "red"))
     constraints = constraint_lines(result)
     if constraints:
         parts.append(Text("would hold if: " + "; ".join(constraints), style="yellow"))
@@ -123,17 +136,23 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
         text = culprit_text(c) if "condition" not in c else f"{c['path']} ({c['kind']}) for {c['generator']}"
         parts.append(Text(f"culprit: {text}", style="red"))
     for finding in result.diagnosis or []:
-        parts.append(Text("diagnosis: " + fact_text(finding), style="yellow"))
+        parts.append(_styled(bounded_line("diagnosis: " + fact_text(finding)), "yellow"))
     for line in undecided_lines(result):
-        parts.append(Text(line, style="yellow"))
+        parts.append(_styled(bounded_line(line), "yellow"))
     for note in result.notes:
-        parts.append(Text(fact_text(note), style="dim"))
+        parts.append(_styled(bounded_line(fact_text(note)), "dim"))
     for hint in hints:
         parts.append(Text("hint: " + hint, style="cyan"))
     if result.proof is not None:
         parts.append(Text("proof", style="bold"))
-        parts.extend(Text(line) for line in (explain_lines(result.proof) if explain else proof_lines(result.proof)))
+        lines = explain_lines(result.proof) if explain else proof_lines(result.proof)
+        parts.extend(bounded_line(line) for line in lines)
     return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))
+
+
+def _styled(text: Text, style: str) -> Text:
+    text.stylize(style)
+    return text
 
 
 def _check_cells(c) -> tuple[str, str, str, str, str, str]:
