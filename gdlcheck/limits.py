@@ -27,9 +27,12 @@ MAX_SCHREIER_SIMS_POINTS = 64     # degree up to which a generated group's order
 MAX_SPEC_ENTRIES = 2 * MAX_MATRIX_ENTRIES   # entries of all the weights of one spec, n x n layers expanded (1 GiB)
 MAX_PRODUCT_OPS = 1 << 37        # multiply-adds composing a sequence's n x n matrices (4096^3 is 2^36)
 MAX_SYMBOLIC_PRODUCT_OPS = 1 << 18   # the same for symbolic matrices (each one a sympy operation)
-MAX_TRIAL_OPS = 1 << 36          # multiply-adds of the numeric check: trials x (generators + 1) x forward pass
+MAX_TRIAL_OPS = 1 << 34          # multiply-adds of the numeric check: trials x (generators + 1) x forward pass
+                                 # (memory-bound with one channel: 2^34 is about 10-20 s of W X on 2 cores)
+TRIAL_PASS_OPS = 1 << 16         # what one layer's forward pass costs besides its arithmetic (numpy calls)
 MAX_JSON_CELLS = 1 << 22         # matrix or pattern cells one JSON object writes out (2048^2; ~40 MiB of text)
 MAX_CSV_CELLS = 1 << 24          # cells one CSV output writes (4096^2); npy has the pattern and basis budgets
+MAX_TEXT_ROWS = 1 << 16           # rows of a text matrix (a Python string each; a square matrix has 8192)
 MAX_JSON_DEPTH = 32              # nesting of a JSON matrix (checked before parsing)
 MAX_CONDITION_ENTRIES = 1 << 30   # pairs (i, j) one side condition may compare without a shortcut (in blocks)
 MAX_GRAPH_BYTES = 512 * 2**20     # bytes of a graph .npz's members, decompressed (a zip bomb stops there)

@@ -18,7 +18,14 @@ import numpy as np
 from gdlcheck.errors import GdlcheckError, SpecError
 from gdlcheck.inputs.evaluate import to_float
 from gdlcheck.inputs.expr import parse_expr
-from gdlcheck.limits import MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_MATRIX_ENTRIES, MAX_NPY_HEADER, MAX_SYMBOLIC_ENTRIES
+from gdlcheck.limits import (
+    MAX_FILE_BYTES,
+    MAX_JSON_DEPTH,
+    MAX_MATRIX_ENTRIES,
+    MAX_NPY_HEADER,
+    MAX_SYMBOLIC_ENTRIES,
+    MAX_TEXT_ROWS,
+)
 from gdlcheck.text import TOKEN, is_number_text, printable, shorten
 
 # Words float() reads as numbers that are not finite: an entry spelled so is refused by name.
@@ -28,6 +35,10 @@ _NOT_DECIMAL = re.compile(r"[^0-9eE.+\-,\s]")
 # A JSON 2-D list: brackets of rows with no brackets inside (then each row is text for numpy)
 # A character that no integer, delimiter or blank has.
 _NOT_INTEGER = re.compile(r"[^0-9+\-,\s]")
+# The line breaks str.splitlines knows besides \n, a blank or comment line, and a data line.
+_OTHER_BREAKS = re.compile("\r\n?|[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_BLANK_LINE = re.compile(r"^[^\S\n]*(?:#[^\n]*)?$", re.M)
+_DATA_LINE = re.compile(r"^[^\S\n]*[^\s#][^\n]*", re.M)
 _JSON_2D = re.compile(r"\s*\[\s*(?:\[[^\[\]]*\]\s*,\s*)*\[[^\[\]]*\]\s*\]\s*")
 _JSON_ROW = re.compile(r"\[([^\[\]]*)\]")
 
@@ -379,9 +390,15 @@ def parse_table(text: str, delimiter: str | None = None, integers: bool = False)
     0x10) entry by entry, where a matrix over the symbolic budget is refused at the first
     entry that is not a plain number.
     """
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
+    text, rows, first = _count_rows(text)
+    if first is None:
         raise SpecError("no matrix rows (the input is empty)")
+    if delimiter is None:
+        delimiter = "," if "," in first else ("\t" if "\t" in first else None)
+    if rows > MAX_TEXT_ROWS:
+        raise SpecError(f"{rows} rows exceed the limit of {MAX_TEXT_ROWS} rows of a text matrix")
+    _check_entries(rows, first.count(delimiter) + 1 if delimiter else len(first.split()))
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if delimiter is None:
         delimiter = "," if "," in lines[0] else ("\t" if "\t" in lines[0] else None)
     width = lines[0].count(delimiter) + 1 if delimiter else len(lines[0].split())
@@ -408,6 +425,28 @@ def parse_table(text: str, delimiter: str | None = None, integers: bool = False)
             raise SpecError(f"row {i} has an empty entry")
     _refuse_header(rows)
     return to_array(rows, "")
+
+
+def unix_lines(text: str) -> str:
+    """``text`` with every line break ``str.splitlines`` knows written as ``\n`` (one C pass)."""
+    return _OTHER_BREAKS.sub("\n", text) if _OTHER_BREAKS.search(text) else text
+
+
+def first_data_line(text: str) -> str | None:
+    """The first line that is neither blank nor a ``#`` comment, found without a string per line."""
+    found = _DATA_LINE.search(unix_lines(text))
+    return found.group(0) if found else None
+
+
+def _count_rows(text: str) -> tuple[str, int, str | None]:
+    """``(text, data rows, first data row)``, counted before a string is made per line (a 200 MB CSV
+    of ``1,1`` rows is 50 million of them): every line break becomes ``\n`` (one C pass), the
+    breaks are counted, and the blank and comment lines taken off."""
+    text = unix_lines(text)
+    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    blank = sum(1 for _ in _BLANK_LINE.finditer(text[:-1] if text.endswith("\n") else text))
+    first = _DATA_LINE.search(text)
+    return text, lines - blank, first.group(0) if first else None
 
 
 def _refuse_large_non_numeric(lines: list[str], delimiter, odd: int | None, entries: int) -> None:

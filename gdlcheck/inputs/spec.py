@@ -322,13 +322,15 @@ def is_spec_text(text: str) -> bool:
     """Whether standard input holds a YAML spec rather than a matrix: its first line is a key."""
     import re
 
-    for line in text.splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
-            head = line.strip()
-            if head.startswith(("---", "%YAML", "{")):  # a YAML document marker or a flow mapping
-                return True
-            return re.match(r"^\s*[A-Za-z_][\w-]*\s*:(\s|$)", line) is not None
-    return False
+    from gdlcheck.inputs.matrices import first_data_line
+
+    line = first_data_line(text)    # no string per line: standard input may hold 50 million of them
+    if line is None:
+        return False
+    head = line.strip()
+    if head.startswith(("---", "%YAML", "{")):  # a YAML document marker or a flow mapping
+        return True
+    return re.match(r"^\s*[A-Za-z_][\w-]*\s*:(\s|$)", line) is not None
 
 
 def dump_yaml(value: dict, label: str = "<spec>") -> str:

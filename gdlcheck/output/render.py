@@ -169,9 +169,17 @@ def _check_cells(c) -> tuple[str, str, str, str, str, str]:
 _CHECK_HEADERS = ("generator", "method", "max abs error", "relative", "result")
 
 
+# Checks shown in the text report; past it, a line counts the rest (all are in --format json).
+CHECK_ROWS = 40
+
+
 def _checks(checks, width: int):
-    """The checks as a table where it fits in ``width`` columns, else one line per check."""
-    rows = [_check_cells(c) for c in checks]
+    """The checks as a table where it fits in ``width`` columns, else one line per check: at most
+    CHECK_ROWS of them (those that do not pass first, then in order), and a line for the rest
+    -- rich laid out 40,000 rows of 20,000 generators for half a minute."""
+    shown = _shown_checks(checks)
+    rows = [_check_cells(c) for c in shown]
+    rest = _rest_line(checks, shown)
     # every column at its widest cell, two spaces between columns and one at each edge
     need = sum(max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(_CHECK_HEADERS)) + 2 * 4 + 2
     if need <= width:
@@ -183,12 +191,31 @@ def _checks(checks, width: int):
         table.add_column("result", no_wrap=True)
         for gen, method, abs_err, rel, res, style in rows:
             table.add_row(Text(gen), method, abs_err, rel, Text(res, style=style))
-        return table
+        return RGroup(table, *rest)
     lines = []
     for gen, method, abs_err, rel, res, style in rows:
         numbers = "" if abs_err == rel == "-" else f" (max abs error {abs_err}, relative {rel})"
         lines.append(Text.assemble(f"{gen} {method}: ", (res, style), numbers))
-    return RGroup(*lines)
+    return RGroup(*lines, *rest)
+
+
+def _shown_checks(checks) -> list:
+    if len(checks) <= CHECK_ROWS:
+        return list(checks)
+    first = [k for k, c in enumerate(checks) if not c.passed][:CHECK_ROWS]
+    first += [k for k, c in enumerate(checks) if c.passed][:CHECK_ROWS - len(first)]
+    return [checks[k] for k in sorted(first)]
+
+
+def _rest_line(checks, shown) -> list[Text]:
+    if len(shown) == len(checks):
+        return []
+    ids = {id(c) for c in shown}
+    rest = [c for c in checks if id(c) not in ids]
+    counts = {word: sum(1 for c in rest if (c.passed is True, c.passed is False) == key)
+              for word, key in (("pass", (True, False)), ("fail", (False, True)), ("undecided", (False, False)))}
+    tally = ", ".join(f"{k} {word}" for word, k in counts.items() if k)
+    return [Text(f"... and {len(rest)} more checks ({tally}; --format json lists them all)", style="dim")]
 
 
 def render_summary(entries) -> RGroup:

@@ -25,7 +25,7 @@ from gdlcheck.errors import LayerError, LimitError, SpecError, param
 from gdlcheck.groups import PermGroup, act, act_rows, conjugate, cycle_string
 from gdlcheck.layers import Fact, Layer, Linear
 from gdlcheck.layers.base import exact_array
-from gdlcheck.limits import MAX_MATRIX_ENTRIES, MAX_TRIAL_OPS, SYMBOLIC_GUARD_SECONDS, SYMBOLIC_NODES
+from gdlcheck.limits import MAX_MATRIX_ENTRIES, MAX_TRIAL_OPS, SYMBOLIC_GUARD_SECONDS, SYMBOLIC_NODES, TRIAL_PASS_OPS
 from gdlcheck.scale import SUBNORMAL_STEP, exponent, scaled, unscaled
 from gdlcheck.tolerances import SUBNORMAL_ULPS
 from gdlcheck.verification.result import Law, OutputWitness, Residual, ShapeWitness, TrialWitness, WeightWitness
@@ -193,8 +193,9 @@ def check_trial_budget(layer: Layer, n: int, channels: int, trials: int, generat
     """Refuse, before any work, a numeric check past its budget (README, limits): the input
     ``n x d`` and every n x n intermediate (attention scores, a dense graph) within the matrix
     budget, and trials x (generators + 1) forward passes within MAX_TRIAL_OPS multiply-adds,
-    a forward pass estimated per layer as ``n d`` elementwise, ``n^2 d`` for an n x n matrix
-    (``(nnz + n d) d`` on a sparse graph) and ``n`` x the entries of each channel weight.
+    a forward pass estimated per layer as ``TRIAL_PASS_OPS`` for its calls, ``n d`` elementwise,
+    ``n^2 d`` for an n x n matrix (``(nnz + n d) d`` on a sparse graph) and ``n`` x the entries
+    of each channel weight.
     """
     if n * channels > MAX_MATRIX_ENTRIES:
         raise LimitError(f"the random inputs would be {n} x {channels} = {n * channels:.3g} entries, over the limit "
@@ -211,7 +212,7 @@ def check_trial_budget(layer: Layer, n: int, channels: int, trials: int, generat
             if n * n > MAX_MATRIX_ENTRIES:
                 raise LimitError(f"the {leaf.kind} layer's n x n matrices at n = {n} would have {n * n:.3g} entries, "
                                  f"over the limit of {MAX_MATRIX_ENTRIES}")
-        cost += n * channels                                     # elementwise work
+        cost += n * channels + TRIAL_PASS_OPS                    # elementwise work, and the calls themselves
         if leaf.kind in _MIXING:
             cost += n * n * channels                              # an n x n matrix times X
         arrays = getattr(leaf, "_arrays", None)
