@@ -70,6 +70,7 @@ def as_graph(value, where: str = "graph", n: int | None = None, error=GdlcheckEr
     if is_sparse(value):
         if value.ndim != 2 or value.shape[0] != value.shape[1]:
             raise error(f"{where}: a sparse adjacency must be square, got {value.shape[0]} x {value.shape[1]}")
+        _check_structure(value, where, error)
         if not np.all(np.isfinite(value.data)):
             raise error(f"{where}: the sparse adjacency holds NaN or infinite entries")
         if n is not None and value.shape[0] != n:
@@ -97,6 +98,23 @@ def as_graph(value, where: str = "graph", n: int | None = None, error=GdlcheckEr
     if n is not None and A.shape[0] != n:
         raise error(f"{where} is {A.shape[0]} x {A.shape[0]} but the group acts on n = {n}")
     return A
+
+
+def _check_structure(A, where: str, error) -> None:
+    """A scipy.sparse matrix's index arrays checked in full before any use: scipy's C code trusts
+    them, and a CSR whose row pointers were not monotone crashed the process (SIGSEGV)."""
+    try:
+        if hasattr(A, "check_format"):
+            A.check_format(full_check=True)
+        elif A.format == "coo":
+            n_rows, n_cols = A.shape
+            for name, index, size in (("row", A.row, n_rows), ("column", A.col, n_cols)):
+                if index.size and (int(index.min()) < 0 or int(index.max()) >= size):
+                    raise ValueError(f"a {name} index is outside 0..{size - 1}")
+            if not (len(A.row) == len(A.col) == len(A.data)):
+                raise ValueError("its row, column and data arrays differ in length")
+    except (ValueError, TypeError, IndexError) as err:
+        raise error(f"{where}: a malformed scipy.sparse matrix ({err})") from None
 
 
 def nodes(A) -> int:

@@ -115,6 +115,8 @@ def confined_path(spec: Spec | None, name: str) -> str:
     (no absolute path, no ``..`` past it, no symbolic link out of it), or inside a folder the
     user allowed (``--allow-path DIR``).  Refused before anything is opened, so the message
     says nothing about what exists outside."""
+    if "\x00" in name:   # os.path raises ValueError on it; no file has such a name
+        raise SpecError(f"file '{printable(shorten(name, 60))}': a file name cannot hold a NUL character")
     folder = spec.folder if spec is not None else current_folder()
     allowed = (folder,) + (tuple(spec.allowed) if spec is not None else ())
     full = os.path.realpath(os.path.join(folder, name))
