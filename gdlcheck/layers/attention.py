@@ -170,7 +170,7 @@ def relative_bias_condition(b: np.ndarray, s: np.ndarray) -> Condition:
         return Condition("relative_bias", gen, True, "positional")
     step = max(1, (1 << 20) // n)
     for start in range(0, n, step):
-        if start * n > MAX_CONDITION_ENTRIES:
+        if min(n, start + step) * n > MAX_CONDITION_ENTRIES:
             raise LimitError(f"checking P B P^T = B for {gen if len(gen) <= 40 else 'a generator'} compares "
                              f"{n * n:.3g} pairs of the relative bias, over the limit of {MAX_CONDITION_ENTRIES}")
         rows = np.arange(start, min(n, start + step))
