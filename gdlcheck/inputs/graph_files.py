@@ -83,6 +83,9 @@ def _edge_list(A: np.ndarray, n: int | None, path: str) -> np.ndarray:
     if n is not None and ei.size and ei.max() >= n:
         raise SpecError(f"an edge list names node {int(ei.max())}, but there are n = {n} nodes (0..{n - 1})",
                         file=path)
+    if ei.size and ei.max() >= MAX_POINTS:
+        raise SpecError(f"an edge list names node {int(ei.max())}: a graph has at most {MAX_POINTS} nodes "
+                        f"(0..{MAX_POINTS - 1})", file=path)
     return ei
 
 
