@@ -3,20 +3,25 @@ limit and the whole run under a memory cap.
 
     python fuzz/redteam.py --cases 300 --seed 0            # what CI runs (tests/test_redteam.py)
     python fuzz/redteam.py --cases 5000 --seed 7 --keep found/   # a longer run by hand
+    python fuzz/redteam.py --surfaces new --cases 40       # only the surfaces of issue 23 (fuzz/surfaces.py)
 
 Cases are drawn from a seeded generator: random files (CSV, TSV, text, JSON, .npy of every
 dtype and rank, YAML specs mutated from the samples) with hostile numbers and expressions,
 random options for ``verify derive project inspect symmetries groups``, and random arrays for
-the Python API (non-finite, huge, tiny, complex, object, 0-d, 3-d).  A finding is any case
-that
+the Python API (non-finite, huge, tiny, complex, object, 0-d, 3-d); and, from
+``fuzz/surfaces.py``, graph files (``.npz`` archives and edge lists with mutated headers,
+indices and archives), nested combinators, specs at huge n, and file names with mathtext and
+control characters into ``--plot`` and ``--format junit``.  A finding is any case that
 
 * exits other than 0, 1, 2 or 3 (70 is "a bug in gdlcheck"), or prints a traceback;
 * exits 2 without exactly one ``gdlcheck: error:`` line on standard error;
 * raises anything but a ``GdlcheckError`` from the API, or returns JSON with NaN;
+* writes JUnit XML that an XML parser refuses;
 * runs past the time limit or runs out of memory.
 
-Prints one JSON object: the number of cases, the exit codes seen and the findings (with the
-case, so it can be replayed); ``--keep DIR`` also saves each finding's files.
+Prints one JSON object: the number of cases, the cases per surface, the exit codes seen, the
+findings (with the case, so it can be replayed) and how many findings of each class;
+``--keep DIR`` also saves each finding's files.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = os.path.join(ROOT, "samples")
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # fuzz/surfaces.py
 
 NUMBERS = ["0", "1", "-1", "0.5", "2", "3", "1e308", "-1e308", "1.7976931348623157e308", "1e-320", "5e-324",
            "1e400", "nan", "inf", "-inf", "0x10", "1_000", "\u0661", "1/3", "1/0", "10**400", "10**5000",
@@ -235,7 +241,41 @@ def run_cli(args: list[str]) -> dict:
         problem = f"exit 2 without one error line: {result.stderr[-300:]!r}"
     elif result.exit_code != 2 and "gdlcheck: error" in result.stderr and "--format json" not in " ".join(args):
         problem = None   # several inputs may report an error and still exit 1
+    if problem is None and "junit" in args and result.stdout.strip():
+        import xml.etree.ElementTree as ET
+
+        try:
+            ET.fromstring(result.stdout.encode("utf-8", "surrogateescape"))
+        except ET.ParseError as err:
+            problem = f"JUnit XML not well-formed: {err}"
     return {"exit": result.exit_code, "problem": problem}
+
+
+def run_graph_api(path: str) -> dict:
+    """``gdlcheck.group("automorphisms", graph=path)``: a group, or a GdlcheckError of one line."""
+    import gdlcheck
+    from gdlcheck.errors import GdlcheckError
+
+    try:
+        gdlcheck.group("automorphisms", graph=path)
+    except GdlcheckError as err:
+        return {"exit": 2, "problem": f"a multi-line error: {str(err)[:200]!r}" if "\n" in str(err) else None}
+    except CaseTimeout:
+        raise
+    except Exception as err:
+        return {"exit": 70, "problem": f"group(graph=...) raised {type(err).__name__}: {err}"[:400]}
+    return {"exit": 0, "problem": None}
+
+
+def finding_class(problem: str) -> str:
+    """The class of a finding, as the issues name them."""
+    for prefix, name in (("exit 70", "exit 70 (internal error)"), ("exit ", "other exit code"),
+                         ("traceback", "traceback"), ("exit 2 without", "exit 2 without one error line"),
+                         ("a multi-line", "exit 2 without one error line"), ("JUnit", "JUnit XML not well-formed"),
+                         ("ran past", "time limit"), ("out of memory", "memory"), ("raised", "API exception")):
+        if problem.startswith(prefix) or (prefix == "raised" and " raised " in problem):
+            return name
+    return "harness"
 
 
 def api_array(rng: random.Random):
@@ -304,7 +344,10 @@ def main(argv=None) -> int:
     parser.add_argument("--case-seconds", type=float, default=60.0)
     parser.add_argument("--memory", type=int, default=4 << 30, help="address-space cap in bytes (whole run)")
     parser.add_argument("--keep", help="save each finding's files in this folder")
+    parser.add_argument("--surfaces", choices=("all", "classic", "new"), default="all",
+                        help="classic: files, options and API values; new: the surfaces of fuzz/surfaces.py; all: both")
     options = parser.parse_args(argv)
+    from surfaces import surface_case
     resource.setrlimit(resource.RLIMIT_AS, (options.memory, options.memory))
 
     def expired(signum, frame):
@@ -315,6 +358,7 @@ def main(argv=None) -> int:
 
     warnings.simplefilter("ignore")
     exits: dict[str, int] = {}
+    drawn: dict[str, int] = {}
     findings = []
     with tempfile.TemporaryDirectory() as top:
         with open(os.path.join(top, "secret.txt"), "w") as fh:
@@ -323,11 +367,16 @@ def main(argv=None) -> int:
             rng = random.Random(f"{options.seed}:{case}")
             folder = os.path.join(top, f"case{case}")
             os.makedirs(folder)
-            api = rng.random() < 0.25
+            new = options.surfaces == "new" or (options.surfaces == "all" and rng.random() < 0.3)
+            api = not new and rng.random() < 0.25
             label = None
+            surface = "api" if api else "command line"
             try:
                 signal.setitimer(signal.ITIMER_REAL, options.case_seconds)
-                if api:
+                if new:
+                    surface, how, label = surface_case(rng, folder)
+                    outcome = run_cli(label) if how == "cli" else run_graph_api(label)
+                elif api:
                     label = "api"
                     outcome = run_api(rng, folder)
                 else:
@@ -344,13 +393,19 @@ def main(argv=None) -> int:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             key = str(outcome["exit"])
             exits[key] = exits.get(key, 0) + 1
+            drawn[surface] = drawn.get(surface, 0) + 1
             if outcome["problem"]:
-                findings.append({"case": case, "seed": options.seed, "run": label, "problem": outcome["problem"]})
+                findings.append({"case": case, "seed": options.seed, "surface": surface, "run": label,
+                                 "class": finding_class(outcome["problem"]), "problem": outcome["problem"]})
                 if options.keep:
                     shutil.copytree(folder, os.path.join(options.keep, f"case{case}"), dirs_exist_ok=True)
             shutil.rmtree(folder, ignore_errors=True)
-    print(json.dumps({"cases": options.cases, "seed": options.seed, "exits": dict(sorted(exits.items())),
-                      "findings": findings}, indent=1))
+    classes: dict[str, int] = {}
+    for finding in findings:
+        classes[finding["class"]] = classes.get(finding["class"], 0) + 1
+    print(json.dumps({"cases": options.cases, "seed": options.seed, "surfaces": dict(sorted(drawn.items())),
+                      "exits": dict(sorted(exits.items())), "classes": dict(sorted(classes.items())),
+                      "findings": findings}, indent=1, ensure_ascii=True))
     return 1 if findings else 0
 
 

@@ -622,6 +622,8 @@ def _allowed(paths) -> tuple[str, ...]:
 
 def inspect(spec, n: int | None = None, seed: int | None = None, allow_paths=()) -> Inspected:
     """The layer of ``spec`` (a path) in the unified form ``Y = G(X, A) V(X)`` (``gdlcheck inspect``)."""
+    if not isinstance(spec, (str, os.PathLike)):
+        raise SpecError(f"inspect reads a spec or matrix file: give its path, not a {type(spec).__name__}")
     path = os.fspath(spec)
     job = resolve_layer(path, n, allow=_allowed(allow_paths))
     points = job.group.n if job.group is not None else (n or layer_points(job.layer))

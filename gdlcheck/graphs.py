@@ -19,13 +19,12 @@ tensor; a 2 x 2 numpy array is a dense adjacency.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from gdlcheck import torch_bridge
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import act_rows, conjugate, fixes, is_sparse
+from gdlcheck.inputs.graph_files import load_graph_file  # noqa: F401  (read by the API from here)
 
 FORMS = ("dense", "sparse", "edge_index")
 
@@ -71,6 +70,7 @@ def as_graph(value, where: str = "graph", n: int | None = None, error=GdlcheckEr
     if is_sparse(value):
         if value.ndim != 2 or value.shape[0] != value.shape[1]:
             raise error(f"{where}: a sparse adjacency must be square, got {value.shape[0]} x {value.shape[1]}")
+        _check_structure(value, where, error)
         if not np.all(np.isfinite(value.data)):
             raise error(f"{where}: the sparse adjacency holds NaN or infinite entries")
         if n is not None and value.shape[0] != n:
@@ -100,6 +100,23 @@ def as_graph(value, where: str = "graph", n: int | None = None, error=GdlcheckEr
     return A
 
 
+def _check_structure(A, where: str, error) -> None:
+    """A scipy.sparse matrix's index arrays checked in full before any use: scipy's C code trusts
+    them, and a CSR whose row pointers were not monotone crashed the process (SIGSEGV)."""
+    try:
+        if hasattr(A, "check_format"):
+            A.check_format(full_check=True)
+        elif A.format == "coo":
+            n_rows, n_cols = A.shape
+            for name, index, size in (("row", A.row, n_rows), ("column", A.col, n_cols)):
+                if index.size and (int(index.min()) < 0 or int(index.max()) >= size):
+                    raise ValueError(f"a {name} index is outside 0..{size - 1}")
+            if not (len(A.row) == len(A.col) == len(A.data)):
+                raise ValueError("its row, column and data arrays differ in length")
+    except (ValueError, TypeError, IndexError) as err:
+        raise error(f"{where}: a malformed scipy.sparse matrix ({err})") from None
+
+
 def nodes(A) -> int:
     """The number of nodes of a graph value (an edge list: its largest label plus one)."""
     if form(A) == "edge_index":
@@ -116,31 +133,6 @@ def to_sparse(A, n: int | None = None):
 
     n = nodes(A) if n is None else n
     return sp.coo_matrix((np.ones(A.shape[1]), (A[1], A[0])), shape=(n, n)).tocsr()
-
-
-def load_graph_file(path: str, n: int | None = None):
-    """A graph from a file: ``.npz`` (scipy.sparse ``save_npz``), or a matrix file that holds a square
-    adjacency or a 2 x E edge list."""
-    from gdlcheck.errors import SpecError
-    from gdlcheck.inputs.matrices import load_matrix
-
-    if os.path.splitext(path)[1].lower() == ".npz":
-        import scipy.sparse as sp
-
-        try:
-            A = sp.load_npz(path)
-        except FileNotFoundError:
-            raise SpecError("cannot read: no such file or directory", file=path) from None
-        except (OSError, ValueError, KeyError) as err:
-            raise SpecError(f"not a scipy.sparse .npz file ({err})", file=path) from None
-        return as_graph(A, where="graph", n=n, error=SpecError)
-    A = load_matrix(path, what="graph")
-    if A.dtype == object:
-        raise SpecError("a graph's adjacency matrix must hold numbers", file=path)
-    try:
-        return as_graph(A, where="graph", n=n, error=SpecError)
-    except SpecError as err:
-        raise err.located(file=path) from None
 
 
 # --------------------------------------------------------------------------- moving

@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import ROOT, forbid, newcomer_env
 
 
-def capped(args, cwd, memory=3 << 30, input=None):
+def capped(args, cwd, memory=3 << 30, input=None, timeout=600):
     """gdlcheck as a process under a memory cap (address space); the timeout only guards."""
 
     def limit():
@@ -27,7 +27,7 @@ def capped(args, cwd, memory=3 << 30, input=None):
 
     env = newcomer_env(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     return subprocess.run([sys.executable, "-m", "gdlcheck"] + [str(a) for a in args], cwd=cwd, env=env,
-                          preexec_fn=limit, capture_output=True, text=True, input=input, timeout=600)
+                          preexec_fn=limit, capture_output=True, text=True, input=input, timeout=timeout)
 
 
 def one_line(result, code, fragment):

@@ -1,5 +1,6 @@
 """The red-team run in CI: a few hundred derandomized cases of every command and of the Python
-API (fuzz/redteam.py), each under a time limit, the whole run under a memory cap.  A finding is
+API (fuzz/redteam.py, with the surfaces of fuzz/surfaces.py mixed in), each under a time limit,
+the whole run under a memory cap.  A finding is
 an exit other than 0-3 (or 74 for an output that cannot be written), a traceback, an exit 2
 without exactly one error line, an API exception that is not a GdlcheckError, JSON with NaN, a
 case past its time limit or out of memory."""
@@ -25,3 +26,16 @@ def test_the_red_team_run_finds_nothing(seed):
     assert report["findings"] == [], json.dumps(report["findings"], indent=1)
     assert result.returncode == 0 and report["cases"] == 200
     assert set(report["exits"]) <= {"0", "1", "2", "3", "74"}
+
+
+def test_the_new_surfaces_run_finds_nothing():
+    # issue 23's surfaces alone (fuzz/surfaces.py): graph files, nested combinators, huge n, and
+    # hostile file names into --plot and --format junit; a few tens of seconds of work
+    env = newcomer_env(OPENBLAS_NUM_THREADS="1")
+    result = subprocess.run([sys.executable, str(ROOT / "fuzz" / "redteam.py"), "--surfaces", "new", "--cases", "40",
+                             "--seed", "0", "--case-seconds", "60", "--memory", str(4 << 30)],
+                            capture_output=True, text=True, env=env, timeout=1800)
+    report = json.loads(result.stdout)
+    assert report["findings"] == [] and report["classes"] == {}, json.dumps(report["findings"], indent=1)
+    assert result.returncode == 0 and report["cases"] == 40
+    assert set(report["surfaces"]) == {"graph files", "nested combinators", "huge n", "names"}

@@ -230,9 +230,20 @@ def check_svg(svg: str | None) -> None:
 
 
 def save_plot(picture, path: str) -> None:
+    """Draw the picture in memory, then write it like any output: a folder that is not there is exit 2,
+    a full disk exit 74, for PNG, SVG and PDF alike."""
     from gdlcheck.output import plot
 
-    plot.save(picture, path)
+    data = plot.render(picture, path)
+    try:
+        fh = open(path, "wb")
+    except OSError as err:
+        raise GdlcheckError(f"cannot write the picture: {(err.strerror or str(err)).lower()}", file=str(path)) from None
+    try:
+        with fh:
+            fh.write(data)
+    except OSError as err:
+        raise output_failed(err, str(path)) from None
 
 
 # -o FILE: the format its extension names

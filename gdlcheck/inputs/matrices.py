@@ -19,7 +19,14 @@ from gdlcheck.errors import GdlcheckError, SpecError
 from gdlcheck.inputs.evaluate import to_float
 from gdlcheck.inputs.expr import parse_expr
 from gdlcheck.inputs.weights import WEIGHTS_SUFFIXES, single_matrix
-from gdlcheck.limits import MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_MATRIX_ENTRIES, MAX_NPY_HEADER, MAX_SYMBOLIC_ENTRIES
+from gdlcheck.limits import (
+    MAX_FILE_BYTES,
+    MAX_JSON_DEPTH,
+    MAX_MATRIX_ENTRIES,
+    MAX_NPY_HEADER,
+    MAX_SYMBOLIC_ENTRIES,
+    MAX_TEXT_ROWS,
+)
 from gdlcheck.text import TOKEN, is_number_text, printable, shorten
 
 # Words float() reads as numbers that are not finite: an entry spelled so is refused by name.
@@ -27,6 +34,12 @@ NON_FINITE_WORDS = ("nan", "inf", "infinity")
 # A character that no plain decimal number, delimiter or blank has.
 _NOT_DECIMAL = re.compile(r"[^0-9eE.+\-,\s]")
 # A JSON 2-D list: brackets of rows with no brackets inside (then each row is text for numpy)
+# A character that no integer, delimiter or blank has.
+_NOT_INTEGER = re.compile(r"[^0-9+\-,\s]")
+# The line breaks str.splitlines knows besides \n, a blank or comment line, and a data line.
+_OTHER_BREAKS = re.compile("\r\n?|[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_BLANK_LINE = re.compile(r"^[^\S\n]*(?:#[^\n]*)?$", re.M)
+_DATA_LINE = re.compile(r"^[^\S\n]*[^\s#][^\n]*", re.M)
 _JSON_2D = re.compile(r"\s*\[\s*(?:\[[^\[\]]*\]\s*,\s*)*\[[^\[\]]*\]\s*\]\s*")
 _JSON_ROW = re.compile(r"\[([^\[\]]*)\]")
 
@@ -236,12 +249,13 @@ def _decode(data: bytes, path: str) -> str:
         raise SpecError("not UTF-8 text", file=path) from None
 
 
-def load_matrix(path: str, data: bytes | None = None, what: str = "matrix") -> np.ndarray:
+def load_matrix(path: str, data: bytes | None = None, what: str = "matrix", integers: bool = False) -> np.ndarray:
     """Load a 2-D matrix from ``.npy``, ``.csv``, ``.tsv``, ``.txt`` or ``.json``.
 
     ``data`` may hold the file's bytes already (standard input); its format is then told
     apart by content.  Sizes are checked before anything the size of the matrix is built:
-    the ``.npy`` header, the rows and columns of text, the nesting of JSON.
+    the ``.npy`` header, the rows and columns of text, the nesting of JSON.  With
+    ``integers``, a matrix of whole numbers within int64 is int64 (node labels), not float64.
     """
     suffix = os.path.splitext(path)[1].lower() if path != "-" else ""
     if suffix in SPEC_SUFFIXES:
@@ -256,7 +270,7 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix") -> n
         data = read_bytes(path)
     try:
         if suffix == ".npy" or data[:6] == b"\x93NUMPY":
-            a = _load_npy(data, path)
+            a = _load_npy(data, path, integers)
         else:
             if b"\x00" in data:
                 raise SpecError("binary data where text was expected; save an array with numpy.save('W.npy', W), "
@@ -267,7 +281,7 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix") -> n
             else:
                 delimiter = {".csv": ",", ".tsv": "\t"}.get(suffix)
                 _refuse_semicolons(text, delimiter)
-                a = parse_table(text, delimiter)
+                a = parse_table(text, delimiter, integers)
     except GdlcheckError as err:
         raise err.located(file=path) from None
     if a.ndim != 2:
@@ -288,20 +302,27 @@ def _refuse_semicolons(text: str, delimiter: str | None) -> None:
                         "decimal point, by tabs (.tsv) or by spaces (.txt)")
 
 
-def _load_npy(data: bytes, path: str) -> np.ndarray:
-    """A ``.npy`` matrix, its header read and checked (dtype, shape, size) before any allocation:
-    a 128-byte file may claim (1000000, 1000000) or a 2 GB record dtype."""
+def read_npy_header(fh) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """``(shape, fortran_order, dtype)`` of the ``.npy`` data at ``fh``, the header within
+    ``MAX_NPY_HEADER`` bytes; SpecError for a header numpy cannot read."""
     from numpy.lib import format as npy
 
-    fh = io.BytesIO(data)
     try:
         version = npy.read_magic(fh)
         reader = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
-        shape, fortran, dtype = reader(fh, max_header_size=MAX_NPY_HEADER)
+        return reader(fh, max_header_size=MAX_NPY_HEADER)
     except (ValueError, OSError, EOFError, SyntaxError, TypeError) as err:
         # numpy's messages run to several lines and may suggest allow_pickle=True: the first sentence only
         reason = str(err).splitlines()[0].split(". ")[0].rstrip(".") if str(err) else type(err).__name__
         raise SpecError(f"not a readable .npy file ({printable(shorten(reason, 120))})") from None
+
+
+def _load_npy(data: bytes, path: str, integers: bool = False) -> np.ndarray:
+    """A ``.npy`` matrix, its header read and checked (dtype, shape, size) before any allocation:
+    a 128-byte file may claim (1000000, 1000000) or a 2 GB record dtype.  Integers stay int64
+    with ``integers`` (node labels), else every dtype becomes float64."""
+    fh = io.BytesIO(data)
+    shape, fortran, dtype = read_npy_header(fh)
     if dtype.kind not in "biuf" or dtype.itemsize > 8 or dtype.fields is not None:
         raise SpecError(f".npy array of dtype {shorten(str(dtype), 40)} is not real numbers")
     size = math.prod(shape)
@@ -314,6 +335,10 @@ def _load_npy(data: bytes, path: str) -> np.ndarray:
                         f"{(len(data) - offset) // max(dtype.itemsize, 1)})")
     a = np.frombuffer(data, dtype=dtype, count=size, offset=offset)
     a = a.reshape(shape[::-1]).T if fortran else a.reshape(shape)
+    if integers and dtype.kind in "iu":
+        if dtype == np.uint64 and a.size and a.max() > np.iinfo(np.int64).max:
+            raise SpecError(f"entry {int(a.max())} is past the largest int64")
+        return a.astype(np.int64, copy=False)
     return check_finite(a.astype(np.float64, copy=False))   # float64 data stays in the file's buffer
 
 
@@ -367,19 +392,20 @@ def _check_entries(rows: int, width: int) -> None:
                         f"{MAX_MATRIX_ENTRIES}")
 
 
-def _fast_numbers(lines: list[str], delimiter: str | None, rows: int, width: int) -> np.ndarray | None:
+def _fast_numbers(lines: list[str], delimiter: str | None, rows: int, width: int,
+                  dtype=np.float64) -> np.ndarray | None:
     """Plain decimal text parsed by numpy's C reader (no Python object per entry), or None
-    when it does not read as ``rows x width`` numbers (the slow path then says why)."""
+    when it does not read as ``rows x width`` numbers of ``dtype`` (the slow path then says why)."""
     try:
-        a = np.loadtxt(lines, delimiter=delimiter, dtype=np.float64, ndmin=2, comments=None)
-    except ValueError:
+        a = np.loadtxt(lines, delimiter=delimiter, dtype=dtype, ndmin=2, comments=None)
+    except (ValueError, OverflowError):
         return None
     if a.shape != (rows, width):
         return None
     return check_finite(a)
 
 
-def parse_table(text: str, delimiter: str | None = None) -> np.ndarray:
+def parse_table(text: str, delimiter: str | None = None, integers: bool = False) -> np.ndarray:
     """CSV, TSV or whitespace-separated rows; ``#`` starts a comment line.
 
     With ``delimiter`` None the first data line decides: a comma, else a tab, else white space.
@@ -388,14 +414,24 @@ def parse_table(text: str, delimiter: str | None = None) -> np.ndarray:
     0x10) entry by entry, where a matrix over the symbolic budget is refused at the first
     entry that is not a plain number.
     """
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
+    text, rows, first = _count_rows(text)
+    if first is None:
         raise SpecError("no matrix rows (the input is empty)")
+    if delimiter is None:
+        delimiter = "," if "," in first else ("\t" if "\t" in first else None)
+    if rows > MAX_TEXT_ROWS:
+        raise SpecError(f"{rows} rows exceed the limit of {MAX_TEXT_ROWS} rows of a text matrix")
+    _check_entries(rows, first.count(delimiter) + 1 if delimiter else len(first.split()))
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if delimiter is None:
         delimiter = "," if "," in lines[0] else ("\t" if "\t" in lines[0] else None)
     width = lines[0].count(delimiter) + 1 if delimiter else len(lines[0].split())
     _check_entries(len(lines), width)
     odd = next((i for i, ln in enumerate(lines) if _NOT_DECIMAL.search(ln)), None)
+    if integers and odd is None and not any(_NOT_INTEGER.search(ln) for ln in lines):
+        a = _fast_numbers(lines, delimiter, len(lines), width, np.int64)
+        if a is not None:
+            return a
     if odd is None:
         a = _fast_numbers(lines, delimiter, len(lines), width)
         if a is not None:
@@ -413,6 +449,28 @@ def parse_table(text: str, delimiter: str | None = None) -> np.ndarray:
             raise SpecError(f"row {i} has an empty entry")
     _refuse_header(rows)
     return to_array(rows, "")
+
+
+def unix_lines(text: str) -> str:
+    """``text`` with every line break ``str.splitlines`` knows written as ``\n`` (one C pass)."""
+    return _OTHER_BREAKS.sub("\n", text) if _OTHER_BREAKS.search(text) else text
+
+
+def first_data_line(text: str) -> str | None:
+    """The first line that is neither blank nor a ``#`` comment, found without a string per line."""
+    found = _DATA_LINE.search(unix_lines(text))
+    return found.group(0) if found else None
+
+
+def _count_rows(text: str) -> tuple[str, int, str | None]:
+    """``(text, data rows, first data row)``, counted before a string is made per line (a 200 MB CSV
+    of ``1,1`` rows is 50 million of them): every line break becomes ``\n`` (one C pass), the
+    breaks are counted, and the blank and comment lines taken off."""
+    text = unix_lines(text)
+    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    blank = sum(1 for _ in _BLANK_LINE.finditer(text[:-1] if text.endswith("\n") else text))
+    first = _DATA_LINE.search(text)
+    return text, lines - blank, first.group(0) if first else None
 
 
 def _refuse_large_non_numeric(lines: list[str], delimiter, odd: int | None, entries: int) -> None:

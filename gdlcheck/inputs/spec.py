@@ -115,6 +115,8 @@ def confined_path(spec: Spec | None, name: str) -> str:
     (no absolute path, no ``..`` past it, no symbolic link out of it), or inside a folder the
     user allowed (``--allow-path DIR``).  Refused before anything is opened, so the message
     says nothing about what exists outside."""
+    if "\x00" in name:   # os.path raises ValueError on it; no file has such a name
+        raise SpecError(f"file '{printable(shorten(name, 60))}': a file name cannot hold a NUL character")
     folder = spec.folder if spec is not None else current_folder()
     allowed = (folder,) + (tuple(spec.allowed) if spec is not None else ())
     full = os.path.realpath(os.path.join(folder, name))
@@ -334,13 +336,15 @@ def is_spec_text(text: str) -> bool:
     """Whether standard input holds a YAML spec rather than a matrix: its first line is a key."""
     import re
 
-    for line in text.splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
-            head = line.strip()
-            if head.startswith(("---", "%YAML", "{")):  # a YAML document marker or a flow mapping
-                return True
-            return re.match(r"^\s*[A-Za-z_][\w-]*\s*:(\s|$)", line) is not None
-    return False
+    from gdlcheck.inputs.matrices import first_data_line
+
+    line = first_data_line(text)    # no string per line: standard input may hold 50 million of them
+    if line is None:
+        return False
+    head = line.strip()
+    if head.startswith(("---", "%YAML", "{")):  # a YAML document marker or a flow mapping
+        return True
+    return re.match(r"^\s*[A-Za-z_][\w-]*\s*:(\s|$)", line) is not None
 
 
 def dump_yaml(value: dict, label: str = "<spec>") -> str:

@@ -11,12 +11,13 @@ import math
 
 import numpy as np
 
+from gdlcheck.errors import LimitError
 from gdlcheck.inputs.spec import check_keys
 from gdlcheck.layers.activations import activate, masked, softmax_rows
 from gdlcheck.layers.base import Composite, Fact, is_symbolic_array, shape_text
 from gdlcheck.layers.build import register
-from gdlcheck.layers.rules import Rule, conjugation_condition, vector_condition
-from gdlcheck.limits import MAX_SPEC_ENTRIES
+from gdlcheck.layers.rules import Condition, Rule, generator_text, vector_condition
+from gdlcheck.limits import MAX_CONDITION_ENTRIES, MAX_SPEC_ENTRIES
 from gdlcheck.tolerances import SCORE_SYMMETRY_TOL
 
 
@@ -103,13 +104,12 @@ class Attention(Composite):
         (``P B P^T = B``) it has."""
         conditions = []
         for s in gens:
-            n = len(s)
             if self.mask == "causal":
-                conditions.append(conjugation_condition(self._keep(n).astype(np.int8), s, "mask", "mask"))
+                conditions.append(causal_mask_condition(np.asarray(s)))
             if self.table is not None:
                 conditions.append(vector_condition(self.table, s, "table", "positional"))
             if self.bias_b is not None:
-                conditions.append(conjugation_condition(self._relative(n, None), s, "relative_bias", "positional"))
+                conditions.append(relative_bias_condition(self.bias_b, np.asarray(s)))
         return Rule("theorem4", "Theorem 4", tuple(conditions))
 
     def symbolic_size(self, n, d, size):
@@ -146,6 +146,47 @@ class Attention(Composite):
             if not np.array_equal(self.bias_b, self.bias_b[(-np.arange(n)) % n]):
                 out.append(Fact("relative_bias_asymmetric"))
         return out
+
+
+def causal_mask_condition(s: np.ndarray) -> Condition:
+    """``P M P^T = M`` for the causal mask ``M[i, j] = (j <= i)``, in O(n): ``M[g i, g j] = M[i, j]``
+    for all pairs says g keeps the order of the points, and only the identity does.  Where g
+    moves a point, the first one ``i`` goes up (``g i > i``), and the point ``j`` that g takes
+    to ``i`` comes after it: ``M[i, j] = 0`` but ``M[g i, g j] = 1``."""
+    moved = np.nonzero(s != np.arange(len(s)))[0]
+    gen = generator_text(s)
+    if not moved.size:
+        return Condition("mask", gen, True, "mask")
+    i = int(moved[0])
+    j = int(np.nonzero(s == i)[0][0])
+    return Condition("mask", gen, False, "mask", (i, j), (int(s[i]), int(s[j])), (np.int8(0), np.int8(1)))
+
+
+def relative_bias_condition(b: np.ndarray, s: np.ndarray) -> Condition:
+    """``P B P^T = B`` for ``B[i, j] = b_((i - j) mod n)``, never building B: a shift of the points
+    (and a constant b) keeps it at once; otherwise ``b[(g i - g j) mod n] = b[(i - j) mod n]`` is
+    compared a block of rows at a time, stopping at the first pair that breaks it, within
+    ``MAX_CONDITION_ENTRIES`` pairs (past them, a LimitError that says the estimate)."""
+    n = len(s)
+    gen = generator_text(s)
+    offsets = (s - np.arange(n)) % n
+    if np.all(offsets == offsets[0]) or np.all(b == b[0]):
+        return Condition("relative_bias", gen, True, "positional")
+    step = max(1, (1 << 20) // n)
+    for start in range(0, n, step):
+        if min(n, start + step) * n > MAX_CONDITION_ENTRIES:
+            raise LimitError(f"checking P B P^T = B for {gen if len(gen) <= 40 else 'a generator'} compares "
+                             f"{n * n:.3g} pairs of the relative bias, over the limit of {MAX_CONDITION_ENTRIES}")
+        rows = np.arange(start, min(n, start + step))
+        given = b[(rows[:, None] - np.arange(n)[None, :]) % n]
+        moved = b[(s[rows][:, None] - s[None, :]) % n]
+        differ = np.argwhere(given != moved)
+        if differ.size:
+            k, j = (int(v) for v in differ[0])
+            i = int(rows[k])
+            return Condition("relative_bias", gen, False, "positional", (i, j), (int(s[i]), int(s[j])),
+                             (given[k, j], moved[k, j]))
+    return Condition("relative_bias", gen, True, "positional")
 
 
 def _score_gap(Q: np.ndarray, K: np.ndarray) -> tuple[float, float] | None:

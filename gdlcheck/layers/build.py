@@ -105,7 +105,8 @@ class BuildContext:
             full = confined_path(self.spec, name)
             return load_matrix(full, what="weight")
         except GdlcheckError as err:
-            raise self.error(str(err.what) + ("" if "outside the spec's folder" in err.what else f" ({shown})"),
+            named = "outside the spec's folder" in err.what or "cannot hold a NUL" in err.what
+            raise self.error(str(err.what) + ("" if named else f" ({shown})"),
                              where) from None
 
     def _random(self, dims, where: str) -> np.ndarray:

@@ -40,10 +40,6 @@ class Residual(Composite):
         self.in_channels = layer.in_channels
         self.out_channels = layer.in_channels
 
-    @property
-    def points(self):
-        return points_of(self.layer)
-
     def forward(self, X, A=None):
         return X + run(self.layer, X, A)
 
@@ -97,10 +93,6 @@ class Sequential(Composite):
             if c.out_channels is not None:
                 out = c.out_channels
         self.out_channels = out
-
-    @property
-    def points(self):
-        return next((p for p in map(points_of, self.layers) if p is not None), None)
 
     @property
     def invariant(self):  # type: ignore[override]

@@ -19,6 +19,7 @@ from gdlcheck.layers.base import (
 )
 from gdlcheck.layers.build import BuildContext, register
 from gdlcheck.layers.rules import Rule, commutes_condition, vector_condition
+from gdlcheck.limits import MAX_MATRIX_ENTRIES
 from gdlcheck.text import parse_shape
 
 
@@ -237,7 +238,9 @@ class ChannelDeepSets(Composite):
         return X @ self.lam + np.repeat(pooled, X.shape[0], axis=0)
 
     def linear_form(self):
-        if self.lam.shape == (1, 1) and self.n is not None:
+        """One channel: the n x n matrix ``lambda*I + gamma*11^T``, built only within MAX_MATRIX_ENTRIES
+        (past it the layer is proved by Theorem 2 and checked row-wise, with no n x n matrix)."""
+        if self.lam.shape == (1, 1) and self.n is not None and self.n * self.n <= MAX_MATRIX_ENTRIES:
             return identity_plus_ones(self.lam[0, 0], self.gamma[0, 0], self.n), None
         return None
 

@@ -11,15 +11,33 @@ counts, and a ``<testcase>`` per input, named by the input.  An input that
 * could not be read has an ``<error type="error">`` with the one-line message.
 
 No timings, timestamps or host names: the same inputs give the same bytes.
+
+XML 1.0 cannot hold most control characters (nor lone surrogates, which a file name that is
+not UTF-8 brings), escaped or not; a file name, spec key or message may have them, so each
+one is written as its escape text (``\\x01``, ``\\udcff``) and the report stays well-formed.
 """
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 from gdlcheck.output.words import constraint_lines, fact_text, undecided_lines, witness_text
 
 SUITE = "gdlcheck verify"
+# What XML 1.0 cannot hold: its Char production is tab, newline, carriage return and
+# U+0020..U+D7FF, U+E000..U+FFFD, U+10000..U+10FFFF.
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    r"""``text`` with every character XML 1.0 cannot hold written as its escape text.
+
+    >>> xml_text("a\x01b\udcff")
+    'a\\x01b\\udcff'
+    """
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group(0)):02x}" if ord(m.group(0)) < 0x100
+                        else f"\\u{ord(m.group(0)):04x}", text)
 
 
 def junit_xml(entries) -> str:
@@ -53,7 +71,8 @@ def junit_xml(entries) -> str:
     suite = ET.SubElement(root, "testsuite", counts)
     suite.extend(cases)
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    # markup is plain ASCII: what the pattern replaces can only be inside names, values and text
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml_text(ET.tostring(root, encoding="unicode")) + "\n"
 
 
 def _details(result) -> list[str]:

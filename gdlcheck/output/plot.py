@@ -49,7 +49,7 @@ _VALUE = np.array([0.95, 0.75, 0.55])
 # fonts (DejaVu Sans ships with matplotlib; SVG text is drawn as paths, never a web font), and
 # the salt of SVG ids.
 _RC = {"font.family": "DejaVu Sans", "font.size": 10, "svg.fonttype": "path", "svg.hashsalt": "gdlcheck",
-       "image.interpolation": "nearest", "figure.dpi": 100, "savefig.dpi": 100}
+       "image.interpolation": "nearest", "figure.dpi": 100, "savefig.dpi": 100, "text.usetex": False}
 # Metadata that would make two runs differ (dates, version strings), left out.
 _METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
              "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
@@ -385,12 +385,16 @@ def symmetries_picture(input_name: str, W: np.ndarray, found, orbits) -> Picture
 # --------------------------------------------------------------------------- drawing
 
 
-def save(picture: Picture, path: str) -> None:
-    """Draw ``picture`` with matplotlib and write it to ``path`` (PNG, SVG or PDF by its extension).
+def render(picture: Picture, path: str) -> bytes:
+    """Draw ``picture`` with matplotlib: the bytes of the PNG, SVG or PDF file ``path`` names by its
+    extension.  Drawn in memory, so that writing the file is the caller's one step (a full disk
+    is then one OSError there, not matplotlib's PDF writer failing half-way).
 
     The same picture gives the same bytes: fixed fonts and style, no dates or version strings
     in the file's metadata.
     """
+    import io
+
     fmt = plot_format(path)
     require()
     import matplotlib
@@ -398,11 +402,9 @@ def save(picture: Picture, path: str) -> None:
 
     with matplotlib.style.context("default"), matplotlib.rc_context(_RC):
         fig = _figure(picture)
-        try:
-            fig.savefig(path, format=fmt, metadata=_METADATA[fmt])
-        except OSError as err:
-            raise GdlcheckError(f"cannot write the picture: {(err.strerror or str(err)).lower()}",
-                                file=str(path)) from None
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt, metadata=_METADATA[fmt])
+    return buf.getvalue()
 
 
 def figure(picture: Picture):
@@ -438,14 +440,25 @@ def _figure(picture: Picture, cls=None):
     for ax, panel in zip(axes, picture.panels):
         _draw_panel(fig, ax, panel)
     # wrapped to about 11 characters an inch at 11 pt, and by matplotlib to the figure where wider letters need it
-    fig.suptitle(_wrap(picture.title, int(width * 11)), fontsize=11, wrap=True)
+    literal(fig.suptitle(_wrap(picture.title, int(width * 11)), fontsize=11, wrap=True))
     if picture.legend:
         handles = [Patch(facecolor=tuple(colours([k])[0]), edgecolor="0.3", label=name) for k, name in picture.legend]
-        fig.legend(handles=handles, loc="outside right center", title="orbit", frameon=False,
-                   fontsize=9 if len(handles) <= 12 else 7)
+        legend = fig.legend(handles=handles, loc="outside right center", title="orbit", frameon=False,
+                            fontsize=9 if len(handles) <= 12 else 7)
+        for text in legend.get_texts():
+            literal(text)
     if picture.note:  # a figure-level x label: the layout makes room for it below the axes' labels
-        fig.supxlabel(_wrap(picture.note, int(width * 15)), fontsize=8, color="0.3")
+        literal(fig.supxlabel(_wrap(picture.note, int(width * 15)), fontsize=8, color="0.3"))
     return fig
+
+
+def literal(text):
+    """A matplotlib Text that shows its string as it is: file names and spec keys are the user's,
+    and ``$...$`` in them was read as mathtext (a parse error, or RecursionError for 25 nested
+    ``\\sqrt{``).  Returns the Text."""
+    text.set_usetex(False)
+    text.set_parse_math(False)
+    return text
 
 
 def _draw_panel(fig, ax, panel: Panel) -> None:
@@ -466,30 +479,51 @@ def _draw_panel(fig, ax, panel: Panel) -> None:
         size = 9 if max(h, w) <= 7 else 6
         for r in range(h):
             for c in range(w):
-                ax.text(left + c * s, top + r * s, panel.labels[r, c], ha="center", va="center", fontsize=size,
-                        color="black" if light[r, c] else "white")
+                literal(ax.text(left + c * s, top + r * s, panel.labels[r, c], ha="center", va="center",
+                                fontsize=size, color="black" if light[r, c] else "white"))
     if max(h, w) <= 16 and panel.ticks is None:
         ax.set_xticks(left + np.arange(w) * s)
         ax.set_yticks(top + np.arange(h) * s)
         ax.tick_params(labelsize=7)
-    ax.set_title(_wrap(panel.title, 48), fontsize=9)
-    ax.set_xlabel(panel.xlabel)
-    ax.set_ylabel(panel.ylabel)
+    literal(ax.set_title(_wrap(panel.title, 48), fontsize=9))
+    literal(ax.set_xlabel(panel.xlabel))
+    literal(ax.set_ylabel(panel.ylabel))
+
+
+def unit_scale(data: np.ndarray, vmax: float | None) -> tuple[np.ndarray, float]:
+    """``data / vmax`` in [-1, 1] and the finite ``vmax`` it was divided by.  matplotlib's colour
+    scale computes ``vmax - vmin``, which is infinite for entries of +-1e308, so the image is
+    drawn on [-1, 1] and the colour bar's ticks are labelled in the data's units.
+
+    >>> unit_scale(np.array([-1e308, 1e308]), 1e308)[0].tolist()
+    [-1.0, 1.0]
+    """
+    top = float(np.finfo(np.float64).max)
+    vmax = min(float(vmax), top) if vmax is not None and vmax > 0 and not math.isnan(vmax) else 1.0
+    with np.errstate(all="ignore"):
+        unit = np.clip(np.nan_to_num(np.asarray(data, dtype=np.float64), posinf=top, neginf=-top) / vmax, -1.0, 1.0)
+    return unit, vmax
 
 
 def _draw_scale(fig, ax, panel: Panel, extent) -> None:
     """A panel of numbers on its colour map, with a colour bar (its label, and a line per level)."""
+    from matplotlib.ticker import FuncFormatter
+
     if panel.kind == "values":
-        cmap, vmin = panel.cmap or "RdBu_r", -panel.vmax
+        cmap, vmin = panel.cmap or "RdBu_r", -1.0
     else:  # magnitudes and orbit indices run from 0
         cmap, vmin = panel.cmap or "Reds", 0.0
-    image = ax.imshow(panel.data, extent=extent, interpolation="nearest", aspect="equal", cmap=cmap, vmin=vmin,
-                      vmax=panel.vmax)
+    # drawn on [-1, 1] (or [0, 1]) with the ticks in the data's units: matplotlib's scale takes
+    # vmax - vmin, which is infinite for entries of +-1e308
+    unit, top = unit_scale(panel.data, panel.vmax)
+    image = ax.imshow(unit, extent=extent, interpolation="nearest", aspect="equal", cmap=cmap, vmin=vmin, vmax=1.0)
     bar = fig.colorbar(image, ax=ax, shrink=0.75)
+    bar.formatter = FuncFormatter(lambda v, _pos, top=top: f"{v * top:.3g}")
+    bar.update_ticks()
     if panel.colorbar:
-        bar.set_label(panel.colorbar, fontsize=8)
+        literal(bar.set_label(panel.colorbar, fontsize=8) or bar.ax.yaxis.label)
     for value, _ in panel.levels:  # the colour bar's label says what each line is
-        bar.ax.axhline(value, color="tab:cyan", linewidth=2)
+        bar.ax.axhline(value / top, color="tab:cyan", linewidth=2)
 
 
 def _draw_marks(ax, panel: Panel) -> None:

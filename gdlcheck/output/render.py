@@ -6,6 +6,8 @@ words (PASS / FAIL / INCONCLUSIVE), not colour alone.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from rich import box
 from rich.console import Group as RGroup
@@ -77,6 +79,21 @@ def short_generator(text: str, width: int = GENERATOR_WIDTH) -> str:
     return text if len(text) <= width else shorten(text, width - 1, "").rstrip() + "\u2026"
 
 
+# A cycle string long enough to be shortened inside a sentence (a note, a proof line).
+_LONG_CYCLE = re.compile(r"\((?:\d+ ){%d,}\d+\)(?:\((?:\d+ )*\d+\))*" % (LONG_GENERATOR_WIDTH // 4))
+
+
+def bounded_line(line: str) -> Text:
+    """A sentence with the long cycle strings in it shortened: rich wraps text character by
+    character, and one 10^6-cycle quoted in three notes kept it busy for minutes."""
+    return Text(_LONG_CYCLE.sub(lambda m: short_generator(m.group(0), LONG_GENERATOR_WIDTH), line))
+
+
+def _styled(text: Text, style: str) -> Text:
+    text.stylize(style)
+    return text
+
+
 def group_line(group: PermGroup) -> Text:
     size = "x".join(map(str, group.shape)) if group.shape else f"n={group.n}"
     return Text(f"{group.name} ({size}), order {group.order_text}, {len(group.gens)} generator(s)")
@@ -129,8 +146,8 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
         parts.append(_checks(result.checks, width - 4, result.group))
     for c in result.failing[:3]:
         name = generator_name(result.group, c.generator, long=True)
-        parts.append(Text(f"counterexample for {name} ({c.method}): {witness_text(c.witness, result.group.shape)}",
-                          style="red"))
+        parts.append(_styled(bounded_line(f"counterexample for {name} ({c.method}): "
+                                          f"{witness_text(c.witness, result.group.shape)}"), "red"))
     constraints = constraint_lines(result)
     if constraints:
         parts.append(Text("would hold if: " + "; ".join(constraints), style="yellow"))
@@ -139,16 +156,17 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
         text = culprit_text(c) if "condition" not in c else f"{c['path']} ({c['kind']}) for {c['generator']}"
         parts.append(Text(f"culprit: {text}", style="red"))
     for finding in result.diagnosis or []:
-        parts.append(Text("diagnosis: " + fact_text(finding), style="yellow"))
+        parts.append(_styled(bounded_line("diagnosis: " + fact_text(finding)), "yellow"))
     for line in undecided_lines(result):
-        parts.append(Text(line, style="yellow"))
+        parts.append(_styled(bounded_line(line), "yellow"))
     for note in result.notes:
-        parts.append(Text(fact_text(note), style="dim"))
+        parts.append(_styled(bounded_line(fact_text(note)), "dim"))
     for hint in hints:
         parts.append(Text("hint: " + hint, style="cyan"))
     if result.proof is not None:
         parts.append(Text("proof", style="bold"))
-        parts.extend(Text(line) for line in (explain_lines(result.proof) if explain else proof_lines(result.proof)))
+        lines = explain_lines(result.proof) if explain else proof_lines(result.proof)
+        parts.extend(bounded_line(line) for line in lines)
     return RGroup(Panel(RGroup(*parts), title=title, title_align="left", box=box.ROUNDED))
 
 
@@ -192,9 +210,17 @@ def _check_cells(c, group: PermGroup | None = None) -> tuple[str, str, str, str,
 _CHECK_HEADERS = ("generator", "method", "max abs error", "relative", "result")
 
 
+# Checks shown in the text report; past it, a line counts the rest (all are in --format json).
+CHECK_ROWS = 40
+
+
 def _checks(checks, width: int, group: PermGroup | None = None):
-    """The checks as a table where it fits in ``width`` columns, else one line per check."""
-    rows = [_check_cells(c, group) for c in checks]
+    """The checks as a table where it fits in ``width`` columns, else one line per check: at most
+    CHECK_ROWS of them (those that do not pass first, then in order), and a line for the rest
+    -- rich laid out 40,000 rows of 20,000 generators for half a minute."""
+    shown = _shown_checks(checks)
+    rows = [_check_cells(c, group) for c in shown]
+    rest = _rest_line(checks, shown)
     # every column at its widest cell; between two columns a padding space on each side and the
     # box's (blank) rule, and a padding space at each edge
     need = sum(max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(_CHECK_HEADERS)) + 3 * 4 + 2
@@ -207,12 +233,31 @@ def _checks(checks, width: int, group: PermGroup | None = None):
         table.add_column("result", no_wrap=True)
         for gen, method, abs_err, rel, res, style in rows:
             table.add_row(Text(gen), method, abs_err, rel, Text(res, style=style))
-        return table
+        return RGroup(table, *rest)
     lines = []
     for gen, method, abs_err, rel, res, style in rows:
         numbers = "" if abs_err == rel == "-" else f" (max abs error {abs_err}, relative {rel})"
         lines.append(Text.assemble(f"{gen} {method}: ", (res, style), numbers))
-    return RGroup(*lines)
+    return RGroup(*lines, *rest)
+
+
+def _shown_checks(checks) -> list:
+    if len(checks) <= CHECK_ROWS:
+        return list(checks)
+    first = [k for k, c in enumerate(checks) if not c.passed][:CHECK_ROWS]
+    first += [k for k, c in enumerate(checks) if c.passed][:CHECK_ROWS - len(first)]
+    return [checks[k] for k in sorted(first)]
+
+
+def _rest_line(checks, shown) -> list[Text]:
+    if len(shown) == len(checks):
+        return []
+    ids = {id(c) for c in shown}
+    rest = [c for c in checks if id(c) not in ids]
+    counts = {word: sum(1 for c in rest if (c.passed is True, c.passed is False) == key)
+              for word, key in (("pass", (True, False)), ("fail", (False, True)), ("undecided", (False, False)))}
+    tally = ", ".join(f"{k} {word}" for word, k in counts.items() if k)
+    return [Text(f"... and {len(rest)} more checks ({tally}; --format json lists them all)", style="dim")]
 
 
 def render_summary(entries) -> RGroup:

@@ -15,6 +15,7 @@ import numpy as np
 from gdlcheck.inputs.evaluate import evaluate
 from gdlcheck.inputs.matrices import exact_number
 from gdlcheck.limits import (
+    MAX_EXP_DEGREE,
     MAX_EXPANSION_TERMS,
     MAX_SIMPLIFY_OPS,
     SOLVE_OPS,
@@ -89,7 +90,7 @@ def is_zero(diff) -> bool:
     import sympy
 
     ops = sympy_call(sympy.count_ops, diff)
-    if ops is None or ops > SYMBOLIC_EXPAND_OPS:
+    if ops is None or ops > SYMBOLIC_EXPAND_OPS or exponent_degree(diff, MAX_EXP_DEGREE) > MAX_EXP_DEGREE:
         return False
     done, value = run_with_time_limit(lambda: sympy_call(lambda: sympy.cancel(sympy.expand(diff))),
                                       SYMBOLIC_GUARD_SECONDS)
@@ -119,7 +120,7 @@ def _by_expansion(diff, budget: Budget) -> bool | None:
 
 def _by_simplification(diff, budget: Budget, sympy) -> bool | None:
     ops = sympy_call(sympy.count_ops, diff)
-    if ops is None or ops > budget.ops:
+    if ops is None or ops > budget.ops or exponent_degree(diff, MAX_EXP_DEGREE) > MAX_EXP_DEGREE:
         budget.exhausted = True
         return None
     budget.ops -= int(ops)
@@ -161,6 +162,35 @@ def expansion_terms(e, cap: int) -> int:
         k = int(e.exp)
         return min(math.comb(t + k - 1, k), cap + 1) if t > 1 else 1
     return 1
+
+
+def exponent_degree(e, cap: int) -> int:
+    """The degree sympy's polynomial code gives the symbolic powers in ``e`` (stops past ``cap``).
+
+    ``cancel`` and ``simplify`` read ``exp(k*t)`` (and ``b**(k*t)``) as ``exp(t)**k``: a rational
+    ``k = p/q`` becomes degree ``|p|`` in ``exp(t/q)``, so one given weight of ``10**6``
+    inside a softmax made a polynomial of degree 10^11 and ran until the time guard.  An
+    expression past ``cap`` is not handed to them (undecided, by its size, not by the clock).
+    """
+    import math
+
+    import sympy
+
+    top, denominators = 1, 1
+    for atom in e.atoms(sympy.Pow, sympy.exp):
+        exponent = atom.as_base_exp()[1]
+        if exponent.is_Number:
+            continue
+        if expansion_terms(exponent, MAX_EXPANSION_TERMS) > MAX_EXPANSION_TERMS:
+            return cap + 1
+        for term in sympy.Add.make_args(sympy.expand(exponent)):
+            coeff = term.as_coeff_Mul(rational=True)[0]
+            if coeff.is_Rational:
+                top = max(top, abs(int(coeff.p)))
+                denominators = math.lcm(denominators, int(coeff.q))
+            if top * denominators > cap:
+                return cap + 1
+    return top * denominators
 
 
 def sympy_call(fn, *args, **kwargs):

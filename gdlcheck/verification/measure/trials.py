@@ -14,7 +14,7 @@ import numpy as np
 from gdlcheck.errors import LayerError, LimitError, SpecError, param
 from gdlcheck.groups import PermGroup, act, act_rows, conjugate
 from gdlcheck.layers import Layer, Linear
-from gdlcheck.limits import MAX_MATRIX_ENTRIES, MAX_TRIAL_OPS
+from gdlcheck.limits import MAX_MATRIX_ENTRIES, MAX_TRIAL_OPS, TRIAL_PASS_OPS
 from gdlcheck.scale import SUBNORMAL_STEP, exponent, scaled, unscaled
 from gdlcheck.tolerances import SUBNORMAL_ULPS
 from gdlcheck.verification.result import Law, Residual, TrialWitness, generator_name
@@ -63,8 +63,9 @@ def check_trial_budget(layer: Layer, n: int, channels: int, trials: int, generat
     """Refuse, before any work, a numeric check past its budget (README, limits): the input
     ``n x d`` and every n x n intermediate (attention scores, a dense graph) within the matrix
     budget, and trials x (generators + 1) forward passes within MAX_TRIAL_OPS multiply-adds,
-    a forward pass estimated per layer as ``n d`` elementwise, ``n^2 d`` for an n x n matrix
-    (``(nnz + n d) d`` on a sparse graph) and ``n`` x the entries of each channel weight.
+    a forward pass estimated per layer as ``TRIAL_PASS_OPS`` for its calls, ``n d`` elementwise,
+    ``n^2 d`` for an n x n matrix (``(nnz + n d) d`` on a sparse graph) and ``n`` x the entries
+    of each channel weight.
     """
     if n * channels > MAX_MATRIX_ENTRIES:
         raise LimitError(f"the random inputs would be {n} x {channels} = {n * channels:.3g} entries, over the limit "
@@ -77,7 +78,7 @@ def check_trial_budget(layer: Layer, n: int, channels: int, trials: int, generat
         if leaf.holds_point_matrices() and n * n > MAX_MATRIX_ENTRIES:
             raise LimitError(f"the {leaf.kind} layer's n x n matrices at n = {n} would have {n * n:.3g} entries, "
                              f"over the limit of {MAX_MATRIX_ENTRIES}")
-        cost += leaf_cost
+        cost += leaf_cost + TRIAL_PASS_OPS   # the arithmetic, and the calls themselves
     total = trials * (generators + 1) * cost
     if total > MAX_TRIAL_OPS:
         raise LimitError(f"the numeric check would take about {total:.3g} operations ({trials} trial(s) x "
