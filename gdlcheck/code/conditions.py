@@ -13,9 +13,9 @@ def first_moved(value, axes: dict):
     moved = value
     for a, p in axes.items():
         moved = moved.index_select(a, torch.as_tensor(p, dtype=torch.long, device=value.device))
-    differs = moved != value
-    if value.is_floating_point():
-        differs &= ~(torch.isnan(moved) & torch.isnan(value))
+    differs = _bits(moved) != _bits(value)
+    if value.is_complex():   # the real and the imaginary part, each bit for bit
+        differs = differs.any(-1)
     if not bool(differs.any()):
         return None
     where = [int(i) for i in torch.nonzero(differs)[0]]
@@ -25,6 +25,19 @@ def first_moved(value, axes: dict):
     for a in axes:
         at[a] = int(axes[a][where[a]])
     return entry, image, (_number(value[tuple(where)]), _number(value[tuple(at)]))
+
+
+def _bits(t):
+    """The tensor's entries as integers of the same width: -0.0 differs from 0.0 (copysign, 1/x
+    tell them apart), -inf equals -inf, a NaN equals the same NaN."""
+    import torch
+
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    if not t.is_floating_point():
+        return t
+    ints = {2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
+    return t.contiguous().view(ints)
 
 
 def _number(entry) -> str:

@@ -54,6 +54,10 @@ def input_moves(walk: Walk, signature, args, kwargs, gens) -> Halt | None:
 
     graph_q: list | None = None
     inputs = list(_arguments(signature, args, kwargs))
+    kinds: dict = {}
+    for inp, value in inputs:   # one tensor object passed as two arguments that move differently
+        if isinstance(value, torch.Tensor) and kinds.setdefault(id(value), inp.action) != inp.action:
+            return Halt("call", f"one tensor given as two arguments that move differently ({inp.label})", "not_traced")
     for inp, value in inputs:
         kind = inp.action.kind
         if kind in ("graph", "fixed") and isinstance(value, torch.Tensor) and _is_edge_index(value):

@@ -66,6 +66,8 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
             return _everywhere(top, names, walk.everywhere)
         except RecursionError:
             return _everywhere(top, names, Halt("call", "the call nests too deep (RecursionError)", "not_traced"))
+        except SystemExit:   # the code's own exit is not gdlcheck's; the trials report the call
+            return _everywhere(top, names, Halt("call", "the call raised SystemExit", "not_traced"))
         except Exception as err:  # the call itself fails: the trials report it
             return _everywhere(top, names, Halt("call", f"the call raised {type(err).__name__}", "not_traced"))
         rng_changed = not torch.equal(rng_before, torch.get_rng_state())
@@ -90,8 +92,10 @@ def _run(walk: Walk, module, args, kwargs):
         if walk.stack:
             walk.stack.pop()
 
-    handles = [torch.nn.modules.module.register_module_forward_pre_hook(pre),
-               torch.nn.modules.module.register_module_forward_hook(post)]
+    hooks = torch.nn.modules.module
+    walk.foreign_hooks = bool(hooks._global_forward_hooks or hooks._global_forward_pre_hooks
+                              or getattr(hooks, "_global_forward_hooks_always_called", None))
+    handles = [hooks.register_module_forward_pre_hook(pre), hooks.register_module_forward_hook(post)]
     try:
         with torch.no_grad(), _reads(walk), walk.mode():
             return module(*args, **kwargs)
@@ -103,6 +107,8 @@ def _run(walk: Walk, module, args, kwargs):
 # Tensor methods that read values without a torch operation the dispatcher sees
 _READERS = ("tolist", "numpy", "__array__", "__repr__", "__format__", "data_ptr", "untyped_storage", "storage",
             "__reduce_ex__", "__dlpack__")
+# Tensor methods that run Python on the values and write them back, with no operation dispatched
+_PYTHON_WRITERS = ("apply_", "map_", "map2_")
 
 
 @contextlib.contextmanager
@@ -123,12 +129,24 @@ def _reads(walk: Walk):
             return original(self, *args, **kwargs)
         return method
 
+    def refused(original):
+        @functools.wraps(original)
+        def method(self, *args, **kwargs):
+            if not walk.busy:
+                walk.stop_everywhere("the code computes values in Python (Tensor.apply_ / map_)", "asks_value")
+            return original(self, *args, **kwargs)
+        return method
+
+    writers = {name: getattr(torch.Tensor, name) for name in _PYTHON_WRITERS if hasattr(torch.Tensor, name)}
+    saved.update({name: torch.Tensor.__dict__.get(name) for name in writers})
     try:
         for name, original in originals.items():
             setattr(torch.Tensor, name, watched(original))
+        for name, original in writers.items():
+            setattr(torch.Tensor, name, refused(original))
         yield
     finally:
-        for name in originals:
+        for name in list(originals) + list(writers):
             if saved[name] is None:
                 delattr(torch.Tensor, name)
             else:

@@ -126,9 +126,23 @@ def bind(func, args, kwargs) -> dict:
     return out
 
 
-def writes(func) -> list[str]:
-    """The arguments the operation writes into (in-place and ``out=`` variants), by its schema."""
-    return [a.name for a in func._schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+def writes(func, args=(), kwargs=None) -> list[str]:
+    """The arguments the operation writes into (in-place and ``out=`` variants), by its schema,
+    and the ones its schema does not say: ``native_batch_norm`` in training mode updates its
+    running statistics."""
+    out = [a.name for a in func._schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+    if func in _HIDDEN_WRITES and bind(func, args, kwargs).get("training"):
+        out += list(_HIDDEN_WRITES[func])
+    return out
+
+
+def _hidden_writes() -> dict:
+    import torch
+
+    return {torch.ops.aten.native_batch_norm.default: ("running_mean", "running_var")}
+
+
+_HIDDEN_WRITES = _hidden_writes()
 
 
 def unit(*classes):
@@ -140,12 +154,16 @@ def unit(*classes):
 
 
 def unit_of(module):
-    """The unit rule of ``module``, or None (not a unit, or not called as its class defines)."""
+    """The unit rule of ``module``, or None (not a unit, or not called as its class defines it: an
+    instance attribute that shadows a method of the class, or hooks of its own)."""
     found = UNITS.get(type(module))
-    if found is None or "forward" in vars(module) or module._forward_hooks or module._forward_pre_hooks:
+    if found is None or module._forward_hooks or module._forward_pre_hooks:
         return None
     if getattr(module, "_forward_hooks_with_kwargs", None) or getattr(module, "_forward_pre_hooks_with_kwargs", None):
         return None
+    cls = type(module)
+    if any(callable(getattr(cls, name, None)) for name in vars(module)):
+        return None   # forward, _conv_forward ... replaced on the instance
     return found
 
 
@@ -156,3 +174,28 @@ class Halt:
 
     def __init__(self, where: str, what: str, reason: str, condition=None):
         self.where, self.what, self.reason, self.condition = where, what, reason, condition
+
+
+# Operations that select by a mask or read at indices (their shape, or whether they raise, may
+# depend on values), and the ones that write at indices
+def _selecting():
+    import torch
+
+    aten = torch.ops.aten
+    return frozenset({aten.index.Tensor, aten.masked_select.default, aten.index_select.default})
+
+
+_SELECTING = _selecting()
+
+
+def _indexed():
+    import torch
+
+    aten = torch.ops.aten
+    return frozenset({aten.gather.default, aten.embedding.default, aten.scatter_add.default,
+                      aten.scatter_add_.default, aten.scatter_reduce.two, aten.scatter_reduce_.two,
+                      aten.index_add.default, aten.index_add_.default, aten.index_put.default, aten.index_put_.default,
+                      aten.take.default, aten.scatter.src, aten.scatter_.src, aten.scatter.value, aten.scatter_.value})
+
+
+_INDEXED = _indexed()

@@ -18,8 +18,9 @@ class Values:
     """Tensor -> Abstract, holding the tensors weakly (a call's intermediates are freed as they
     would be) and cheaply: by ``id`` with a weak reference that tells a reused id from its tensor."""
 
-    def __init__(self):
+    def __init__(self, moving: set | None = None):
         self._d: dict = {}
+        self.moving = moving   # storages of the non-constant tensors, kept up to date
 
     def get(self, tensor, default=None):
         found = self._d.get(id(tensor))
@@ -31,6 +32,8 @@ class Values:
         import weakref
 
         self._d[id(tensor)] = (weakref.ref(tensor), value)
+        if not value.const and self.moving is not None:
+            self.moving.add(storage(tensor))
 
     def items(self):
         for ref, value in list(self._d.values()):
@@ -115,3 +118,30 @@ def _fresh():
 
 
 _FRESH = _fresh()
+
+
+def storage(t):
+    """The address of a tensor's storage (None for a tensor without one), read past the walk's
+    watch on ``Tensor.untyped_storage``."""
+    import torch
+
+    try:
+        return torch._C.TensorBase.untyped_storage(t).data_ptr()
+    except Exception:  # sparse, meta or nested tensors: no storage to share
+        return None
+
+
+class Abstract:
+    """A traced tensor: a constant of the call (``const``, with ``origin``: the parameter, buffer
+    or submodule it comes from), or per generator its :class:`~gdlcheck.code.moves.Moves`, or the
+    :class:`Halt` that stopped it."""
+
+    __slots__ = ("const", "per", "origin", "free", "role", "foreign")
+
+    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True, role: str = "constant",
+                 foreign: bool = False):
+        # free: depends on the random inputs (not only on given values and constants); role: a
+        # constant that is a parameter or a buffer (or a view of one), or another constant
+        self.const, self.per, self.origin, self.free = const, per, origin, free and not const
+        self.role = role
+        self.foreign = foreign   # made before the call (a parameter, a buffer, a held input, a global)

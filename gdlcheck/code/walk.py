@@ -21,26 +21,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from gdlcheck.code import conditions
+from gdlcheck.code import conditions, effects
 from gdlcheck.code import moves as mv
-from gdlcheck.code.table import Broken, Call, Fixed, Halt, NoRule, Out, bind, lookup, unit_of, writes
-from gdlcheck.code.values import _SHAPE_ONLY, Values, _op_text, _scalar_result, _tensors, path_key, user_line
-
-
-class Abstract:
-    """A traced tensor: a constant of the call (``const``, with ``origin``: the parameter, buffer
-    or submodule it comes from), or per generator its :class:`~gdlcheck.code.moves.Moves`, or the
-    :class:`Halt` that stopped it."""
-
-    __slots__ = ("const", "per", "origin", "free", "role", "foreign")
-
-    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True, role: str = "constant",
-                 foreign: bool = False):
-        # free: depends on the random inputs (not only on given values and constants); role: a
-        # constant that is a parameter or a buffer (or a view of one), or another constant
-        self.const, self.per, self.origin, self.free = const, per, origin, free and not const
-        self.role = role
-        self.foreign = foreign   # made before the call (a parameter, a buffer, a held input, a global)
+from gdlcheck.code.table import (
+    Broken,
+    Call,
+    Fixed,
+    Halt,
+    NoRule,
+    Out,
+    bind,
+    lookup,
+    unit_of,
+    writes,
+)
+from gdlcheck.code.values import (
+    _SHAPE_ONLY,
+    Abstract,
+    Values,
+    _op_text,
+    _scalar_result,
+    _tensors,
+    path_key,
+    storage,
+    user_line,
+)
 
 
 class OverBudget(BaseException):
@@ -53,7 +58,8 @@ class Walk:
 
     def __init__(self, gens, names, budget: int, module_names: dict):
         self.gens, self.names = [np.asarray(s, dtype=np.int64) for s in gens], names
-        self.values = Values()
+        self.moving: set = set()                   # storages of tensors that depend on the inputs
+        self.values = Values(self.moving)
         self.budget, self.count = budget, 0
         self.everywhere: Halt | None = None        # a stop for every generator (a value asked for ...)
         self.steps: list = []                      # (where, op, rule, conditions) for the proof
@@ -63,6 +69,7 @@ class Walk:
         self.kinds: dict = {}                      # that name -> "parameter" or "buffer"
         self.signature: list = []                  # (op, output shapes): the path, for the second call
         self.busy = False                          # inside the walk's own bookkeeping
+        self.foreign_hooks = False                 # global module hooks besides the walk's: no units
 
     # ---------------------------------------------------------------- inputs and lookups
 
@@ -81,9 +88,13 @@ class Walk:
     def of(self, tensor) -> Abstract:
         found = self.values.get(tensor)
         if found is None:
-            name = self.constant_names.get(id(tensor), "")
-            found = Abstract(True, origin=name, role=self.kinds.get(name, "constant") if name else "constant",
-                             foreign=True)
+            if storage(tensor) in self.moving:   # an alias made without torch's operations (Parameter(x))
+                found = Abstract(False, [Halt(self.place() or "call", "a view of a value that moves, made outside "
+                                              "torch's operations", "no_op_rule")] * len(self.gens))
+            else:
+                name = self.constant_names.get(id(tensor), "")
+                found = Abstract(True, origin=name, role=self.kinds.get(name, "constant") if name else "constant",
+                                 foreign=True)
             self.values[tensor] = found
         return found
 
@@ -105,7 +116,13 @@ class Walk:
         class Mode(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 before = walk.before(func, args, kwargs or {})
-                out = func(*args, **(kwargs or {}))
+                try:
+                    out = func(*args, **(kwargs or {}))
+                except Exception:   # whether it raises may depend on the values: the path may too
+                    if not all(walk.knowable(t) for t in _tensors((args, kwargs))):
+                        walk.stop_everywhere(f"an operation raised on values that depend on the inputs "
+                                             f"({_op_text(func)})", "asks_value")
+                    raise
                 walk.busy = True   # the walk's own reads of tensors are not the code's
                 try:
                     walk.step(func, args, kwargs or {}, out, before)
@@ -120,7 +137,7 @@ class Walk:
         conditions on the values they had."""
         import torch
 
-        written = writes(func)
+        written = writes(func, args, kwargs)
         if not written or self.everywhere is not None:
             return {}
         bound = bind(func, args, kwargs)
@@ -132,7 +149,12 @@ class Walk:
         return out
 
     def step(self, func, args, kwargs, out, before=None) -> None:
+        constant = all(self.of(t).const for t in _tensors((args, kwargs)))   # before the write
         self._step(func, args, kwargs, out, before)
+        if self.everywhere is None:
+            effects.aliases(self, func, args, kwargs, out, constant)
+            effects.shape_read(self, func, args, kwargs, out)
+            effects.unknown_index(self, func, args, kwargs)
         free = any(self.of(t).free for t in _tensors((args, kwargs)))
         for t in _tensors(out):
             a = self.values.get(t)
@@ -156,7 +178,7 @@ class Walk:
         if _scalar_result(out) and func not in _SHAPE_ONLY and not all(self.knowable(t) for t in tensors):
             self.stop_everywhere(f"the code asks for a value ({_op_text(func)})", "asks_value")
             return
-        for name in writes(func):
+        for name in writes(func, args, kwargs):
             target = bind(func, args, kwargs).get(name)
             if isinstance(target, torch.Tensor) and self.of(target).foreign:   # the next call sees the write
                 name = self.of(target).origin or "a tensor the call did not make"
@@ -185,10 +207,8 @@ class Walk:
             return
         if found is None:
             self._halt_outputs(outs, Halt(self.place() or _op_text(func), _op_text(func), "no_op_rule"))
-            self._aliases(func, args, kwargs)
             return
         self._apply(found, func, args, kwargs, out, before or {})
-        self._aliases(func, args, kwargs)
 
     def unit(self, module, inputs, output) -> None:
         """A ``torch.nn`` unit's theorem (:mod:`gdlcheck.code.rules.units`) says how its output
@@ -196,8 +216,10 @@ class Walk:
         import torch
 
         found = unit_of(module)
-        if found is None or self.everywhere is not None or len(inputs) != 1:
+        if found is None or self.everywhere is not None or len(inputs) != 1 or self.foreign_hooks:
             return
+        if not all(self.of(p).const for p in list(module.parameters(recurse=False)) + list(module.buffers(False))):
+            return   # its weights come from the inputs (torch.func.functional_call): not the class's theorem
         x = inputs[0]
         if not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
             return
@@ -314,36 +336,6 @@ class Walk:
         # "parameter" or "buffer" only for the tensor itself or a view of it; a value made from one
         # is a constant
         return Halt(where, self.of(value).role, "condition", condition)
-
-    def _aliases(self, func, args, kwargs) -> None:
-        """An in-place write changes every view of the written tensor: those the walk has seen
-        (other than the written one) are no longer known."""
-        import torch
-
-        written = writes(func)
-        if not written:
-            return
-        bound = bind(func, args, kwargs)
-        for name in written:
-            t = bound.get(name)
-            if not isinstance(t, torch.Tensor):
-                continue
-            mine = self.values.get(t)
-            try:
-                key = t.untyped_storage().data_ptr()
-            except Exception:  # a tensor without storage: nothing shares it
-                continue
-            halt = Halt(self.place() or _op_text(func), f"a value written in place through a view ({_op_text(func)})",
-                        "no_op_rule")
-            for other, a in list(self.values.items()):
-                if other is t or a is mine:
-                    continue
-                try:
-                    shares = other.untyped_storage().data_ptr() == key
-                except Exception:
-                    shares = False
-                if shares:
-                    self.values[other] = Abstract(False, [halt] * len(self.gens))
 
 
 def _no_dropout(func, args, kwargs) -> bool:

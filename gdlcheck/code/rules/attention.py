@@ -40,12 +40,24 @@ def _mask(mask, m_mask, axes: dict, conditions: list):
         raise NoRule("a mask that moves otherwise than the scores")
 
 
-def _batch(qb, kb):
+def _batch(sides, conditions: list):
+    """The batch axes' permutations of ``(tensor, moves, leading axes)`` sides: where one side's
+    batch moves, every other side must move alike, or be a constant fixed there."""
+    width = max(len(lead) for _, _, lead in sides)
     out = []
-    for a, b in zip(qb, kb):
-        if a is not None and b is not None and not mv.same(a, b):
+    for j in range(width):
+        perms = [lead[j] for _, _, lead in sides if j < len(lead) and lead[j] is not None]
+        p = perms[0] if perms else None
+        if any(not mv.same(p, q) for q in perms[1:]):
             raise NoRule("queries and keys whose batches move differently")
-        out.append(a if a is not None else b)
+        out.append(p)
+        if not mv.moving(p):
+            continue
+        for t, m, lead in sides:
+            if j < len(lead) and lead[j] is None and t.shape[j] != 1:
+                if m is not None:
+                    raise NoRule("a batch that moves on one side only")
+                conditions.append(Fixed(t, {j: p}))
     return out
 
 
@@ -59,8 +71,9 @@ def multi_head_attention(call):
     vb, pv = _tokens(call.moves["value"], v.dim(), "values")
     if not mv.same(ps, pv) or any(not mv.same(a, b) for a, b in zip(kb, vb)):
         raise NoRule("keys and values that move differently")
-    batch = _batch(qb, kb)
-    conditions = []
+    conditions: list = []
+    batch = _batch([(q, call.moves["query"], qb), (k, call.moves["key"], kb), (v, call.moves["value"], vb)],
+                   conditions)
     for name in ("qkv_weight", "qkv_bias", "proj_weight", "proj_bias"):
         if call.moves.get(name) is not None:
             raise NoRule("attention weights that depend on the inputs")
@@ -95,11 +108,17 @@ def encoder_layer(call):
     for name, value in call.args.items():
         if name not in ("src", "mask") and isinstance(value, torch.Tensor) and call.moves.get(name) is not None:
             raise NoRule("encoder weights that depend on the inputs")
-    conditions = []
+    conditions: list = []
     mask = call.args.get("mask")
     if mask is not None:
         b = batch[0] if batch else None
-        axes = {0: b, -1: pl} if call.args.get("mask_type") == 1 else {-2: pl, -1: pl}
+        mask_type = call.args.get("mask_type")
+        if mask_type == 1:
+            axes = {0: b, -1: pl}
+        elif mask_type == 2:   # merged (B, H, L, L): the batch too
+            axes = {0: b, -2: pl, -1: pl}
+        else:
+            axes = {-2: pl, -1: pl}
         _mask(mask, call.moves.get("mask"), axes, conditions)
     return Out(mv.Moves(tuple(batch) + (pl, None)), conditions)
 
@@ -120,8 +139,9 @@ def _sdpa(call, q, k, v, mask, m_mask, causal):
     vb, pv = _tokens(call.moves["value"], v.dim(), "values")
     if not mv.same(ps, pv) or any(not mv.same(a, b) for a, b in zip(kb, vb)):
         raise NoRule("keys and values that move differently")
-    batch = _batch(qb, kb)
-    conditions = []
+    conditions: list = []
+    batch = _batch([(q, call.moves["query"], qb), (k, call.moves["key"], kb), (v, call.moves["value"], vb)],
+                   conditions)
     if causal and (mv.moving(pl) or mv.moving(ps)):
         conditions.append(Broken("a causal mask: P M P^T = M holds only for the identity"))
     if mask is not None:

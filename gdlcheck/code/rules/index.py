@@ -133,6 +133,8 @@ def _scatter(call, base, index, src, dim, one_dimensional):
     # labels relabelled by lam put the sums at lam's images; an index whose values stay (a batch
     # vector moving with its points, a constant) keeps them where they are
     lam = None if mi is None else mi.labels
+    if any(m is not None and m.labels is not None for m in (ms, mt)):
+        raise NoRule("node labels scattered as values")
     idx_axes = axes_of(mi, idx.dim())
     src_axes = axes_of(ms, s.dim())
     along = idx_axes[0] if one_dimensional else idx_axes[d]

@@ -1,0 +1,73 @@
+"""What writes and selections do to what the walk knows.
+
+An in-place write changes the written tensor's views and, when the operation does not return it,
+the written tensor itself; a selection by a mask has a shape that depends on the values; an
+index the proof does not know may be out of range in the moved call.  Each of these makes values
+unknown, or stops the proof where the path itself may differ.
+"""
+
+from __future__ import annotations
+
+from gdlcheck.code.table import _INDEXED, _SELECTING, Halt, bind, writes
+from gdlcheck.code.values import Abstract, _op_text, _tensors, storage
+
+
+def aliases(walk, func, args, kwargs, out, constant: bool) -> None:
+    """An in-place write changes every view of the written tensor: those the walk has seen
+    (other than the written one) are no longer known, nor is a written argument the operation
+    does not return (``_foreach_add_``, batch norm's running statistics)."""
+
+    written = writes(func, args, kwargs)
+    if not written:
+        return
+    bound = bind(func, args, kwargs)
+    outs = {id(t) for t in _tensors(out)}
+    for name in written:
+        for t in _tensors(bound.get(name)):
+            if id(t) not in outs and not constant:
+                halt = Halt(walk.place() or _op_text(func), f"written by {_op_text(func)}", "no_op_rule")
+                walk.values[t] = Abstract(False, [halt] * len(walk.gens))
+            if not constant:   # constants written with constants stay constants, views and all
+                _views_of(walk, t, func)
+
+
+def _views_of(walk, t, func) -> None:
+    """The other tensors on ``t``'s storage, which a write into ``t`` changes, are unknown."""
+    mine, key = walk.values.get(t), storage(t)
+    if key is None:   # a tensor without storage: nothing shares it
+        return
+    halt = Halt(walk.place() or _op_text(func), f"a value written in place through a view ({_op_text(func)})",
+                "no_op_rule")
+    for other, a in list(walk.values.items()):
+        if other is not t and a is not mine and storage(other) == key:
+            walk.values[other] = Abstract(False, [halt] * len(walk.gens))
+
+
+def unknown_index(walk, func, args, kwargs) -> None:
+    """An index whose values the proof does not know (neither constant nor labels it follows)
+    may be out of range in the moved call: whether the operation raises, and so the path,
+    may depend on it."""
+    if func not in _SELECTING and func not in _INDEXED:
+        return
+    bound = bind(func, args, kwargs)
+    for name in ("index", "indices"):
+        for t in _tensors(bound.get(name)):
+            a = walk.of(t)
+            if not a.const and any(isinstance(m, Halt) for m in a.per):
+                walk.stop_everywhere(f"an index the proof does not know ({_op_text(func)}): whether it is in "
+                                     "range may depend on the values", "asks_value")
+                return
+
+
+def shape_read(walk, func, args, kwargs, out) -> None:
+    """An operation whose output's shape depends on the values (a bool mask's selection,
+    ``nonzero``, ``masked_select``): where its moves are not known, its shape, which the code
+    reads without a torch operation, may differ in the moved call."""
+    import torch
+
+    bools = any(t.dtype == torch.bool for t in _tensors((args, kwargs)))
+    if torch.Tag.data_dependent_output not in func.tags and not (bools and func in _SELECTING):
+        return
+    if any(not a.const and any(isinstance(m, Halt) for m in a.per)
+           for a in (walk.values.get(t) for t in _tensors(out)) if a is not None):
+        walk.stop_everywhere(f"a shape that depends on the values ({_op_text(func)})", "asks_value")
