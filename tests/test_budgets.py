@@ -596,6 +596,27 @@ def test_the_api_confines_files_too(tmp_path):
     assert gdlcheck.verify(str(sub / "s.yaml"), allow_paths=[tmp_path]).verdict == "holds"
 
 
+def test_a_swallowed_time_out_of_the_hang_guard_is_raised_again():
+    """A time-out raised inside a gc callback (printed as 'Exception ignored') or caught by a bare
+    except is lost; the guard raises it again until the work stops, or a stuck sympy.solve ran on."""
+    import time
+
+    from gdlcheck.verification import symbolic
+
+    def swallows_the_first():
+        try:
+            while True:
+                pass
+        except BaseException:   # noqa: BLE001 -- a library's bare except, or a gc callback
+            pass
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            pass
+        return "finished"
+
+    assert symbolic.run_with_time_limit(swallows_the_first, 0.05) == (False, None)
+
+
 def test_the_hang_guard_is_reported_as_the_guard_through_sympy_call(monkeypatch):
     """The guard's time-out passes through sympy_call (which turns sympy's own exceptions into
     'undecided'), so a comparison it stops says time_guard, not that sympy failed."""

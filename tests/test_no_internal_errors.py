@@ -131,6 +131,7 @@ expressions = st.recursive(
 # 120 matrices through sympy; the hang guard at 2 s, not 60 (it made this 15% of the suite): a failing
 # matrix of 10**5000 and E is handed to sympy.solve, which can take 20 s there, and what the
 # guard gives back (the equations unsolved) is a verdict as well -- the property under test
+@pytest.mark.slow  # 120 matrices through sympy: the suite's slowest property outside the tracer
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(expressions, min_size=4, max_size=4), st.sampled_from(["cyclic", "symmetric"]),
        st.sampled_from(["auto", "numeric", "exact"]))

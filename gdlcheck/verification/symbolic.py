@@ -223,6 +223,12 @@ def differ_at_a_point(left, right, rng, tries: int = 3) -> bool:
     return False
 
 
+# After the guard's time-out, it is raised again this often until ``fn`` stops: a time-out raised
+# while a gc callback or a ``__del__`` runs is printed as 'Exception ignored' and lost, and a
+# bare ``except`` in a library swallows it; one alarm alone then let sympy.solve run on for minutes.
+GUARD_REPEAT_SECONDS = 0.05
+
+
 def run_with_time_limit(fn, seconds: float):
     """Run ``fn()``; give up after ``seconds`` (main thread only).  Returns (done, value)."""
     import signal
@@ -234,16 +240,20 @@ def run_with_time_limit(fn, seconds: float):
     class _Timeout(BaseException):   # not an Exception: sympy_call and sympy's own handlers let it through
         pass
 
+    running = [True]
+
     def _raise(signum, frame):
-        raise _Timeout
+        if running[0]:
+            raise _Timeout
 
     previous = signal.signal(signal.SIGALRM, _raise)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, GUARD_REPEAT_SECONDS)
     try:
         return True, fn()
     except _Timeout:
         return False, None
     finally:
+        running[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
