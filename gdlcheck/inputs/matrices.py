@@ -296,10 +296,21 @@ def _refuse_semicolons(text: str, delimiter: str | None) -> None:
     message that says so, not 'cannot parse expression'."""
     if delimiter == "\t":
         return
-    first = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+    first = next((line for line in _lines(text) if line.strip() and not line.lstrip().startswith("#")), "")
     if ";" in first and "," not in first:
         raise SpecError("the entries are separated by ';': write them separated by ',' (CSV) with '.' as the "
                         "decimal point, by tabs (.tsv) or by spaces (.txt)")
+
+
+def _lines(text: str):
+    """The lines of ``text`` one at a time (a 200 MB table is not split into a list to read its
+    first row)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        yield text[start:end]
+        start = end + 1
 
 
 def read_npy_header(fh) -> tuple[tuple[int, ...], bool, np.dtype]:

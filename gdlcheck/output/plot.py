@@ -439,8 +439,9 @@ def _figure(picture: Picture, cls=None):
     axes = fig.subplots(1, count, squeeze=False)[0]
     for ax, panel in zip(axes, picture.panels):
         _draw_panel(fig, ax, panel)
-    # wrapped to about 11 characters an inch at 11 pt, and by matplotlib to the figure where wider letters need it
-    literal(fig.suptitle(_wrap(picture.title, int(width * 11)), fontsize=11, wrap=True))
+    # wrapped to about 9 characters an inch at 11 pt (matplotlib's own wrap=True measures the text
+    # as mathtext whatever parse_math says, so a user's "$" in a file name would crash it)
+    literal(fig.suptitle(_wrap(picture.title, int(width * 9)), fontsize=11))
     if picture.legend:
         handles = [Patch(facecolor=tuple(colours([k])[0]), edgecolor="0.3", label=name) for k, name in picture.legend]
         legend = fig.legend(handles=handles, loc="outside right center", title="orbit", frameon=False,
