@@ -150,6 +150,25 @@ def test_the_decompressed_size_is_budgeted_from_the_directory_and_while_reading(
         graph_files.load_graph_file(str(tmp_path / "lying.npz"))
 
 
+@pytest.mark.parametrize("junk", [b"\xff" * 8, b"\x00" * 8, bytes(range(7, 15))])
+def test_a_damaged_deflate_stream_is_an_input_error(tmp_path, junk):
+    # the red team's first mixed run: zlib.error (not an OSError) was exit 70
+    from gdlcheck.inputs.graph_files import load_graph_file
+
+    members = csr_members()
+    members["data"] = np.arange(4000.0)
+    path = npz(tmp_path / "g.npz", members, zipfile.ZIP_DEFLATED)
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo("data.npy")
+    start = info.header_offset + 30 + len(info.filename) + int.from_bytes(
+        data[info.header_offset + 28:info.header_offset + 30], "little")
+    data[start + 2:start + 2 + len(junk)] = junk
+    path.write_bytes(bytes(data))
+    with pytest.raises(SpecError):
+        load_graph_file(str(path))
+
+
 @pytest.mark.slow
 def test_a_zip_bomb_stops_at_the_budget_under_the_cap(callable_dir):
     # 600 MB of zeros in a member, under 1 MB deflated: refused from the central directory
