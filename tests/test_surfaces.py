@@ -275,6 +275,21 @@ def test_a_huge_given_weight_under_softmax_is_undecided_by_size_not_by_the_clock
     assert check["note"] != "undecided: the time guard stopped sympy"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("depth", [2, 3, 8])
+def test_the_symbolic_pass_through_nested_activations_builds_no_assumption_queries(tmp_path, depth):
+    # the red team's mixed run: residual + tanh around an attention table entry of 10**20; tanh's
+    # evaluation asked sympy's assumptions of the whole sum (a polynomial gcd each): 57 s, then
+    # MemoryError under the cap at depth 2
+    text = ("{kind: attention, wq: [[1.0]], wk: [[1.0]], wv: [[1.0]], "
+            "positional: {absolute: [[0.0], ['10**20'], [1.0]]}}")
+    for _ in range(depth):
+        text = f"{{kind: sequential, layers: [{{kind: residual, layer: {text}}}, {{kind: pointwise, activation: tanh}}]}}"
+    (tmp_path / "s.yaml").write_text(f"symmetry: {{group: cyclic, n: 3}}\nlayer: {text}\n")
+    verdict(run_capped(["verify", "s.yaml", "--trials", "2"], tmp_path))
+    verdict(run_capped(["verify", "s.yaml", "--method", "exact"], tmp_path))
+
+
 def test_the_exponent_degree_counts_what_cancel_would_build():
     import sympy
 
