@@ -150,6 +150,25 @@ def test_the_decompressed_size_is_budgeted_from_the_directory_and_while_reading(
         graph_files.load_graph_file(str(tmp_path / "lying.npz"))
 
 
+@pytest.mark.parametrize("junk", [b"\xff" * 8, b"\x00" * 8, bytes(range(7, 15))])
+def test_a_damaged_deflate_stream_is_an_input_error(tmp_path, junk):
+    # the red team's first mixed run: zlib.error (not an OSError) was exit 70
+    from gdlcheck.inputs.graph_files import load_graph_file
+
+    members = csr_members()
+    members["data"] = np.arange(4000.0)
+    path = npz(tmp_path / "g.npz", members, zipfile.ZIP_DEFLATED)
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo("data.npy")
+    start = info.header_offset + 30 + len(info.filename) + int.from_bytes(
+        data[info.header_offset + 28:info.header_offset + 30], "little")
+    data[start + 2:start + 2 + len(junk)] = junk
+    path.write_bytes(bytes(data))
+    with pytest.raises(SpecError):
+        load_graph_file(str(path))
+
+
 @pytest.mark.slow
 def test_a_zip_bomb_stops_at_the_budget_under_the_cap(callable_dir):
     # 600 MB of zeros in a member, under 1 MB deflated: refused from the central directory
@@ -254,6 +273,21 @@ def test_a_huge_given_weight_under_softmax_is_undecided_by_size_not_by_the_clock
     verdict(result, codes=(3,))
     check = json.loads(result.stdout)["checks"][0]
     assert check["note"] != "undecided: the time guard stopped sympy"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("depth", [2, 3, 8])
+def test_the_symbolic_pass_through_nested_activations_builds_no_assumption_queries(tmp_path, depth):
+    # the red team's mixed run: residual + tanh around an attention table entry of 10**20; tanh's
+    # evaluation asked sympy's assumptions of the whole sum (a polynomial gcd each): 57 s, then
+    # MemoryError under the cap at depth 2
+    text = ("{kind: attention, wq: [[1.0]], wk: [[1.0]], wv: [[1.0]], "
+            "positional: {absolute: [[0.0], ['10**20'], [1.0]]}}")
+    for _ in range(depth):
+        text = f"{{kind: sequential, layers: [{{kind: residual, layer: {text}}}, {{kind: pointwise, activation: tanh}}]}}"
+    (tmp_path / "s.yaml").write_text(f"symmetry: {{group: cyclic, n: 3}}\nlayer: {text}\n")
+    verdict(run_capped(["verify", "s.yaml", "--trials", "2"], tmp_path))
+    verdict(run_capped(["verify", "s.yaml", "--method", "exact"], tmp_path))
 
 
 def test_the_exponent_degree_counts_what_cancel_would_build():

@@ -26,6 +26,7 @@ import io
 import math
 import os
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -33,9 +34,18 @@ from gdlcheck.errors import SpecError
 from gdlcheck.inputs.matrices import load_matrix, read_bytes, read_npy_header
 from gdlcheck.limits import MAX_GRAPH_BYTES, MAX_MATRIX_ENTRIES, MAX_POINTS
 
+try:
+    import lzma
+except ImportError:   # a Python built without it reads no LZMA member either
+    lzma = None
+
 # the members scipy.sparse.save_npz writes, per format (bsr and dia are not read)
 _MEMBERS = {"csr": ("data", "indices", "indptr"), "csc": ("data", "indices", "indptr"), "coo": ("data", "row", "col")}
 _BLOCK = 1 << 20
+# What reading a damaged member raises: zipfile's own errors, and the decompressors' (zlib.error
+# for a deflate stream that is not one is not an OSError)
+_ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError,
+                   RuntimeError, zlib.error) + ((lzma.LZMAError,) if lzma is not None else ())
 
 
 def load_graph_file(path: str, n: int | None = None):
@@ -94,8 +104,9 @@ def read_sparse_npz(data: bytes, path: str):
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = {info.filename: info for info in archive.infolist()}
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as err:
-        raise SpecError(f"not a scipy.sparse .npz file (not a readable zip archive: {err})", file=path) from None
+    except _ARCHIVE_ERRORS as err:
+        raise SpecError(f"not a scipy.sparse .npz file (not a readable zip archive: {str(err)[:120]})",
+                        file=path) from None
     total = sum(info.file_size for info in infos.values())
     if total > MAX_GRAPH_BYTES:
         raise SpecError(f"the archive's members hold {total} bytes decompressed, over the limit of {MAX_GRAPH_BYTES}",
@@ -193,7 +204,7 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, kinds: str, nd
             raw = _read_exactly(fh, want)
     except SpecError:
         raise
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as err:
+    except _ARCHIVE_ERRORS as err:
         raise SpecError(f"cannot be read ({str(err)[:120]})", file=path, where=where) from None
     if len(raw) < want:
         raise SpecError(f"the header says {size} entries, the member holds {len(raw) // max(dtype.itemsize, 1)}",

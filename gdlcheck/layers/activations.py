@@ -43,17 +43,19 @@ def _numeric(name: str, x: np.ndarray) -> np.ndarray:
 def _symbolic(name: str):
     import sympy
 
-    # Max unevaluated: evaluating it asks sympy's assumptions about its argument, which costs
-    # seconds on the sums a layer builds, and the comparison of f(PX) with P f(X) is structural
+    # Max and the functions unevaluated: evaluating them asks sympy's assumptions about their
+    # argument (tanh asks whether it is zero, and reduces its imaginary part mod pi with a
+    # polynomial gcd), which cost seconds, then gigabytes, on the sums nested layers build; the
+    # comparison of f(PX) with P f(X) is structural, and both sides are built alike
     table = {
         "identity": lambda e: e,
         "relu": lambda e: sympy.Max(0, e, evaluate=False),
         # max(x, 0.01 x) is leaky ReLU for a slope below 1, and keeps its structure
         "leaky_relu": lambda e: sympy.Max(e, sympy.Rational(1, 100) * e, evaluate=False),
-        "tanh": sympy.tanh,
-        "sigmoid": lambda e: 1 / (1 + sympy.exp(-e)),
-        "gelu": lambda e: e / 2 * (1 + sympy.erf(e / sympy.sqrt(2))),
-        "softplus": lambda e: sympy.log(1 + sympy.exp(e)),
+        "tanh": lambda e: sympy.tanh(e, evaluate=False),
+        "sigmoid": lambda e: 1 / (1 + sympy.exp(-e, evaluate=False)),
+        "gelu": lambda e: e / 2 * (1 + sympy.erf(e / sympy.sqrt(2), evaluate=False)),
+        "softplus": lambda e: sympy.log(1 + sympy.exp(e, evaluate=False), evaluate=False),
         "square": lambda e: e**2,
     }
     return table[name]
@@ -87,7 +89,7 @@ def softmax_rows(S: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
     if is_symbolic_array(S):
         import sympy
 
-        E = map_objects(sympy.exp, S)
+        E = map_objects(lambda e: sympy.exp(e, evaluate=False), S)   # unevaluated, as in _symbolic
         if keep is not None:
             E[~keep] = sympy.Integer(0)
         return E / E.sum(axis=1, keepdims=True)

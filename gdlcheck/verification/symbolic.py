@@ -183,7 +183,7 @@ def exponent_degree(e, cap: int) -> int:
             continue
         if expansion_terms(exponent, MAX_EXPANSION_TERMS) > MAX_EXPANSION_TERMS:
             return cap + 1
-        for term in sympy.Add.make_args(sympy.expand(exponent)):
+        for term in sympy.Add.make_args(sympy.expand(exponent, deep=False)):
             coeff = term.as_coeff_Mul(rational=True)[0]
             if coeff.is_Rational:
                 top = max(top, abs(int(coeff.p)))
