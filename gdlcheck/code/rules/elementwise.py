@@ -28,6 +28,23 @@ def elementwise(call):
     return Out(mv.Moves(tuple(perms)), conditions)
 
 
+@rule(aten._prelu_kernel.default)
+def prelu(call):
+    """PReLU: elementwise, its weight broadcast along the channels (a constant fixed there)."""
+    return elementwise(call)
+
+
+@rule(aten.glu.default)
+def glu(call):
+    """``a * sigmoid(b)`` of the two halves of an axis: entry by entry elsewhere, so it keeps the
+    moves of every other axis; the split axis must not move."""
+    m = call.moves["self"]
+    d = call.args["dim"] % call.ndim("self")
+    if m.labels is not None or mv.moving(m.axes[d]):
+        raise NoRule("glu along an axis that moves")
+    return mv.Moves(m.axes)
+
+
 @rule(aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)
 def masked_fill_in_place(call):
     """``masked_fill_`` is ``masked_fill`` written back: elementwise."""
