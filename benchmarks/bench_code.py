@@ -139,7 +139,7 @@ def culprit_row(repeat: int):
     and the culprit search alone."""
     import torch
 
-    from gdlcheck.culprit import find_culprit
+    from gdlcheck.code.culprit import find_culprit
 
     class PositionalEmbedding(torch.nn.Module):
         def __init__(self, n, d):
@@ -177,8 +177,8 @@ def culprit_row(repeat: int):
     t_whole = statistics.median(_times(lambda: gdlcheck.verify_callable(model, g, shape=shape, batch_axes=0),
                                        repeat))
 
-    from gdlcheck.actions import build_signature
-    from gdlcheck.user_code import CallableLayer
+    from gdlcheck.code.describe import build_signature
+    from gdlcheck.code.user_code import CallableLayer
 
     sig = build_signature(None, None, shape=shape, points_axes=(1,), n=64, grid=None)
     layer = CallableLayer(model, sig)

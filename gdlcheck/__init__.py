@@ -30,11 +30,6 @@ __version__ = "0.1.0"
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gdlcheck import testing as testing
-    from gdlcheck.actions import edges as edges
-    from gdlcheck.actions import fixed as fixed
-    from gdlcheck.actions import graph as graph
-    from gdlcheck.actions import points as points
-    from gdlcheck.actions import unchanged as unchanged
     from gdlcheck.api import derive as derive
     from gdlcheck.api import find_symmetries as find_symmetries
     from gdlcheck.api import group as group
@@ -43,6 +38,11 @@ if TYPE_CHECKING:
     from gdlcheck.api import verify as verify
     from gdlcheck.api import verify_callable as verify_callable
     from gdlcheck.api import verify_weights as verify_weights
+    from gdlcheck.code.actions import edges as edges
+    from gdlcheck.code.actions import fixed as fixed
+    from gdlcheck.code.actions import graph as graph
+    from gdlcheck.code.actions import points as points
+    from gdlcheck.code.actions import unchanged as unchanged
     from gdlcheck.testing import assert_equivariant as assert_equivariant
 
 # name -> the module that defines it, imported on first attribute access.
@@ -57,11 +57,11 @@ _LAZY = {
     "find_symmetries": "gdlcheck.api",
     "assert_equivariant": "gdlcheck.testing",
     # how the inputs of code move (verify_callable's inputs=)
-    "points": "gdlcheck.actions",
-    "graph": "gdlcheck.actions",
-    "fixed": "gdlcheck.actions",
-    "edges": "gdlcheck.actions",
-    "unchanged": "gdlcheck.actions",
+    "points": "gdlcheck.code.actions",
+    "graph": "gdlcheck.code.actions",
+    "fixed": "gdlcheck.code.actions",
+    "edges": "gdlcheck.code.actions",
+    "unchanged": "gdlcheck.code.actions",
 }
 # submodules reachable as attributes, as the manual writes them (gdlcheck.testing.assert_equivariant)
 _SUBMODULES = ("testing", "errors")

@@ -25,11 +25,24 @@ from dataclasses import replace
 
 import numpy as np
 
-from gdlcheck import derivation, graphs, results, torch_bridge
-from gdlcheck.actions import as_axes, build_signature, edges, fixed, graph, points, unchanged
-from gdlcheck.culprit import find_culprit
+from gdlcheck import derivation, results
+from gdlcheck.code import graphs, torch_bridge
+from gdlcheck.code.actions import as_axes, edges, fixed, graph, points, unchanged
+from gdlcheck.code.culprit import find_culprit
+from gdlcheck.code.describe import build_signature
+from gdlcheck.code.graphs import load_graph_file
+from gdlcheck.code.loading import (
+    DTYPES,
+    EXPECT,
+    build_callable,
+    callable_name,
+    check_layout,
+    load_callable,
+    parse_input_shape,
+    points_axes,
+)
+from gdlcheck.code.user_code import CallableLayer
 from gdlcheck.errors import CallableError, GdlcheckError, GroupError, LimitError, SpecError, param
-from gdlcheck.graphs import load_graph_file
 from gdlcheck.groups import FAMILIES, PermGroup, build_group, find_family
 from gdlcheck.inputs.matrices import as_matrix, check_square, load_matrix
 from gdlcheck.inputs.spec import dump_yaml, is_spec_text
@@ -40,17 +53,6 @@ from gdlcheck.results import Derived, Found, Inspected, Projected, TensorChecked
 from gdlcheck.sources import GroupOptions, layer_points, matrix_job, resolve, resolve_layer
 from gdlcheck.symmetries import find_symmetries as _find_symmetries
 from gdlcheck.tolerances import DEFAULT_TOL, FLOAT32_LEVEL, ROUNDING, TOL
-from gdlcheck.user_code import (
-    DTYPES,
-    EXPECT,
-    CallableLayer,
-    build_callable,
-    callable_name,
-    check_layout,
-    load_callable,
-    parse_input_shape,
-    points_axes,
-)
 from gdlcheck.verification import FAILS, METHODS, Options, random_code, verify_layer
 
 __all__ = ["group", "derive", "verify", "verify_callable", "verify_weights", "is_weights_file", "project", "inspect",

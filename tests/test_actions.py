@@ -10,8 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gdlcheck
-from gdlcheck import graphs
-from gdlcheck.actions import Action, act_along, build_signature, move_array, parse_action, relation
+from gdlcheck.code import graphs
+from gdlcheck.code.actions import Action, act_along, move_array, parse_action
+from gdlcheck.code.describe import build_signature
+from gdlcheck.code.relation import relation
 from gdlcheck.errors import CallableError, GdlcheckError
 from gdlcheck.groups import act, conjugate, fixes, perm_matrix, then
 from gdlcheck.groups.catalogue import automorphism_group

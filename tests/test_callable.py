@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
+from gdlcheck.code.loading import build_callable, load_callable, parse_input_shape
 from gdlcheck.errors import CallableError
-from gdlcheck.user_code import build_callable, load_callable, parse_input_shape
 from tests.conftest import SAMPLES, newcomer_env
 
 

@@ -260,7 +260,7 @@ def test_a_proof_that_stops_at_a_parameter_names_it_and_its_rows():
 
 
 def test_the_culprit_search_keeps_its_copies_within_a_budget(monkeypatch):
-    from gdlcheck import culprit
+    from gdlcheck.code import culprit
 
     monkeypatch.setattr(culprit, "RECORD_BYTES", 3000)  # about the first calls only
     r = verify(Model(), "symmetric", (2, 6, 3), batch_axes=0)

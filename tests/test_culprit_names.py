@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import gdlcheck
-from gdlcheck.actions import relation
+from gdlcheck.code.relation import relation
 
 pytestmark = pytest.mark.slow  # torch
 

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import gdlcheck
-from gdlcheck.graphs import automorphism_edge_order
+from gdlcheck.code.graphs import automorphism_edge_order
 
 pytestmark = pytest.mark.slow  # torch and PyG
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import gdlcheck
-from gdlcheck.actions import build_signature
+from gdlcheck.code.describe import build_signature
 from gdlcheck.errors import CallableError
 
 pytestmark = pytest.mark.slow  # torch

@@ -105,7 +105,7 @@ def _bool():
 def edge_perms(ei, gens, moving: bool, n: int, signature) -> list:
     """Per generator, the permutation of the edges: for a graph that moves, the order the trials
     give the relabelled edges; for a fixed graph, the edge permutation an automorphism induces."""
-    from gdlcheck import graphs
+    from gdlcheck.code import graphs
 
     e = ei.detach().cpu().numpy().astype(np.int64)
     out = []

@@ -33,7 +33,7 @@ from gdlcheck.layers.rules import Condition, Proof, Step, Stop, generator_text
 TRACE_OPERATIONS = 50_000
 
 def prove_call(layer, group, seed: int = 0) -> Proof:
-    """Prove the torch module of ``layer`` (a :class:`~gdlcheck.user_code.CallableLayer`)
+    """Prove the torch module of ``layer`` (a :class:`~gdlcheck.code.user_code.CallableLayer`)
     against ``group``, for the call its signature describes."""
     import torch
 
@@ -200,7 +200,7 @@ def _stop(halt: Halt, depth: int) -> Stop:
 
 
 def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
-    from gdlcheck.actions import _walk
+    from gdlcheck.code.signature import _walk
 
     if walk.everywhere is not None:
         return _everywhere(top, names, walk.everywhere)

@@ -49,7 +49,7 @@ _ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, 
 
 
 def load_graph_file(path: str, n: int | None = None):
-    """A graph from a file, checked (see the module), in one of the forms of :mod:`gdlcheck.graphs`:
+    """A graph from a file, checked (see the module), in one of the forms of :mod:`gdlcheck.code.graphs`:
     a scipy.sparse CSR matrix (``.npz``), an int64 ``(2, E)`` edge list (a 2 x E matrix of whole
     numbers, E != 2) or a float64 ``(n, n)`` adjacency.  ``n`` is the group's number of points,
     when known.

@@ -49,7 +49,7 @@ class Layer:
     * ``supports_symbolic``: ``forward_symbolic`` runs on a matrix of sympy symbols;
     * ``mixes_points``: its forward pass multiplies X by an n x n matrix (its weights, G, the
       attention scores), which the numeric check's budget counts;
-    * ``signature``: how code's inputs and outputs move (:class:`gdlcheck.actions.Signature`);
+    * ``signature``: how code's inputs and outputs move (:class:`gdlcheck.code.signature.Signature`);
       None: X and the output by rows, the graph by ``P A P^T``.
     """
 

@@ -179,7 +179,7 @@ _TEMPLATES = {
     "bias": "the bias is not constant on the orbits: b[{image}] = {image_value} but b[{k}] = {value}; a scalar bias "
             "(or one constant on each orbit) keeps the symmetry",
     "not_symmetric": "not symmetric: {reason}",
-    # code under test (gdlcheck.user_code)
+    # code under test (gdlcheck.code.user_code)
     "eval_mode": "the module was in training mode: it was checked on a {dtype} copy put in eval mode (dropout off, "
                  "batch norm on its running statistics); the module itself is unchanged",
     "fixed_input_moved": "this generator is not an automorphism of the fixed graph ({input}): a graph the code holds "

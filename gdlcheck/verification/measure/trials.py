@@ -26,7 +26,7 @@ MOVED_GRAPH_ENTRIES = 1 << 24
 def default_law(layer: Layer, expect: str) -> Law:
     """The law a layer is checked for: its graph permuted with X (``graph: input``) or held.
 
-    Code says how its inputs move (its ``signature``, :class:`gdlcheck.actions.Signature`).
+    Code says how its inputs move (its ``signature``, :class:`gdlcheck.code.signature.Signature`).
     """
     A = layer.graph()
     graph = None if A is None else ("both" if layer.uses_graph else "fixed")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gdlcheck import torch_bridge
+from gdlcheck.code import torch_bridge
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import act_rows, conjugate, fixes, is_sparse
 from gdlcheck.inputs.graph_files import load_graph_file  # noqa: F401  (read by the API from here)

@@ -9,8 +9,8 @@ mode (dropout off, batch-norm statistics frozen); it runs under ``torch.no_grad(
 user's module is left as it was.  Outputs come back as numpy arrays (floats as float64), so
 the comparison is always done in float64, whatever dtype the layer ran in.
 
-Given values (a graph, a batch vector) are moved in numpy (:mod:`gdlcheck.graphs`,
-:mod:`gdlcheck.actions`); this module turns them into tensors again at the call: numpy
+Given values (a graph, a batch vector) are moved in numpy (:mod:`gdlcheck.code.graphs`,
+:mod:`gdlcheck.code.actions`); this module turns them into tensors again at the call: numpy
 arrays with :func:`to_tensor`, scipy.sparse matrices as torch sparse tensors in the layout
 they came in (:func:`sparse_to_torch`).  :func:`record_calls` runs a module with forward
 hooks on every submodule, for finding the one that breaks the symmetry.

@@ -6,7 +6,7 @@ The module runs twice with forward hooks on every submodule: on the failing tria
 *related* by ``g`` when one permutation action maps one onto the other within the tolerance:
 equal, moved along an axis of ``n`` points (or a grid's axes), moved on two such axes
 (``P W P^T``), following the edges, or node labels relabelled
-(:func:`gdlcheck.actions.relation`).  Calls finish children first, so the first call (in the
+(:func:`gdlcheck.code.relation.relation`).  Calls finish children first, so the first call (in the
 order they finish) whose inputs relate and whose outputs do not is the innermost submodule
 that breaks it.  When that is a module with submodules of its own, the break is in its own
 ``forward`` code: the report names the child after which and the child before which it
@@ -25,8 +25,9 @@ import math
 
 import numpy as np
 
-from gdlcheck import torch_bridge
-from gdlcheck.actions import act_along, largest_difference, relation
+from gdlcheck.code import torch_bridge
+from gdlcheck.code.actions import act_along
+from gdlcheck.code.relation import largest_difference, relation
 from gdlcheck.groups import PermGroup, act, cycle_string
 
 # The copies of the submodules' inputs and outputs kept per run; a larger model's later calls
@@ -39,7 +40,7 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
     "trial", "seed"}`` (and ``"after"``/``"before"``), or None when the code is not a module or no
     submodule can be named.
 
-    ``layer`` is a :class:`gdlcheck.user_code.CallableLayer` of a torch module.
+    ``layer`` is a :class:`gdlcheck.code.user_code.CallableLayer` of a torch module.
     """
     if not getattr(layer, "is_torch", False):
         return None

@@ -1,0 +1,205 @@
+"""How a permutation of the points acts on each input and output of code under test.
+
+Code takes more than one array, and not always with the points first: ``Conv1d`` reads
+``(C, L)``, a batch-first transformer ``(B, n, d)``, a PyG layer ``(x, edge_index)``,
+``MultiheadAttention`` returns ``(out, weights)``.  An :class:`Action` says how the group acts
+on one of them (DESIGN.md section 9):
+
+=============  ======================================================  ===========  ==========
+kind           what the permutation ``p`` does                         inputs       outputs
+=============  ======================================================  ===========  ==========
+``points``     moves the entries along ``axes`` (``y[p[j]] = x[j]``);  yes          yes
+               several axes are one grid index, row-major
+``pairs``      moves both ``axes`` (``P W P^T``: attention weights)    --           yes
+``graph``      ``P A P^T`` (dense, scipy.sparse, torch sparse);        yes          --
+               an ``edge_index`` relabelled (:mod:`gdlcheck.code.graphs`)
+``fixed``      nothing: a graph the code holds (holds for the          yes          --
+               automorphisms of that graph only)
+``edges``      follows the edges of the graph input (edge attributes)  yes          yes
+``unchanged``  nothing (a scalar, a config; ``invariant`` for outputs)  yes          yes
+``ignored``    not compared                                            --           yes
+=============  ======================================================  ===========  ==========
+
+An action is written ``kind`` or ``kind:axes`` (``"points:1"``, ``"points:1,2"`` for the two
+axes of an ``(C, H, W)`` image, ``"pairs:-2,-1"``) in Python and on the command line alike;
+:func:`points`, :func:`graph`, :func:`fixed`, :func:`edges` and :func:`unchanged` attach a given
+value.  A :class:`Signature` holds the actions of one call: it lays the random point inputs
+out as one ``(n, channels)`` block (the rows are the points, so the trial loop draws and
+moves them as it does for every layer), builds the call's arguments from it, flattens the
+outputs into one vector and moves that vector as each output moves.  The verification's
+trial loop asks a layer's ``signature`` for all of this (``move_inputs``, ``move_output``,
+``locate``); a tracer can read the same descriptions per tensor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gdlcheck.errors import CallableError
+from gdlcheck.groups import act
+from gdlcheck.text import parse_shape, suggest
+
+INPUT_KINDS = ("points", "graph", "fixed", "edges", "unchanged")
+OUTPUT_KINDS = ("points", "pairs", "edges", "invariant", "ignored")
+# the same action under the other word
+_ALIASES = {"inputs": {"invariant": "unchanged"}, "outputs": {"unchanged": "invariant"}}
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Action:
+    """How the group acts on one tensor: ``kind`` (see the module's table) and ``axes`` (the point
+    axes of ``points``, one grid index when several; the two axes of ``pairs``; None: the default,
+    resolved against the tensor)."""
+
+    kind: str
+    axes: tuple[int, ...] | None = None
+
+    def text(self) -> str:
+        """``points on axis 1``, ``pairs on axes (1, 2)``, ``graph``."""
+        if self.axes is None or self.kind not in ("points", "pairs"):
+            return self.kind
+        if len(self.axes) == 1:
+            return f"{self.kind} on axis {self.axes[0]}"
+        return f"{self.kind} on axes ({', '.join(map(str, self.axes))})"
+
+    def __str__(self) -> str:
+        return self.kind if self.axes is None else f"{self.kind}:{','.join(map(str, self.axes))}"
+
+
+@dataclass(eq=False)
+class Arg:
+    """An input described with a value (or, for random points, a shape): what :func:`points`,
+    :func:`graph`, :func:`fixed`, :func:`edges` and :func:`unchanged` return."""
+
+    kind: str
+    value: object = _MISSING
+    shape: tuple[int, ...] | None = None
+    axes: tuple[int, ...] | None = None
+
+    def __repr__(self) -> str:
+        what = "random" if self.value is _MISSING else type(self.value).__name__
+        return f"<gdlcheck input {self.kind} ({what})>"
+
+
+def points(value=_MISSING, *, shape=None, axis=None) -> Arg:
+    """An input whose entries move with the points along ``axis`` (default: the check's points axis).
+
+    Without ``value`` it is drawn at random in every trial, of ``shape`` (default: the check's
+    ``shape``); with ``value`` (a batch vector, node positions) that value is moved.
+    """
+    return Arg("points", value, None if shape is None else tuple(shape), as_axes(axis, "points"))
+
+
+def graph(value) -> Arg:
+    """A graph that moves with the points: ``P A P^T``, or an ``edge_index`` relabelled."""
+    return Arg("graph", value)
+
+
+def fixed(value) -> Arg:
+    """A graph (or any value) the code holds fixed: the check holds only for its automorphisms."""
+    return Arg("fixed", value)
+
+
+def edges(value) -> Arg:
+    """Edge attributes ``(E, ...)``: they follow their edges when the graph input is relabelled."""
+    return Arg("edges", value)
+
+
+def unchanged(value) -> Arg:
+    """A value passed as it is in every call (a scalar, a config, a string)."""
+    return Arg("unchanged", value)
+
+
+def as_axes(axis, what: str) -> tuple[int, ...] | None:
+    """Axes as a tuple: ``1`` -> ``(1,)``; ``(1, 2)`` or ``"1,2"`` -> ``(1, 2)``; None stays None."""
+    if axis is None:
+        return None
+    if isinstance(axis, str):
+        try:
+            parts = tuple(int(a) for a in axis.replace(" ", "").strip("()").split(",") if a != "")
+        except ValueError:
+            raise CallableError(f"{what}: axes {axis!r} are not like 1 or 1,2") from None
+        axis = parts
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+        return (int(axis),)
+    if isinstance(axis, (tuple, list)) and axis and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool)
+                                                         for a in axis):
+        return tuple(int(a) for a in axis)
+    raise CallableError(f"{what}: an axis is an integer or a tuple of integers, got {axis!r}")
+
+
+def parse_action(text, *, outputs: bool, where: str = "action") -> Action:
+    """``"points"``, ``"points:1"``, ``"pairs:1,2"``, ``"graph"`` ... -> an :class:`Action`.
+
+    Raises
+    ------
+    CallableError
+        for an unknown kind (with a did-you-mean) or bad axes.
+    """
+    if isinstance(text, Action):
+        return text
+    if not isinstance(text, str):
+        raise CallableError(f"{where}: an action is a string like 'points' or 'pairs:1,2', got {text!r}")
+    kinds = OUTPUT_KINDS if outputs else INPUT_KINDS
+    name, _, axes = text.strip().partition(":")
+    name = _ALIASES["outputs" if outputs else "inputs"].get(name, name)
+    if name not in kinds:
+        side = "an output" if outputs else "an input"
+        raise CallableError(f"{where}: {name!r} is not how {side} moves; one of {', '.join(kinds)}"
+                            f"{suggest(name, kinds)}")
+    if axes and name not in ("points", "pairs"):
+        raise CallableError(f"{where}: {name} takes no axes (only points and pairs do), got {text!r}")
+    action = Action(name, as_axes(axes, where) if axes else None)
+    if name == "pairs" and action.axes is not None and len(action.axes) != 2:
+        raise CallableError(f"{where}: pairs moves two axes (rows and columns), got {text!r}")
+    return action
+
+
+def parse_input(text, where: str = "input") -> Arg:
+    """An input written as text: ``points``, ``points:1`` (its axis), ``points:6x3`` (random points of
+    that shape), ``graph``, ``fixed``, ``unchanged``."""
+    name, _, rest = str(text).strip().partition(":")
+    if name == "points" and rest and "x" in rest.lower():
+        return Arg("points", shape=parse_shape(rest, what=where, error=CallableError))
+    action = parse_action(text, outputs=False, where=where)
+    return Arg(action.kind, axes=action.axes)
+
+
+# --------------------------------------------------------------------------- moving arrays
+
+
+def normal_axes(axes: tuple[int, ...], ndim: int, what: str) -> tuple[int, ...]:
+    """Axes as non-negative indices into an ``ndim``-D array; out of range or repeated is an error."""
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise CallableError(f"{what}: axis {a} is out of range for a {ndim}-D array")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise CallableError(f"{what}: axes {tuple(axes)} repeat an axis")
+    return tuple(out)
+
+
+def act_along(p, Y: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``Y`` with the permutation ``p`` acting on its point axes (several: one row-major grid index)."""
+    if axes == (0,):
+        return act(p, Y)
+    k = len(axes)
+    front = np.moveaxis(Y, axes, tuple(range(k)))
+    lead, rest = front.shape[:k], front.shape[k:]
+    moved = act(p, front.reshape((-1,) + rest))
+    return np.moveaxis(moved.reshape(lead + rest), tuple(range(k)), axes)
+
+
+def move_array(action: Action, p, Y: np.ndarray, edge_order=None) -> np.ndarray:
+    """``Y`` as ``action`` moves it under ``p`` (axes already resolved)."""
+    if action.kind == "points":
+        return act_along(p, Y, action.axes)
+    if action.kind == "pairs":
+        return act_along(p, act_along(p, Y, action.axes[:1]), action.axes[1:])
+    if action.kind == "edges":
+        return Y if edge_order is None else Y[edge_order]
+    return Y

@@ -1,0 +1,391 @@
+"""A call's :class:`Signature`: the actions of one call of code under test.
+
+It lays the random point inputs out as one ``(n, channels)`` block (the rows are the points, so
+the trial loop draws and moves them as it does for every layer), builds the call's arguments
+from it, flattens the outputs into one vector and moves that vector as each output moves
+(:mod:`gdlcheck.code.actions` says how each one moves).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gdlcheck.code import graphs, torch_bridge
+from gdlcheck.code.actions import Action, act_along, move_array, normal_axes
+from gdlcheck.errors import CallableError, param
+from gdlcheck.groups import is_sparse
+
+
+@dataclass(eq=False)
+class Input:
+    """One argument of the call: where it goes (``key``: a position or a keyword), how it moves,
+    and its value (``given``) or its random layout (``shape``, ``offset``, ``width`` in the block)."""
+
+    key: int | str
+    action: Action
+    value: object = None
+    given: bool = True
+    shape: tuple[int, ...] | None = None
+    offset: int = 0
+    width: int = 0
+    torch: str | None = None  # the value came as a torch tensor: "dense" or a sparse layout
+
+    @property
+    def label(self) -> str:
+        return f"argument {self.key}" if isinstance(self.key, int) else f"argument {self.key!r}"
+
+
+@dataclass(eq=False)
+class Segment:
+    """One compared output: its label (``""``, ``[1]``, ``['weights']``), action, shape and place
+    in the flat vector."""
+
+    label: str
+    action: Action
+    shape: tuple[int, ...]
+    offset: int
+    size: int
+
+
+@dataclass(eq=False)
+class Signature:
+    """The actions of one call of the code: its inputs and how each output moves.
+
+    ``n`` is the number of points, ``grid`` the group's shape when it acts on a grid.  The random
+    point inputs share one block ``X : (n, channels)``: input ``i`` owns columns
+    ``offset .. offset + width``, its point axes flattened (row-major) into the rows and its
+    other axes into the columns.
+    """
+
+    inputs: list[Input]
+    outputs: object  # an Action, or tuples / lists / dicts of them, as the code returns
+    n: int
+    grid: tuple[int, ...] | None = None
+    points_axes: tuple[int, ...] = (0,)
+    channels: int = 0
+    segments: list[Segment] | None = None
+    _edge_orders: dict = field(default_factory=dict)
+
+    # ---- what a tracer reads: one resolved Action per tensor
+
+    def input_actions(self) -> list[tuple[int | str, Action]]:
+        """``(position or keyword, Action)`` of every input, axes resolved (non-negative)."""
+        return [(i.key, i.action) for i in self.inputs]
+
+    def output_actions(self) -> list[tuple[str, Action]]:
+        """``(label, Action)`` of every compared output, axes resolved; known after the first call."""
+        return [(s.label, s.action) for s in self.segments or []]
+
+    # ---- what the trial loop asks
+
+    @property
+    def graph_law(self) -> str | None:
+        """``both`` when a graph moves with the points, ``fixed`` when one is held, else None."""
+        kinds = {i.action.kind for i in self.inputs}
+        return "both" if "graph" in kinds else ("fixed" if "fixed" in kinds else None)
+
+    @property
+    def invariant(self) -> bool:
+        """Every compared output is invariant (the law is ``f(PX) = f(X)``)."""
+        return all(a.kind in ("invariant", "ignored") for a in leaves(self.outputs))
+
+    @property
+    def bundle(self) -> tuple | None:
+        """The given values that move or may move (graphs, fixed graphs, given points, edges)."""
+        values = tuple(i.value for i in self.inputs if i.given and i.action.kind != "unchanged")
+        return values or None
+
+    def _moving(self):
+        return [i for i in self.inputs if i.given and i.action.kind != "unchanged"]
+
+    def move_inputs(self, p, bundle, how: str | None):
+        """The bundle moved under ``p``.  Given points and edges always move; graphs by ``how``:
+        ``both`` (``P A P^T``), ``rows`` (``P A``), ``fixed``/None (held).  With no moving graph,
+        ``both`` and ``rows`` move the fixed ones (the diagnosis's neighbouring law)."""
+        if bundle is None:
+            return None
+        moving = self._moving()
+        has_graph = any(i.action.kind == "graph" for i in moving)
+        p = np.asarray(p)
+        out, order = [], None
+        for inp, value in zip(moving, bundle):
+            kind = inp.action.kind
+            if kind == "fixed" and not has_graph and how in ("both", "rows"):
+                kind = "graph"
+            if kind == "graph" and how in ("both", "rows"):
+                moved, edge_order = graphs.move_graph(p, value, how, self.n)
+                if order is None and graphs.form(value) == "edge_index":
+                    order = edge_order
+                out.append(moved)
+            elif kind == "points":
+                out.append(act_along(p, value, inp.action.axes))
+            else:
+                if kind == "fixed" and order is None and graphs.form(value) == "edge_index":
+                    # a held edge list: its edges are permuted among its own columns by an
+                    # automorphism (edge (u, v) to the column of (p u, p v)), their attributes with them
+                    order = graphs.automorphism_edge_order(p, value, self.n)
+                out.append(value)
+        # edge attributes follow the first edge list's new order
+        if order is not None:
+            out = [v[order] if inp.action.kind == "edges" else v for inp, v in zip(moving, out)]
+        self._edge_orders[p.tobytes()] = order
+        return tuple(out)
+
+    def edge_order(self, p) -> np.ndarray | None:
+        """The order the edges took when the inputs were last moved by ``p`` (None: unchanged)."""
+        return self._edge_orders.get(np.asarray(p).tobytes())
+
+    def fixes(self, p, bundle) -> bool:
+        """Whether ``p`` is an automorphism of every fixed graph."""
+        if bundle is None:
+            return True
+        return all(graphs.is_fixed(p, v) for inp, v in zip(self._moving(), bundle) if inp.action.kind == "fixed")
+
+    def not_fixed(self, p) -> list[str]:
+        """The fixed inputs that ``p`` is not an automorphism of."""
+        return [inp.label for inp in self._moving()
+                if inp.action.kind == "fixed" and not graphs.is_fixed(p, inp.value)]
+
+    def move_output(self, p, flat: np.ndarray) -> np.ndarray:
+        """The flat output vector moved as each output moves under ``p``."""
+        segs = self.segments or []
+        if len(segs) == 1 and segs[0].action.kind in ("invariant",):
+            return flat
+        order = self.edge_order(p)
+        parts = [move_array(s.action, p, flat[s.offset:s.offset + s.size].reshape(s.shape), order).ravel()
+                 for s in segs]
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    def locate(self, entry: tuple[int, ...]) -> tuple[str | None, tuple[int, ...]]:
+        """A flat index as ``(output label, index in that output)``."""
+        k = int(entry[0]) if entry else 0
+        for s in self.segments or []:
+            if s.offset <= k < s.offset + s.size:
+                index = tuple(int(i) for i in np.unravel_index(k - s.offset, s.shape)) if s.shape else ()
+                return (s.label or None), index
+        return None, tuple(entry)
+
+    # ---- what the layer asks
+
+    def arguments(self, X: np.ndarray, bundle, random=None, given=None) -> tuple[list, dict]:
+        """The call's positional and keyword arguments: random points from the block ``X``, given
+        values from ``bundle`` (moved or not), unchanged values as they are.  Arrays are numpy;
+        ``random`` and ``given`` (functions) convert the random and the given values."""
+        values = iter(bundle or ())
+        args: dict[int, object] = {}
+        kwargs: dict[str, object] = {}
+        for inp in self.inputs:
+            if not inp.given:
+                value = self.unblock(inp, X)
+                value = random(value) if random is not None else value
+            else:
+                value = inp.value if inp.action.kind == "unchanged" else next(values)
+                value = given(value) if given is not None else value
+            if isinstance(inp.key, int):
+                args[inp.key] = value
+            else:
+                kwargs[inp.key] = value
+        return [args[k] for k in sorted(args)], kwargs
+
+    def unblock(self, inp: Input, X: np.ndarray) -> np.ndarray:
+        """Input ``inp``'s columns of the block, in its own layout."""
+        k = len(inp.action.axes)
+        point_dims = tuple(inp.shape[a] for a in inp.action.axes)
+        rest = tuple(d for a, d in enumerate(inp.shape) if a not in inp.action.axes)
+        block = X[:, inp.offset:inp.offset + inp.width].reshape(point_dims + rest)
+        return np.moveaxis(block, tuple(range(k)), inp.action.axes)
+
+    def flatten(self, out, label: str = "callable") -> np.ndarray:
+        """The compared outputs, each as a float64 vector, concatenated; the first call fixes their
+        shapes and every later call must return the same structure and shapes."""
+        leaves = list(_walk(self.outputs, out, "", label))
+        segments, parts, offset = [], [], 0
+        for where, action, value in leaves:
+            if action.kind == "ignored":
+                continue
+            Y = _as_float_array(value, where, label)
+            action = self._resolve_output(action, Y, where, label)
+            segments.append(Segment(where, action, tuple(Y.shape), offset, int(Y.size)))
+            parts.append(Y.ravel())
+            offset += int(Y.size)
+        if not segments:
+            raise CallableError("every output is ignored: nothing to compare; describe at least one as "
+                                "points, pairs, edges or invariant", file=label)
+        shapes = [(s.label, s.shape) for s in segments]
+        if self.segments is None:
+            self.segments = segments
+        elif shapes != [(s.label, s.shape) for s in self.segments]:
+            then = ", ".join(f"{lab or 'output'} {_shape_text(sh)}" for lab, sh in
+                             ((s.label, s.shape) for s in self.segments))
+            now = ", ".join(f"{lab or 'output'} {_shape_text(sh)}" for lab, sh in shapes)
+            raise CallableError(f"returned {now} on one input and {then} on another of the same shape",
+                                file=label)
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    def _resolve_output(self, action: Action, Y: np.ndarray, where: str, label: str) -> Action:
+        name = f"output{where}" if where else "the output"
+        if action.kind == "points":
+            axes = action.axes if action.axes is not None else self.points_axes
+            if Y.ndim == 0:
+                raise CallableError(f"returned shape (), but an equivariant output's points axis is the {self.n} "
+                                    f"points; for a pooled output use {param('expect', value='invariant')}",
+                                    file=label)
+            if max(axes) >= Y.ndim and action.axes is None:
+                raise CallableError(f"returned shape {_shape_text(Y.shape)} for {name}, which has no points axis "
+                                    f"{_axes_text(axes)}; for a pooled output use "
+                                    f"{param('expect', value='invariant')}, or say where its points are "
+                                    f"({param('outputs', value='points:AXIS')})", file=label)
+            axes = normal_axes(axes, Y.ndim, name)
+            self._check_points(Y.shape, axes, name, label, output=True)
+            return Action("points", axes)
+        if action.kind == "pairs":
+            axes = action.axes if action.axes is not None else (-2, -1)
+            if Y.ndim < 2:
+                raise CallableError(f"{name} is {_shape_text(Y.shape)}: pairs needs two axes of n = {self.n}",
+                                    file=label)
+            axes = normal_axes(axes, Y.ndim, name)
+            for a in axes:
+                if Y.shape[a] != self.n:
+                    raise CallableError(f"returned shape {_shape_text(Y.shape)} for {name}: axis {a} has "
+                                        f"{Y.shape[a]} entries, but pairs moves two axes of the n = {self.n} "
+                                        "points", file=label)
+            return Action("pairs", axes)
+        if action.kind == "edges":
+            E = self.edge_count()
+            if E is None:
+                raise CallableError(f"{name} is described as edges, but no input is an edge_index", file=label)
+            if Y.ndim == 0 or Y.shape[0] != E:
+                raise CallableError(f"returned shape {_shape_text(Y.shape)} for {name}, but edge outputs have one "
+                                    f"row per edge ({E})", file=label)
+            return action
+        return action
+
+    def _check_points(self, shape, axes, name, label, output=False) -> None:
+        dims = tuple(shape[a] for a in axes)
+        if self.grid is not None and len(axes) > 1:
+            ok = dims == self.grid
+            want = "x".join(map(str, self.grid))
+        else:
+            ok = math.prod(dims) == self.n
+            want = f"the n = {self.n} points"
+        if not ok and output and tuple(axes) == (0,) and name == "the output":
+            raise CallableError(f"returned shape {_shape_text(shape)}, but an equivariant output's first axis is the "
+                                f"{self.n} points; for a pooled output use {param('expect', value='invariant')}",
+                                file=label)
+        if not ok:
+            how = "returned" if output else "has"
+            raise CallableError(f"{how} shape {_shape_text(shape)} for {name}: its points "
+                                f"{_axes_text(axes)} hold {'x'.join(map(str, dims))}, not {want}"
+                                + ("; for a pooled output use " + param("expect", value="invariant")
+                                   if output and len(axes) == 1 else ""), file=label)
+
+    def edge_count(self) -> int | None:
+        for inp in self.inputs:
+            if inp.given and inp.action.kind in ("graph", "fixed") and graphs.form(inp.value) == "edge_index":
+                return int(inp.value.shape[1])
+        return None
+
+    def describe(self) -> str:
+        """One line: how each input and output moves (for the notes)."""
+        ins = "; ".join(f"{_key_text(i.key)} {_input_text(i)}" for i in self.inputs)
+        if self.segments is None:
+            outs = "; ".join(f"output {a.text()}" for a in leaves(self.outputs))
+        else:
+            outs = "; ".join(f"output{s.label} {s.action.text()}" for s in self.segments)
+        return f"{ins}; {outs}"
+
+
+def _input_text(inp: Input) -> str:
+    kind = inp.action.kind
+    if kind in ("graph", "fixed"):
+        form = graphs.form(inp.value)
+        if kind == "fixed":
+            return f"fixed ({'an edge_index' if form == 'edge_index' else 'a ' + form + ' adjacency'}, held)"
+        return "graph (" + ("edge_index relabelled" if form == "edge_index" else
+                            "P A P^T" + (", sparse" if form == "sparse" else "")) + ")"
+    if kind == "points" and inp.given:
+        return inp.action.text() + " (given)"
+    return inp.action.text()
+
+
+def _key_text(key) -> str:
+    return f"argument {key}" if isinstance(key, int) else f"argument {key!r}"
+
+
+def _axes_text(axes) -> str:
+    return f"on axis {axes[0]}" if len(axes) == 1 else f"on axes {tuple(axes)}"
+
+
+def _shape_text(shape) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def leaves(spec):
+    """Every Action in a description of outputs (an Action, or dicts and sequences of them)."""
+    if isinstance(spec, Action):
+        yield spec
+    elif isinstance(spec, dict):
+        for v in spec.values():
+            yield from leaves(v)
+    else:
+        for v in spec:
+            yield from leaves(v)
+
+
+def _walk(spec, out, where: str, label: str):
+    """``(label, action, value)`` for each leaf of the output, matched against the description."""
+    if isinstance(spec, Action):
+        if spec.kind != "ignored" and isinstance(out, (tuple, list)) and out \
+                and any(x is None or _is_array(x) or isinstance(x, (tuple, list, dict)) for x in out):
+            at = f" at output{where}" if where else ""
+            raise CallableError(f"returned a {type(out).__name__} of {len(out)} items{at}; say how each moves with "
+                                f"{param('outputs')}, one per item (points, pairs, edges, invariant or ignored)",
+                                file=label)
+        if spec.kind != "ignored" and isinstance(out, dict):
+            raise CallableError(f"returned a dict with keys {sorted(map(str, out))}; say how each moves with "
+                                f"{param('outputs')}, one per key (e.g. out=points, weights=pairs)", file=label)
+        yield where, spec, out
+    elif isinstance(spec, dict):
+        if not isinstance(out, dict):
+            raise CallableError(f"returned {type(out).__name__}{' at output' + where if where else ''}, but the "
+                                "outputs are described as a dict", file=label)
+        missing = [k for k in spec if k not in out]
+        extra = [k for k in out if k not in spec]
+        if missing or extra:
+            raise CallableError(f"returned a dict with keys {sorted(map(str, out))}, described as "
+                                f"{sorted(map(str, spec))}: describe every key (ignored for the ones not to "
+                                "compare)", file=label)
+        for k, v in spec.items():
+            yield from _walk(v, out[k], f"{where}[{k!r}]", label)
+    else:
+        if not isinstance(out, (tuple, list)) or _is_array(out):
+            raise CallableError(f"returned {type(out).__name__}{' at output' + where if where else ''}, but "
+                                f"{len(spec)} outputs are described", file=label)
+        if len(out) != len(spec):
+            raise CallableError(f"returned {len(out)} outputs{' at output' + where if where else ''}, but "
+                                f"{len(spec)} are described", file=label)
+        for k, (v, o) in enumerate(zip(spec, out)):
+            yield from _walk(v, o, f"{where}[{k}]", label)
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, np.ndarray) or torch_bridge.is_tensor(x)
+
+
+def _as_float_array(value, where: str, label: str) -> np.ndarray:
+    name = f"output{where}" if where else "the output"
+    if value is None:
+        raise CallableError(f"{name} is None; describe it as ignored", file=label)
+    if torch_bridge.is_tensor(value):
+        value = torch_bridge.to_numpy(value)
+    elif is_sparse(value):
+        value = value.toarray()
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        text = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        raise CallableError(f"{name} is {type(value).__name__}, not an array of numbers ({type(err).__name__}: "
+                            f"{text})", file=label) from None
