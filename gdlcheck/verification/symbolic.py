@@ -8,6 +8,7 @@ comparison is undecided and says so.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -240,13 +241,25 @@ def run_with_time_limit(fn, seconds: float):
     class _Timeout(BaseException):   # not an Exception: sympy_call and sympy's own handlers let it through
         pass
 
-    running = [True]
+    running, reporting = [True], [False]
 
     def _raise(signum, frame):
-        if running[0]:
+        # not while Python reports a time-out it lost ('Exception ignored'): raising inside the
+        # unraisable hook breaks the hook itself (pytest's, for one); the next alarm comes 50 ms on
+        if running[0] and not reporting[0]:
             raise _Timeout
 
+    previous_hook = sys.unraisablehook
+
+    def hook(unraisable):
+        reporting[0] = True
+        try:
+            previous_hook(unraisable)
+        finally:
+            reporting[0] = False
+
     previous = signal.signal(signal.SIGALRM, _raise)
+    sys.unraisablehook = hook
     signal.setitimer(signal.ITIMER_REAL, seconds, GUARD_REPEAT_SECONDS)
     try:
         return True, fn()
@@ -256,6 +269,7 @@ def run_with_time_limit(fn, seconds: float):
         running[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        sys.unraisablehook = previous_hook
 
 
 def solve_constraints(equations: list) -> tuple[list[str], bool]:
