@@ -61,11 +61,9 @@ def _batch(sides, conditions: list):
     return out
 
 
-@rule(aten._native_multi_head_attention.default)
-@step("theorem4")
-def multi_head_attention(call):
-    """``nn.MultiheadAttention``'s kernel (batch first, ``(B, L, E)``): projections act per token."""
-    q, k, v = call.args["query"], call.args["key"], call.args["value"]
+def _queries_keys_values(call, q, k, v):
+    """The batch axes' permutations, the queries' and the keys' token permutations, and the
+    conditions on constants beside them; keys and values must move alike."""
     qb, pl = _tokens(call.moves["query"], q.dim(), "queries")
     kb, ps = _tokens(call.moves["key"], k.dim(), "keys")
     vb, pv = _tokens(call.moves["value"], v.dim(), "values")
@@ -74,6 +72,15 @@ def multi_head_attention(call):
     conditions: list = []
     batch = _batch([(q, call.moves["query"], qb), (k, call.moves["key"], kb), (v, call.moves["value"], vb)],
                    conditions)
+    return batch, pl, ps, conditions
+
+
+@rule(aten._native_multi_head_attention.default)
+@step("theorem4")
+def multi_head_attention(call):
+    """``nn.MultiheadAttention``'s kernel (batch first, ``(B, L, E)``): projections act per token."""
+    q, k, v = call.args["query"], call.args["key"], call.args["value"]
+    batch, pl, ps, conditions = _queries_keys_values(call, q, k, v)
     for name in ("qkv_weight", "qkv_bias", "proj_weight", "proj_bias"):
         if call.moves.get(name) is not None:
             raise NoRule("attention weights that depend on the inputs")
@@ -134,14 +141,7 @@ def sdpa_cpu(call):
 def _sdpa(call, q, k, v, mask, m_mask, causal):
     if call.args.get("dropout_p"):
         raise NoRule("attention with dropout")
-    qb, pl = _tokens(call.moves["query"], q.dim(), "queries")
-    kb, ps = _tokens(call.moves["key"], k.dim(), "keys")
-    vb, pv = _tokens(call.moves["value"], v.dim(), "values")
-    if not mv.same(ps, pv) or any(not mv.same(a, b) for a, b in zip(kb, vb)):
-        raise NoRule("keys and values that move differently")
-    conditions: list = []
-    batch = _batch([(q, call.moves["query"], qb), (k, call.moves["key"], kb), (v, call.moves["value"], vb)],
-                   conditions)
+    batch, pl, ps, conditions = _queries_keys_values(call, q, k, v)
     if causal and (mv.moving(pl) or mv.moving(ps)):
         conditions.append(Broken("a causal mask: P M P^T = M holds only for the identity"))
     if mask is not None:
