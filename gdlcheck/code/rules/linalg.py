@@ -148,17 +148,15 @@ def convolution(call):
     """A convolution whose kernel has width 1 on every spatial axis, with stride 1 and no padding,
     maps each position on its own (PointNet's ``Conv1d(d, d', 1)``): its spatial axes keep their
     permutations.  The channels must not move; the batch axis may."""
-    x, w = call.args["input"], call.args["weight"]
+    w = call.args["weight"]
     m = call.moves["input"]
     _plain(m)
     if call.moves.get("weight") is not None or call.moves.get("bias") is not None:
         raise NoRule("a convolution whose kernel depends on the inputs")
-    spatial = x.dim() - 2
     pointwise = (all(int(k) == 1 for k in w.shape[2:]) and all(int(s) == 1 for s in call.args["stride"])
                  and all(int(p) == 0 for p in call.args["padding"]) and not call.args["transposed"])
     if not pointwise:
         raise NoRule("a convolution with a kernel wider than 1, a stride or padding: it mixes neighbouring positions")
     if mv.moving(m.axes[1]):
         raise NoRule("a convolution over channels that move")
-    del spatial
     return mv.Moves((m.axes[0], None) + tuple(m.axes[2:]))
