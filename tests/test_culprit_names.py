@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import gdlcheck
+from gdlcheck.code.actions import Motion
 from gdlcheck.code.relation import relation
 
 pytestmark = pytest.mark.slow  # torch
@@ -50,7 +51,7 @@ def test_an_inf_mask_relates_to_itself():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         action, err = relation(np.arange(N), mask, mask.copy(), N, None, 1e-9)
-    assert action is not None and action.kind == "unchanged" and err == 0.0
+    assert action is not None and action.kind is Motion.UNCHANGED and err == 0.0
     other = mask.copy()
     other[0, 1] = 0.0      # -inf against 0: not the same mask
     assert relation(np.arange(N), mask, other, N, None, 1e-9)[0] is None

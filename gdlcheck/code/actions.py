@@ -3,7 +3,9 @@
 Code takes more than one array, and not always with the points first: ``Conv1d`` reads
 ``(C, L)``, a batch-first transformer ``(B, n, d)``, a PyG layer ``(x, edge_index)``,
 ``MultiheadAttention`` returns ``(out, weights)``.  An :class:`Action` says how the group acts
-on one of them (DESIGN.md section 9):
+on one of them (DESIGN.md section 9); its kind is a :class:`Motion`, whose properties answer what
+the checks ask of a kind (does it take axes, is it a graph, is it held, ...), so a kind is added
+in one place:
 
 =============  ======================================================  ===========  ==========
 kind           what the permutation ``p`` does                         inputs       outputs
@@ -34,6 +36,7 @@ trial loop asks a layer's ``signature`` for all of this (``move_inputs``, ``move
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 
@@ -41,8 +44,111 @@ from gdlcheck.errors import CallableError
 from gdlcheck.groups import act
 from gdlcheck.text import parse_shape, suggest
 
-INPUT_KINDS = ("points", "graph", "fixed", "edges", "unchanged")
-OUTPUT_KINDS = ("points", "pairs", "edges", "invariant", "ignored")
+
+class Motion(Enum):
+    """How the group acts on one value: a kind of the module's table, named by its word.
+
+    Everything the checks ask of a kind is a property here, so that adding a kind is this one
+    place; the words are read into members only at the boundary (:func:`parse_action`).
+    """
+
+    POINTS = "points"
+    PAIRS = "pairs"
+    GRAPH = "graph"
+    FIXED = "fixed"
+    EDGES = "edges"
+    UNCHANGED = "unchanged"
+    INVARIANT = "invariant"
+    IGNORED = "ignored"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def on_inputs(self) -> bool:
+        """An input may move so (the table's ``inputs`` column)."""
+        return self in _INPUTS
+
+    @property
+    def on_outputs(self) -> bool:
+        """An output may move so (the table's ``outputs`` column)."""
+        return self in _OUTPUTS
+
+    @property
+    def takes_axes(self) -> bool:
+        """The value moves along point axes, written ``kind:axes`` (points, pairs)."""
+        return self in (Motion.POINTS, Motion.PAIRS)
+
+    @property
+    def axis_count(self) -> int | None:
+        """How many axes it moves when they are written (pairs: rows and columns); None: any."""
+        return 2 if self is Motion.PAIRS else None
+
+    @property
+    def moves_each_axis(self) -> bool:
+        """Each of its axes moves by the permutation on its own (``P W P^T``), rather than the
+        axes being one row-major grid index of the points."""
+        return self is Motion.PAIRS
+
+    @property
+    def may_be_drawn(self) -> bool:
+        """Without a value, the input is drawn at random in every trial (points)."""
+        return self is Motion.POINTS
+
+    @property
+    def is_graph(self) -> bool:
+        """The value is a graph (an adjacency or an ``edge_index``), moved or held."""
+        return self in (Motion.GRAPH, Motion.FIXED)
+
+    @property
+    def is_held(self) -> bool:
+        """The code holds the value fixed: the check holds only for its automorphisms."""
+        return self is Motion.FIXED
+
+    @property
+    def follows_edges(self) -> bool:
+        """The value's rows follow the edges of the graph input (edge attributes)."""
+        return self is Motion.EDGES
+
+    @property
+    def is_constant(self) -> bool:
+        """The value is the same in every call: passed as it is, never in the moved bundle
+        (``unchanged`` for inputs, ``invariant`` for outputs)."""
+        return self in (Motion.UNCHANGED, Motion.INVARIANT)
+
+    @property
+    def is_compared(self) -> bool:
+        """An output of this kind is compared (all but ``ignored``)."""
+        return self is not Motion.IGNORED
+
+    @property
+    def is_invariant(self) -> bool:
+        """An output compared unmoved (the law ``f(PX) = f(X)``)."""
+        return self is Motion.INVARIANT
+
+    def default_axes(self, points_axes: tuple[int, ...]) -> tuple[int, ...]:
+        """The axes it moves when none are written: the check's points axes for points, the last
+        two for pairs."""
+        return (-2, -1) if self.moves_each_axis else points_axes
+
+    def move(self, p, Y: np.ndarray, axes: tuple[int, ...] | None, edge_order=None) -> np.ndarray:
+        """``Y`` as this kind moves it under ``p`` (``axes`` already resolved)."""
+        if self.follows_edges:
+            return Y if edge_order is None else Y[edge_order]
+        if not self.takes_axes:
+            return Y
+        if self.moves_each_axis:
+            for a in axes:
+                Y = act_along(p, Y, (a,))
+            return Y
+        return act_along(p, Y, axes)
+
+
+_INPUTS = (Motion.POINTS, Motion.GRAPH, Motion.FIXED, Motion.EDGES, Motion.UNCHANGED)
+_OUTPUTS = (Motion.POINTS, Motion.PAIRS, Motion.EDGES, Motion.INVARIANT, Motion.IGNORED)
+# the words of each side, in the table's order (the error messages list them)
+INPUT_KINDS = tuple(m.value for m in Motion if m.on_inputs)
+OUTPUT_KINDS = tuple(m.value for m in Motion if m.on_outputs)
 # the same action under the other word
 _ALIASES = {"inputs": {"invariant": "unchanged"}, "outputs": {"unchanged": "invariant"}}
 _MISSING = object()
@@ -50,23 +156,34 @@ _MISSING = object()
 
 @dataclass(frozen=True)
 class Action:
-    """How the group acts on one tensor: ``kind`` (see the module's table) and ``axes`` (the point
-    axes of ``points``, one grid index when several; the two axes of ``pairs``; None: the default,
-    resolved against the tensor)."""
+    """How the group acts on one tensor: ``kind`` (see the module's table; its word is read into
+    a :class:`Motion`) and ``axes`` (the point axes of ``points``, one grid index when several;
+    the two axes of ``pairs``; None: the default, resolved against the tensor)."""
 
-    kind: str
+    kind: Motion
     axes: tuple[int, ...] | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", Motion(self.kind))
 
     def text(self) -> str:
         """``points on axis 1``, ``pairs on axes (1, 2)``, ``graph``."""
-        if self.axes is None or self.kind not in ("points", "pairs"):
-            return self.kind
+        if self.axes is None or not self.kind.takes_axes:
+            return str(self.kind)
         if len(self.axes) == 1:
             return f"{self.kind} on axis {self.axes[0]}"
         return f"{self.kind} on axes ({', '.join(map(str, self.axes))})"
 
+    def resolved_axes(self, points_axes: tuple[int, ...]) -> tuple[int, ...]:
+        """The axes written, or the kind's default (:meth:`Motion.default_axes`)."""
+        return self.axes if self.axes is not None else self.kind.default_axes(points_axes)
+
+    def move(self, p, Y: np.ndarray, edge_order=None) -> np.ndarray:
+        """``Y`` as this action moves it under ``p`` (axes already resolved)."""
+        return self.kind.move(p, Y, self.axes, edge_order)
+
     def __str__(self) -> str:
-        return self.kind if self.axes is None else f"{self.kind}:{','.join(map(str, self.axes))}"
+        return str(self.kind) if self.axes is None else f"{self.kind}:{','.join(map(str, self.axes))}"
 
 
 @dataclass(eq=False)
@@ -74,10 +191,13 @@ class Arg:
     """An input described with a value (or, for random points, a shape): what :func:`points`,
     :func:`graph`, :func:`fixed`, :func:`edges` and :func:`unchanged` return."""
 
-    kind: str
+    kind: Motion
     value: object = _MISSING
     shape: tuple[int, ...] | None = None
     axes: tuple[int, ...] | None = None
+
+    def __post_init__(self):
+        self.kind = Motion(self.kind)
 
     def __repr__(self) -> str:
         what = "random" if self.value is _MISSING else type(self.value).__name__
@@ -90,27 +210,27 @@ def points(value=_MISSING, *, shape=None, axis=None) -> Arg:
     Without ``value`` it is drawn at random in every trial, of ``shape`` (default: the check's
     ``shape``); with ``value`` (a batch vector, node positions) that value is moved.
     """
-    return Arg("points", value, None if shape is None else tuple(shape), as_axes(axis, "points"))
+    return Arg(Motion.POINTS, value, None if shape is None else tuple(shape), as_axes(axis, "points"))
 
 
 def graph(value) -> Arg:
     """A graph that moves with the points: ``P A P^T``, or an ``edge_index`` relabelled."""
-    return Arg("graph", value)
+    return Arg(Motion.GRAPH, value)
 
 
 def fixed(value) -> Arg:
     """A graph (or any value) the code holds fixed: the check holds only for its automorphisms."""
-    return Arg("fixed", value)
+    return Arg(Motion.FIXED, value)
 
 
 def edges(value) -> Arg:
     """Edge attributes ``(E, ...)``: they follow their edges when the graph input is relabelled."""
-    return Arg("edges", value)
+    return Arg(Motion.EDGES, value)
 
 
 def unchanged(value) -> Arg:
     """A value passed as it is in every call (a scalar, a config, a string)."""
-    return Arg("unchanged", value)
+    return Arg(Motion.UNCHANGED, value)
 
 
 def as_axes(axis, what: str) -> tuple[int, ...] | None:
@@ -150,11 +270,12 @@ def parse_action(text, *, outputs: bool, where: str = "action") -> Action:
         side = "an output" if outputs else "an input"
         raise CallableError(f"{where}: {name!r} is not how {side} moves; one of {', '.join(kinds)}"
                             f"{suggest(name, kinds)}")
-    if axes and name not in ("points", "pairs"):
+    kind = Motion(name)
+    if axes and not kind.takes_axes:
         raise CallableError(f"{where}: {name} takes no axes (only points and pairs do), got {text!r}")
-    action = Action(name, as_axes(axes, where) if axes else None)
-    if name == "pairs" and action.axes is not None and len(action.axes) != 2:
-        raise CallableError(f"{where}: pairs moves two axes (rows and columns), got {text!r}")
+    action = Action(kind, as_axes(axes, where) if axes else None)
+    if kind.axis_count is not None and action.axes is not None and len(action.axes) != kind.axis_count:
+        raise CallableError(f"{where}: {name} moves two axes (rows and columns), got {text!r}")
     return action
 
 
@@ -162,8 +283,8 @@ def parse_input(text, where: str = "input") -> Arg:
     """An input written as text: ``points``, ``points:1`` (its axis), ``points:6x3`` (random points of
     that shape), ``graph``, ``fixed``, ``unchanged``."""
     name, _, rest = str(text).strip().partition(":")
-    if name == "points" and rest and "x" in rest.lower():
-        return Arg("points", shape=parse_shape(rest, what=where, error=CallableError))
+    if name == Motion.POINTS.value and rest and "x" in rest.lower():
+        return Arg(Motion.POINTS, shape=parse_shape(rest, what=where, error=CallableError))
     action = parse_action(text, outputs=False, where=where)
     return Arg(action.kind, axes=action.axes)
 
@@ -195,11 +316,5 @@ def act_along(p, Y: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 
 
 def move_array(action: Action, p, Y: np.ndarray, edge_order=None) -> np.ndarray:
-    """``Y`` as ``action`` moves it under ``p`` (axes already resolved)."""
-    if action.kind == "points":
-        return act_along(p, Y, action.axes)
-    if action.kind == "pairs":
-        return act_along(p, act_along(p, Y, action.axes[:1]), action.axes[1:])
-    if action.kind == "edges":
-        return Y if edge_order is None else Y[edge_order]
-    return Y
+    """``Y`` as ``action`` moves it under ``p`` (axes already resolved): :meth:`Action.move`."""
+    return action.move(p, Y, edge_order)

@@ -111,7 +111,7 @@ def _held_arguments(layer, s, n: int) -> list[tuple[str, np.ndarray]]:
     names = _parameter_names(layer.f)
     out = []
     for inp in layer.signature.inputs:
-        if inp.action.kind != "unchanged":
+        if not inp.action.kind.is_constant:
             continue
         value = torch_bridge.as_numpy(inp.value) if torch_bridge.is_tensor(inp.value) else inp.value
         if not isinstance(value, np.ndarray) or value.dtype.kind not in "biuf" or not _moved_by(s, value, n):

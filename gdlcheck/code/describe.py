@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from gdlcheck.code import graphs, torch_bridge
-from gdlcheck.code.actions import _MISSING, Action, Arg, normal_axes, parse_action, parse_input
+from gdlcheck.code.actions import _MISSING, Action, Arg, Motion, normal_axes, parse_action, parse_input
 from gdlcheck.code.signature import Input, Signature, _key_text, _shape_text
 from gdlcheck.errors import CallableError, param
 
@@ -18,7 +18,7 @@ def describe_outputs(outputs, expect: str = "equivariant"):
     """``outputs`` (a string, an Action, or tuples / lists / dicts of them) as Actions; the default
     is one output, ``points`` (``invariant`` with ``expect="invariant"``)."""
     if outputs is None:
-        return Action("invariant" if expect == "invariant" else "points")
+        return Action(Motion.INVARIANT if expect == "invariant" else Motion.POINTS)
 
     def one(spec, where):
         if isinstance(spec, (str, Action)):
@@ -80,19 +80,19 @@ def build_signature(inputs, outputs, *, shape: tuple[int, ...], points_axes: tup
         if isinstance(item, str):
             item = parse_input(item, where=where)
         if not isinstance(item, Arg):
-            sig.inputs.append(Input(key, Action("unchanged"), item))
+            sig.inputs.append(Input(key, Action(Motion.UNCHANGED), item))
             continue
         kind = item.kind
-        if kind in ("graph", "fixed") and item.value is _MISSING:
+        if kind.is_graph and item.value is _MISSING:
             if not has_graph:
                 raise CallableError(f"{where}: {kind} refers to the graph, but no {param('graph', 'FILE')} was "
                                     "given")
             item = Arg(kind, graph_value)
             used_graph = True
-        if kind == "points" and item.value is _MISSING:
+        if kind.may_be_drawn and item.value is _MISSING:
             dims = tuple(item.shape) if item.shape is not None else tuple(shape)
             axes = normal_axes(item.axes if item.axes is not None else points_axes, len(dims), where)
-            inp = Input(key, Action("points", axes), None, given=False, shape=dims)
+            inp = Input(key, Action(kind, axes), None, given=False, shape=dims)
             sig._check_points(dims, axes, f"input {_key_text(key)}", "callable")
             inp.offset = offset
             inp.width = math.prod(d for a, d in enumerate(dims) if a not in axes)
@@ -105,7 +105,7 @@ def build_signature(inputs, outputs, *, shape: tuple[int, ...], points_axes: tup
     if has_graph and not used_graph:
         raise CallableError(f"{param('graph')} was given, but {param('inputs')} does not use it: name it "
                             "graph (moves with the points) or fixed (held)")
-    if offset == 0 and not any(i.given and i.action.kind == "points" for i in sig.inputs):
+    if offset == 0 and not any(i.given and i.action.kind.may_be_drawn for i in sig.inputs):
         # given points alone (token ids for an Embedding) are moved by g, and nothing is drawn
         raise CallableError(f"{param('inputs')} has no points input: say which argument holds the points "
                             "('points', or gdlcheck.points(value) for given ones)")
@@ -113,23 +113,23 @@ def build_signature(inputs, outputs, *, shape: tuple[int, ...], points_axes: tup
     return sig
 
 
-def _given(key, kind: str, item: Arg, sig: Signature, where: str) -> Input:
+def _given(key, kind: Motion, item: Arg, sig: Signature, where: str) -> Input:
     """An input with a value, converted to numpy / scipy (the call converts it back)."""
     value = item.value
     came = None
     if torch_bridge.is_tensor(value):
         came = torch_bridge.sparse_layout(value) if torch_bridge.is_sparse_tensor(value) else "dense"
-    if kind in ("graph", "fixed"):
+    if kind.is_graph:
         value = graphs.as_graph(value, where=where, n=sig.n, error=CallableError)
         return Input(key, Action(kind), value, torch=came)
-    if kind == "points":
+    if kind.takes_axes:
         array = torch_bridge.as_numpy(value) if came else np.asarray(value)
         if array.dtype == object:
             raise CallableError(f"{where}: points(value) takes an array of numbers")
         axes = normal_axes(item.axes if item.axes is not None else sig.points_axes, array.ndim, where)
         sig._check_points(array.shape, axes, f"input {_key_text(key)}", "callable")
-        return Input(key, Action("points", axes), array, torch=came)
-    if kind == "edges":
+        return Input(key, Action(kind, axes), array, torch=came)
+    if kind.follows_edges:
         array = torch_bridge.as_numpy(value) if came else np.asarray(value)
         E = sig.edge_count()
         if E is None:
@@ -138,7 +138,7 @@ def _given(key, kind: str, item: Arg, sig: Signature, where: str) -> Input:
         if array.ndim == 0 or array.shape[0] != E:
             raise CallableError(f"{where}: edge attributes have one row per edge ({E}), got shape "
                                 f"{_shape_text(array.shape)}")
-        return Input(key, Action("edges"), array, torch=came)
+        return Input(key, Action(kind), array, torch=came)
     if came == "dense":  # a tensor passed as it is: in numpy here, back as a tensor in the run's dtype
         value = torch_bridge.as_numpy(value)
-    return Input(key, Action("unchanged"), value, torch=came)
+    return Input(key, Action(Motion.UNCHANGED), value, torch=came)

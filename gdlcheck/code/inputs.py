@@ -19,7 +19,7 @@ from gdlcheck.layers.rules import generator_text
 
 def unsupported(signature) -> str | None:
     for inp in signature.inputs:
-        if inp.action.kind == "points" and not inp.action.axes:
+        if inp.action.kind.takes_axes and not inp.action.axes:
             return f"points on no axis ({inp.label})"
     return None
 
@@ -60,29 +60,29 @@ def input_moves(walk: Walk, signature, args, kwargs, gens) -> Halt | None:
             return Halt("call", f"one tensor given as two arguments that move differently ({inp.label})", "not_traced")
     for inp, value in inputs:
         kind = inp.action.kind
-        if kind in ("graph", "fixed") and isinstance(value, torch.Tensor) and _is_edge_index(value):
-            graph_q = edge_perms(value, gens, moving=kind == "graph", n=signature.n, signature=signature)
+        if kind.is_graph and isinstance(value, torch.Tensor) and _is_edge_index(value):
+            graph_q = edge_perms(value, gens, moving=not kind.is_held, n=signature.n, signature=signature)
             break
     for inp, value in inputs:
         kind = inp.action.kind
-        if kind == "unchanged":
+        if kind.is_constant:
             continue
         if not isinstance(value, torch.Tensor):
             return Halt("call", f"a {kind} input that is not a tensor ({inp.label})", "not_traced")
         if value.layout != torch.strided:
             return Halt("call", f"a sparse {kind} input ({inp.label})", "not_traced")
         nd = value.dim()
-        if kind == "points":
+        if kind.takes_axes:
             per = [on_axes(s, inp.action.axes, tuple(value.shape)) for s in gens]
             walk.set(value, [p if isinstance(p, Halt) else mv.Moves(p) for p in per], free=not inp.given)
-        elif kind in ("graph", "fixed") and _is_edge_index(value):
+        elif kind.is_graph and _is_edge_index(value):
             walk.set(value, [q if isinstance(q, Halt) else mv.Moves((None, q), s) for q, s in zip(graph_q, gens)],
                      free=False)
-        elif kind == "graph" and nd == 2 and value.shape[0] == value.shape[1] == signature.n:
+        elif kind.is_graph and not kind.is_held and nd == 2 and value.shape[0] == value.shape[1] == signature.n:
             walk.set(value, [mv.Moves((s, s)) for s in gens], free=False)
-        elif kind == "fixed":
+        elif kind.is_held:
             continue   # a dense fixed graph is a constant: where it meets moving values it must be fixed
-        elif kind == "edges":
+        elif kind.follows_edges:
             if graph_q is None:
                 return Halt("call", f"edge attributes without an edge_index input ({inp.label})", "not_traced")
             walk.set(value, [q if isinstance(q, Halt) else mv.Moves((q,) + (None,) * (nd - 1)) for q in graph_q],

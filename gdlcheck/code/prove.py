@@ -213,7 +213,7 @@ def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
         return _everywhere(top, names, Halt("output", f"the output is not as described ({type(err).__name__})",
                                             "output_moves_otherwise"))
     for where, action, value in leaves:
-        if action.kind == "ignored":
+        if not action.kind.is_compared:
             continue
         for k, name in enumerate(names):
             if not proven[name]:
@@ -260,17 +260,17 @@ def _output_halt(walk: Walk, value, action, signature, s, k: int, where: str) ->
 def _wanted(action, signature, nd: int, s, shape: tuple):
     """The permutation the check expects on each axis of an output."""
     want = [None] * nd
-    if action.kind == "points":
-        axes = action.axes if action.axes is not None else signature.points_axes
+    kind = action.kind
+    if kind.takes_axes and kind.moves_each_axis:   # pairs: each axis by s
+        for ax in action.resolved_axes(signature.points_axes):
+            want[ax % nd] = s
+    elif kind.takes_axes:   # points: the axes together are one index of the points
+        axes = action.resolved_axes(signature.points_axes)
         if max(axes) >= nd:
             return Halt("output", "an output without the points axis", "output_moves_otherwise")
         found = inputs.on_axes(s, axes, tuple(shape))
         return found if isinstance(found, Halt) else list(found)
-    elif action.kind == "pairs":
-        axes = action.axes if action.axes is not None else (-2, -1)
-        for ax in axes:
-            want[ax % nd] = s
-    elif action.kind == "edges":
+    elif kind.follows_edges:
         return Halt("output", "an output of edges", "not_traced")
     return want
 

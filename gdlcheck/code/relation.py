@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from gdlcheck.code import graphs
-from gdlcheck.code.actions import Action, move_array
+from gdlcheck.code.actions import Action, Motion, move_array
 from gdlcheck.groups import is_sparse
 
 
@@ -29,8 +29,8 @@ def relation(p, a, b, n: int, grid: tuple[int, ...] | None, tol: float,
         if a.shape == (n, n):
             moved, _ = graphs.move_graph(p, a, "both")
             if _sparse_close(moved, b, tol):
-                return Action("graph"), 0.0
-        return (Action("unchanged"), 0.0) if _sparse_close(a, b, tol) else (None, math.inf)
+                return Action(Motion.GRAPH), 0.0
+        return (Action(Motion.UNCHANGED), 0.0) if _sparse_close(a, b, tol) else (None, math.inf)
     a = np.asarray(a)
     b = np.asarray(b)
     if a.shape != b.shape:
@@ -46,18 +46,18 @@ def relation(p, a, b, n: int, grid: tuple[int, ...] | None, tol: float,
 
     err = close(a)
     if err <= tol:
-        return Action("unchanged"), err
+        return Action(Motion.UNCHANGED), err
     best = min(best, err)
     candidates: list[Action] = []
     point_axes = [k for k, d in enumerate(a.shape) if d == n]
-    candidates += [Action("points", (k,)) for k in point_axes]
+    candidates += [Action(Motion.POINTS, (k,)) for k in point_axes]
     if grid is not None and len(grid) > 1:
         g = len(grid)
-        candidates += [Action("points", tuple(range(k, k + g))) for k in range(a.ndim - g + 1)
+        candidates += [Action(Motion.POINTS, tuple(range(k, k + g))) for k in range(a.ndim - g + 1)
                        if tuple(a.shape[k:k + g]) == tuple(grid)]
-    candidates += [Action("pairs", (i, j)) for i in point_axes for j in point_axes if i < j]
+    candidates += [Action(Motion.PAIRS, (i, j)) for i in point_axes for j in point_axes if i < j]
     if edge_order is not None and a.ndim and a.shape[0] == len(edge_order):
-        candidates.append(Action("edges"))
+        candidates.append(Action(Motion.EDGES))
     for action in candidates:
         err = close(move_array(action, p, a, edge_order))
         if err <= tol:
@@ -67,10 +67,10 @@ def relation(p, a, b, n: int, grid: tuple[int, ...] | None, tol: float,
         labels = np.asarray(p)[a]
         if np.array_equal(labels, b) or (edge_order is not None and a.ndim and a.shape[-1] == len(edge_order)
                                          and np.array_equal(labels[..., edge_order], b)):
-            return Action("graph"), 0.0
+            return Action(Motion.GRAPH), 0.0
         if a.ndim == 2 and a.shape[0] == 2:
             if np.array_equal(np.sort(labels[0] * n + labels[1]), np.sort(b[0] * n + b[1])):
-                return Action("graph"), 0.0
+                return Action(Motion.GRAPH), 0.0
     return None, best
 
 

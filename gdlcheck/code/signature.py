@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gdlcheck.code import graphs, torch_bridge
-from gdlcheck.code.actions import Action, act_along, move_array, normal_axes
+from gdlcheck.code.actions import Action, move_array, normal_axes
 from gdlcheck.errors import CallableError, param
 from gdlcheck.groups import is_sparse
 
@@ -84,22 +84,24 @@ class Signature:
     @property
     def graph_law(self) -> str | None:
         """``both`` when a graph moves with the points, ``fixed`` when one is held, else None."""
-        kinds = {i.action.kind for i in self.inputs}
-        return "both" if "graph" in kinds else ("fixed" if "fixed" in kinds else None)
+        kinds = [i.action.kind for i in self.inputs]
+        if any(k.is_graph and not k.is_held for k in kinds):
+            return "both"
+        return "fixed" if any(k.is_held for k in kinds) else None
 
     @property
     def invariant(self) -> bool:
         """Every compared output is invariant (the law is ``f(PX) = f(X)``)."""
-        return all(a.kind in ("invariant", "ignored") for a in leaves(self.outputs))
+        return all(a.kind.is_invariant or not a.kind.is_compared for a in leaves(self.outputs))
 
     @property
     def bundle(self) -> tuple | None:
         """The given values that move or may move (graphs, fixed graphs, given points, edges)."""
-        values = tuple(i.value for i in self.inputs if i.given and i.action.kind != "unchanged")
+        values = tuple(i.value for i in self._moving())
         return values or None
 
     def _moving(self):
-        return [i for i in self.inputs if i.given and i.action.kind != "unchanged"]
+        return [i for i in self.inputs if i.given and not i.action.kind.is_constant]
 
     def move_inputs(self, p, bundle, how: str | None):
         """The bundle moved under ``p``.  Given points and edges always move; graphs by ``how``:
@@ -108,29 +110,28 @@ class Signature:
         if bundle is None:
             return None
         moving = self._moving()
-        has_graph = any(i.action.kind == "graph" for i in moving)
+        has_graph = any(i.action.kind.is_graph and not i.action.kind.is_held for i in moving)
         p = np.asarray(p)
         out, order = [], None
         for inp, value in zip(moving, bundle):
             kind = inp.action.kind
-            if kind == "fixed" and not has_graph and how in ("both", "rows"):
-                kind = "graph"
-            if kind == "graph" and how in ("both", "rows"):
+            # a held graph moves too when none moves with the points (the neighbouring law)
+            if kind.is_graph and (not kind.is_held or not has_graph) and how in ("both", "rows"):
                 moved, edge_order = graphs.move_graph(p, value, how, self.n)
                 if order is None and graphs.form(value) == "edge_index":
                     order = edge_order
                 out.append(moved)
-            elif kind == "points":
-                out.append(act_along(p, value, inp.action.axes))
+            elif kind.takes_axes:
+                out.append(inp.action.move(p, value))
             else:
-                if kind == "fixed" and order is None and graphs.form(value) == "edge_index":
+                if kind.is_held and order is None and graphs.form(value) == "edge_index":
                     # a held edge list: its edges are permuted among its own columns by an
                     # automorphism (edge (u, v) to the column of (p u, p v)), their attributes with them
                     order = graphs.automorphism_edge_order(p, value, self.n)
                 out.append(value)
         # edge attributes follow the first edge list's new order
         if order is not None:
-            out = [v[order] if inp.action.kind == "edges" else v for inp, v in zip(moving, out)]
+            out = [v[order] if inp.action.kind.follows_edges else v for inp, v in zip(moving, out)]
         self._edge_orders[p.tobytes()] = order
         return tuple(out)
 
@@ -142,17 +143,17 @@ class Signature:
         """Whether ``p`` is an automorphism of every fixed graph."""
         if bundle is None:
             return True
-        return all(graphs.is_fixed(p, v) for inp, v in zip(self._moving(), bundle) if inp.action.kind == "fixed")
+        return all(graphs.is_fixed(p, v) for inp, v in zip(self._moving(), bundle) if inp.action.kind.is_held)
 
     def not_fixed(self, p) -> list[str]:
         """The fixed inputs that ``p`` is not an automorphism of."""
         return [inp.label for inp in self._moving()
-                if inp.action.kind == "fixed" and not graphs.is_fixed(p, inp.value)]
+                if inp.action.kind.is_held and not graphs.is_fixed(p, inp.value)]
 
     def move_output(self, p, flat: np.ndarray) -> np.ndarray:
         """The flat output vector moved as each output moves under ``p``."""
         segs = self.segments or []
-        if len(segs) == 1 and segs[0].action.kind in ("invariant",):
+        if len(segs) == 1 and segs[0].action.kind.is_invariant:
             return flat
         order = self.edge_order(p)
         parts = [move_array(s.action, p, flat[s.offset:s.offset + s.size].reshape(s.shape), order).ravel()
@@ -182,7 +183,7 @@ class Signature:
                 value = self.unblock(inp, X)
                 value = random(value) if random is not None else value
             else:
-                value = inp.value if inp.action.kind == "unchanged" else next(values)
+                value = inp.value if inp.action.kind.is_constant else next(values)
                 value = given(value) if given is not None else value
             if isinstance(inp.key, int):
                 args[inp.key] = value
@@ -204,7 +205,7 @@ class Signature:
         leaves = list(_walk(self.outputs, out, "", label))
         segments, parts, offset = [], [], 0
         for where, action, value in leaves:
-            if action.kind == "ignored":
+            if not action.kind.is_compared:
                 continue
             Y = _as_float_array(value, where, label)
             action = self._resolve_output(action, Y, where, label)
@@ -227,8 +228,21 @@ class Signature:
 
     def _resolve_output(self, action: Action, Y: np.ndarray, where: str, label: str) -> Action:
         name = f"output{where}" if where else "the output"
-        if action.kind == "points":
-            axes = action.axes if action.axes is not None else self.points_axes
+        kind = action.kind
+        if kind.takes_axes and kind.moves_each_axis:   # pairs: each axis is the n points
+            axes = action.resolved_axes(self.points_axes)
+            if Y.ndim < 2:
+                raise CallableError(f"{name} is {_shape_text(Y.shape)}: {kind} needs two axes of n = {self.n}",
+                                    file=label)
+            axes = normal_axes(axes, Y.ndim, name)
+            for a in axes:
+                if Y.shape[a] != self.n:
+                    raise CallableError(f"returned shape {_shape_text(Y.shape)} for {name}: axis {a} has "
+                                        f"{Y.shape[a]} entries, but {kind} moves two axes of the n = {self.n} "
+                                        "points", file=label)
+            return Action(kind, axes)
+        if kind.takes_axes:   # points: the axes together are the n points (one grid index)
+            axes = action.resolved_axes(self.points_axes)
             if Y.ndim == 0:
                 raise CallableError(f"returned shape (), but an equivariant output's points axis is the {self.n} "
                                     f"points; for a pooled output use {param('expect', value='invariant')}",
@@ -240,27 +254,14 @@ class Signature:
                                     f"({param('outputs', value='points:AXIS')})", file=label)
             axes = normal_axes(axes, Y.ndim, name)
             self._check_points(Y.shape, axes, name, label, output=True)
-            return Action("points", axes)
-        if action.kind == "pairs":
-            axes = action.axes if action.axes is not None else (-2, -1)
-            if Y.ndim < 2:
-                raise CallableError(f"{name} is {_shape_text(Y.shape)}: pairs needs two axes of n = {self.n}",
-                                    file=label)
-            axes = normal_axes(axes, Y.ndim, name)
-            for a in axes:
-                if Y.shape[a] != self.n:
-                    raise CallableError(f"returned shape {_shape_text(Y.shape)} for {name}: axis {a} has "
-                                        f"{Y.shape[a]} entries, but pairs moves two axes of the n = {self.n} "
-                                        "points", file=label)
-            return Action("pairs", axes)
-        if action.kind == "edges":
+            return Action(kind, axes)
+        if kind.follows_edges:
             E = self.edge_count()
             if E is None:
-                raise CallableError(f"{name} is described as edges, but no input is an edge_index", file=label)
+                raise CallableError(f"{name} is described as {kind}, but no input is an edge_index", file=label)
             if Y.ndim == 0 or Y.shape[0] != E:
                 raise CallableError(f"returned shape {_shape_text(Y.shape)} for {name}, but edge outputs have one "
                                     f"row per edge ({E})", file=label)
-            return action
         return action
 
     def _check_points(self, shape, axes, name, label, output=False) -> None:
@@ -284,7 +285,7 @@ class Signature:
 
     def edge_count(self) -> int | None:
         for inp in self.inputs:
-            if inp.given and inp.action.kind in ("graph", "fixed") and graphs.form(inp.value) == "edge_index":
+            if inp.given and inp.action.kind.is_graph and graphs.form(inp.value) == "edge_index":
                 return int(inp.value.shape[1])
         return None
 
@@ -300,13 +301,13 @@ class Signature:
 
 def _input_text(inp: Input) -> str:
     kind = inp.action.kind
-    if kind in ("graph", "fixed"):
+    if kind.is_graph:
         form = graphs.form(inp.value)
-        if kind == "fixed":
+        if kind.is_held:
             return f"fixed ({'an edge_index' if form == 'edge_index' else 'a ' + form + ' adjacency'}, held)"
         return "graph (" + ("edge_index relabelled" if form == "edge_index" else
                             "P A P^T" + (", sparse" if form == "sparse" else "")) + ")"
-    if kind == "points" and inp.given:
+    if kind.may_be_drawn and inp.given:
         return inp.action.text() + " (given)"
     return inp.action.text()
 
@@ -338,13 +339,13 @@ def leaves(spec):
 def _walk(spec, out, where: str, label: str):
     """``(label, action, value)`` for each leaf of the output, matched against the description."""
     if isinstance(spec, Action):
-        if spec.kind != "ignored" and isinstance(out, (tuple, list)) and out \
+        if spec.kind.is_compared and isinstance(out, (tuple, list)) and out \
                 and any(x is None or _is_array(x) or isinstance(x, (tuple, list, dict)) for x in out):
             at = f" at output{where}" if where else ""
             raise CallableError(f"returned a {type(out).__name__} of {len(out)} items{at}; say how each moves with "
                                 f"{param('outputs')}, one per item (points, pairs, edges, invariant or ignored)",
                                 file=label)
-        if spec.kind != "ignored" and isinstance(out, dict):
+        if spec.kind.is_compared and isinstance(out, dict):
             raise CallableError(f"returned a dict with keys {sorted(map(str, out))}; say how each moves with "
                                 f"{param('outputs')}, one per key (e.g. out=points, weights=pairs)", file=label)
         yield where, spec, out
