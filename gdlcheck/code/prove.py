@@ -26,7 +26,7 @@ from gdlcheck.code import inputs, state
 from gdlcheck.code import moves as mv
 from gdlcheck.code.table import Halt
 from gdlcheck.code.walk import Abstract, OverBudget, Walk
-from gdlcheck.layers.rules import Condition, Proof, Step, Stop, generator_text
+from gdlcheck.layers.rules import Condition, Proof, Reason, Step, Stop, generator_text
 
 # operations one traced call may dispatch; past them the call is stopped (a 5,000-layer Sequential
 # of activations dispatches 5,000)
@@ -192,9 +192,9 @@ def _everywhere(top: Step, names, halt: Halt) -> Proof:
 
 
 def _stop(halt: Halt, depth: int) -> Stop:
-    if halt.reason == "condition" and halt.condition is not None:
+    if halt.reason is Reason.CONDITION and halt.condition is not None:
         return Stop(Step(halt.where, halt.what, "constant", None, [halt.condition], depth), halt.condition)
-    if halt.reason == "not_traced":   # worded as "the tracer does not follow <what>"
+    if halt.reason is Reason.NOT_TRACED:   # worded as "the tracer does not follow <what>"
         return Stop(Step(halt.what, "untraceable", None, None, [], depth), None, halt.reason)
     return Stop(Step(halt.where, halt.what, None, None, [], depth), None, halt.reason)
 

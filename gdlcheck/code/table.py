@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gdlcheck.layers.rules import Reason
+
 RULES: dict = {}
 UNITS: dict = {}   # torch.nn class -> the rule of the whole module (a theorem about the class)
 
@@ -168,12 +170,13 @@ def unit_of(module):
 
 
 class Halt:
-    """Where and why a generator's proof stopped (the first cause, carried with the value)."""
+    """Where and why a generator's proof stopped (the first cause, carried with the value);
+    ``reason`` is a :class:`~gdlcheck.layers.rules.Reason` or its word."""
 
     __slots__ = ("where", "what", "reason", "condition")
 
-    def __init__(self, where: str, what: str, reason: str, condition=None):
-        self.where, self.what, self.reason, self.condition = where, what, reason, condition
+    def __init__(self, where: str, what: str, reason: Reason | str, condition=None):
+        self.where, self.what, self.reason, self.condition = where, what, Reason(reason), condition
 
 
 # Operations that select by a mask or read at indices (their shape, or whether they raise, may

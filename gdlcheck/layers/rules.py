@@ -9,6 +9,7 @@ from them; :mod:`gdlcheck.output.proof` words them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 import numpy as np
 
@@ -63,14 +64,45 @@ class Step:
     depth: int = 0
 
 
+class Reason(Enum):
+    """Why a generator's proof stopped: what the conclusion and the wording of a stop
+    (:func:`gdlcheck.output.proof.stop_text`) dispatch on.  The prover and the tracer name a
+    reason by its word; :class:`Stop` (and the tracer's ``Halt``) read it into a member, so a
+    misspelt word fails where it is written."""
+
+    CONDITION = "condition"                 # a side condition fails for the generator
+    NO_RULE = "no_rule"                     # the layer kind has no rule
+    OUTPUT_EQUIVARIANT = "output_equivariant"   # invariant was expected, the output moves
+    NO_OP_RULE = "no_op_rule"               # a traced operation has no rule (or its rule refused it)
+    NOT_TRACED = "not_traced"               # the tracer does not follow this input, call or output
+    OUTPUT_MOVES_OTHERWISE = "output_moves_otherwise"   # a traced output moves unlike it should
+    # the walk stopped, and its own sentence (the step's kind) says why in full
+    ASKS_VALUE = "asks_value"               # the code reads the values of a moving tensor
+    STATE = "state"                         # the call changes state
+    PATH = "path"                           # a second call takes another path
+    BUDGET = "budget"                       # the call dispatches too many operations
+    RANDOM = "random"                       # a random draw
+    CONDITION_GRAPH = "condition_graph"     # the generator is no automorphism of the fixed graph
+
+    @property
+    def is_worded_by_the_walk(self) -> bool:
+        """The step's kind is the walk's own sentence for this stop, said in full."""
+        return self in (Reason.ASKS_VALUE, Reason.STATE, Reason.PATH, Reason.BUDGET, Reason.RANDOM,
+                        Reason.CONDITION_GRAPH)
+
+
 @dataclass
 class Stop:
-    """Where the proof stopped for one generator: the step, and the condition that failed there
-    (None: the layer kind has no rule, or the output moves unlike what was expected)."""
+    """Where the proof stopped for one generator: the step, the condition that failed there
+    (None: the layer kind has no rule, or the output moves unlike what was expected), and why
+    (a :class:`Reason`, or its word)."""
 
     step: Step
     condition: Condition | None = None
-    reason: str = "condition"   # "condition" | "no_rule" | "output_equivariant"
+    reason: Reason = Reason.CONDITION
+
+    def __post_init__(self):
+        self.reason = Reason(self.reason)
 
 
 @dataclass

@@ -8,6 +8,7 @@ each condition asks and, where one fails, the first entry that breaks it.
 from __future__ import annotations
 
 from gdlcheck.layers import Condition
+from gdlcheck.layers.rules import Reason
 from gdlcheck.verification.result import Proof, Step, Stop
 
 # The rule of each layer kind, as the report states it.
@@ -112,19 +113,17 @@ def where(step: Step, c: Condition | None) -> str:
 
 def stop_text(generator: str, stop: Stop) -> str:
     """Why the proof stopped for ``generator``: a note of the verdict."""
-    if stop.reason == "no_rule":
+    if stop.reason is Reason.NO_RULE:
         return f"not proven for {generator}: no rule for layer kind {stop.step.kind!r} at {where(stop.step, None)}"
-    if stop.reason == "output_equivariant":
+    if stop.reason is Reason.OUTPUT_EQUIVARIANT:
         return f"not proven for {generator}: the output is equivariant, not invariant"
-    if stop.reason == "no_op_rule":
+    if stop.reason is Reason.NO_OP_RULE:
         return f"not proven for {generator} at node {stop.step.path}: no rule for {stop.step.kind!r}"
-    if stop.reason == "untraceable":
-        return f"not proven for {generator}: the module could not be traced ({stop.step.path})"
-    if stop.reason == "not_traced":
+    if stop.reason is Reason.NOT_TRACED:
         return f"not proven for {generator}: the tracer does not follow {stop.step.path}"
-    if stop.reason == "output_moves_otherwise":
+    if stop.reason is Reason.OUTPUT_MOVES_OTHERWISE:
         return f"not proven for {generator}: {stop.step.kind if stop.step.kind != 'output' else stop.step.path}"
-    if stop.reason in ("asks_value", "state", "path", "budget", "random", "condition_graph"):
+    if stop.reason.is_worded_by_the_walk:
         return f"not proven for {generator}: {stop.step.kind}"   # said in full where the walk stopped
     if stop.condition is None:
         return f"not proven for {generator} at {stop.step.path}: {stop.step.kind}"
