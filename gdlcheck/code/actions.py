@@ -86,8 +86,8 @@ class Motion(Enum):
 
     @property
     def moves_each_axis(self) -> bool:
-        """Each of its axes moves by the permutation on its own (``P W P^T``), rather than the
-        axes being one row-major grid index of the points."""
+        """Each of its axes moves by the permutation on its own (``P W P^T``: pairs), rather than
+        its axes being one row-major grid index of the points (points); it takes axes."""
         return self is Motion.PAIRS
 
     @property

@@ -261,7 +261,7 @@ def _wanted(action, signature, nd: int, s, shape: tuple):
     """The permutation the check expects on each axis of an output."""
     want = [None] * nd
     kind = action.kind
-    if kind.takes_axes and kind.moves_each_axis:   # pairs: each axis by s
+    if kind.moves_each_axis:   # pairs: each axis by s
         for ax in action.resolved_axes(signature.points_axes):
             want[ax % nd] = s
     elif kind.takes_axes:   # points: the axes together are one index of the points

@@ -229,7 +229,7 @@ class Signature:
     def _resolve_output(self, action: Action, Y: np.ndarray, where: str, label: str) -> Action:
         name = f"output{where}" if where else "the output"
         kind = action.kind
-        if kind.takes_axes and kind.moves_each_axis:   # pairs: each axis is the n points
+        if kind.moves_each_axis:   # pairs: each axis is the n points
             axes = action.resolved_axes(self.points_axes)
             if Y.ndim < 2:
                 raise CallableError(f"{name} is {_shape_text(Y.shape)}: {kind} needs two axes of n = {self.n}",
