@@ -25,7 +25,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from gdlcheck import derivation, results
+from gdlcheck import derivation
 from gdlcheck.code import graphs, torch_bridge
 from gdlcheck.code.actions import as_axes, edges, fixed, graph, points, unchanged
 from gdlcheck.code.culprit import find_culprit
@@ -42,18 +42,24 @@ from gdlcheck.code.loading import (
     points_axes,
 )
 from gdlcheck.code.user_code import CallableLayer
+from gdlcheck.derivation import Derived, Projected
 from gdlcheck.errors import CallableError, GdlcheckError, GroupError, LimitError, SpecError, param
 from gdlcheck.groups import FAMILIES, PermGroup, build_group, find_family
 from gdlcheck.inputs.matrices import as_matrix, check_square, load_matrix
 from gdlcheck.inputs.spec import dump_yaml, is_spec_text
 from gdlcheck.inputs.weights import is_weights_file
-from gdlcheck.inspection import inspect_layer
+from gdlcheck.inspection import Inspected, inspect_layer
 from gdlcheck.layers import Fact
-from gdlcheck.results import Derived, Found, Inspected, Projected, TensorChecked, Verified
+from gdlcheck.output.present import register_presenters
 from gdlcheck.sources import GroupOptions, layer_points, matrix_job, resolve, resolve_layer
+from gdlcheck.symmetries import Found
 from gdlcheck.symmetries import find_symmetries as _find_symmetries
 from gdlcheck.tolerances import DEFAULT_TOL, FLOAT32_LEVEL, ROUNDING, TOL
-from gdlcheck.verification import FAILS, METHODS, Options, random_code, verify_layer
+from gdlcheck.verification import FAILS, METHODS, Options, Verified, random_code, verify_layer
+from gdlcheck.verification.result import TensorChecked
+
+# the results returned here show themselves (to_json(), report(), plot()) through gdlcheck.output
+register_presenters()
 
 __all__ = ["group", "derive", "verify", "verify_callable", "verify_weights", "is_weights_file", "project", "inspect",
            "find_symmetries", "Derived",
@@ -161,8 +167,8 @@ def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in:
                          ("channels_out", channels_out)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise LimitError(f"{param(label)} must be an integer, got {value!r}")
-    return Derived(derivation.derive(group, in_order=int(in_order), out_order=int(out_order),
-                                     channels_in=int(channels_in), channels_out=int(channels_out)))
+    return derivation.derive(group, in_order=int(in_order), out_order=int(out_order),
+                             channels_in=int(channels_in), channels_out=int(channels_out))
 
 
 def project(matrix, group=None, *, n: int | None = None, shape=None, generators=None, graph=None) -> Projected:
@@ -282,7 +288,7 @@ def _run(job, label, expect, method, tol, trials, seed) -> Verified:
     except GdlcheckError as err:
         raise err.located(file=label) from None
     # a matrix input is kept for result.plot()
-    return results.verified(result, matrix=job.layer.W if job.kind == "matrix" else None, tol=options.tol)
+    return replace(result, _matrix=job.layer.W if job.kind == "matrix" else None, _tol=options.tol)
 
 
 def verify_weights(path, group=None, *, n: int | None = None, shape=None, generators=None, graph=None,
@@ -464,7 +470,7 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
     if sig.segments is not None and notes and notes[-1].what == "moves":
         notes[-1] = Fact("moves", {"text": sig.describe()})  # now with the outputs' resolved axes
     result.notes = notes + result.notes
-    return results.verified(result)
+    return result
 
 
 def _rounding(layer, dtype: str) -> dict:
@@ -633,7 +639,7 @@ def inspect(spec, n: int | None = None, seed: int | None = None, allow_paths=())
         result = inspect_layer(job.layer, points, job.channels, input=path, kind=job.kind, seed=_seed(seed, job))
     except GdlcheckError as err:
         raise err.located(file=path) from None
-    return results.inspected(result)
+    return result
 
 
 def find_symmetries(matrix, tol: float = TOL, progress=None) -> Found:
@@ -643,7 +649,7 @@ def find_symmetries(matrix, tol: float = TOL, progress=None) -> Found:
     W = check_square(load_matrix(label), file=label) if label != "<matrix>" else as_matrix(matrix)
     if W.dtype == object:
         raise GdlcheckError("symmetries needs numbers, not symbols", file=label)
-    return results.found(_find_symmetries(W, tol=float(tol), progress=progress))
+    return _find_symmetries(W, tol=float(tol), progress=progress)
 
 
 # --------------------------------------------------------------------------- for pictures and completion
