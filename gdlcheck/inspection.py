@@ -134,8 +134,8 @@ def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind
         notes.append(Fact("softmax_stochastic"))
     shown_kind = kind or layer.kind
     return Inspected(input=input, kind=shown_kind, depends_on=layer.depends_on, properties=props,
-                      measured=node.kind, shape=tuple(first[0].shape), samples=samples, notes=notes,
-                      heads=len(first))
+                     measured=node.kind, shape=tuple(first[0].shape), samples=samples, notes=notes,
+                     heads=len(first))
 
 
 def _input_of(node: Layer, target: Layer | None, X: np.ndarray, A) -> np.ndarray | None:

@@ -65,14 +65,14 @@ def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Found:
         # its diagonal colour, itself -- only the identity commutes (no n x n labels needed)
         group = PermGroup("symmetries", W.shape[0], (), order_formula=1)
         return Found(group=group, colours=int(cluster[-1]) + 1, contains=_without_generators(W.shape[0]),
-                          tol=tol, **ties)
+                     tol=tol, **ties)
     C = colour_classes(W, tol, classes=(uniq, cluster))
     gens, order = coloured_automorphisms(C, progress=progress)
     if progress:
         progress("the catalogue groups inside")
     group = PermGroup("symmetries", C.shape[0], tuple(gens), order_formula=order, graph=C)
     return Found(group=group, colours=int(C.max()) + 1 if C.size else 0, contains=contained_groups(C), tol=tol,
-                      **ties)
+                 **ties)
 
 
 def _near_ties(uniq: np.ndarray, cluster: np.ndarray, tol: float) -> dict:

@@ -54,7 +54,7 @@ def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in:
         else:
             form, formula = "orbit basis", _tensor_formula(in_order, out_order)
         d = Derived(group=group, in_order=in_order, out_order=out_order, dimension=dim, form=form,
-                       formula=formula, name_of=lambda k: f"w_{k}", _pattern=pattern)
+                    formula=formula, name_of=lambda k: f"w_{k}", _pattern=pattern)
     d.channels_in, d.channels_out = channels_in, channels_out
     return d
 

@@ -89,9 +89,9 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     constraints, unsatisfiable = solve_constraints(equations) if equations and not passed else ([], False)
     diagnosis = diagnose(layer, group, expect, channels, options, checks, proof) if verdict == FAILS else None
     return Verified(input=input, kind=kind or layer.kind, group=group, expect=expect, passed=passed,
-                        verdict=verdict, checks=checks, constraints=constraints, unsatisfiable=unsatisfiable,
-                        name=name, notes=notes, diagnosis=diagnosis, proof=proof,
-                        culprit=_culprit(proof, checks) if verdict == FAILS else None)
+                    verdict=verdict, checks=checks, constraints=constraints, unsatisfiable=unsatisfiable,
+                    name=name, notes=notes, diagnosis=diagnosis, proof=proof,
+                    culprit=_culprit(proof, checks) if verdict == FAILS else None)
 
 
 def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof | None):
