@@ -16,15 +16,17 @@ from gdlcheck.errors import LimitError
 from gdlcheck.layers import Attention, Composite, Fact, Layer, Residual, Sequential
 from gdlcheck.layers.base import DEPENDS_ORDER
 from gdlcheck.limits import MAX_SPEC_ENTRIES
+from gdlcheck.shown import Shown
 from gdlcheck.tolerances import APPROX_SPARSE_RATIO, ROW_SUM_TOL, SAME_TOL
 
 PROPERTIES = ("static", "square", "sparse", "approximately_sparse", "symmetric", "row_stochastic", "nonnegative")
 INSPECT_SAMPLES = 8
 
 
-@dataclass
-class Inspection:
-    """The layer in the unified form ``Y = G(X, A) V(X)`` and the properties of G."""
+@dataclass(repr=False)
+class Inspected(Shown):
+    """The layer in the unified form ``Y = G(X, A) V(X)`` and the properties of G
+    (:func:`gdlcheck.inspect`); ``to_json()`` is the ``inspect --format json`` object."""
 
     input: str
     kind: str
@@ -35,6 +37,9 @@ class Inspection:
     samples: int = INSPECT_SAMPLES
     notes: list[Fact] = field(default_factory=list)
     heads: int = 1
+
+    def __repr__(self) -> str:
+        return f"<Inspected {self.input}: G depends on {self.depends_on}>"
 
 
 def _aggregating(layer: Layer) -> Layer | None:
@@ -70,7 +75,7 @@ class _Identity(Layer):
 
 
 def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind: str | None = None,
-                  seed: int = 0, samples: int = INSPECT_SAMPLES) -> Inspection:
+                  seed: int = 0, samples: int = INSPECT_SAMPLES) -> Inspected:
     """Measure G on ``samples`` seeded inputs (the graph held fixed).
 
     A property holds when it holds on every sample; sparse and approximately sparse count
@@ -128,9 +133,9 @@ def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind
     if isinstance(node, Attention) and node.weights == "softmax":
         notes.append(Fact("softmax_stochastic"))
     shown_kind = kind or layer.kind
-    return Inspection(input=input, kind=shown_kind, depends_on=layer.depends_on, properties=props,
-                      measured=node.kind, shape=tuple(first[0].shape), samples=samples, notes=notes,
-                      heads=len(first))
+    return Inspected(input=input, kind=shown_kind, depends_on=layer.depends_on, properties=props,
+                     measured=node.kind, shape=tuple(first[0].shape), samples=samples, notes=notes,
+                     heads=len(first))
 
 
 def _input_of(node: Layer, target: Layer | None, X: np.ndarray, A) -> np.ndarray | None:

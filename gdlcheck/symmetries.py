@@ -18,12 +18,14 @@ from gdlcheck.groups import FAMILIES, PermGroup, fixes, grid_shape
 from gdlcheck.groups.automorphisms import coloured_automorphisms
 from gdlcheck.groups.catalogue import make
 from gdlcheck.groups.colours import colour_classes, value_classes
+from gdlcheck.shown import Shown, presenter_of
 from gdlcheck.tolerances import TOL
 
 
-@dataclass
-class Symmetries:
-    """What ``gdlcheck symmetries`` finds: the group of ``W`` and the catalogue groups inside it."""
+@dataclass(repr=False)
+class Found(Shown):
+    """What ``gdlcheck symmetries`` finds (:func:`gdlcheck.find_symmetries`): the group of ``W``
+    and the catalogue groups inside it."""
 
     group: PermGroup
     colours: int                  # colour classes of the entries
@@ -34,8 +36,15 @@ class Symmetries:
     near_ties: int = 0
     near_tie: tuple[float, float] | None = None
 
+    def to_json(self, input: str = "<matrix>") -> dict:
+        """The ``symmetries --format json`` object (``input``: the matrix's name)."""
+        return presenter_of(self).json(self, input)
 
-def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Symmetries:
+    def __repr__(self) -> str:
+        return f"<Found {self.group.describe()}, order {self.group.order_text}>"
+
+
+def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Found:
     """The permutations ``sigma`` with ``W[sigma(i), sigma(j)] == W[i, j]`` (within ``tol`` times
     the largest entry), as a group, and the catalogue groups it contains.
 
@@ -55,15 +64,15 @@ def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Symmetrie
         # every diagonal entry a colour of its own: sigma must map each point to the one point with
         # its diagonal colour, itself -- only the identity commutes (no n x n labels needed)
         group = PermGroup("symmetries", W.shape[0], (), order_formula=1)
-        return Symmetries(group=group, colours=int(cluster[-1]) + 1, contains=_without_generators(W.shape[0]),
-                          tol=tol, **ties)
+        return Found(group=group, colours=int(cluster[-1]) + 1, contains=_without_generators(W.shape[0]),
+                     tol=tol, **ties)
     C = colour_classes(W, tol, classes=(uniq, cluster))
     gens, order = coloured_automorphisms(C, progress=progress)
     if progress:
         progress("the catalogue groups inside")
     group = PermGroup("symmetries", C.shape[0], tuple(gens), order_formula=order, graph=C)
-    return Symmetries(group=group, colours=int(C.max()) + 1 if C.size else 0, contains=contained_groups(C), tol=tol,
-                      **ties)
+    return Found(group=group, colours=int(C.max()) + 1 if C.size else 0, contains=contained_groups(C), tol=tol,
+                 **ties)
 
 
 def _near_ties(uniq: np.ndarray, cluster: np.ndarray, tol: float) -> dict:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from gdlcheck.api import verify_callable
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.output.words import failure_lines
-from gdlcheck.results import Verified
+from gdlcheck.verification import Verified
 
 __all__ = ["assert_equivariant", "failure_lines"]
 

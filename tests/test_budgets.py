@@ -317,10 +317,10 @@ def test_output_size_is_a_budget(run, monkeypatch, args, fragment):
 
 def test_a_derivations_sympy_matrix_is_a_budget(monkeypatch):
     import gdlcheck
-    from gdlcheck import results
+    from gdlcheck.derivation import sharing
     from gdlcheck.errors import LimitError
 
-    forbid(monkeypatch, results, "parse_expr", "building the sympy entries")
+    forbid(monkeypatch, sharing, "parse_expr", "building the sympy entries")
     d = gdlcheck.derive(gdlcheck.group("cyclic", n=257))
     with pytest.raises(LimitError, match="a 257 x 257 sympy matrix has 66049 entries, over the limit of 65536"):
         _ = d.matrix

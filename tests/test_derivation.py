@@ -71,7 +71,7 @@ def test_every_basis_element_commutes_with_every_generator(case):
     n, gens = case
     g = groups.from_generators(n, [list(p) for p in gens])
     d = derive(g)
-    for B in d.basis():
+    for B in d.basis:
         for s in g.gens:
             P = groups.perm_matrix(s)
             np.testing.assert_array_equal(P @ B, B @ P)

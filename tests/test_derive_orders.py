@@ -47,7 +47,7 @@ def test_partitions_name_the_basis_elements():
 ])
 def test_every_basis_element_commutes_with_the_generators(g, in_order, out_order):
     d = derive(g, in_order, out_order)
-    B = d.basis()
+    B = d.basis
     assert B.shape == (d.dimension,) + (g.n,) * (in_order + out_order)
     assert np.array_equal(B.sum(axis=0), np.ones(B.shape[1:], dtype=B.dtype))  # a partition of the cells
     for element in B:

@@ -50,7 +50,7 @@ def test_colours_are_a_function_of_the_orbit_only():
 
 
 def test_derive_picture_draws_every_cell_of_the_pattern():
-    d = gdlcheck.derive(gdlcheck.group("cyclic", n=6)).derivation
+    d = gdlcheck.derive(gdlcheck.group("cyclic", n=6))
     pic = plot.derive_picture(d)
     (panel,) = pic.panels
     i, j = np.indices((6, 6))
@@ -59,7 +59,7 @@ def test_derive_picture_draws_every_cell_of_the_pattern():
 
 
 def test_grid_groups_also_draw_the_kernel_offsets_centred_on_zero():
-    d = gdlcheck.derive(gdlcheck.group("p4", shape="5x5")).derivation
+    d = gdlcheck.derive(gdlcheck.group("p4", shape="5x5"))
     heat, offsets = plot.derive_picture(d).panels
     assert np.array_equal(heat.data, d.pattern)
     assert offsets.data.shape == (5, 5) and offsets.origin == (-2, -2)
@@ -76,7 +76,7 @@ def test_grid_groups_also_draw_the_kernel_offsets_centred_on_zero():
 
 def test_a_large_closed_form_is_drawn_by_blocks_without_its_pattern():
     n = 5000
-    d = gdlcheck.derive(gdlcheck.group("cyclic", n=n)).derivation
+    d = gdlcheck.derive(gdlcheck.group("cyclic", n=n))
     (panel,) = plot.derive_picture(d).panels
     step = panel.step
     assert step == 5 and panel.data.shape == (1000, 1000) and "every 5th row and column" in panel.title
@@ -86,7 +86,7 @@ def test_a_large_closed_form_is_drawn_by_blocks_without_its_pattern():
 
 
 def test_higher_orders_draw_the_matrix_of_the_map():
-    d = gdlcheck.derive(gdlcheck.group("symmetric", n=3), in_order=2, out_order=2).derivation
+    d = gdlcheck.derive(gdlcheck.group("symmetric", n=3), in_order=2, out_order=2)
     (panel,) = plot.derive_picture(d).panels
     assert np.array_equal(panel.data, d.pattern.reshape(9, 9))
 
@@ -157,19 +157,19 @@ def test_the_colour_bar_marks_the_tolerance_and_the_counterexample_is_ringed():
 
 
 def test_a_large_circulant_is_drawn_on_a_cyclic_map_over_its_offset():
-    d = gdlcheck.derive(gdlcheck.group("cyclic", n=200)).derivation
+    d = gdlcheck.derive(gdlcheck.group("cyclic", n=200))
     (panel,) = plot.derive_picture(d).panels
     assert panel.cmap == "twilight" and panel.colorbar == "offset (i - j) mod n" and panel.vmax == 199
     i = np.arange(200)
     assert np.array_equal(panel.data, (i[:, None] - i[None, :]) % 200)
-    many = plot.derive_picture(gdlcheck.derive(gdlcheck.group("dihedral", n=64)).derivation).panels[0]
+    many = plot.derive_picture(gdlcheck.derive(gdlcheck.group("dihedral", n=64))).panels[0]
     assert many.cmap == "turbo" and many.colorbar == "orbit"   # one pass through the hues, no repeats
-    few = plot.derive_picture(gdlcheck.derive(gdlcheck.group("cyclic", n=12)).derivation).panels[0]
+    few = plot.derive_picture(gdlcheck.derive(gdlcheck.group("cyclic", n=12))).panels[0]
     assert few.cmap is None   # Kelly's distinct colours
 
 
 def test_a_2_to_2_pattern_gets_tuple_ticks_block_lines_and_partitions_in_its_legend():
-    d = gdlcheck.derive(gdlcheck.group("symmetric", n=4), in_order=2, out_order=2).derivation
+    d = gdlcheck.derive(gdlcheck.group("symmetric", n=4), in_order=2, out_order=2)
     pic = plot.derive_picture(d)
     (panel,) = pic.panels
     assert panel.grid == 4 and panel.ticks == [(0, "(0, 0)"), (4, "(1, 0)"), (8, "(2, 0)"), (12, "(3, 0)")]
@@ -187,7 +187,7 @@ def test_the_note_sits_below_the_axes_labels_and_titles_fit_the_figure():
         FigureCanvasAgg(fig).draw()
         return fig, fig.canvas.get_renderer()
 
-    d = gdlcheck.derive(gdlcheck.group("cyclic", n=64)).derivation
+    d = gdlcheck.derive(gdlcheck.group("cyclic", n=64))
     fig, renderer = drawn(plot.derive_picture(d))
     note = fig._supxlabel.get_window_extent(renderer)
     label = fig.axes[0].xaxis.label.get_window_extent(renderer)
@@ -306,7 +306,7 @@ def test_project_and_symmetries_plot(run, tmp_path):
 def test_symmetries_picture_colours_the_orbits_of_the_group_found():
     W = np.loadtxt(SAMPLES / "petersen.csv", delimiter=",", comments="#")
     found = gdlcheck.find_symmetries(W)
-    orbits = gdlcheck.derive(found.group).derivation
+    orbits = gdlcheck.derive(found.group)
     values, colouring = plot.symmetries_picture("petersen.csv", W, found, orbits).panels
     assert np.array_equal(values.data, W) and np.array_equal(colouring.data, orbits.pattern)
     assert orbits.dimension == 3  # self, neighbour, non-neighbour

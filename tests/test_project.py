@@ -31,7 +31,7 @@ def test_projection_is_idempotent_orthogonal_and_the_group_average(g):
     W = np.random.default_rng(0).normal(size=(g.n, g.n))
     P, dist = project(W, g)
     assert np.allclose(project(P, g)[0], P) and project(P, g)[1] < 1e-12
-    B = derive(g).basis().astype(float)
+    B = derive(g).basis.astype(float)
     assert np.allclose(np.einsum("kij,ij->k", B, W - P), 0)
     assert np.allclose(P, group_average(W, g))
     assert dist == pytest.approx(np.linalg.norm(W - P) / np.linalg.norm(W))

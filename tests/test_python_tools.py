@@ -46,7 +46,7 @@ def test_mypy_reveals_the_types_of_the_api(tmp_path):
                           str(snippet)], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
     revealed = [t.removeprefix("builtins.") for t in re.findall(r'Revealed type is "(.*?)"', out.stdout)]
     assert revealed == ["int", "bool", "float", "str",
-                        "gdlcheck.results.Verified"], out.stdout + out.stderr
+                        "gdlcheck.verification.result.Verified"], out.stdout + out.stderr
     # and a typo is caught, which an Any would let through
     assert '"Verified" has no attribute "pased"' in out.stdout, out.stdout
 

@@ -115,20 +115,20 @@ def test_no_check_at_all_is_inconclusive():
 def test_random_code_that_fails_is_inconclusive_with_the_randomness_as_its_note():
     from gdlcheck.groups import cyclic
     from gdlcheck.layers import Fact
-    from gdlcheck.verification.result import VerifyResult
+    from gdlcheck.verification.result import Verified
     from gdlcheck.verification.verdict import random_code
 
     checks = [numeric(False, error=0.5)]
     v, passed, notes = verdict(checks, exact_applies=False)
-    failed = VerifyResult(input="f", kind="callable", group=cyclic(3), expect="equivariant", passed=passed,
-                          verdict=v, checks=checks, notes=notes, diagnosis=[Fact("law_holds")])
+    failed = Verified(input="f", kind="callable", group=cyclic(3), expect="equivariant", passed=passed,
+                      verdict=v, checks=checks, notes=notes, diagnosis=[Fact("law_holds")])
     randomness = Fact("random", {"relative": 0.3})
     judged = random_code(failed, randomness)
     assert (judged.verdict, judged.passed, judged.notes, judged.diagnosis) == ("inconclusive", False, [randomness], None)
     assert judged.checks == checks and failed.verdict == "fails"     # the checks stand; a new result
     # a verdict that is not a failure is the code's own: randomness does not overrule it
-    held = VerifyResult(input="f", kind="callable", group=cyclic(3), expect="equivariant", passed=True,
-                        verdict="holds_numerically", checks=[numeric(True)])
+    held = Verified(input="f", kind="callable", group=cyclic(3), expect="equivariant", passed=True,
+                    verdict="holds_numerically", checks=[numeric(True)])
     assert random_code(held, randomness) is held
 
 

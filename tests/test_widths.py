@@ -141,7 +141,7 @@ def test_inconclusive_says_what_could_not_be_decided(width):
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("make", [
-    lambda: render.render_derive(gdlcheck.derive(gdlcheck.group("p4", shape="5x5")).derivation),
+    lambda: render.render_derive(gdlcheck.derive(gdlcheck.group("p4", shape="5x5"))),
     lambda: render.render_inspect(api.inspect(SAMPLES / "attention.yaml")),
     lambda: render.render_catalogue(),
     lambda: render.render_kinds(api.kinds()),

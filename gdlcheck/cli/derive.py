@@ -71,10 +71,9 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
     check_svg(svg)
     check_plot(plot)
     g = build_group(make_group_options(group, n, shape, generators, graph), "derive")
-    d = api.derive(g, in_order=in_order, out_order=out_order, channels_in=channels_in,
-                   channels_out=channels_out).derivation
+    d = api.derive(g, in_order=in_order, out_order=out_order, channels_in=channels_in, channels_out=channels_out)
     if fmt == "npy":
-        write_npy(d.basis(), output)
+        write_npy(d.basis, output)
     elif fmt == "text":
         from gdlcheck.output.render import render_derive
 

@@ -65,5 +65,5 @@ def command(matrix, tol, fmt, plot):
     if plot:
         from gdlcheck.output.plot import symmetries_picture
 
-        orbits = api.derive(found.group).derivation
+        orbits = api.derive(found.group)
         save_plot(symmetries_picture(matrix, source, found, orbits), plot)

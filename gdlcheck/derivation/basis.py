@@ -11,13 +11,13 @@ from __future__ import annotations
 from gdlcheck.derivation.cells import check_cells
 from gdlcheck.derivation.closed_forms import _tensor_formula, closed_form
 from gdlcheck.derivation.orbitals import tuple_orbits
-from gdlcheck.derivation.sharing import Derivation
+from gdlcheck.derivation.sharing import Derived
 from gdlcheck.errors import LimitError, param
 from gdlcheck.groups import PermGroup
 
 
 def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in: int = 1,
-           channels_out: int = 1) -> Derivation:
+           channels_out: int = 1) -> Derived:
     """Derive the equivariant linear maps of ``group`` from order ``in_order`` to ``out_order``.
 
     Parameters
@@ -53,8 +53,8 @@ def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in:
                        "y = sum over point orbits k of w_k * sum of x[j1] over j1 in orbit k")
         else:
             form, formula = "orbit basis", _tensor_formula(in_order, out_order)
-        d = Derivation(group=group, in_order=in_order, out_order=out_order, dimension=dim, form=form,
-                       formula=formula, name_of=lambda k: f"w_{k}", _pattern=pattern)
+        d = Derived(group=group, in_order=in_order, out_order=out_order, dimension=dim, form=form,
+                    formula=formula, name_of=lambda k: f"w_{k}", _pattern=pattern)
     d.channels_in, d.channels_out = channels_in, channels_out
     return d
 

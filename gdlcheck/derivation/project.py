@@ -1,6 +1,9 @@
-"""``project``: the nearest equivariant matrix, by orbit averages."""
+"""``project``: the nearest equivariant matrix, by orbit averages; ``Projected``, what
+:func:`gdlcheck.project` returns (its JSON and report through :mod:`gdlcheck.shown`)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -8,6 +11,25 @@ from gdlcheck.derivation.basis import derive
 from gdlcheck.errors import GroupError
 from gdlcheck.groups import PermGroup
 from gdlcheck.scale import exponent, frobenius_ratio, scaled
+from gdlcheck.shown import Shown, presenter_of
+
+
+@dataclass(repr=False)
+class Projected(Shown):
+    """The nearest equivariant matrix ``matrix`` (orbit averages), the relative Frobenius
+    distance ``|W - P| / |W|`` of the input to it, and the group."""
+
+    matrix: np.ndarray
+    distance: float
+    group: PermGroup
+
+    def to_json(self, input: str = "<matrix>") -> dict:
+        """The ``project --format json`` object (``input``: the matrix's name)."""
+        return presenter_of(self).json(self, input)
+
+    def __repr__(self) -> str:
+        n = self.matrix.shape[0]
+        return f"<Projected {n} x {n} onto {self.group.describe()}: relative distance {self.distance:.3g}>"
 
 
 def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:

@@ -1,4 +1,5 @@
-"""``Derivation``: the equivariant maps of one group between two tensor orders, as data.
+"""``Derived``: the equivariant maps of one group between two tensor orders, as data; what
+:func:`gdlcheck.derive` returns (its JSON, report and picture through :mod:`gdlcheck.shown`).
 
 Its ``pattern`` (the orbit of each index cell) is built on first use, so a closed form is
 named and printed without it.  Pattern numbering: cyclic, dihedral and translations use the
@@ -16,18 +17,45 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gdlcheck.derivation.cells import MAX_BASIS_ENTRIES, check_cells, check_count, full_labels, orbit_labels
-from gdlcheck.errors import LimitError
+from gdlcheck.errors import GdlcheckError, LimitError
 from gdlcheck.groups import PermGroup
+from gdlcheck.inputs.expr import parse_expr
 from gdlcheck.limits import MAX_JSON_CELLS, MAX_JSON_PATTERN_CELLS
+from gdlcheck.shown import Shown, presenter_of
+
+# The sympy matrix of a derivation is built entry by entry: keep it for readable sizes.
+MAX_SYMPY_MATRIX_ENTRIES = 1 << 16
 
 
-@dataclass
-class Derivation:
-    """The equivariant maps of one group between two tensor orders.
+@dataclass(repr=False)
+class Derived(Shown):
+    """The equivariant linear maps of a group between two tensor orders (:func:`gdlcheck.derive`).
 
     ``pattern`` (int32, shape ``(n,) * (out_order + in_order)``, output indices first) holds
     the orbit index of each cell.  It is built on first use: closed forms give ``label`` (a
     function of broadcastable index arrays), so a form can be shown without it.
+
+    Attributes
+    ----------
+    dimension : int
+        the number of orbits: basis elements of the one-channel map.
+    form : str
+        the form's name (``"circulant"``, ``"alpha*I + beta*11^T"``, ``"orbit basis"`` ...).
+    formula : str
+        e.g. ``"W[i, j] = theta_((i - j) mod n)"``.
+    parameters : list[str]
+        the parameter of each orbit, ``parameters[k]`` for orbit ``k``.
+    pattern : numpy.ndarray
+        int, shape ``(n,) * (out_order + in_order)`` (output indices first): the orbit of each entry.
+    basis : numpy.ndarray
+        int8 0/1, shape ``(dimension,) + pattern.shape``.
+    matrix : sympy.Matrix
+        ``n x n`` symbolic matrix (order 1 -> 1 only), ``matrix[i, j]`` is orbit ``pattern[i, j]``'s entry.
+    free_parameters : int
+        ``dimension * channels_in * channels_out``.
+
+    ``to_json()`` is the ``derive --format json`` object (DESIGN.md section 6), ``report()``
+    the text report, ``plot()`` the ``derive --plot`` picture.
     """
 
     group: PermGroup
@@ -112,6 +140,7 @@ class Derivation:
     def orbit_sizes(self) -> np.ndarray:
         return np.bincount(self.pattern.ravel(), minlength=self.dimension)
 
+    @property
     def basis(self) -> np.ndarray:
         """The basis array: ``dimension x (out shape) x (in shape)``, 0/1 entries (int8)."""
         total = self.dimension * self.cells
@@ -125,3 +154,36 @@ class Derivation:
         out = np.zeros((self.dimension, flat.size), dtype=np.int8)
         out[flat, np.arange(flat.size)] = 1
         return out.reshape((self.dimension,) + self.pattern.shape)
+
+    @property
+    def matrix(self):
+        """The ``n x n`` sympy Matrix of the form (order 1 -> 1), e.g. ``theta_((i - j) mod n)``.
+
+        Raises
+        ------
+        GdlcheckError
+            for other orders; LimitError past 65536 entries (use ``pattern``).
+        """
+        if (self.out_order, self.in_order) != (1, 1):
+            raise GdlcheckError(f"matrix is the order 1 -> 1 form; this derivation is order {self.in_order} -> "
+                                f"{self.out_order}: use pattern or basis")
+        n = self.n
+        if n * n > MAX_SYMPY_MATRIX_ENTRIES:
+            raise LimitError(f"a {n} x {n} sympy matrix has {n * n} entries, over the limit of "
+                             f"{MAX_SYMPY_MATRIX_ENTRIES}; use pattern and parameters")
+        import sympy
+
+        # The entry names are gdlcheck's own ("theta_3", "alpha + beta"), parsed by the
+        # whitelisting parser rather than sympify.
+        entries = [parse_expr(e) for e in self.entry_names()]
+        pattern = self.pattern
+        return sympy.Matrix(n, n, lambda i, j: entries[int(pattern[i, j])])
+
+    def plot(self):
+        """The ``derive --plot`` picture (the sharing pattern coloured by orbit, and for a 2-D grid
+        group the map of kernel offsets) as a matplotlib ``Figure``."""
+        return presenter_of(self).figure(self)
+
+    def __repr__(self) -> str:
+        return (f"<Derived {self.group.describe()} order {self.in_order} -> {self.out_order}: {self.form}, "
+                f"dimension {self.dimension}>")

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from gdlcheck.derivation import Derivation
+from gdlcheck.derivation import Derived
 from gdlcheck.derivation.closed_forms import partition_name
 from gdlcheck.groups import cycle_string
 
@@ -41,7 +41,7 @@ def latex_matrix(matrix: list[list[str]]) -> str:
     return "\\begin{bmatrix}\n" + "\n".join(rows) + "\n\\end{bmatrix}\n"
 
 
-def latex_form(d: Derivation, limit: int = 32) -> str:
+def latex_form(d: Derived, limit: int = 32) -> str:
     """A ``bmatrix`` of the 1 -> 1 form; past ``limit`` rows the middle is elided with dots."""
     n = d.n
     if n <= limit:
@@ -73,7 +73,7 @@ def partition_meaning(rgs: tuple[int, ...], out_order: int) -> str:
 
 
 
-def explain(d: Derivation) -> list[str]:
+def explain(d: Derived) -> list[str]:
     """The derivation as the texts' proofs write it: each generator's constraint, then the orbits."""
     n, m = d.n, d.order
     tensor = "W" if (d.in_order, d.out_order) == (1, 1) else "T"
@@ -107,7 +107,7 @@ def explain(d: Derivation) -> list[str]:
     return lines
 
 
-def _slot_names(d: Derivation) -> list[str]:
+def _slot_names(d: Derived) -> list[str]:
     if (d.in_order, d.out_order) == (1, 1):
         return ["i", "j"]
     return [f"i{t + 1}" for t in range(d.out_order)] + [f"j{t + 1}" for t in range(d.in_order)]
@@ -124,7 +124,7 @@ def _constraint_text(d, k: int, slots: list[str]) -> str:
     return (matrix if fields["T"] == "W" else tensor).format(**fields)
 
 
-def _conclusion(d: Derivation) -> list[str]:
+def _conclusion(d: Derived) -> list[str]:
     one = (d.in_order, d.out_order) == (1, 1)
     if d.partitions is not None and d.n > 1:
         if one:
@@ -139,7 +139,7 @@ def _conclusion(d: Derivation) -> list[str]:
     return []
 
 
-def _orbit_lines(d: Derivation, shown: int = 6, per_orbit: int = 6) -> list[str]:
+def _orbit_lines(d: Derived, shown: int = 6, per_orbit: int = 6) -> list[str]:
     if d.partitions is not None and d.order > 2:
         lines = ["The orbits (basis elements):"]
         rgs_all = d.blocks

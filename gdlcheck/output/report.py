@@ -24,7 +24,7 @@ from gdlcheck.output.words import (
     json_float,
     undecided_lines,
 )
-from gdlcheck.verification.result import Check, VerifyResult
+from gdlcheck.verification.result import Check, TensorChecked, Verified
 
 SCHEMA_VERSION = 1
 
@@ -70,7 +70,7 @@ def check_json(c: Check) -> dict:
     return out
 
 
-def verify_json(result: VerifyResult, hints=()) -> dict:
+def verify_json(result: Verified, hints=()) -> dict:
     """``gdlcheck verify --format json``: one object per input (``hints``: sentences that save a round
     trip, e.g. a near miss; the key is there only when there are some)."""
     out = {
@@ -106,6 +106,22 @@ def verify_json(result: VerifyResult, hints=()) -> dict:
 def error_json(input_name: str, message: str) -> dict:
     return {"schema_version": SCHEMA_VERSION, "input": input_name, "passed": False, "verdict": "error",
             "error": message}
+
+
+def tensor_json(checked: TensorChecked, message: str | None = None) -> dict:
+    """``verify FILE --format json`` for one tensor of a weights file: ``verify``'s object with
+    ``"input"`` the file, ``"tensor"`` its name, ``"shape"`` and ``"relative_distance"``; an
+    error's object for one that could not be checked (``message``: the error as the caller words it)."""
+    if checked.result is None:
+        out = error_json(checked.input, message or str(checked.error))
+    else:
+        out = verify_json(checked.result)
+        out["input"] = checked.input
+    out = {**{k: out[k] for k in ("schema_version", "input")}, "tensor": checked.name,
+           "shape": list(checked.shape), **out}
+    if checked.result is not None:
+        out["relative_distance"] = json_float(checked.distance)   # project's key
+    return out
 
 
 def check_output_cells(cells: int, fmt: str, what: str) -> None:

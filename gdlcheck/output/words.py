@@ -11,7 +11,7 @@ from gdlcheck.layers import Fact
 from gdlcheck.limits import MAX_SIMPLIFY_OPS, SYMBOLIC_GUARD_SECONDS
 from gdlcheck.output.proof import stop_text
 from gdlcheck.text import safe_str, shorten
-from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, VerifyResult, WeightWitness
+from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, Verified, WeightWitness
 
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
 DETAILS = {
@@ -270,12 +270,12 @@ def code_culprit_json(c: dict) -> dict:
 # --------------------------------------------------------------------------- a result's lines
 
 
-def constraint_lines(result: VerifyResult) -> list[str]:
+def constraint_lines(result: Verified) -> list[str]:
     """The solved constraints, and that none exist when no values of the symbols make it hold."""
     return list(result.constraints) + ([UNSATISFIABLE] if result.unsatisfiable else [])
 
 
-def failure_lines(result: VerifyResult) -> list[str]:
+def failure_lines(result: Verified) -> list[str]:
     """What was expected, then generator, error and seed per failing check (``assert_equivariant``)."""
     g = result.group
     lines = [f"{result.input} is not {result.expect} under {g.describe()} (verdict {result.verdict}):"]
@@ -310,7 +310,7 @@ def failure_lines(result: VerifyResult) -> list[str]:
 NEAR_MISS = 1e-4
 
 
-def near_miss_hint(result: VerifyResult, tol_given: bool, project_command: str | None = None) -> str | None:
+def near_miss_hint(result: Verified, tol_given: bool, project_command: str | None = None) -> str | None:
     """A failure by less than :data:`NEAR_MISS` (relative) under the default tolerance: suggest a
     looser ``tol`` and, for a matrix, ``project_command`` (the command that ties its weights)."""
     import math
@@ -332,7 +332,7 @@ def near_miss_hint(result: VerifyResult, tol_given: bool, project_command: str |
     return text
 
 
-def undecided_lines(result: VerifyResult) -> list[str]:
+def undecided_lines(result: Verified) -> list[str]:
     """What an inconclusive verification could not decide, one line per open question."""
     if result.verdict != "inconclusive":
         return []

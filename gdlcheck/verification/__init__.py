@@ -22,9 +22,9 @@ from gdlcheck.verification.result import (
                                           Law,
                                           Options,
                                           Residual,
-                                          VerifyResult,
+                                          Verified,
 )
 from gdlcheck.verification.verdict import random_code
 
 __all__ = ["ERROR", "FAILS", "HOLDS", "HOLDS_NUMERICALLY", "HOLDS_WITHIN_TOLERANCE", "INCONCLUSIVE", "METHODS", "Check",
-           "Law", "Options", "Residual", "VerifyResult", "random_code", "verify_layer"]
+           "Law", "Options", "Residual", "Verified", "random_code", "verify_layer"]

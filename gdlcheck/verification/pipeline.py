@@ -30,7 +30,7 @@ from gdlcheck.verification.measure import (
     weight_residuals,
 )
 from gdlcheck.verification.prove import prove
-from gdlcheck.verification.result import FAILS, Options, Proof, Residual, VerifyResult, generator_name
+from gdlcheck.verification.result import FAILS, Options, Proof, Residual, Verified, generator_name
 from gdlcheck.verification.symbolic import solve_constraints
 from gdlcheck.verification.verdict import decide, judge
 
@@ -41,7 +41,7 @@ CHEAP_TRIALS = 4096
 
 def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant", channels: int = 1,
                  options: Options | None = None, input: str = "-", kind: str | None = None,
-                 name: str | None = None) -> VerifyResult:
+                 name: str | None = None) -> Verified:
     """Run the checks ``options.method`` asks for and reach a verdict (DESIGN.md section 5).
 
     Floating-point warnings are silenced: overflow is detected and reported explicitly.
@@ -51,7 +51,7 @@ def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant",
 
 
 def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options: Options, input: str,
-            kind: str | None, name: str | None) -> VerifyResult:
+            kind: str | None, name: str | None) -> Verified:
     method = options.method
     notes: list[Fact] = []
     form = layer.linear_form()
@@ -88,10 +88,10 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
         notes.extend(_not_proven(proof, checks))
     constraints, unsatisfiable = solve_constraints(equations) if equations and not passed else ([], False)
     diagnosis = diagnose(layer, group, expect, channels, options, checks, proof) if verdict == FAILS else None
-    return VerifyResult(input=input, kind=kind or layer.kind, group=group, expect=expect, passed=passed,
-                        verdict=verdict, checks=checks, constraints=constraints, unsatisfiable=unsatisfiable,
-                        name=name, notes=notes, diagnosis=diagnosis, proof=proof,
-                        culprit=_culprit(proof, checks) if verdict == FAILS else None)
+    return Verified(input=input, kind=kind or layer.kind, group=group, expect=expect, passed=passed,
+                    verdict=verdict, checks=checks, constraints=constraints, unsatisfiable=unsatisfiable,
+                    name=name, notes=notes, diagnosis=diagnosis, proof=proof,
+                    culprit=_culprit(proof, checks) if verdict == FAILS else None)
 
 
 def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof | None):

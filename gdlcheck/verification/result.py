@@ -4,7 +4,8 @@ Measuring (:mod:`~gdlcheck.verification.measure`) gives one :class:`Residual` pe
 and method, with a typed witness and no tolerance; judging
 (:mod:`~gdlcheck.verification.verdict`) turns residuals into :class:`Check` s and a verdict;
 :mod:`gdlcheck.output` turns all of it into JSON and sentences.  Nothing here prints or words
-anything.
+anything: :class:`Verified` (what ``gdlcheck.verify`` returns), its checks and
+:class:`TensorChecked` reach their JSON, report and picture through :mod:`gdlcheck.shown`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import PermGroup, cycle_string
 from gdlcheck.layers import Fact
 from gdlcheck.layers.rules import Proof, Step, Stop  # noqa: F401  (re-exported)
+from gdlcheck.shown import Serialised, Shown, presenter_of
 from gdlcheck.tolerances import ROUNDING, TOL
 
 METHODS = ("auto", "exact", "numeric", "both")
@@ -136,20 +139,39 @@ class Residual:
     magnitude: float | None = None  # trials: the largest |value| of their inputs and outputs (rounding's scale)
 
 
-@dataclass
-class Check(Residual):
-    """A residual judged against the tolerance: ``passed`` True, False, or None (undecided)."""
+@dataclass(repr=False)
+class Check(Serialised, Residual):
+    """A residual judged against the tolerance: ``passed`` True, False, or None (undecided).
+
+    ``to_json()`` is its object in ``verify``'s ``"checks"``; ``counterexample`` is the
+    witness as that object's ``"counterexample"``.
+    """
 
     passed: bool | None = None
 
+    @property
+    def counterexample(self) -> dict | None:
+        return self.to_json()["counterexample"]
 
-@dataclass
-class VerifyResult:
-    """The outcome of verifying one input.
+    def __repr__(self) -> str:
+        result = {True: "PASS", False: "FAIL", None: "UNDECIDED"}[self.passed]
+        error = "" if self.relative_error is None else f", relative error {self.relative_error:.3g}"
+        return f"<Check {self.generator} {self.method}: {result}{error}>"
 
-    ``notes`` and ``diagnosis`` are typed facts (:class:`gdlcheck.layers.Fact`), worded by
-    :mod:`gdlcheck.output.words`; ``constraints`` are solved equations (``b = c``), and
-    ``unsatisfiable`` says that no values of the symbols make the layer hold.
+
+@dataclass(repr=False)
+class Verified(Shown):
+    """The outcome of verifying one input (:func:`gdlcheck.verify`, ``gdlcheck verify``).
+
+    ``passed``, ``verdict`` (``holds``, ``holds_within_tolerance``, ``holds_numerically``,
+    ``fails``, ``inconclusive``) and ``checks`` (one per generator and method, each with its
+    witness as ``counterexample``).  ``notes`` and ``diagnosis`` are typed facts
+    (:class:`gdlcheck.layers.Fact`), worded by :mod:`gdlcheck.output.words`; ``constraints``
+    are solved equations (``b = c``), and ``unsatisfiable`` says that no values of the symbols
+    make the layer hold.
+
+    ``to_json()`` is the ``verify --format json`` object, ``report()`` the text report,
+    ``plot()`` the ``verify --plot`` picture of a matrix input.
     """
 
     input: str
@@ -168,7 +190,58 @@ class VerifyResult:
     # where a failure was located (JSON "culprit"): {"path", "generator", "kind", ...}; a spec's from its
     # proof (the sublayer whose condition fails), code's from forward hooks (the submodule, with "relative_error")
     culprit: dict | None = None
+    # the matrix verified and the tolerance it was judged by, for plot(); None for a spec or code
+    _matrix: np.ndarray | None = field(default=None, compare=False)
+    _tol: float | None = field(default=None, compare=False)
 
     @property
     def failing(self) -> list[Check]:
         return [c for c in self.checks if c.passed is False]
+
+    def plot(self):
+        """The ``verify --plot`` picture: the matrix, its projection and ``W - P``, as a
+        matplotlib ``Figure`` (``.savefig(path)`` writes it).
+
+        Raises
+        ------
+        GdlcheckError
+            for a spec or code (their layer is not one matrix), a symbolic matrix, or without
+            matplotlib (``pip install 'gdlcheck[plot]'``).
+        """
+        W = self._matrix
+        if W is None or W.dtype == object:
+            raise GdlcheckError("plot() draws a matrix of numbers; this result is of "
+                                f"{'a symbolic matrix' if W is not None else 'a ' + self.kind}")
+        return presenter_of(self).figure(self)
+
+    def __repr__(self) -> str:
+        return (f"<Verified {self.verdict}: {self.input} ({self.kind}) against {self.group.describe()}, "
+                f"{len(self.checks)} check(s)>")
+
+
+@dataclass(repr=False)
+class TensorChecked(Serialised):
+    """One tensor of a weights file, checked (:func:`gdlcheck.verify_weights`): its verdict as
+    a :class:`Verified` and its relative distance ``|W - P| / |W|`` to the nearest equivariant
+    matrix, or the error that kept it from being checked."""
+
+    input: str
+    name: str
+    shape: tuple[int, ...]
+    result: Verified | None = None
+    distance: float | None = None
+    error: GdlcheckError | None = None
+
+    @property
+    def verdict(self) -> str:
+        return self.result.verdict if self.result is not None else ERROR
+
+    def to_json(self, message: str | None = None) -> dict:
+        """``verify FILE --format json`` for one tensor: ``verify``'s object with ``"input"`` the
+        file, ``"tensor"`` its name, ``"shape"`` and ``"relative_distance"``; an error's object for one that could not
+        be checked (``message``: the error as the caller words it)."""
+        return presenter_of(self).json(self, message)
+
+    def __repr__(self) -> str:
+        tail = f"distance {self.distance:.3g}" if self.result is not None else str(self.error)
+        return f"<TensorChecked {self.name} {self.verdict}: {tail}>"

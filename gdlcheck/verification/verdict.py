@@ -18,7 +18,7 @@ from gdlcheck.verification.result import (
     INCONCLUSIVE,
     Check,
     Residual,
-    VerifyResult,
+    Verified,
 )
 
 
@@ -117,7 +117,7 @@ def within_rounding(check: Check, rounding: float, magnitude: float = 0.0) -> bo
     return check.max_abs_error <= rounding * max(check.magnitude or 0.0, magnitude)
 
 
-def random_code(result: VerifyResult, randomness: Fact) -> VerifyResult:
+def random_code(result: Verified, randomness: Fact) -> Verified:
     """The verdict of code that failed its trials and whose output changes between two calls on
     the same input (``randomness`` says so): the differences the trials saw may be the
     randomness, so there is no verdict on the symmetry (DESIGN.md section 9: reported as

@@ -1,0 +1,66 @@
+"""The Python API: the same catalogue, checks and errors as the command line, which calls it.
+
+Re-exported from the package on first use::
+
+    import gdlcheck
+
+    g = gdlcheck.group("cyclic", n=6)
+    d = gdlcheck.derive(g)                     # d.dimension == 6, d.form == "circulant"
+    r = gdlcheck.verify("samples/conv.yaml")   # r.passed, r.verdict, r.checks, r.to_json()
+    r = gdlcheck.verify_callable(lambda X: X - X.mean(axis=0), g, shape=(6, 2))
+
+Conventions (DESIGN.md section 1): points are ``0 .. n-1``; a permutation ``s`` acts on
+an array by moving the entry at ``j`` to ``s[j]`` (``P[s[j], j] = 1``); the unit shift is
+``j -> j + 1 mod n``.
+
+Every function raises :class:`gdlcheck.errors.GdlcheckError` (or a subclass) for a
+user's mistake, naming its parameters as Python spells them, and never prints or exits.  A
+layer that does not hold the symmetry is a result (``passed`` is False), not an exception.
+
+One module per job, each name re-exported here:
+
+* :mod:`~gdlcheck.api.groups`: ``group`` and a group given by name and options;
+* :mod:`~gdlcheck.api.forms`: ``derive`` and ``project``;
+* :mod:`~gdlcheck.api.specs`: ``verify`` of a spec or matrix, ``verify_weights`` of a weights file;
+* :mod:`~gdlcheck.api.callables`: ``verify_callable`` of code (and the command line's ``--callable``);
+* :mod:`~gdlcheck.api.examine`: ``inspect``, ``find_symmetries``, the matrix ``--plot`` draws;
+* :mod:`~gdlcheck.api.reference`: the catalogues' names, the layer kinds, the spec schema;
+* :mod:`~gdlcheck.api.options`: the checks of the options the calls share.
+
+The results are the library's own records (:class:`~gdlcheck.verification.Verified`,
+:class:`~gdlcheck.derivation.Derived`, ...); importing this package registers how they show
+themselves (:mod:`gdlcheck.shown`).
+"""
+
+from gdlcheck.api.callables import verify_callable
+from gdlcheck.api.callables import verify_target as verify_target
+from gdlcheck.api.examine import find_symmetries, inspect
+from gdlcheck.api.examine import input_matrix as input_matrix
+from gdlcheck.api.forms import derive, project
+from gdlcheck.api.groups import group
+from gdlcheck.api.reference import group_names as group_names
+from gdlcheck.api.reference import kind as kind
+from gdlcheck.api.reference import kinds as kinds
+from gdlcheck.api.reference import spec_schema as spec_schema
+from gdlcheck.api.specs import verify, verify_weights
+from gdlcheck.api.specs import verify_input as verify_input
+from gdlcheck.code.actions import edges, fixed, graph, points, unchanged
+from gdlcheck.derivation import Derived
+from gdlcheck.derivation import Projected as Projected
+from gdlcheck.errors import CallableError, GdlcheckError
+from gdlcheck.groups import FAMILIES, PermGroup
+from gdlcheck.inputs.weights import is_weights_file
+from gdlcheck.inspection import Inspected as Inspected
+from gdlcheck.output.present import register_presenters
+from gdlcheck.sources import GroupOptions
+from gdlcheck.symmetries import Found as Found
+from gdlcheck.verification import Verified
+from gdlcheck.verification.result import TensorChecked as TensorChecked
+
+# the results returned here show themselves (to_json(), report(), plot()) through gdlcheck.output
+register_presenters()
+
+__all__ = ["group", "derive", "verify", "verify_callable", "verify_weights", "is_weights_file", "project", "inspect",
+           "find_symmetries", "Derived",
+           "Verified", "PermGroup", "GroupOptions", "GdlcheckError", "CallableError", "FAMILIES", "points", "graph",
+           "fixed", "edges", "unchanged"]

@@ -1,0 +1,305 @@
+"""Verify code: a Python callable or ``torch.nn.Module`` (``verify_callable``) and the command
+line's ``--callable module:attr`` (``verify_target``).
+
+The glue between the call and the code-checking machinery of :mod:`gdlcheck.code`: the group
+and the input's points axes from each other, the signature of how each input and output moves,
+the cross-check's rounding, and after a failure the culprit, the fixed inputs a generator
+moves, and the hint of float32 rounding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from gdlcheck.api.groups import as_group, group
+from gdlcheck.api.options import check_options
+from gdlcheck.code import torch_bridge
+from gdlcheck.code.actions import as_axes
+from gdlcheck.code.culprit import find_culprit
+from gdlcheck.code.describe import build_signature
+from gdlcheck.code.graphs import load_graph_file
+from gdlcheck.code.loading import (
+    DTYPES,
+    EXPECT,
+    build_callable,
+    callable_name,
+    check_layout,
+    load_callable,
+    parse_input_shape,
+    points_axes,
+)
+from gdlcheck.code.user_code import CallableLayer
+from gdlcheck.errors import CallableError, GroupError, param
+from gdlcheck.groups import PermGroup, find_family
+from gdlcheck.layers import Fact
+from gdlcheck.sources import GroupOptions
+from gdlcheck.tolerances import DEFAULT_TOL, FLOAT32_LEVEL, ROUNDING
+from gdlcheck.verification import FAILS, Options, Verified, random_code, verify_layer
+
+
+def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: int = 8, tol: float | None = None,
+                    seed: int = 0, *, dtype: str = "float64", graph=None, inputs=None, outputs=None,
+                    points_axis=None, batch_axes=None, adjacency=None, method: str = "auto",
+                    name: str | None = None) -> Verified:
+    """Check that a Python callable commutes with a group: ``f(P X) == P f(X)``.
+
+    Parameters
+    ----------
+    f : a function, a callable object, a class with no required arguments (instantiated
+        once), or a ``torch.nn.Module`` (run on a copy in ``dtype``, eval mode, no gradients).
+        It takes ``X : shape`` with the group's ``n`` points on ``points_axis`` and returns an
+        array (numpy, torch, anything ``numpy.asarray`` reads) that moves with the points
+        (``expect="equivariant"``) or does not (``expect="invariant"``: ``f(P X) == f(X)``).
+    group : a :class:`PermGroup`, or a group name (built from the input's points: ``n``, or
+        the grid of two ``points_axis`` axes; ``"automorphisms"`` of ``graph``).
+    shape : the input's shape, e.g. ``(n, d)``, ``(C, L)``, ``(B, n, d)``, ``(C, H, W)``;
+        default ``(group.n, 1)``.
+    trials : seeded random inputs per generator (standard normal, trial ``t`` seeded by
+        ``(seed, t)``).
+    tol : the largest allowed relative error ``max|f(gX) - g f(X)| / max(|f(gX)|, |g f(X)|)``;
+        default 1e-9, or 1e-5 with ``dtype="float32"``.
+    dtype : ``"float64"`` (default) or ``"float32"``: what ``f`` is run in; the comparison
+        is always done in float64.
+    graph : a graph passed after ``X`` (``f(X, A)``), moved with the points: a dense
+        ``(n, n)`` adjacency, a scipy.sparse or torch sparse matrix (``P A P^T``, never
+        densified), or an ``edge_index : (2, E)`` (relabelled; a sorted edge list stays
+        sorted).  ``inputs=("points", "fixed")`` holds it fixed instead.  ``adjacency`` is its
+        older name.
+    inputs : how each argument moves: a list (positional) or dict (keywords; integer keys
+        are positions) of ``"points"`` (random, of ``shape``; ``"points:AXIS"``, or
+        ``"points:6x3"`` for another shape), ``"graph"``/``"fixed"`` (the ``graph``),
+        :func:`gdlcheck.points` / :func:`gdlcheck.graph` / :func:`gdlcheck.fixed` /
+        :func:`gdlcheck.edges` / :func:`gdlcheck.unchanged` with a value, or any other value
+        (passed unchanged).  Default ``["points"]`` (``["points", "graph"]`` with a graph).
+    outputs : how each output moves: ``"points"`` (``"points:AXIS"``), ``"pairs"`` (``P W
+        P^T`` on the last two axes, or ``"pairs:A,B"``), ``"edges"``, ``"invariant"``,
+        ``"ignored"``; a tuple/list or dict of these for code that returns several.  Default:
+        ``"points"`` on the input's points axis (``"invariant"`` with ``expect="invariant"``).
+    points_axis : the axis of the input that holds the points (default 0, negative allowed;
+        a tuple of two axes for a grid group on an image).
+    batch_axes : axes that are never permuted; the points axis defaults to the first other
+        axis (``(B, n, d)`` with ``batch_axes=0`` is checked on axis 1).
+    method : ``"auto"``/``"numeric"`` (random trials) or ``"exact"`` (always inconclusive:
+        no exact check applies to code).
+
+    Returns
+    -------
+    Verified
+        ``passed``, ``verdict`` (``holds_numerically``, ``fails``, or ``inconclusive`` for
+        random code), ``checks`` (one per generator: error, and for a failure the trial,
+        seed, output and entry), ``culprit`` (a failing torch module: the first submodule
+        that breaks it), ``notes``, ``to_json()``.
+
+    Raises
+    ------
+    CallableError
+        if ``f`` raises (the message names the exception), returns no array, or returns an
+        output that does not fit its description; if the axes or inputs do not fit the
+        input; if a module is on the meta device.
+    GdlcheckError
+        for a bad group, shape or option.
+    """
+    if dtype not in DTYPES:
+        raise CallableError(f"{param('dtype')} must be float64 or float32, got {dtype!r}")
+    if tol is None:
+        tol = DEFAULT_TOL[dtype]
+    check_options(method, tol, trials, seed)
+    if expect not in EXPECT:
+        raise CallableError(f"{param('expect')} must be equivariant or invariant, got {expect!r}")
+    if graph is not None and adjacency is not None:
+        raise CallableError(f"give {param('graph')} or its older name adjacency, not both")
+    graph_value = graph if graph is not None else adjacency
+    dims = parse_input_shape(shape) if shape is not None else None
+    label = name or callable_name(f)
+    g, dims, axes = _callable_group(group, dims, points_axis, batch_axes, graph_value)
+    f = build_callable(f, label)
+    if torch_bridge.is_torch_module(f):
+        torch_bridge.check_size(f)   # before anything walks the module tree (the walks recurse)
+    layout_notes = check_layout(f, dims, axes, explicit=points_axis is not None or batch_axes is not None)
+    grid = tuple(g.shape) if g.shape is not None and len(g.shape) > 1 and len(axes) > 1 else None
+    sig = build_signature(inputs, outputs, shape=dims, points_axes=as_axes(points_axis, param("points_axis")) or axes,
+                          n=g.n, grid=grid, expect=expect,
+                          **({} if graph_value is None else {"graph_value": graph_value}))
+    if outputs is not None and expect == "invariant" and not sig.invariant:
+        raise CallableError(f"{param('expect', value='invariant')} but {param('outputs')} has outputs that move; "
+                            f"describe them as invariant (or leave out {param('expect')})")
+    layer = CallableLayer(f, sig, dtype=dtype, label=label)
+    kind = "torch.nn.Module" if layer.is_torch else "callable"
+    options = Options(method=method, tol=float(tol), trials=trials, seed=seed, **_rounding(layer, dtype))
+    notes = layer.notes() + layout_notes
+    if inputs is not None or outputs is not None or points_axis is not None or batch_axes is not None or \
+            graph_value is not None:
+        notes.append(Fact("moves", {"text": sig.describe()}))
+    with torch_bridge.preserved_rng():
+        return _verify_code(layer, g, kind, options, notes, sig, dtype)
+
+
+def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
+    tol = options.tol
+    result = verify_layer(layer, g, expect=layer.expect, channels=layer.in_channels, options=options,
+                          input=layer.label, kind=kind)
+    # random code fails (two calls differ, so f(PX) and P f(X) do): asked only then, it costs a
+    # passing check nothing
+    random = layer.randomness(float(tol)) if result.verdict == FAILS else None
+    if random is not None:
+        result = random_code(result, random)
+    elif result.verdict == FAILS:
+        # a traced proof that stopped at a condition names the parameter and its entries; else
+        # the submodule the forward hooks find
+        result.culprit = result.culprit or find_culprit(layer, g, result.checks, float(tol))
+        result.diagnosis = (result.diagnosis or []) + _fixed_inputs_moved(layer, g, result.checks)
+        hint = _float32_level(result, dtype, float(tol))
+        if hint is not None:
+            result.notes.append(hint)
+    if sig.segments is not None and notes and notes[-1].what == "moves":
+        notes[-1] = Fact("moves", {"text": sig.describe()})  # now with the outputs' resolved axes
+    result.notes = notes + result.notes
+    return result
+
+
+def _rounding(layer, dtype: str) -> dict:
+    """How the cross-check of a proof by trials reads rounding for code run in ``dtype``: a few
+    ulps of that dtype, of the largest magnitude on the way -- the trials' inputs and outputs,
+    and a module's parameters and buffers (a bias of 1e7 that cancels in the output still
+    rounds at 1e7); float32 inside a float64 check is float32 rounding, not a wrong rule."""
+    return {"rounding": ROUNDING[dtype], "magnitude": _largest_parameter(layer),
+            "lower_rounding": ROUNDING["float32"] if dtype == "float64" else None}
+
+
+def _largest_parameter(layer) -> float:
+    """The largest finite ``|entry|`` of a torch module's floating parameters and buffers (0 for
+    other code)."""
+    if not layer.is_torch:
+        return 0.0
+    largest = 0.0
+    for tensor in (*layer.f.parameters(), *layer.f.buffers()):
+        if tensor.is_floating_point() and tensor.numel() and tensor.device.type != "meta":
+            values = tensor.detach().abs()
+            values = values[values.isfinite()]
+            if values.numel():
+                largest = max(largest, float(values.max()))
+    return largest
+
+
+def _fixed_inputs_moved(layer, g: PermGroup, checks) -> list[Fact]:
+    """For each failing generator, the fixed graphs it is not an automorphism of (diagnosis findings)."""
+    failing = {c.generator for c in checks if c.passed is False}
+    out = []
+    for s, name in zip(g.gen_arrays(), g.generator_strings):
+        if name in failing:
+            out.extend(Fact("breaks", {"generator": name, "fact": Fact("fixed_input_moved", {"input": label})})
+                       for label in layer.signature.not_fixed(s))
+    return out
+
+
+def _callable_group(spec, dims, points_axis, batch_axes, graph_value):
+    """The group, the input's shape and its points axes, each from the others where not given."""
+    if isinstance(spec, PermGroup):
+        g = spec
+        if dims is None:
+            dims = (g.n, 1)
+        grid = tuple(g.shape) if g.shape is not None and len(g.shape) > 1 else None
+        axes = points_axes(dims, points_axis, batch_axes, grid)
+    elif isinstance(spec, str):
+        if dims is None:
+            g = as_group(spec)
+            dims = (g.n, 1)
+            return g, dims, points_axes(dims, points_axis, batch_axes)
+        axes = points_axes(dims, points_axis, batch_axes)
+        sizes = tuple(dims[a] for a in axes)
+        family = find_family(spec)
+        if family.is_grid and len(sizes) > 1:
+            g = group(spec, shape=sizes)
+        elif family.of_a_graph and graph_value is not None:
+            g = group(spec, graph=graph_value, n=int(np.prod(sizes)))
+        else:
+            g = group(spec, n=int(np.prod(sizes)))
+    else:
+        raise GroupError(f"expected a group (gdlcheck.group(...)) or a group name, got {type(spec).__name__}")
+    count = int(np.prod([dims[a] for a in axes]))
+    if count != g.n:
+        if axes == (0,):
+            raise CallableError(f"the input's first axis ({param('input_shape', python='shape')}) has {count} points "
+                                f"but the group acts on n = {g.n}")
+        where = f"axis {axes[0]}" if len(axes) == 1 else f"axes {axes}"
+        raise CallableError(f"the input's points ({param('input_shape', python='shape')} {_dims_text(dims)}, "
+                            f"{where}) are {count}, but the group acts on n = {g.n}")
+    return g, dims, axes
+
+
+def _dims_text(dims) -> str:
+    return "x".join(map(str, dims))
+
+
+def _float32_level(result, dtype: str, tol: float):
+    """A failure of a float64 check whose errors are all at float32 rounding level: a hint."""
+    errors = [c.relative_error for c in result.checks if c.passed is False and c.relative_error is not None]
+    if dtype != "float64" or not errors or any(e is None for e in errors):
+        return None
+    worst = max(errors)
+    if max(tol, FLOAT32_LEVEL[0]) < worst <= FLOAT32_LEVEL[1]:
+        return Fact("float32_level", {"error": worst})
+    return None
+
+
+def verify_target(target: str, group_options: GroupOptions, input_shape, *, expect: str | None = None,
+                  dtype: str | None = None, method: str = "auto", tol: float | None = None, trials: int = 8,
+                  seed: int | None = None, folder: str | None = None, points_axis=None, batch_axes=None,
+                  inputs=None, outputs=None) -> Verified:
+    """``gdlcheck verify --callable module:attr --input-shape NxD``: import, build and verify.
+
+    ``module`` is imported from ``folder`` (default: the current folder) or the installed
+    packages; ``n`` of the group defaults to the input's points.  ``--graph FILE`` (in
+    ``group_options``) is both the graph the callable is given and, for ``--group
+    automorphisms``, the graph whose automorphisms are the group.  ``inputs`` and ``outputs``
+    are lists of ``--input`` and ``--output`` texts (``KIND`` or ``NAME=KIND``).
+    """
+    if input_shape is None:
+        raise CallableError(f"{param('callable')} needs {param('input_shape', 'NxD', python='shape')} (N points by "
+                            "D channels, e.g. 6x2)", file=target)
+    dims = parse_input_shape(input_shape)
+    if not group_options.given:
+        raise GroupError(f"{param('callable')} needs a group: give {param('group', 'NAME')} (e.g. "
+                         f"{param('group', value='symmetric')})", file=target)
+    axes = points_axes(dims, points_axis, batch_axes)
+    n = group_options.n or int(np.prod([dims[a] for a in axes]))
+    A = load_graph_file(group_options.graph, n=n) if group_options.graph else None
+    name = group_options.name or ("automorphisms" if A is not None and not group_options.generators else None)
+    if A is not None and name is not None and find_family(name).of_a_graph:
+        g = group(name, graph=A, n=n)
+    else:
+        g = replace(group_options, graph=None).build(n_default=n)
+    f = load_callable(target, folder)
+    if inputs and not any(_kind_of(item) in ("graph", "fixed") for item in inputs) and g.family is not None \
+            and g.family.of_a_graph:
+        A = None  # the graph names the group only: the callable holds it (--input points alone)
+    return verify_callable(f, g, shape=dims, expect=expect or "equivariant", trials=trials, tol=tol,
+                           seed=seed or 0, dtype=dtype or "float64", method=method, name=target, graph=A,
+                           points_axis=points_axis, batch_axes=batch_axes, inputs=_named(inputs, "input"),
+                           outputs=_named(outputs, "output"))
+
+
+def _kind_of(item: str) -> str:
+    """``"edge_index=fixed"`` -> ``"fixed"``; ``"points:6x3"`` -> ``"points"``."""
+    return item.partition("=")[2 if "=" in item else 0].partition(":")[0].strip()
+
+
+def _named(items, what: str):
+    """``["points", "graph"]`` as a list; ``["x=points", "edge_index=graph"]`` as a dict (keywords)."""
+    if not items:
+        return None
+    named = ["=" in item for item in items]
+    if any(named) and not all(named):
+        raise CallableError(f"give every {param(what + 's')} as KIND (positional) or every one as NAME=KIND "
+                            "(keywords), not a mix")
+    if not any(named):
+        return list(items)
+    out = {}
+    for item in items:
+        key, _, kind = item.partition("=")
+        if not key.isidentifier():
+            raise CallableError(f"{param(what + 's')} {item!r}: {key!r} is not a keyword name")
+        out[key] = kind
+    return out
