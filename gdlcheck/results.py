@@ -117,7 +117,7 @@ class Verified(_Shown, VerifyResult):
         return _matrix_picture(self, W, word)
 
     def _renderable(self):
-        from gdlcheck.output.render import render_verify
+        from gdlcheck.output.render_verify import render_verify
 
         return render_verify(self)
 
@@ -133,7 +133,7 @@ class Inspected(_Shown, Inspection):
         return report.inspect_json(self)
 
     def _renderable(self):
-        from gdlcheck.output.render import render_inspect
+        from gdlcheck.output.render_inspect import render_inspect
 
         return render_inspect(self)
 
@@ -148,7 +148,7 @@ class Found(_Shown, Symmetries):
         return report.symmetries_json(input, self)
 
     def _renderable(self):
-        from gdlcheck.output.render import render_symmetries
+        from gdlcheck.output.render_groups import render_symmetries
 
         return render_symmetries("<matrix>", self)
 
@@ -169,7 +169,7 @@ class Projected(_Shown):
         return report.project_json(input, self.group, self.matrix, self.distance)
 
     def _renderable(self):
-        from gdlcheck.output.render import render_project
+        from gdlcheck.output.render_derive import render_project
 
         return render_project("<matrix>", self.group, self.matrix, self.distance)
 
@@ -304,7 +304,7 @@ class Derived(_Shown):
         return plot.figure(plot.derive_picture(self.derivation))
 
     def _renderable(self):
-        from gdlcheck.output.render import render_derive
+        from gdlcheck.output.render_derive import render_derive
 
         return render_derive(self.derivation)
 

@@ -76,7 +76,7 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
     if fmt == "npy":
         write_npy(d.basis(), output)
     elif fmt == "text":
-        from gdlcheck.output.render import render_derive
+        from gdlcheck.output.render_derive import render_derive
 
         print_rich(render_derive(d, prose.explain(d) if explain else None), output, svg, title="gdlcheck derive")
     else:

@@ -77,7 +77,7 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot, tenso
     elif fmt == "json":
         write_text(dumps(projected.to_json(matrix)) + "\n", output)
     else:
-        from gdlcheck.output.render import render_project
+        from gdlcheck.output.render_derive import render_project
 
         print_rich(render_project(matrix, g, P, dist), output)
     if plot:

@@ -59,7 +59,7 @@ def command(matrix, tol, fmt, plot):
     if fmt == "json":
         click.echo(dumps(found.to_json(matrix)))
     else:
-        from gdlcheck.output.render import render_symmetries
+        from gdlcheck.output.render_groups import render_symmetries
 
         console().print(render_symmetries(matrix, found))
     if plot:
