@@ -60,11 +60,11 @@ def _console(width: int, renderable):
 
 def _matrix_picture(result, W, verdict: str):
     from gdlcheck.derivation import project
-    from gdlcheck.output import plot
+    from gdlcheck.output import plot, plot_pictures
 
     P, distance = project(W, result.group)
-    return plot.figure(plot.matrix_picture(result.input, W, P, result.group, distance, verdict, tol=result._tol,
-                                           cells=plot.counterexample_cells(result)))
+    return plot.figure(plot_pictures.matrix_picture(result.input, W, P, result.group, distance, verdict,
+                                                    tol=result._tol, cells=plot_pictures.counterexample_cells(result)))
 
 
 def _upgrade(cls, value):
@@ -299,9 +299,9 @@ class Derived(_Shown):
     def plot(self):
         """The ``derive --plot`` picture (the sharing pattern coloured by orbit, and for a 2-D grid
         group the map of kernel offsets) as a matplotlib ``Figure``."""
-        from gdlcheck.output import plot
+        from gdlcheck.output import plot, plot_pictures
 
-        return plot.figure(plot.derive_picture(self.derivation))
+        return plot.figure(plot_pictures.derive_picture(self.derivation))
 
     def _renderable(self):
         from gdlcheck.output.render_derive import render_derive

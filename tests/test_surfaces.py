@@ -465,9 +465,9 @@ def test_a_picture_into_a_full_disk_is_exit_74(tmp_path, ext):
 def test_matplotlib_texts_are_literal_and_values_are_drawn_on_a_finite_scale():
     pytest.importorskip("matplotlib")
     from gdlcheck.output import plot
+    from gdlcheck.output.plot_pictures import Panel, Picture
 
-    picture = plot.Picture("t $\\sqrt{x}$", [plot.Panel("W $a$", "values", np.array([[1e308, -1e308]]), "j$",
-                                                        "i$", vmax=1e308)])
+    picture = Picture("t $\\sqrt{x}$", [Panel("W $a$", "values", np.array([[1e308, -1e308]]), "j$", "i$", vmax=1e308)])
     fig = plot._figure(picture)
     texts = [t for t in fig.findobj(lambda a: hasattr(a, "get_parse_math")) if t.get_text()]
     assert any("$" in t.get_text() for t in texts)

@@ -86,7 +86,7 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
                 "latex": lambda: prose.latex_form(d)}[fmt]()
         write_text(text, output)
     if plot:
-        from gdlcheck.output.plot import derive_picture
+        from gdlcheck.output.plot_pictures import derive_picture
 
         save_plot(derive_picture(d), plot)
 

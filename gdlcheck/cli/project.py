@@ -81,6 +81,6 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot, tenso
 
         print_rich(render_project(matrix, g, P, dist), output)
     if plot:
-        from gdlcheck.output.plot import matrix_picture
+        from gdlcheck.output.plot_pictures import matrix_picture
 
         save_plot(matrix_picture(matrix, source, P, g, dist), plot)

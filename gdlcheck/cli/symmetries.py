@@ -63,7 +63,7 @@ def command(matrix, tol, fmt, plot):
 
         console().print(render_symmetries(matrix, found))
     if plot:
-        from gdlcheck.output.plot import symmetries_picture
+        from gdlcheck.output.plot_pictures import symmetries_picture
 
         orbits = api.derive(found.group).derivation
         save_plot(symmetries_picture(matrix, source, found, orbits), plot)

@@ -146,7 +146,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
 
         out.print(render_summary([(path, result) for path, result, _ in entries]))
     if plot and entries and entries[0][1] is not None:
-        from gdlcheck.output.plot import counterexample_cells, matrix_picture
+        from gdlcheck.output.plot_pictures import counterexample_cells, matrix_picture
 
         result = entries[0][1]
         projected = api.project(matrix, result.group)

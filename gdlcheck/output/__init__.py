@@ -6,6 +6,9 @@
   :mod:`~gdlcheck.output.render_groups` (and ``symmetries``), :mod:`~gdlcheck.output.render_inspect`,
   :mod:`~gdlcheck.output.render_kinds`; built from :mod:`~gdlcheck.output.render_matrices` (a
   matrix as a table) and :mod:`~gdlcheck.output.render_parts` (safe text, verdict words, widths);
+* ``--plot`` pictures: :mod:`~gdlcheck.output.plot_pictures` (what each command's picture shows, as
+  data), :mod:`~gdlcheck.output.plot_colours` (the colours) and :mod:`~gdlcheck.output.plot` (drawing
+  with matplotlib);
 * :mod:`~gdlcheck.output.words`: the sentences of verification and inspection;
 * :mod:`~gdlcheck.output.explain`: derive's prose, LaTeX and CSV.
 
