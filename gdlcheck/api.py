@@ -44,7 +44,8 @@ from gdlcheck.code.loading import (
 from gdlcheck.code.user_code import CallableLayer
 from gdlcheck.errors import CallableError, GdlcheckError, GroupError, LimitError, SpecError, param
 from gdlcheck.groups import FAMILIES, PermGroup, build_group, find_family
-from gdlcheck.inputs.matrices import as_matrix, check_square, load_matrix
+from gdlcheck.inputs.arrays import as_matrix, check_square
+from gdlcheck.inputs.matrices import load_matrix
 from gdlcheck.inputs.spec import dump_yaml, is_spec_text
 from gdlcheck.inputs.weights import is_weights_file
 from gdlcheck.inspection import inspect_layer
@@ -310,7 +311,7 @@ def verify_weights(path, group=None, *, n: int | None = None, shape=None, genera
         for a file that cannot be read, a ``tensors`` glob that matches nothing, no square
         tensor to check, or a selection past the budget of one file.
     """
-    from gdlcheck.inputs.matrices import check_finite
+    from gdlcheck.inputs.arrays import check_finite
     from gdlcheck.inputs.weights import matrix_of, read_tensors, select
 
     _check_options(method, tol, trials, seed)
@@ -662,7 +663,7 @@ def input_matrix(path: str, stdin_data: bytes | None = None, tensor: str | None 
 
     try:
         if tensor:
-            from gdlcheck.inputs.matrices import check_finite
+            from gdlcheck.inputs.arrays import check_finite
             from gdlcheck.inputs.weights import single_matrix
 
             source = check_finite(single_matrix(path, tensor))
