@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import emit, fmt_bytes, fmt_seconds, peak_memory, results_option, table, timed  # noqa: E402
 
 from gdlcheck import groups  # noqa: E402
-from gdlcheck.inputs.matrices import to_array  # noqa: E402
+from gdlcheck.inputs.arrays import to_array  # noqa: E402
 from gdlcheck.layers import Linear  # noqa: E402
 from gdlcheck.verification import Options, verify_layer  # noqa: E402
 from gdlcheck.verification.measure import weight_residuals  # noqa: E402

@@ -14,7 +14,9 @@ import numpy as np
 
 from gdlcheck.errors import GdlcheckError, GroupError, SpecError, param, spell
 from gdlcheck.groups import PermGroup, build_group, find_family
-from gdlcheck.inputs.matrices import SPEC_SUFFIXES, _decode, check_finite, check_square, load_matrix, read_bytes
+from gdlcheck.inputs.arrays import check_finite, check_square
+from gdlcheck.inputs.files import decode_text, read_bytes
+from gdlcheck.inputs.matrices import SPEC_SUFFIXES, load_matrix
 from gdlcheck.inputs.spec import Spec, is_spec_text, load_spec
 from gdlcheck.layers import BuildContext, Layer, Linear, build_layer
 from gdlcheck.layers.base import points_of
@@ -93,7 +95,7 @@ def read_input(path: str, stdin_data: bytes | None = None) -> Spec | np.ndarray:
     """
     if path == "-":
         data = stdin_data if stdin_data is not None else read_bytes("-")
-        text = None if data.startswith(b"\x93NUMPY") else _decode(data, "-")
+        text = None if data.startswith(b"\x93NUMPY") else decode_text(data, "-")
         if text is not None and is_spec_text(text):
             return load_spec("-", text)
         return load_matrix("-", data)

@@ -352,9 +352,10 @@ def test_npy_headers_are_checked_before_any_allocation(run, tmp_path, monkeypatc
 
 
 def test_text_entries_are_counted_before_they_are_parsed(run, tmp_path, monkeypatch):
-    from gdlcheck.inputs import matrices
+    from gdlcheck.inputs import matrices, tables
 
-    monkeypatch.setattr(matrices, "MAX_MATRIX_ENTRIES", 1000)
+    for module in (matrices, tables):  # the JSON reader's limit and the text tables'
+        monkeypatch.setattr(module, "MAX_MATRIX_ENTRIES", 1000)
     forbid(monkeypatch, matrices.np, "loadtxt", "parsing the entries")
     forbid(monkeypatch, matrices, "to_array", "parsing the entries")
     (tmp_path / "big.csv").write_text(("1," * 39 + "1\n") * 40)

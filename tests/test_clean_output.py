@@ -139,7 +139,7 @@ def test_the_documented_number_forms_are_read_as_decimals(run, tmp_path, number)
         args = ["verify", path, "--format", "json"] + (["-g", "cyclic"] if path.suffix == ".csv" else [])
         result = run(args)
         assert result.exit_code == 0, (number, result.stderr)
-    from gdlcheck.inputs.matrices import entry_value
+    from gdlcheck.inputs.arrays import entry_value
 
     assert entry_value(number) == value       # 010 is ten, not YAML 1.1's octal eight
     from gdlcheck.inputs.spec import parse_yaml

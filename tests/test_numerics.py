@@ -5,7 +5,7 @@ import pytest
 
 from gdlcheck import groups
 from gdlcheck.errors import GroupError, LayerError
-from gdlcheck.inputs.matrices import to_array
+from gdlcheck.inputs.arrays import to_array
 from gdlcheck.layers import Linear
 from gdlcheck.verification import Options, verify_layer
 
@@ -120,16 +120,16 @@ def test_symbolic_matrix_size_is_bounded(run, tmp_path, monkeypatch):
     n = 300
     path = tmp_path / "sym.csv"
     path.write_text("\n".join(",".join(f"t_{(i - j) % n}" for j in range(n)) for i in range(n)))
-    from gdlcheck.inputs import matrices
+    from gdlcheck.inputs import arrays
 
     parsed = []
-    real = matrices.parse_expr
+    real = arrays.parse_expr
 
     def counting(text):
         parsed.append(text)
         return real(text)
 
-    monkeypatch.setattr(matrices, "parse_expr", counting)
+    monkeypatch.setattr(arrays, "parse_expr", counting)
     result = run(["verify", path, "-g", "cyclic"])
     assert result.exit_code == 2 and "exceeds the limit of 65536" in result.stderr
     assert parsed == ["t_0"]   # refused at the first symbol, not after parsing 90000 of them

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import gdlcheck
-from gdlcheck.output import plot
+from gdlcheck.output import plot, plot_colours, plot_pictures
 from tests.conftest import ROOT, SAMPLES
 
 
@@ -27,14 +27,14 @@ def _lab(rgb):
 
 
 def test_neighbouring_orbits_get_colours_far_apart():
-    lab = _lab(plot.colours(np.arange(5000)))
+    lab = _lab(plot_colours.colours(np.arange(5000)))
     step = np.linalg.norm(lab[1:] - lab[:-1], axis=-1)
     # CIELAB distance 2.3 is "just noticeable"; blue against cyan is about 35
     assert step.min() > 30, step.argmin()
 
 
 def test_the_first_ten_colours_are_pairwise_distinct():
-    lab = _lab(plot.colours(np.arange(10)))
+    lab = _lab(plot_colours.colours(np.arange(10)))
     d = np.linalg.norm(lab[:, None] - lab[None], axis=-1)
     np.fill_diagonal(d, np.inf)
     assert d.min() > 25
@@ -42,7 +42,7 @@ def test_the_first_ten_colours_are_pairwise_distinct():
 
 def test_colours_are_a_function_of_the_orbit_only():
     k = np.array([[3, 700], [3, 25]])
-    c = plot.colours(k)
+    c = plot_colours.colours(k)
     assert c.shape == (2, 2, 3) and np.array_equal(c[0, 0], c[1, 0]) and np.all((0 <= c) & (c <= 1))
 
 
@@ -51,7 +51,7 @@ def test_colours_are_a_function_of_the_orbit_only():
 
 def test_derive_picture_draws_every_cell_of_the_pattern():
     d = gdlcheck.derive(gdlcheck.group("cyclic", n=6))
-    pic = plot.derive_picture(d)
+    pic = plot_pictures.derive_picture(d)
     (panel,) = pic.panels
     i, j = np.indices((6, 6))
     assert panel.kind == "orbits" and np.array_equal(panel.data, (i - j) % 6) and panel.step == 1
@@ -60,7 +60,7 @@ def test_derive_picture_draws_every_cell_of_the_pattern():
 
 def test_grid_groups_also_draw_the_kernel_offsets_centred_on_zero():
     d = gdlcheck.derive(gdlcheck.group("p4", shape="5x5"))
-    heat, offsets = plot.derive_picture(d).panels
+    heat, offsets = plot_pictures.derive_picture(d).panels
     assert np.array_equal(heat.data, d.pattern)
     assert offsets.data.shape == (5, 5) and offsets.origin == (-2, -2)
     # the map's cell (r, c) is the offset (r - 2, c - 2): the orbit of W[offset, 0]
@@ -77,7 +77,7 @@ def test_grid_groups_also_draw_the_kernel_offsets_centred_on_zero():
 def test_a_large_closed_form_is_drawn_by_blocks_without_its_pattern():
     n = 5000
     d = gdlcheck.derive(gdlcheck.group("cyclic", n=n))
-    (panel,) = plot.derive_picture(d).panels
+    (panel,) = plot_pictures.derive_picture(d).panels
     step = panel.step
     assert step == 5 and panel.data.shape == (1000, 1000) and "every 5th row and column" in panel.title
     rows = np.arange(0, n, step)
@@ -87,14 +87,14 @@ def test_a_large_closed_form_is_drawn_by_blocks_without_its_pattern():
 
 def test_higher_orders_draw_the_matrix_of_the_map():
     d = gdlcheck.derive(gdlcheck.group("symmetric", n=3), in_order=2, out_order=2)
-    (panel,) = plot.derive_picture(d).panels
+    (panel,) = plot_pictures.derive_picture(d).panels
     assert np.array_equal(panel.data, d.pattern.reshape(9, 9))
 
 
 def test_matrix_picture_draws_the_matrix_its_projection_and_the_difference():
     W = np.arange(16.0).reshape(4, 4)
     projected = gdlcheck.project(W, "cyclic")
-    pic = plot.matrix_picture("w.csv", W, projected.matrix, projected.group, projected.distance, "FAIL")
+    pic = plot_pictures.matrix_picture("w.csv", W, projected.matrix, projected.group, projected.distance, "FAIL")
     a, b, c = pic.panels
     assert np.array_equal(a.data, W) and np.array_equal(b.data, projected.matrix)
     assert np.array_equal(c.data, np.abs(W - projected.matrix)) and pic.title.startswith("FAIL: w.csv against cyclic")
@@ -114,7 +114,7 @@ def test_a_single_spike_in_a_2048_matrix_is_in_the_drawn_difference_panel():
     W = _circulant(n)
     W[i, j] += 0.5
     projected = gdlcheck.project(W, "cyclic")
-    values, _, diff = plot.matrix_picture("w.npy", W, projected.matrix, projected.group, projected.distance).panels
+    values, _, diff = plot_pictures.matrix_picture("w.npy", W, projected.matrix, projected.group, projected.distance).panels
     assert "every 2nd row and column" in values.title and i not in range(0, n, values.step)
     step = diff.step
     assert diff.data.shape == (n // step, n // step) and "largest of each 8 x 8 block" in diff.title
@@ -130,21 +130,21 @@ def test_pooling_keeps_the_largest_entry_of_every_block_at_a_size_that_does_not_
     n = 1000
     rng = np.random.default_rng(3)
     W, P = rng.standard_normal((n, n)), rng.standard_normal((n, n))
-    panel = plot.difference_panel(W, P, step=4)
+    panel = plot_pictures.difference_panel(W, P, step=4)
     D = np.abs(W - P)
     expected = np.array([[D[r:r + 4, c:c + 4].max() for c in range(0, n, 4)] for r in range(0, n, 4)])
     assert np.array_equal(panel.data, expected)
-    odd = plot.difference_panel(W[:999, :999], P[:999, :999], step=4)   # a last block of 3 rows and columns
+    odd = plot_pictures.difference_panel(W[:999, :999], P[:999, :999], step=4)   # a last block of 3 rows and columns
     assert odd.data.shape == (250, 250) and odd.data[-1, -1] == D[996:999, 996:999].max()
 
 
 def test_the_colour_bar_marks_the_tolerance_and_the_counterexample_is_ringed():
     W = np.load(SAMPLES / "trained.npy")
     result = gdlcheck.verify(W, "cyclic")
-    cells = plot.counterexample_cells(result)
+    cells = plot_pictures.counterexample_cells(result)
     assert set(cells) == {(1, 1), (0, 0)}   # the report's counterexample: W[1, 1] but W[0, 0]
     projected = gdlcheck.project(W, "cyclic")
-    diff = plot.matrix_picture("t.npy", W, projected.matrix, projected.group, projected.distance, tol=1e-9,
+    diff = plot_pictures.matrix_picture("t.npy", W, projected.matrix, projected.group, projected.distance, tol=1e-9,
                                cells=cells).panels[2]
     assert diff.levels == [(1e-9 * np.abs(W).max(), "--tol 1e-09 x max|W|")]
     assert {(i, j) for i, j, what in diff.marks if what == "counterexample"} == {(1, 1), (0, 0)}
@@ -158,19 +158,19 @@ def test_the_colour_bar_marks_the_tolerance_and_the_counterexample_is_ringed():
 
 def test_a_large_circulant_is_drawn_on_a_cyclic_map_over_its_offset():
     d = gdlcheck.derive(gdlcheck.group("cyclic", n=200))
-    (panel,) = plot.derive_picture(d).panels
+    (panel,) = plot_pictures.derive_picture(d).panels
     assert panel.cmap == "twilight" and panel.colorbar == "offset (i - j) mod n" and panel.vmax == 199
     i = np.arange(200)
     assert np.array_equal(panel.data, (i[:, None] - i[None, :]) % 200)
-    many = plot.derive_picture(gdlcheck.derive(gdlcheck.group("dihedral", n=64))).panels[0]
+    many = plot_pictures.derive_picture(gdlcheck.derive(gdlcheck.group("dihedral", n=64))).panels[0]
     assert many.cmap == "turbo" and many.colorbar == "orbit"   # one pass through the hues, no repeats
-    few = plot.derive_picture(gdlcheck.derive(gdlcheck.group("cyclic", n=12))).panels[0]
+    few = plot_pictures.derive_picture(gdlcheck.derive(gdlcheck.group("cyclic", n=12))).panels[0]
     assert few.cmap is None   # Kelly's distinct colours
 
 
 def test_a_2_to_2_pattern_gets_tuple_ticks_block_lines_and_partitions_in_its_legend():
     d = gdlcheck.derive(gdlcheck.group("symmetric", n=4), in_order=2, out_order=2)
-    pic = plot.derive_picture(d)
+    pic = plot_pictures.derive_picture(d)
     (panel,) = pic.panels
     assert panel.grid == 4 and panel.ticks == [(0, "(0, 0)"), (4, "(1, 0)"), (8, "(2, 0)"), (12, "(3, 0)")]
     names = dict(pic.legend)
@@ -188,7 +188,7 @@ def test_the_note_sits_below_the_axes_labels_and_titles_fit_the_figure():
         return fig, fig.canvas.get_renderer()
 
     d = gdlcheck.derive(gdlcheck.group("cyclic", n=64))
-    fig, renderer = drawn(plot.derive_picture(d))
+    fig, renderer = drawn(plot_pictures.derive_picture(d))
     note = fig._supxlabel.get_window_extent(renderer)
     label = fig.axes[0].xaxis.label.get_window_extent(renderer)
     assert "too many to list" in fig._supxlabel.get_text()
@@ -198,7 +198,7 @@ def test_the_note_sits_below_the_axes_labels_and_titles_fit_the_figure():
         box = text.get_window_extent(renderer)
         assert figure_box.x0 <= box.x0 and box.x1 <= figure_box.x1, text.get_text()
     W = _circulant(8)
-    long = plot.matrix_picture("MODEL WEIGHTS " * 16 + "w.npy", W, W, gdlcheck.group("cyclic", n=8), 0.0)
+    long = plot_pictures.matrix_picture("MODEL WEIGHTS " * 16 + "w.npy", W, W, gdlcheck.group("cyclic", n=8), 0.0)
     fig, renderer = drawn(long)
     box = fig._suptitle.get_window_extent(renderer)
     assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1
@@ -307,7 +307,7 @@ def test_symmetries_picture_colours_the_orbits_of_the_group_found():
     W = np.loadtxt(SAMPLES / "petersen.csv", delimiter=",", comments="#")
     found = gdlcheck.find_symmetries(W)
     orbits = gdlcheck.derive(found.group)
-    values, colouring = plot.symmetries_picture("petersen.csv", W, found, orbits).panels
+    values, colouring = plot_pictures.symmetries_picture("petersen.csv", W, found, orbits).panels
     assert np.array_equal(values.data, W) and np.array_equal(colouring.data, orbits.pattern)
     assert orbits.dimension == 3  # self, neighbour, non-neighbour
 

@@ -87,7 +87,7 @@ _CHECK_ROW = re.compile(r"(?P<abs>\S+)(?P<gap>\s+)(?P<rel>\S+)(?P<rest>\s+(?:PAS
 def as_documented(shown: str) -> str:
     """``shown`` with each check row's residual columns as the report prints them: a relative
     error below 1e-12 is rounding, shown as ``rounding`` and ``< 1e-12`` in the same columns
-    (gdlcheck.output.render.ROUNDING_SHOWN), never as digits that differ from one CPU to the next.
+    (gdlcheck.output.render_verify.ROUNDING_SHOWN), never as digits that differ from one CPU to the next.
     Nothing else is loosened."""
     def row(match):
         try:

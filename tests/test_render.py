@@ -6,7 +6,7 @@ import numpy as np
 from rich.console import Console
 
 from gdlcheck import api
-from gdlcheck.output.render import render_verify
+from gdlcheck.output.render_verify import render_verify
 
 
 def rendered(renderable, width: int = 80) -> str:
@@ -46,7 +46,7 @@ def test_long_generators_keep_method_errors_and_verdict_visible():
 
 
 def test_generators_are_named_by_their_role_in_every_catalogue_group():
-    from gdlcheck.output.render import generator_name
+    from gdlcheck.output.render_verify import generator_name
 
     cases = {("cyclic", 3): ["shift (0 1 2)"], ("dihedral", 5): ["shift (0 1 2 3 4)", "reflection"], ("dihedral", 4): ["shift (0 1 2 3)", "reflection (1 3)"],
              ("symmetric", 12): ["shift", "transposition (0 1)"], ("alternating", 5): ["3-cycle (0 1 2)", "shift (0 1 2 3 4)"], ("alternating", 12): ["3-cycle (0 1 2)", "cycle"],
@@ -77,7 +77,7 @@ def test_grid_counterexamples_name_points_by_their_coordinates():
 
 
 def test_short_generator_keeps_short_strings_and_elides_long_ones():
-    from gdlcheck.output.render import GENERATOR_WIDTH, short_generator
+    from gdlcheck.output.render_parts import GENERATOR_WIDTH, short_generator
 
     assert short_generator("(0 1 2)") == "(0 1 2)"
     long = "(" + " ".join(map(str, range(40))) + ")"

@@ -382,10 +382,10 @@ def test_a_relative_bias_past_the_condition_budget_is_refused_with_the_estimate(
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="1 ,#\n\r\t\x0b\x0c\x1c\x85\u2028a\u00a0", max_size=40))
 def test_rows_are_counted_as_splitlines_would_find_them(text):
-    from gdlcheck.inputs.matrices import _count_rows
+    from gdlcheck.inputs.tables import count_rows
 
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    _, rows, first = _count_rows(text)
+    _, rows, first = count_rows(text)
     assert (first is None) == (not lines)
     if lines:
         assert rows == len(lines) and first.strip() == lines[0].strip()
@@ -465,9 +465,9 @@ def test_a_picture_into_a_full_disk_is_exit_74(tmp_path, ext):
 def test_matplotlib_texts_are_literal_and_values_are_drawn_on_a_finite_scale():
     pytest.importorskip("matplotlib")
     from gdlcheck.output import plot
+    from gdlcheck.output.plot_pictures import Panel, Picture
 
-    picture = plot.Picture("t $\\sqrt{x}$", [plot.Panel("W $a$", "values", np.array([[1e308, -1e308]]), "j$",
-                                                        "i$", vmax=1e308)])
+    picture = Picture("t $\\sqrt{x}$", [Panel("W $a$", "values", np.array([[1e308, -1e308]]), "j$", "i$", vmax=1e308)])
     fig = plot._figure(picture)
     texts = [t for t in fig.findobj(lambda a: hasattr(a, "get_parse_math")) if t.get_text()]
     assert any("$" in t.get_text() for t in texts)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from gdlcheck import groups
+from gdlcheck.inputs.arrays import to_array
 from gdlcheck.inputs.expr import parse_expr
-from gdlcheck.inputs.matrices import to_array
 from gdlcheck.layers import Linear
 from gdlcheck.verification import Options, verify_layer
 from gdlcheck.verification.measure import weight_residuals

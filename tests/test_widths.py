@@ -9,7 +9,12 @@ from rich.console import Console
 
 import gdlcheck
 from gdlcheck import api
-from gdlcheck.output import render
+from gdlcheck.output.render_derive import render_derive, render_project
+from gdlcheck.output.render_groups import render_catalogue, render_symmetries
+from gdlcheck.output.render_inspect import render_inspect
+from gdlcheck.output.render_kinds import render_kind, render_kinds
+from gdlcheck.output.render_matrices import number_text
+from gdlcheck.output.render_verify import render_summary, render_verify
 from tests.conftest import SAMPLES
 
 WIDTHS = (40, 80, 200)
@@ -38,7 +43,7 @@ def failing():
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_verify_report_keeps_the_name_title_and_numbers(failing, width):
-    text = rendered(render.render_verify(failing), width)
+    text = rendered(render_verify(failing), width)
     fits(text, width)
     assert "samples/symbolic-broken.yaml" in squeezed(text) and "almost-circulant-3" in squeezed(text)
     numeric = next(c for c in failing.checks if c.method == "numeric")
@@ -49,18 +54,18 @@ def test_verify_report_keeps_the_name_title_and_numbers(failing, width):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_title_moves_inside_the_panel_only_when_it_does_not_fit(failing, width):
-    first = rendered(render.render_verify(failing), width).splitlines()[0]
+    first = rendered(render_verify(failing), width).splitlines()[0]
     if width >= 80:
         assert "samples/symbolic-broken.yaml" in first
     else:
-        assert first.startswith("╭─ FAIL ─") and "input" in rendered(render.render_verify(failing), width)
+        assert first.startswith("╭─ FAIL ─") and "input" in rendered(render_verify(failing), width)
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_a_failing_matrix_keeps_every_number_at_any_width(width):
     W = np.random.default_rng(0).normal(size=(6, 6))
     result = api.verify(W, "dihedral")
-    text = rendered(render.render_verify(result), width)
+    text = rendered(render_verify(result), width)
     fits(text, width)
     for c in result.checks:
         assert f"{c.relative_error:.3g}" in text and f"{c.max_abs_error:.3g}" in text
@@ -88,7 +93,7 @@ def input_column(text: str) -> str:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_summary_keeps_every_name_whole_and_counts(summary_entries, width):
-    text = rendered(render.render_summary(summary_entries), width)
+    text = rendered(render_summary(summary_entries), width)
     fits(text, width)
     column = input_column(text)
     for name, _ in summary_entries:
@@ -111,20 +116,20 @@ def test_the_count_line_reads_as_the_issue_asks():
 def test_project_prints_the_matrix_as_a_table(width):
     W = np.arange(36.0).reshape(6, 6) / 7
     projected = gdlcheck.project(W, "cyclic")
-    text = rendered(render.render_project("w.csv", projected.group, projected.matrix, projected.distance), width)
+    text = rendered(render_project("w.csv", projected.group, projected.matrix, projected.distance), width)
     fits(text, width)
     P = projected.matrix
-    assert render.number_text(P[0, 0]) in text and render.number_text(P[5, 5]) in text
+    assert number_text(P[0, 0]) in text and number_text(P[5, 5]) in text
     if width >= 80:  # every column fits: no elision, each row on one line
         row0 = next(line for line in text.splitlines() if re.match(r"│ 0 ", line))
-        assert all(render.number_text(x) in row0 for x in P[0])
+        assert all(number_text(x) in row0 for x in P[0])
     assert "[[" not in text  # not numpy's repr
 
 
 def test_project_elides_a_large_matrix_like_the_pattern():
     W = np.random.default_rng(1).normal(size=(40, 40))
     projected = gdlcheck.project(W, "dihedral")
-    text = rendered(render.render_project("w.npy", projected.group, projected.matrix, projected.distance), 200)
+    text = rendered(render_project("w.npy", projected.group, projected.matrix, projected.distance), 200)
     fits(text, 200)
     assert "..." in text and " 39 " in text and " 20 " not in text
 
@@ -132,7 +137,7 @@ def test_project_elides_a_large_matrix_like_the_pattern():
 @pytest.mark.parametrize("width", WIDTHS)
 def test_inconclusive_says_what_could_not_be_decided(width):
     result = api.verify("docs/examples/pooled-bias.yaml", method="exact")
-    text = rendered(render.render_verify(result), width)
+    text = rendered(render_verify(result), width)
     fits(text, width)
     flat = " ".join(text.replace("│", " ").split())
     assert "INCONCLUSIVE" in text and "could not decide (0 1 2 3 4 5 6 7) (exact)" in flat
@@ -141,12 +146,12 @@ def test_inconclusive_says_what_could_not_be_decided(width):
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("make", [
-    lambda: render.render_derive(gdlcheck.derive(gdlcheck.group("p4", shape="5x5"))),
-    lambda: render.render_inspect(api.inspect(SAMPLES / "attention.yaml")),
-    lambda: render.render_catalogue(),
-    lambda: render.render_kinds(api.kinds()),
-    lambda: render.render_kind(api.kind("gcn")),
-    lambda: render.render_symmetries("samples/petersen.csv", api.find_symmetries(SAMPLES / "petersen.csv")),
+    lambda: render_derive(gdlcheck.derive(gdlcheck.group("p4", shape="5x5"))),
+    lambda: render_inspect(api.inspect(SAMPLES / "attention.yaml")),
+    lambda: render_catalogue(),
+    lambda: render_kinds(api.kinds()),
+    lambda: render_kind(api.kind("gcn")),
+    lambda: render_symmetries("samples/petersen.csv", api.find_symmetries(SAMPLES / "petersen.csv")),
 ], ids=["derive", "inspect", "groups", "kinds", "kinds-gcn", "symmetries"])
 def test_other_reports_fit_without_cutting(make, width):
     fits(rendered(make(), width), width)

@@ -11,7 +11,8 @@ import numpy as np
 
 from gdlcheck.api.options import allowed_folders, check_tol, seed_of
 from gdlcheck.errors import GdlcheckError, SpecError, param
-from gdlcheck.inputs.matrices import as_matrix, check_square, load_matrix
+from gdlcheck.inputs.arrays import as_matrix, check_square
+from gdlcheck.inputs.matrices import load_matrix
 from gdlcheck.inspection import Inspected, inspect_layer
 from gdlcheck.sources import layer_points, resolve_layer
 from gdlcheck.symmetries import Found
@@ -56,7 +57,7 @@ def input_matrix(path: str, stdin_data: bytes | None = None, tensor: str | None 
 
     try:
         if tensor:
-            from gdlcheck.inputs.matrices import check_finite
+            from gdlcheck.inputs.arrays import check_finite
             from gdlcheck.inputs.weights import single_matrix
 
             source = check_finite(single_matrix(path, tensor))

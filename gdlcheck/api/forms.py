@@ -13,7 +13,8 @@ from gdlcheck.api.groups import group_options
 from gdlcheck.derivation import Derived, Projected
 from gdlcheck.errors import GdlcheckError, GroupError, LimitError, param
 from gdlcheck.groups import PermGroup
-from gdlcheck.inputs.matrices import as_matrix, check_square, load_matrix
+from gdlcheck.inputs.arrays import as_matrix, check_square
+from gdlcheck.inputs.matrices import load_matrix
 
 
 def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in: int = 1,

@@ -12,7 +12,7 @@ from gdlcheck.api.groups import group_options
 from gdlcheck.api.options import allowed_folders, check_options, seed_of
 from gdlcheck.code.loading import EXPECT
 from gdlcheck.errors import GdlcheckError, GroupError, SpecError, param
-from gdlcheck.inputs.matrices import as_matrix
+from gdlcheck.inputs.arrays import as_matrix
 from gdlcheck.inputs.spec import dump_yaml, is_spec_text
 from gdlcheck.sources import GroupOptions, matrix_job, resolve
 from gdlcheck.tolerances import TOL
@@ -122,7 +122,7 @@ def verify_weights(path, group=None, *, n: int | None = None, shape=None, genera
         for a file that cannot be read, a ``tensors`` glob that matches nothing, no square
         tensor to check, or a selection past the budget of one file.
     """
-    from gdlcheck.inputs.matrices import check_finite
+    from gdlcheck.inputs.arrays import check_finite
     from gdlcheck.inputs.weights import matrix_of, read_tensors, select
 
     check_options(method, tol, trials, seed)

@@ -75,7 +75,7 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
     if fmt == "npy":
         write_npy(d.basis, output)
     elif fmt == "text":
-        from gdlcheck.output.render import render_derive
+        from gdlcheck.output.render_derive import render_derive
 
         print_rich(render_derive(d, prose.explain(d) if explain else None), output, svg, title="gdlcheck derive")
     else:
@@ -85,7 +85,7 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
                 "latex": lambda: prose.latex_form(d)}[fmt]()
         write_text(text, output)
     if plot:
-        from gdlcheck.output.plot import derive_picture
+        from gdlcheck.output.plot_pictures import derive_picture
 
         save_plot(derive_picture(d), plot)
 

@@ -34,7 +34,7 @@ def command(name, n, shape, generators, graph, fmt):
             for family in FAMILIES.values():
                 click.echo(dumps(catalogue_json(family)))
         else:
-            from gdlcheck.output.render import render_catalogue
+            from gdlcheck.output.render_groups import render_catalogue
 
             console().print(render_catalogue())
         return
@@ -42,6 +42,6 @@ def command(name, n, shape, generators, graph, fmt):
     if fmt == "json":
         click.echo(dumps(groups_json(g)))
     else:
-        from gdlcheck.output.render import render_group
+        from gdlcheck.output.render_groups import render_group
 
         console().print(render_group(g))

@@ -35,6 +35,6 @@ def command(spec, n, seed, fmt, allow):
     if fmt == "json":
         click.echo(dumps(result.to_json()))
     else:
-        from gdlcheck.output.render import render_inspect
+        from gdlcheck.output.render_inspect import render_inspect
 
         console().print(render_inspect(result))

@@ -36,7 +36,7 @@ def command(name, fmt):
         for kind in chosen:
             click.echo(dumps(kind_json(kind)))
         return
-    from gdlcheck.output.render import render_kind, render_kinds
+    from gdlcheck.output.render_kinds import render_kind, render_kinds
 
     console().print(render_kind(chosen[0]) if name is not None else render_kinds(chosen))
 

@@ -77,10 +77,10 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot, tenso
     elif fmt == "json":
         write_text(dumps(projected.to_json(matrix)) + "\n", output)
     else:
-        from gdlcheck.output.render import render_project
+        from gdlcheck.output.render_derive import render_project
 
         print_rich(render_project(matrix, g, P, dist), output)
     if plot:
-        from gdlcheck.output.plot import matrix_picture
+        from gdlcheck.output.plot_pictures import matrix_picture
 
         save_plot(matrix_picture(matrix, source, P, g, dist), plot)

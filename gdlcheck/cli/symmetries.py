@@ -59,11 +59,11 @@ def command(matrix, tol, fmt, plot):
     if fmt == "json":
         click.echo(dumps(found.to_json(matrix)))
     else:
-        from gdlcheck.output.render import render_symmetries
+        from gdlcheck.output.render_groups import render_symmetries
 
         console().print(render_symmetries(matrix, found))
     if plot:
-        from gdlcheck.output.plot import symmetries_picture
+        from gdlcheck.output.plot_pictures import symmetries_picture
 
         orbits = api.derive(found.group)
         save_plot(symmetries_picture(matrix, source, found, orbits), plot)

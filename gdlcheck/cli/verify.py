@@ -134,7 +134,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
         if fmt == "json":
             click.echo(dumps(verify_json(result, hints=hints)))
         elif fmt == "text":
-            from gdlcheck.output.render import render_verify
+            from gdlcheck.output.render_verify import render_verify
 
             out.print(render_verify(result, hints, explain=explain))
     if fmt == "junit" and not quiet:
@@ -142,11 +142,11 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
 
         click.echo(junit_xml(entries), nl=False)
     if out is not None and len(inputs) > 1:
-        from gdlcheck.output.render import render_summary
+        from gdlcheck.output.render_verify import render_summary
 
         out.print(render_summary([(path, result) for path, result, _ in entries]))
     if plot and entries and entries[0][1] is not None:
-        from gdlcheck.output.plot import counterexample_cells, matrix_picture
+        from gdlcheck.output.plot_pictures import counterexample_cells, matrix_picture
 
         result = entries[0][1]
         projected = api.project(matrix, result.group)
@@ -179,7 +179,7 @@ def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, 
         if fmt == "json" and not quiet:
             click.echo(dumps(c.to_json(message(c.error) if c.error is not None else None)))
     if out is not None:
-        from gdlcheck.output.render import render_weights
+        from gdlcheck.output.render_verify import render_weights
 
         out.print(render_weights(path, checked))
 

@@ -31,7 +31,8 @@ import zlib
 import numpy as np
 
 from gdlcheck.errors import SpecError
-from gdlcheck.inputs.matrices import load_matrix, read_bytes, read_npy_header
+from gdlcheck.inputs.files import read_bytes
+from gdlcheck.inputs.matrices import load_matrix, read_npy_header
 from gdlcheck.limits import MAX_GRAPH_BYTES, MAX_MATRIX_ENTRIES, MAX_POINTS
 
 try:

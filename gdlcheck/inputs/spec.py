@@ -285,9 +285,9 @@ def _to_python(node, where, depth, lines, budget, constructor, path):
 def load_spec(path: str, text: str | None = None) -> Spec:
     """Read and check the top level of a spec file (the layer tree is checked when built)."""
     if text is None:
-        from gdlcheck.inputs.matrices import _decode, read_bytes
+        from gdlcheck.inputs.files import decode_text, read_bytes
 
-        text = _decode(read_bytes(path), path)
+        text = decode_text(read_bytes(path), path)
     value, lines = parse_yaml(text, path)
     return spec_from_value(value, path, lines)
 
@@ -336,7 +336,7 @@ def is_spec_text(text: str) -> bool:
     """Whether standard input holds a YAML spec rather than a matrix: its first line is a key."""
     import re
 
-    from gdlcheck.inputs.matrices import first_data_line
+    from gdlcheck.inputs.tables import first_data_line
 
     line = first_data_line(text)    # no string per line: standard input may hold 50 million of them
     if line is None:

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError, LayerError
+from gdlcheck.inputs.arrays import exact_number
 from gdlcheck.inputs.evaluate import compile_array
-from gdlcheck.inputs.matrices import exact_number
 from gdlcheck.layers.rules import Rule
 
 # What the aggregation matrix G of Y = G(X, A) V(X) depends on, from least to most.

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError, SpecError
-from gdlcheck.inputs.matrices import load_matrix, to_array
+from gdlcheck.inputs.arrays import to_array
+from gdlcheck.inputs.matrices import load_matrix
 from gdlcheck.inputs.spec import KEY_MEANINGS, Spec, check_keys, confined_path
 from gdlcheck.layers.activations import ACTIVATION_NAMES
 from gdlcheck.layers.base import Layer, free_symbols, shape_text

@@ -39,7 +39,7 @@ def _shown_by(renderable, json, figure=None) -> Presenter:
 
 
 def _render_verify(result: Verified):
-    from gdlcheck.output.render import render_verify
+    from gdlcheck.output.render_verify import render_verify
 
     return render_verify(result)
 
@@ -47,41 +47,41 @@ def _render_verify(result: Verified):
 def _verify_figure(result: Verified):
     """The matrix ``result._matrix`` (checked to be numbers by ``Verified.plot``), its projection and ``W - P``."""
     from gdlcheck.derivation import project
-    from gdlcheck.output import plot
+    from gdlcheck.output import plot, plot_pictures
 
     W = result._matrix
     P, distance = project(W, result.group)
     word = {"fails": "FAIL", "inconclusive": "INCONCLUSIVE"}.get(result.verdict, "PASS")
-    return plot.figure(plot.matrix_picture(result.input, W, P, result.group, distance, word, tol=result._tol,
-                                           cells=plot.counterexample_cells(result)))
+    return plot.figure(plot_pictures.matrix_picture(result.input, W, P, result.group, distance, word,
+                                                    tol=result._tol, cells=plot_pictures.counterexample_cells(result)))
 
 
 def _render_derive(d: Derived):
-    from gdlcheck.output.render import render_derive
+    from gdlcheck.output.render_derive import render_derive
 
     return render_derive(d)
 
 
 def _derive_figure(d: Derived):
-    from gdlcheck.output import plot
+    from gdlcheck.output import plot, plot_pictures
 
-    return plot.figure(plot.derive_picture(d))
+    return plot.figure(plot_pictures.derive_picture(d))
 
 
 def _render_inspect(inspection: Inspected):
-    from gdlcheck.output.render import render_inspect
+    from gdlcheck.output.render_inspect import render_inspect
 
     return render_inspect(inspection)
 
 
 def _render_symmetries(found: Found):
-    from gdlcheck.output.render import render_symmetries
+    from gdlcheck.output.render_groups import render_symmetries
 
     return render_symmetries("<matrix>", found)
 
 
 def _render_project(projected: Projected):
-    from gdlcheck.output.render import render_project
+    from gdlcheck.output.render_derive import render_project
 
     return render_project("<matrix>", projected.group, projected.matrix, projected.distance)
 

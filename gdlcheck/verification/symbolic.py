@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gdlcheck.inputs.arrays import exact_number
 from gdlcheck.inputs.evaluate import evaluate
-from gdlcheck.inputs.matrices import exact_number
 from gdlcheck.limits import (
     MAX_EXP_DEGREE,
     MAX_EXPANSION_TERMS,
