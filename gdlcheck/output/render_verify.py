@@ -138,7 +138,7 @@ def generator_name(group: PermGroup | None, generator: str, long: bool = False) 
         return generator if long or len(generator) <= GENERATOR_WIDTH else short_generator(generator)
     k = strings.index(generator)
     role = group.role(k)
-    if role.kind == "translation":
+    if role.is_translation:
         word = f"translation (axis {role.axis})"
     elif role.kind in ROLE_NAMES:
         word = ROLE_NAMES[role.kind]
