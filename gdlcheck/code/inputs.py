@@ -61,7 +61,7 @@ def input_moves(walk: Walk, signature, args, kwargs, gens) -> Halt | None:
     for inp, value in inputs:
         kind = inp.action.kind
         if kind.is_graph and isinstance(value, torch.Tensor) and _is_edge_index(value):
-            graph_q = edge_perms(value, gens, moving=not kind.is_held, n=signature.n, signature=signature)
+            graph_q = edge_perms(value, gens, moving=not kind.is_held, n=signature.n)
             break
     for inp, value in inputs:
         kind = inp.action.kind
@@ -102,7 +102,7 @@ def _bool():
     return torch.bool
 
 
-def edge_perms(ei, gens, moving: bool, n: int, signature) -> list:
+def edge_perms(ei, gens, moving: bool, n: int) -> list:
     """Per generator, the permutation of the edges: for a graph that moves, the order the trials
     give the relabelled edges; for a fixed graph, the edge permutation an automorphism induces."""
     from gdlcheck.code import graphs
@@ -114,22 +114,16 @@ def edge_perms(ei, gens, moving: bool, n: int, signature) -> list:
             _, order = graphs.relabel(s, e, n)
             out.append(None if order is None else mv.inverse(np.asarray(order, dtype=np.int64)))
             continue
-        codes = e[0] * n + e[1]
-        images = s[e[0]] * n + s[e[1]]
-        q = _match(codes, images)
-        out.append(Halt("call", f"{generator_text(s)} does not map the fixed graph's edges onto themselves",
-                        "condition_graph") if q is False else q)
+        # the trials' own match (edge order[m] lands on column m); the tracer's moves are
+        # permutations the other way round (column k goes to q[k])
+        order = graphs.automorphism_edge_order(s, e, n)
+        if order is None:
+            out.append(Halt("call", f"{generator_text(s)} does not map the fixed graph's edges onto themselves",
+                            "condition_graph"))
+            continue
+        q = mv.inverse(order)
+        out.append(None if mv.is_identity(q) else q)
     return out
-
-
-def _match(codes, images):
-    """``q`` with ``codes[q[k]] = images[k]`` (duplicate edges matched in order), or False."""
-    a, b = np.argsort(codes, kind="stable"), np.argsort(images, kind="stable")
-    if not np.array_equal(codes[a], images[b]):
-        return False
-    q = np.empty(len(codes), dtype=np.int64)
-    q[b] = a
-    return None if mv.is_identity(q) else q
 
 
 def module_names(module) -> dict:
