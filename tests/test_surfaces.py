@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import gdlcheck
 from gdlcheck.errors import GdlcheckError, SpecError
-from tests.test_budgets import capped, one_line
+from tests.test_budgets import capped, in_process, one_line
 
 LIMIT = 120   # seconds: a guard against a hang, never an assertion
 
@@ -123,6 +123,7 @@ def test_a_scipy_save_npz_graph_reads_as_the_same_graph(tmp_path, fmt):
     assert g.order == 2 * n     # the dihedral group of the 7-cycle
 
 
+@pytest.mark.slow   # a FIFO opened would block: the process and its timeout guard the suite
 def test_a_fifo_named_npz_is_refused_without_opening_it(callable_dir):
     os.mkfifo(callable_dir / "g.npz")
     assert stat.S_ISFIFO(os.stat(callable_dir / "g.npz").st_mode)
@@ -404,9 +405,9 @@ def test_rows_are_counted_as_splitlines_would_find_them(text):
         assert rows == len(lines) and first.strip() == lines[0].strip()
 
 
-def test_a_tall_text_matrix_is_refused_before_a_string_per_line(tmp_path):
+def test_a_tall_text_matrix_is_refused_before_a_string_per_line(tmp_path, run):
     (tmp_path / "tall.csv").write_text("1,1\n" * 70_000)
-    one_line(run_capped(["verify", "tall.csv", "-g", "cyclic"], tmp_path), 2, "70000 rows exceed the limit")
+    one_line(in_process(run, ["verify", tmp_path / "tall.csv", "-g", "cyclic"]), 2, "70000 rows exceed the limit")
 
 
 @pytest.mark.slow
@@ -525,9 +526,9 @@ def test_any_text_in_a_junit_report_parses(text):
 # --------------------------------------------------------------------------- 8. smaller
 
 
-def test_a_nul_byte_in_a_file_name_is_an_input_error(tmp_path):
+def test_a_nul_byte_in_a_file_name_is_an_input_error(tmp_path, run):
     (tmp_path / "s.yaml").write_text('symmetry: {group: cyclic, n: 2}\nlayer: {kind: linear, weight: {file: "w\\0.npy"}}\n')
-    one_line(run_capped(["verify", "s.yaml"], tmp_path), 2, "cannot hold a NUL character")
+    one_line(in_process(run, ["verify", tmp_path / "s.yaml"]), 2, "cannot hold a NUL character")
     with pytest.raises(SpecError, match="NUL"):
         gdlcheck.verify({"layer": {"kind": "linear", "weight": {"file": "a\x00b"}}}, "cyclic", n=2)
 
@@ -544,6 +545,7 @@ def test_the_api_raises_gdlchecks_own_errors(call):
         call()
 
 
+@pytest.mark.slow   # the memory cap is the point: a process of its own
 @pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_AS")
 def test_the_api_under_a_memory_cap_raises_gdlchecks_errors_for_the_cli_cases(tmp_path):
     (tmp_path / "tall.csv").write_text("1,1\n" * 70_000)
