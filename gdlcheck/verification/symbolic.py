@@ -311,7 +311,9 @@ def solve_constraints(equations: list) -> tuple[list[str], bool]:
     if not unique:
         return [], False
     syms = sorted(set().union(*(e.free_symbols for e in unique)), key=str)
-    if not syms:  # two different numbers: no tying of the symbols mends that
+    if not syms or any(e.is_Rational and e != 0 for e in unique):
+        # two different numbers (an equation 10**150 = 0 beside the others): no tying of the
+        # symbols mends that, so sympy.solve is not asked (it spent seconds on the others first)
         return [], True
     unsolved = [f"{safe_str(e)} = 0" for e in unique[:20]]
     ops = sympy_call(lambda: sum(sympy.count_ops(e) for e in unique))
