@@ -179,6 +179,7 @@ def test_verify_callable_with_an_adjacency_is_theorem_3():
     assert not gdlcheck.verify_callable(lambda X: gcn(X, A), "symmetric", shape=(n, 2)).passed
 
 
+@pytest.mark.slow   # runs torch
 def test_verify_callable_errors():
     def bad(X):
         raise ValueError("boom")

@@ -30,6 +30,14 @@ def capped(args, cwd, memory=3 << 30, input=None, timeout=600):
                           preexec_fn=limit, capture_output=True, text=True, input=input, timeout=timeout)
 
 
+def in_process(run, args):
+    """``capped``'s result from click's runner in this process (``run``, the conftest fixture):
+    for a refusal whose point is the message and the exit code, where no cap or hang needs a
+    process of its own."""
+    result = run(args)
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
+
+
 def one_line(result, code, fragment):
     assert result.returncode == code, (result.returncode, result.stdout[-300:], result.stderr)
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr

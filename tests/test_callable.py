@@ -72,6 +72,7 @@ def user_module(tmp_path, monkeypatch):
     yield write
 
 
+@pytest.mark.slow   # runs torch
 def test_user_errors_are_one_line_and_exit_2(run, user_module):
     user_module("ul_err", """
         import numpy as np

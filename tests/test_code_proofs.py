@@ -13,6 +13,9 @@ import random
 import numpy as np
 import pytest
 
+# every test here runs torch (the marker: pytest -m "not slow" is the loop without it)
+pytestmark = pytest.mark.slow
+
 torch = pytest.importorskip("torch")
 pyg = pytest.importorskip("torch_geometric")
 

@@ -9,6 +9,9 @@ import time
 import numpy as np
 import pytest
 
+# every test here runs torch (the marker: pytest -m "not slow" is the loop without it)
+pytestmark = pytest.mark.slow
+
 torch = pytest.importorskip("torch")
 
 import gdlcheck  # noqa: E402

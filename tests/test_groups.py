@@ -292,3 +292,17 @@ def test_every_generators_sentence_is_filled_by_what_its_role_says(name, size):
             if role.kind == "transposition":
                 a, b = (i for i, x in enumerate(p) if x != i)
                 assert f"points {a} and {b} are interchangeable" in text
+
+
+def test_a_long_permutations_cycle_string_is_remembered_and_the_same_as_written_out():
+    from gdlcheck.groups import perm
+
+    rng = np.random.default_rng(0)
+    n = perm.LONG_PERM + 1
+    p = tuple(int(v) for v in rng.permutation(n))
+    text = perm.cycle_string(p)
+    assert text == perm._cycles(p)                       # what the short path writes
+    assert perm.parse_perm(text, n) == p                 # and it reads back as the same permutation
+    assert perm.cycle_string(list(p)) == perm.cycle_string(np.array(p)) == text
+    q = perm.then(p, p)                                  # another permutation is not given the remembered one
+    assert perm.cycle_string(q) == perm._cycles(q) != text

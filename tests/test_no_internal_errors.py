@@ -54,6 +54,22 @@ def test_constraints_sympy_cannot_solve_are_shown_unsolved(run, tmp_path):
     assert obj["verdict"] == "fails" and "Abs(a*b) - 2 = 0" in obj["constraints"]
 
 
+def test_a_nonzero_number_among_the_constraints_is_unsatisfiable_without_sympy_solve(run, tmp_path, monkeypatch):
+    # the swap of 2 points needs W[0, 1] = W[1, 0]: 10**150 = 1 is false whatever a and b are, so no
+    # tying of the symbols mends it (sympy.solve spent the hang guard's seconds on such systems)
+    import sympy
+
+    from tests.conftest import forbid
+
+    forbid(monkeypatch, sympy, "solve", "sympy.solve")
+    a, b = sympy.symbols("a b")
+    assert symbolic.solve_constraints([a - b, sympy.Integer(10**150 - 1), a * b - 1]) == ([], True)
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps([["a", "10**150"], [1, "b"]]))
+    obj = json.loads(run(["verify", path, "-g", "cyclic", "--format", "json"]).stdout)
+    assert obj["verdict"] == "fails" and obj["constraints"] == ["no values of the symbols make it hold"]
+
+
 def test_a_401_digit_integer_in_a_spec(run, tmp_path):
     spec = tmp_path / "big.yaml"
     spec.write_text("symmetry: {group: cyclic, n: 2}\nlayer: {kind: linear, weight: [[%s, 1], [1, 1]]}\n" % ("1" * 401))

@@ -10,7 +10,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from gdlcheck import groups
@@ -153,6 +153,8 @@ def unsound(case) -> bool:
     try:
         layer = build(spec, group, d)
         proof = prove(layer, group, expect)
+        if not any(proof.proven.values()):
+            return False   # nothing proven: no claim for a trial to contradict
         errors = trial_errors(layer, group, d, expect)
     except GdlcheckError:
         return False
@@ -205,8 +207,9 @@ def _gcn_forgetting_its_fixed_graph(self, group, gens):
 def test_a_rule_broken_on_purpose_is_caught(monkeypatch, cls, broken):
     monkeypatch.setattr(cls, "rule", broken)
     # the same random trees and the same law: the search finds a tree the broken rule proves wrongly
+    # (the first one found: shrinking it, half the search's time, would only make it smaller)
     found = find(trees(), unsound, settings=settings(max_examples=2000, derandomize=True, deadline=None,
-                                                     database=None))
+                                                     database=None, phases=[Phase.generate]))
     assert unsound(found)
 
 

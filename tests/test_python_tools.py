@@ -51,6 +51,7 @@ def test_mypy_reveals_the_types_of_the_api(tmp_path):
     assert '"Verified" has no attribute "pased"' in out.stdout, out.stdout
 
 
+@pytest.mark.slow   # a fresh interpreter is the point: what `import gdlcheck` loads
 def test_import_gdlcheck_loads_nothing_heavy_and_testing_is_an_attribute():
     out = python("import sys, gdlcheck\n"
                  "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'sympy', 'rich', 'typing', 'torch')"

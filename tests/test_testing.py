@@ -41,6 +41,7 @@ def test_only_the_failing_generators_are_listed():
     assert len(body) == 1 and "generator (0 1):" in body[0]
 
 
+@pytest.mark.slow   # runs torch
 def test_a_broken_callable_is_an_error_not_a_failed_assertion():
     def bad(X):
         raise KeyError("w")

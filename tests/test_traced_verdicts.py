@@ -8,6 +8,9 @@ proof stops, the numeric check speaks, and the report says where the proof stopp
 import numpy as np
 import pytest
 
+# every test here runs torch (the marker: pytest -m "not slow" is the loop without it)
+pytestmark = pytest.mark.slow
+
 torch = pytest.importorskip("torch")
 
 import gdlcheck  # noqa: E402

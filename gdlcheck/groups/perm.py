@@ -55,6 +55,7 @@ The convention, as runnable examples (pytest runs them with ``--doctest-modules`
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 
@@ -175,8 +176,24 @@ def is_sparse(A) -> bool:
     return sparse is not None and sparse.issparse(A)
 
 
+# Past this many points a permutation's cycle string is remembered (the last few): a check names
+# each generator in its residuals, its conditions and its report, and a 10^6-cycle took 0.5 s each.
+LONG_PERM = 10_000
+
+
 def cycle_string(p: Perm) -> str:
     """Disjoint-cycle notation, 0-based, fixed points left out; the identity is ``()``."""
+    if len(p) > LONG_PERM:
+        return _long_cycle_string(np.asarray(p, dtype=np.int64).tobytes())
+    return _cycles(p)
+
+
+@functools.lru_cache(maxsize=4)
+def _long_cycle_string(array_bytes: bytes) -> str:
+    return _cycles(np.frombuffer(array_bytes, dtype=np.int64).tolist())
+
+
+def _cycles(p) -> str:
     seen = [False] * len(p)
     cycles = []
     for start in range(len(p)):

@@ -8,7 +8,13 @@ report and for ``assert_equivariant``'s message.
 from __future__ import annotations
 
 from gdlcheck.layers import Fact
-from gdlcheck.limits import MAX_SIMPLIFY_OPS, SYMBOLIC_GUARD_SECONDS
+from gdlcheck.limits import (
+    MAX_EXP_DEGREE,
+    MAX_EXPANSION_TERMS,
+    MAX_SIMPLIFY_OPS,
+    SYMBOLIC_EXPAND_OPS,
+    SYMBOLIC_GUARD_SECONDS,
+)
 from gdlcheck.output.proof import stop_text
 from gdlcheck.text import safe_str, shorten
 from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, Verified, WeightWitness
@@ -21,6 +27,9 @@ DETAILS = {
     "sympy_undecided": "sympy could not decide",
     "symbolic_budget": f"undecided: the whole check's symbolic budget ({MAX_SIMPLIFY_OPS} operations for sympy's "
                        "simplify) ran out",
+    "symbolic_size": f"undecided by size: expanding f(PX) - P f(X) is past the budget ({SYMBOLIC_EXPAND_OPS} "
+                     f"operations, {MAX_EXPANSION_TERMS} terms, degree {MAX_EXP_DEGREE} in exp(t) for exp(k*t)), "
+                     "so sympy was not given it",
     "symbolic_identical": "symbolic: f(PX) and P f(X) are the same expressions",
     "symbolic_simplified": "symbolic: f(PX) and P f(X) simplify to the same expressions",
     "within_tolerance_only": "holds only within tolerance; --method exact demands exactness",

@@ -84,18 +84,27 @@ def equal_exactly(a, b, budget: Budget | None = None) -> bool | None:
     return result
 
 
-def is_zero(diff) -> bool:
-    """Whether ``diff`` expands (and cancels) to 0, tried only within ``SYMBOLIC_EXPAND_OPS``
-    operations: polynomial identities like ``b*(c + 1) - (b*c + b)``; not every identity
-    (``sin(x)**2 + cos(x)**2 - 1`` stays undecided)."""
+def why_not_zero(diff) -> str | None:
+    """None when ``diff`` expands (and cancels) to 0; else why it is undecided, a
+    ``Residual.detail``: ``symbolic_size`` when it is past the size budget and sympy is not
+    given it at all (``SYMBOLIC_EXPAND_OPS`` operations, ``MAX_EXPANSION_TERMS`` terms,
+    exponent degree ``MAX_EXP_DEGREE``), ``time_guard`` when the guard stopped sympy,
+    ``sympy_undecided`` when sympy ran and did not reach 0.
+
+    Polynomial identities like ``b*(c + 1) - (b*c + b)`` are decided; not every identity
+    (``sin(x)**2 + cos(x)**2 - 1`` stays undecided).
+    """
     import sympy
 
     ops = sympy_call(sympy.count_ops, diff)
-    if ops is None or ops > SYMBOLIC_EXPAND_OPS or exponent_degree(diff, MAX_EXP_DEGREE) > MAX_EXP_DEGREE:
-        return False
+    if ops is None or ops > SYMBOLIC_EXPAND_OPS or expansion_terms(diff, MAX_EXPANSION_TERMS) > MAX_EXPANSION_TERMS \
+            or exponent_degree(diff, MAX_EXP_DEGREE) > MAX_EXP_DEGREE:
+        return "symbolic_size"
     done, value = run_with_time_limit(lambda: sympy_call(lambda: sympy.cancel(sympy.expand(diff))),
                                       SYMBOLIC_GUARD_SECONDS)
-    return bool(done and value is not None and value == 0)
+    if not done:
+        return "time_guard"
+    return None if value is not None and value == 0 else "sympy_undecided"
 
 
 def _by_expansion(diff, budget: Budget) -> bool | None:
@@ -172,6 +181,8 @@ def exponent_degree(e, cap: int) -> int:
     ``k = p/q`` becomes degree ``|p|`` in ``exp(t/q)``, so one given weight of ``10**6``
     inside a softmax made a polynomial of degree 10^11 and ran until the time guard.  An
     expression past ``cap`` is not handed to them (undecided, by its size, not by the clock).
+    The exponent is multiplied out as ``expand`` does it first: a weight of ``10**20`` inside
+    a product of sums, ``(x - 10**20)*(y + 1)``, is a coefficient only after that.
     """
     import math
 
@@ -184,7 +195,7 @@ def exponent_degree(e, cap: int) -> int:
             continue
         if expansion_terms(exponent, MAX_EXPANSION_TERMS) > MAX_EXPANSION_TERMS:
             return cap + 1
-        for term in sympy.Add.make_args(sympy.expand(exponent, deep=False)):
+        for term in sympy.Add.make_args(sympy.expand(_functions_held(exponent, {}))):
             coeff = term.as_coeff_Mul(rational=True)[0]
             if coeff.is_Rational:
                 top = max(top, abs(int(coeff.p)))
@@ -192,6 +203,22 @@ def exponent_degree(e, cap: int) -> int:
             if top * denominators > cap:
                 return cap + 1
     return top * denominators
+
+
+def _functions_held(e, held: dict):
+    """``e`` with each function application and each non-integer power replaced by a symbol of
+    its own (the same one for equal subexpressions): what is left is the sums, products and
+    integer powers that ``expand`` multiplies out, so its coefficients are those the expansion
+    gives, and no function's argument is expanded (a tanh around a sum stays one symbol)."""
+    import sympy
+
+    if e.is_Atom:
+        return e
+    if e.is_Add or e.is_Mul or (e.is_Pow and e.exp.is_Integer):
+        return e.func(*(_functions_held(a, held) for a in e.args))
+    if e not in held:
+        held[e] = sympy.Dummy()
+    return held[e]
 
 
 def sympy_call(fn, *args, **kwargs):
@@ -284,7 +311,9 @@ def solve_constraints(equations: list) -> tuple[list[str], bool]:
     if not unique:
         return [], False
     syms = sorted(set().union(*(e.free_symbols for e in unique)), key=str)
-    if not syms:  # two different numbers: no tying of the symbols mends that
+    if not syms or any(e.is_Rational and e != 0 for e in unique):
+        # two different numbers (an equation 10**150 = 0 beside the others): no tying of the
+        # symbols mends that, so sympy.solve is not asked (it spent seconds on the others first)
         return [], True
     unsolved = [f"{safe_str(e)} = 0" for e in unique[:20]]
     ops = sympy_call(lambda: sum(sympy.count_ops(e) for e in unique))

@@ -14,7 +14,7 @@ from gdlcheck.layers.base import exact_array
 from gdlcheck.limits import SYMBOLIC_GUARD_SECONDS, SYMBOLIC_NODES
 from gdlcheck.verification.measure.trials import points_output
 from gdlcheck.verification.result import OutputWitness, Residual, ShapeWitness, generator_name
-from gdlcheck.verification.symbolic import differ_at_a_point, is_zero, run_with_time_limit
+from gdlcheck.verification.symbolic import differ_at_a_point, run_with_time_limit, why_not_zero
 
 # The symbolic forward pass runs a non-linear layer on an n x d matrix of symbols: small n, d only.
 SYMBOLIC_MAX_POINTS = 6
@@ -108,7 +108,8 @@ def _compare_symbolic(s, got: np.ndarray, target: np.ndarray) -> Residual:
             return Residual(gen, "exact", exact=False, witness=witness, symbolic=True)
         undecided.append(got[idx] - target[idx])
     for diff in undecided:
-        if not is_zero(diff):
-            return Residual(gen, "exact", exact=None, detail="sympy_undecided", symbolic=True)
+        reason = why_not_zero(diff)
+        if reason is not None:
+            return Residual(gen, "exact", exact=None, detail=reason, symbolic=True)
     return Residual(gen, "exact", max_abs_error=0.0, relative_error=0.0, exact=True, symbolic=True,
                     detail="symbolic_simplified" if undecided else "symbolic_identical")
