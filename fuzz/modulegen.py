@@ -249,8 +249,30 @@ def constant_scatter(b: Body):
     ]))
 
 
+def sneaky(b: Body):
+    """Breaks a tracer could miss: values read back into Python, data written outside torch's
+    operations, a duplicate-then-slice reshape, a circular difference, an index put."""
+    k = b.rng.randrange(b.n)
+    b.forward.append(b.rng.choice([
+        f"h = h + torch.tensor([float(v) for v in h[..., {k}, :].reshape(-1)[:1]], dtype=h.dtype)",
+        "h = h + torch.from_numpy(h.detach().numpy()[..., :1, :].copy())",
+        f"h = h.clone()\nh.data[..., {k}, :] = 0.0",
+        f"h = h + h.new_tensor(list(range({b.n}))).unsqueeze(-1)",
+        "h = h.unsqueeze(-2).expand(*h.shape[:-1], 2, h.shape[-1]).reshape(*h.shape[:-2], 2 * h.shape[-2], "
+        "h.shape[-1])[..., :h.shape[-2], :]",
+        "h = torch.diff(h, dim=-2, prepend=h[..., -1:, :])",
+        f"h = h.transpose(0, -2).index_put((torch.tensor([{k}]),), torch.zeros(h.shape[-1], dtype=h.dtype))"
+        ".transpose(0, -2)",
+        "h = torch.gather(h, -2, torch.zeros_like(h, dtype=torch.long))",
+        "h = torch.take_along_dim(h, torch.argsort(h, -2), -2) + h",
+        "h = F.pad(h, (0, 0, 1, 0))[..., :-1, :]",
+        f"h = torch.cat([h[..., {k}:, :], h[..., :{k}, :]], -2)",
+        "h = h + (h.detach().numpy().sum() * 0 + torch.arange(h.shape[-2], dtype=h.dtype)).unsqueeze(-1)",
+    ]))
+
+
 BREAK = (roll, positional, positional, constant_index, sort_slice, positions, triangle, row_write, scramble,
-         constant_scatter)
+         constant_scatter, sneaky, sneaky)
 
 
 # --------------------------------------------------------------------------- the Python around the call
@@ -445,11 +467,14 @@ def wide_module(rng: random.Random, quick: bool = False) -> Module:
     return Module(text, "Model", (n, d), False, rng.choice(["symmetric", "cyclic"]), surface="modules: wide")
 
 
-def random_module(rng: random.Random, quick: bool = False) -> Module:
-    """One module, the costly structural kinds the rarest; ``quick`` keeps every structural
-    case to the cheap end of its sizes (a second or two), as CI runs them."""
-    kind = rng.choices(["mixed", "tricks", "deep", "long", "operations", "parameters", "wide"],
-                       weights=(10, 6, 1.5, 1, 1, 1, 1))[0]
+KINDS = ("mixed", "tricks", "deep", "long", "operations", "parameters", "wide")
+
+
+def random_module(rng: random.Random, quick: bool = False, kinds=KINDS) -> Module:
+    """One module of ``kinds``, the costly structural kinds the rarest; ``quick`` keeps every
+    structural case to the cheap end of its sizes (a second or two), as CI runs them."""
+    weights = dict(zip(KINDS, (10, 6, 1.5, 1, 1, 1, 1)))
+    kind = rng.choices(list(kinds), weights=[weights[k] for k in kinds])[0]
     if kind in ("mixed", "tricks"):
         return mixed_module(rng, tricks=kind == "tricks")
     return {"deep": deep_module, "long": long_module, "operations": operations_module,

@@ -254,6 +254,8 @@ def main(argv=None) -> int:
     parser.add_argument("--keep", help="save each finding's module and output in this folder")
     parser.add_argument("--log", action="store_true", help="one line per case on standard error")
     parser.add_argument("--only", type=int, help="replay this case alone, its module and report on standard error")
+    parser.add_argument("--kinds", default="mixed,tricks,deep,long,operations,parameters,wide",
+                        help="the kinds of module to draw, comma-separated (fuzz/modulegen.py's KINDS)")
     parser.add_argument("--quick", action="store_true",
                         help="CI: no case in its own Python process, and the structural cases at their cheap sizes")
     options = parser.parse_args(argv)
@@ -273,7 +275,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as top:
         for case in range(options.cases) if options.only is None else [options.only]:
             rng = random.Random(f"modules:{options.seed}:{case}")
-            module = random_module(rng, quick=options.quick)
+            module = random_module(rng, quick=options.quick, kinds=options.kinds.split(","))
             way = rng.choices(["cli", "api", "exec"], weights=(10, 9, 0 if options.quick else 1))[0]
             method = rng.choices(["exact", "auto", "numeric", "both"], weights=(5, 3, 1, 1))[0]
             folder = os.path.join(top, f"case{case}")
