@@ -101,22 +101,24 @@ def pooled(b: Body):
     b.forward.append(f"h = h {b.rng.choice(['+', '-', '*'])} {how}")
 
 
+def _owned(b: Body, stem: str, value: str, use: str):
+    """An attribute ``self.NAME = value`` made in ``__init__`` and used in ``forward`` (``use``
+    with ``{}`` for ``self.NAME``)."""
+    name = b.fresh(stem)
+    b.init.append(f"self.{name} = {value}")
+    b.forward.append(use.format(f"self.{name}"))
+
+
 def residual(b: Body):
-    name = b.fresh("res")
-    b.init.append(f"self.{name} = torch.nn.Sequential(torch.nn.Linear({b.d}, {b.d}), torch.nn.Tanh())")
-    b.forward.append(f"h = h + self.{name}(h)")
+    _owned(b, "res", f"torch.nn.Sequential(torch.nn.Linear({b.d}, {b.d}), torch.nn.Tanh())", "h = h + {}(h)")
 
 
 def scalar(b: Body):
-    name = b.fresh("s")
-    b.init.append(f"self.{name} = torch.nn.Parameter(torch.tensor({b.rng.choice(['0.5', '-1.25', '2.0'])}))")
-    b.forward.append(f"h = h * self.{name}")
+    _owned(b, "s", f"torch.nn.Parameter(torch.tensor({b.rng.choice(['0.5', '-1.25', '2.0'])}))", "h = h * {}")
 
 
 def feature_bias(b: Body):
-    name = b.fresh("bias")
-    b.init.append(f"self.{name} = torch.nn.Parameter(torch.randn({b.d}))")
-    b.forward.append(f"h = h + self.{name}")
+    _owned(b, "bias", f"torch.nn.Parameter(torch.randn({b.d}))", "h = h + {}")
 
 
 def constant_rows(b: Body):
@@ -183,10 +185,8 @@ def roll(b: Body):
 
 
 def positional(b: Body):
-    name = b.fresh("pos")
     scale = b.rng.choice(["1.0", "0.1", "0.01"])
-    b.init.append(f"self.{name} = torch.nn.Parameter({scale} * torch.randn({b.n}, {b.d}))")
-    b.forward.append(f"h = h + self.{name}")
+    _owned(b, "pos", f"torch.nn.Parameter({scale} * torch.randn({b.n}, {b.d}))", "h = h + {}")
 
 
 def constant_index(b: Body):
