@@ -2,8 +2,9 @@
 a permutation symmetry with what breaks it, wrapped in the Python a symbolic tracer misreads
 (fuzz/modulegen.py).  Derandomized; each case is a process under a memory cap and a time limit.
 
-    python fuzz/modules.py --cases 6 --seed 0              # what CI runs (tests/test_fuzz_modules.py)
-    python fuzz/modules.py --cases 300 --seed 1 --keep found/   # a run by hand
+    python fuzz/modules.py --cases 24 --seed 0 --quick     # what CI runs (tests/test_fuzz_modules.py)
+    python fuzz/modules.py --cases 250 --seed 1 --log --keep found/   # a run by hand (10-20 min)
+    python fuzz/modules.py --seed 1 --only 161               # replay one case: its module and output
 
 Each case writes its module's code to a ``.py`` file and checks it one of three ways: ``gdlcheck
 verify --callable file.py:NAME`` as its own Python process, the same command line run in a fork
@@ -249,7 +250,7 @@ def run_case(module, way: str, method: str, folder: str, seconds: float, memory:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=6)
+    parser.add_argument("--cases", type=int, default=24)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--case-seconds", type=float, default=180.0)
     parser.add_argument("--memory", type=int, default=4 << 30, help="address-space cap in bytes (each case)")
