@@ -344,10 +344,14 @@ def main(argv=None) -> int:
     parser.add_argument("--case-seconds", type=float, default=60.0)
     parser.add_argument("--memory", type=int, default=4 << 30, help="address-space cap in bytes (whole run)")
     parser.add_argument("--keep", help="save each finding's files in this folder")
-    parser.add_argument("--surfaces", choices=("all", "classic", "new"), default="all",
-                        help="classic: files, options and API values; new: the surfaces of fuzz/surfaces.py; all: both")
+    parser.add_argument("--surfaces", choices=("all", "classic", "new", "symbolic"), default="all",
+                        help="classic: files, options and API values; new: the surfaces of fuzz/surfaces.py; "
+                             "all: both; symbolic: only its specs with free symbols")
     options = parser.parse_args(argv)
-    from surfaces import surface_case
+    from surfaces import surface_case, symbolic_case
+
+    if options.surfaces == "symbolic":
+        surface_case = symbolic_case  # noqa: F811
     resource.setrlimit(resource.RLIMIT_AS, (options.memory, options.memory))
 
     def expired(signum, frame):
@@ -367,7 +371,7 @@ def main(argv=None) -> int:
             rng = random.Random(f"{options.seed}:{case}")
             folder = os.path.join(top, f"case{case}")
             os.makedirs(folder)
-            new = options.surfaces == "new" or (options.surfaces == "all" and rng.random() < 0.3)
+            new = options.surfaces in ("new", "symbolic") or (options.surfaces == "all" and rng.random() < 0.3)
             api = not new and rng.random() < 0.25
             label = None
             surface = "api" if api else "command line"

@@ -1,7 +1,7 @@
 """Cases of the red-team run (fuzz/redteam.py) for the surfaces of issue 23: graph files (``.npz``
 archives and edge lists, their headers, indices and archives mutated), nested combinators and
-specs at huge n, and file names with mathtext and control characters into ``--plot`` and
-``--format junit``.
+specs at huge n, file names with mathtext and control characters into ``--plot`` and
+``--format junit``, and specs whose numbers are expressions with free symbols.
 
 Each ``*_case(rng, folder)`` writes its files into ``folder`` and returns ``(surface, how, args)``:
 ``how`` is ``"cli"`` (``args`` is a command line) or ``"graph"`` (``args`` is a graph file, read by
@@ -245,11 +245,108 @@ def names_case(rng: random.Random, folder: str):
     return "names", "cli", ["verify", path, os.path.join(SAMPLES_LAYER), "-g", "cyclic", "--format", "junit"]
 
 
+# --------------------------------------------------------------------------- symbols in every kind's numbers
+
+MILD = ["a", "b", "c", "x", "a*x", "2*a", "a+b", "a-b", "a/2", "-a", "-b", "a*b", "sqrt(2)*a", "a**2", "exp(a)",
+        "tanh(a)", "sin(a)", "Abs(a)", "sqrt(a)", "log(a)", "1/a", "E", "pi", "pi*a", "a*x**2"]
+WILD = ["x*y", "sqrt(-a)", "1/(a-b)", "a**b", "2**a", "a**(1/2)", "exp(-a**2)", "a**0", "0**a", "E**pi",
+        "exp(a)*exp(-a)", "sin(a)**2+cos(a)**2", "a*10**20", "10**20", "(a+b)**8", "sqrt(a**2)", "Abs(a)-a", "1e-300*a",
+        "a*1e308", "tanh(exp(a))", "log(exp(a))", "exp(log(a))", "a-a", "0*a", "x**-1", "sqrt(x)*sqrt(x)", "(-1)**a",
+        "(-a)**(1/3)", "exp(exp(a))", "log(log(a))", "a**1.5", "1/3*a", "a**100", "cos(a)/sin(a)", "a + 1e-20",
+        "tanh(10**20*a)", "exp(x)**2 - exp(2*x)", "sqrt(a)**2 - a", "log(a*b) - log(a) - log(b)", "1e308", "-1e308"]
+PLAIN = ["0", "1", "-1", "0.5", "2", "1e-3", "10**20", "1/3"]
+
+
+def _value(rng: random.Random, p: float = 0.6) -> str:
+    if rng.random() >= p:
+        return rng.choice(PLAIN)
+    text = rng.choice(WILD) if rng.random() < 0.3 else rng.choice(MILD)
+    return text if text.replace(".", "").replace("-", "").isalnum() else f"'{text}'"
+
+
+def _matrix(rng: random.Random, rows: int, cols: int, circulant: bool = False) -> str:
+    if circulant and rng.random() < 0.5:   # mostly symmetric, then one entry spoiled: the proof has work
+        first = [_value(rng) for _ in range(cols)]
+        table = [[first[(j - i) % cols] for j in range(cols)] for i in range(rows)]
+        if rng.random() < 0.5:
+            table[rng.randrange(rows)][rng.randrange(cols)] = _value(rng)
+    else:
+        table = [[_value(rng) for _ in range(cols)] for _ in range(rows)]
+    return "[" + ", ".join("[" + ", ".join(row) + "]" for row in table) + "]"
+
+
+def _symbolic_leaf(rng: random.Random, n: int, d: int) -> str:
+    kind = rng.choice(["linear", "conv", "deepsets", "channels", "attention", "mlp", "layernorm", "pointwise",
+                       "gcn", "pool"])
+    vector = "[" + ", ".join(_value(rng) for _ in range(n)) + "]"
+    if kind == "linear":
+        bias = rng.choice(["", f", bias: {_value(rng)}", f", bias: {vector}"])
+        return f"{{kind: linear, weight: {_matrix(rng, n, n, circulant=True)}{bias}}}"
+    if kind == "conv":
+        return "{kind: conv, kernel: [" + ", ".join(_value(rng) for _ in range(rng.randint(1, n))) + "]}"
+    if kind == "deepsets":
+        return f"{{kind: deepsets, alpha: {_value(rng)}, beta: {_value(rng)}}}"
+    if kind == "channels":
+        return f"{{kind: deepsets, lambda: {_matrix(rng, d, d)}, gamma: {_matrix(rng, d, d)}}}"
+    if kind == "attention":
+        extra = rng.choice(["", f", positional: {{relative: {vector}}}",
+                            f", positional: {{absolute: {_matrix(rng, n, d)}}}"])
+        extra += rng.choice(["", "", f", scale: {_value(rng)}", ", mask: causal", ", weights: tanh",
+                             ", weights: square"])
+        weights = ", ".join(f"{w}: {_matrix(rng, d, d)}" for w in ("wq", "wk", "wv"))
+        return f"{{kind: attention, {weights}{extra}}}"
+    if kind == "mlp":
+        biases = rng.choice(["", f", biases: [[{_value(rng)}] , null]" if d == 1 else ""])
+        return (f"{{kind: mlp, weights: [{_matrix(rng, d, d)}, {_matrix(rng, d, d)}]{biases}, "
+                f"activation: {rng.choice(['tanh', 'relu', 'square', 'gelu'])}}}")
+    if kind == "layernorm":
+        return f"{{kind: layernorm, eps: {_value(rng, 0.3)}}}"
+    if kind == "pointwise":
+        activation = rng.choice(["tanh", "relu", "square", "gelu", "sigmoid", "softplus"])
+        return f"{{kind: pointwise, activation: {activation}}}"
+    if kind == "gcn":
+        ring = [["1" if (i - j) % n in (1, n - 1) else "0" for j in range(n)] for i in range(n)]
+        return (f"{{kind: gcn, adjacency: [{', '.join('[' + ', '.join(r) + ']' for r in ring)}], "
+                f"weight: {_matrix(rng, d, d)}}}")
+    return f"{{kind: pool, op: {rng.choice(['sum', 'mean', 'max'])}}}"
+
+
+def _symbolic_layer(rng: random.Random, n: int, d: int, depth: int = 0) -> str:
+    r = rng.random()
+    if depth < 3 and r < 0.2:
+        return f"{{kind: residual, layer: {_symbolic_layer(rng, n, d, depth + 1)}}}"
+    if depth < 3 and r < 0.4:
+        parts = [_symbolic_layer(rng, n, d, depth + 1) for _ in range(rng.randint(1, 3))]
+        return "{kind: sequential, layers: [" + ", ".join(parts) + "]}"
+    return _symbolic_leaf(rng, n, d)
+
+
+def symbolic_case(rng: random.Random, folder: str):
+    """A spec whose numbers are expressions with free symbols (in weights, biases, kernels, attention
+    tables, scales and exponents, inside combinators), checked exactly, numerically or both:
+    where the exact passes meet a symbol they cannot evaluate, or a float past float64."""
+    n, d = rng.choice([1, 2, 3, 3, 4, 5]), rng.choice([1, 2])
+    text = f"symmetry: {{group: {rng.choice(['cyclic', 'symmetric', 'dihedral'])}, n: {n}}}\n"
+    text += f"channels: {d}\n" if rng.random() < 0.3 else ""
+    text += "expect: invariant\n" if rng.random() < 0.2 else ""
+    path = os.path.join(folder, "symbolic.yaml")
+    with open(path, "w") as fh:
+        fh.write(text + "layer: " + _symbolic_layer(rng, n, d) + "\n")
+    command = rng.choice(["verify", "verify", "verify", "verify", "inspect", "project"])
+    args = [command, path]
+    if command == "verify":
+        method = rng.choice(["exact", "numeric", "auto", "both"])
+        args += ["--method", method] + ([] if method == "exact" else ["--trials", "2"])
+    elif command == "project":
+        args += ["-g", rng.choice(["cyclic", "symmetric"])]
+    return "symbolic specs", "cli", args + rng.choice([[], ["--format", "json"]])
+
+
 SAMPLES_LAYER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples", "conv.yaml")
 
-SURFACES = (graph_case, nested_case, huge_case, names_case)
+SURFACES = (graph_case, nested_case, huge_case, names_case, symbolic_case)
 
 
 def surface_case(rng: random.Random, folder: str):
     """One case of a new surface, drawn with the weights that keep the run cheap (huge n the rarest)."""
-    return rng.choices(SURFACES, weights=(4, 3, 1, 3))[0](rng, folder)
+    return rng.choices(SURFACES, weights=(4, 3, 1, 3, 3))[0](rng, folder)

@@ -29,8 +29,9 @@ def test_the_red_team_run_finds_nothing(seed):
 
 
 def test_the_new_surfaces_run_finds_nothing():
-    # issue 23's surfaces alone (fuzz/surfaces.py): graph files, nested combinators, huge n, and
-    # hostile file names into --plot and --format junit; a few tens of seconds of work
+    # issue 23's surfaces alone (fuzz/surfaces.py): graph files, nested combinators, huge n,
+    # hostile file names into --plot and --format junit, and specs with free symbols; a few
+    # tens of seconds of work
     env = newcomer_env(OPENBLAS_NUM_THREADS="1")
     result = subprocess.run([sys.executable, str(ROOT / "fuzz" / "redteam.py"), "--surfaces", "new", "--cases", "40",
                              "--seed", "0", "--case-seconds", "60", "--memory", str(4 << 30)],
@@ -38,4 +39,4 @@ def test_the_new_surfaces_run_finds_nothing():
     report = json.loads(result.stdout)
     assert report["findings"] == [] and report["classes"] == {}, json.dumps(report["findings"], indent=1)
     assert result.returncode == 0 and report["cases"] == 40
-    assert set(report["surfaces"]) == {"graph files", "nested combinators", "huge n", "names"}
+    assert set(report["surfaces"]) == {"graph files", "nested combinators", "huge n", "names", "symbolic specs"}

@@ -344,6 +344,16 @@ def test_specs_at_n_a_million_get_a_verdict_or_one_error_line(tmp_path, case, gr
 
 
 @pytest.mark.slow
+def test_the_trivial_group_at_huge_n_is_budgeted_too(tmp_path):
+    # found by the red-team run (seed 1, case 14, once the symbolic surface shifted its draws): with
+    # no generator the budget was skipped, yet each trial still ran the layer once, building the
+    # 10^5 x 10^5 causal mask (MemoryError, exit 70)
+    (tmp_path / "t.yaml").write_text("symmetry: {group: trivial, n: 100000}\nlayer:\n  " + HUGE_SPECS["causal mask"]
+                                     + "\n")
+    one_line(run_capped(["verify", "t.yaml", "--method", "auto"], tmp_path), 2, "over the limit")
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("args, fragment", [
     (["inspect", "d.yaml", "-n", "100000"], "over the limit"),
     (["inspect", "d.yaml", "-n", "10000000000"], "over the limit"),

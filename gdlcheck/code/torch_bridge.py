@@ -18,9 +18,11 @@ hooks on every submodule, for finding the one that breaks the symmetry.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import sys
 import warnings
+import weakref
 
 import numpy as np
 
@@ -72,14 +74,18 @@ def prepare_module(module, dtype: str = "float64"):
         parameters are on the ``meta`` device (no values), or if its device cannot run
         ``dtype``.
     """
-    check_size(module)
+    depth = check_size(module)
     _check_device(module, dtype)
     try:
-        clone = copy.deepcopy(module)
+        with room_for(depth, _COPY_FRAMES_PER_LEVEL):
+            clone = copy.deepcopy(module)
     except Exception as err:
         raise CallableError(f"cannot copy the module {type(module).__name__} to run it in {dtype} "
                             f"({type(err).__name__}: {err})") from err
-    return clone.to(dtype=_dtype(dtype)).eval()
+    with room_for(depth, _COPY_FRAMES_PER_LEVEL):
+        clone = clone.to(dtype=_dtype(dtype)).eval()
+    _NESTING[clone] = depth
+    return clone
 
 
 # a module tree past these is refused before it is copied or called (copying and calling recurse)
@@ -87,9 +93,9 @@ MAX_MODULES = 20_000
 MAX_MODULE_DEPTH = 200
 
 
-def check_size(module) -> None:
+def check_size(module) -> int:
     """The submodules counted and their nesting measured without recursion: a tree past the
-    budget is one line, not a RecursionError in the copy or the call."""
+    budget is one line, not a RecursionError in the copy or the call.  Returns the nesting."""
     count, deepest, todo, seen = 0, 0, [(module, 0)], set()
     while todo:
         m, depth = todo.pop()
@@ -103,6 +109,42 @@ def check_size(module) -> None:
             raise CallableError(f"the module {type(module).__name__} has {what}: past gdlcheck's budget for "
                                 "checking code (copying and calling it recurse that deep)")
         todo.extend((child, depth + 1) for child in getattr(m, "_modules", {}).values() if child is not None)
+    return deepest
+
+
+# Python frames spent per level of submodules, with room to spare: ``copy.deepcopy`` takes six
+# (measured), a call four through ``Module.__call__`` and ``forward``, more for a forward that
+# reaches its children through helpers
+_COPY_FRAMES_PER_LEVEL = 10
+CALL_FRAMES_PER_LEVEL = 20
+
+# the nesting of each prepared copy, for its calls (weak: a copy is dropped with its check)
+_NESTING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@contextlib.contextmanager
+def room_for(depth: int, frames_per_level: int = CALL_FRAMES_PER_LEVEL):
+    """Python's recursion limit raised for the block only, so that a module tree within the
+    nesting budget can be copied and called: at the default limit of 1,000 frames a copy failed
+    past 160 levels and a traced call past 150, although the budget allows 200."""
+    frames, f = 0, sys._getframe()
+    while f is not None:
+        frames, f = frames + 1, f.f_back
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, frames + frames_per_level * depth + 200))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def calls_of(module):
+    """The room the calls of a prepared copy need (``room_for`` its nesting); none for other code."""
+    try:
+        depth = _NESTING.get(module, 0)
+    except TypeError:   # not weakly referable: not a prepared copy
+        depth = 0
+    return room_for(depth) if depth else contextlib.nullcontext()
 
 
 def _check_device(module, dtype: str) -> None:
@@ -214,7 +256,7 @@ def sparse_to_torch(A, layout: str = "coo", dtype=None, device=None):
 def call(f, args: list, kwargs: dict | None = None):
     """``f(*args, **kwargs)`` under ``torch.no_grad()`` (the arguments already converted)."""
     torch = _torch()
-    with torch.no_grad():
+    with torch.no_grad(), calls_of(f):
         return f(*args, **(kwargs or {}))
 
 
@@ -290,7 +332,7 @@ def record_calls(module, args: list, kwargs: dict, max_bytes: int = 1 << 30) -> 
         for m in module.modules():
             handles.append(m.register_forward_pre_hook(pre, with_kwargs=True))
             handles.append(m.register_forward_hook(post, with_kwargs=True))
-        with torch.no_grad():
+        with torch.no_grad(), calls_of(module):
             module(*args, **kwargs)
     finally:
         for h in handles:

@@ -65,7 +65,8 @@ class CallableLayer(Layer):
             return None
         from gdlcheck.code.prove import prove_call
 
-        return prove_call(self, group)
+        with torch_bridge.calls_of(self.f):   # a deep module tree's traced calls recurse deeper still
+            return prove_call(self, group)
 
     def graph(self):
         return self.signature.bundle

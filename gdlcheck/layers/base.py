@@ -214,17 +214,31 @@ def _point(values: dict) -> str:
     return shown + (", ..." if len(values) > 6 else "")
 
 
+NOT_FINITE = ("a weight of the layer is not finite in float64 (inf or NaN: large weights overflow where they "
+              "are combined, as deepsets' alpha + beta); scale the weights down")
+
+
 def exact_array(a):
-    """Floats as exact sympy rationals (``0.1`` becomes ``1/10``), for symbolic forward passes."""
+    """Floats as exact sympy rationals (``0.1`` becomes ``1/10``), for symbolic forward passes.
+
+    Raises
+    ------
+    LayerError
+        for an inf or NaN (a weight built from finite entries can overflow): it has no exact value.
+    """
     if a is None:
         return None
     if isinstance(a, np.ndarray):
         if a.dtype == object:
             return a
+        if not np.all(np.isfinite(a)):
+            raise LayerError(NOT_FINITE)
         out = np.empty(a.shape, dtype=object)
         out.reshape(-1)[:] = [exact_number(x) for x in a.reshape(-1).tolist()]
         return out
     if isinstance(a, (int, float, np.floating, np.integer)):
+        if not np.isfinite(a):
+            raise LayerError(NOT_FINITE)
         return exact_number(a)
     return a
 

@@ -205,6 +205,11 @@ class DeepSets(Linear):
         self._parameters = np.array([alpha, beta], dtype=object)
         super().__init__(identity_plus_ones(alpha, beta, self.n))
 
+    def symbols(self):
+        # alpha's and beta's: at n = 1 the matrix is only alpha + beta, where a symbol can cancel
+        # (a + b and -b), and the trials must still give it a value to rebuild the layer from them
+        return free_symbols(self._parameters)
+
     def subs(self, values):
         alpha, beta = numeric(self._parameters, values)
         return type(self)(float(alpha), float(beta), self.n)

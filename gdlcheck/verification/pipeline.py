@@ -68,8 +68,8 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     settled = bool(exact) and all(r.exact is not None for r in exact)
     cheap = group.n * channels <= CHEAP_TRIALS
     if method in ("numeric", "both") or (method == "auto" and (not settled or cheap)):
-        if group.gens:
-            check_trial_budget(layer, group.n, channels, options.trials, len(group.gens))   # before any pass
+        # before any pass: with no generator the trials still run the layer once each
+        check_trial_budget(layer, group.n, channels, options.trials, len(group.gens))
         try:
             residuals.extend(trial_residuals(layer, group, default_law(layer, expect), channels, options.trials,
                                              options.seed, form=form))

@@ -90,6 +90,8 @@ def _numeric_weights(W, b, s, expect, witness_tol) -> Residual:
 def _symbolic_weights(W, b, s, expect, budget: Budget | None = None) -> tuple[Residual, list]:
     if isinstance(b, np.ndarray) and b.dtype != object:
         b = exact_array(b)  # a numeric bias beside symbolic weights: exact numbers, as the weights are
+    if W.dtype != object:
+        W = exact_array(W)  # numeric weights beside a symbolic bias: their differences are equations too
     image = _image(W, s, expect)
     differ = np.argwhere(image != W)
     pairs = [(image[i, j], W[i, j], (int(i), int(j))) for i, j in differ]
