@@ -60,7 +60,7 @@ def deep(tmp_path):
 def test_a_tree_as_deep_as_the_budget_is_proved(deep):
     # found by the module run: 200 levels are within the budget, but copying the module failed
     # past 160 levels ("cannot copy ... RecursionError", exit 2) and the traced call past 150
-    # ("the call nests too deep"): Python's recursion limit is raised for the copy and the calls
+    # ("a call that nests too deep"): Python's recursion limit is raised for the copy and the calls
     result = capped(["verify", "--callable", "deep:nested", "--input-shape", "5x2", "--group", "symmetric",
                      "--format", "json"], deep, timeout=600)
     assert result.returncode == 0, (result.stdout[-400:], result.stderr)

@@ -65,11 +65,11 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
         except OverBudget:
             return _everywhere(top, names, walk.everywhere)
         except RecursionError:
-            return _everywhere(top, names, Halt("call", "the call nests too deep (RecursionError)", "not_traced"))
+            return _everywhere(top, names, Halt("call", "a call that nests too deep (RecursionError)", "not_traced"))
         except SystemExit:   # the code's own exit is not gdlcheck's; the trials report the call
-            return _everywhere(top, names, Halt("call", "the call raised SystemExit", "not_traced"))
+            return _everywhere(top, names, Halt("call", "a call that raises SystemExit", "not_traced"))
         except Exception as err:  # the call itself fails: the trials report it
-            return _everywhere(top, names, Halt("call", f"the call raised {type(err).__name__}", "not_traced"))
+            return _everywhere(top, names, Halt("call", f"a call that raises {type(err).__name__}", "not_traced"))
         rng_changed = not torch.equal(rng_before, torch.get_rng_state())
     changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
     if changed:
