@@ -14,6 +14,7 @@ MAX_YAML_NODES = 250_000         # nodes of a spec document, aliases expanded (l
 SYMBOLIC_NODES = 2_000_000       # expression nodes the symbolic forward pass may build (estimated first)
 SYMBOLIC_EXPAND_OPS = 5_000      # operations of an expression difference expanded to show it is zero
 SOLVE_OPS = 2_000                # operations of the equations sympy.solve may be given
+SOLVE_DEGREE = 2                 # total degree of the polynomial equations sympy.solve may be given
 SYMBOLIC_GUARD_SECONDS = 60.0    # last guard against a hang in sympy: never a budget, reported as such
 MAX_SIMPLIFY_OPS = 4000          # operations of the differences one check hands to sympy's simplify
 MAX_EXP_DEGREE = 256             # degree exp(k*t) = exp(t)**k gives the polynomials sympy's cancel builds

@@ -54,6 +54,29 @@ def test_constraints_sympy_cannot_solve_are_shown_unsolved(run, tmp_path):
     assert obj["verdict"] == "fails" and "Abs(a*b) - 2 = 0" in obj["constraints"]
 
 
+def test_constraints_past_a_low_degree_polynomial_are_shown_unsolved_without_sympy_solve(run, tmp_path, monkeypatch):
+    # a red-team spec (two convs under a residual, kernels [1, 0.5, pi*a, sqrt(-a)] and
+    # [a - b, 1, a + b, 10**20]) had sympy.solve run until the 60 s hang guard, so what the report
+    # printed depended on the clock; the form of the equations decides it now
+    import sympy
+
+    a, b = sympy.symbols("a b")
+    tied, _ = symbolic.solve_constraints([a - b, a * b - 1])
+    assert tied != [f"{a - b} = 0", f"{a * b - 1} = 0"]   # a quadratic tying is still solved
+    asked = []   # a spy, not a raise: sympy_call turns a raise into "unsolved" as well
+    monkeypatch.setattr(sympy, "solve", lambda *args, **kwargs: asked.append(args) or [])
+    hard = [sympy.sqrt(-a) * (a - b) + 10**20, sympy.pi * a * (a + b) - b]
+    assert symbolic.solve_constraints(hard) == ([f"{e} = 0" for e in hard], False)
+    assert symbolic.solve_constraints([a**3 - b]) == ([f"{a**3 - b} = 0"], False)
+    spec = tmp_path / "s.yaml"
+    spec.write_text("symmetry: {group: symmetric, n: 4}\nexpect: invariant\nlayer: {kind: sequential, layers: "
+                    "[{kind: residual, layer: {kind: sequential, layers: [{kind: conv, kernel: [1, 0.5, 'pi*a', "
+                    "'sqrt(-a)']}, {kind: conv, kernel: [a-b, 1, 'a+b', 10**20]}]}}]}\n")
+    obj = json.loads(run(["verify", spec, "--method", "exact", "--format", "json"]).stdout)
+    assert obj["verdict"] == "fails" and obj["constraints"] and "sqrt(-a)" in " ".join(obj["constraints"])
+    assert asked == []
+
+
 def test_a_nonzero_number_among_the_constraints_is_unsatisfiable_without_sympy_solve(run, tmp_path, monkeypatch):
     # the swap of 2 points needs W[0, 1] = W[1, 0]: 10**150 = 1 is false whatever a and b are, so no
     # tying of the symbols mends it (sympy.solve spent the hang guard's seconds on such systems)

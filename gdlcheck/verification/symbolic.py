@@ -19,6 +19,7 @@ from gdlcheck.limits import (
     MAX_EXP_DEGREE,
     MAX_EXPANSION_TERMS,
     MAX_SIMPLIFY_OPS,
+    SOLVE_DEGREE,
     SOLVE_OPS,
     SYMBOLIC_EXPAND_OPS,
     SYMBOLIC_GUARD_SECONDS,
@@ -299,6 +300,16 @@ def run_with_time_limit(fn, seconds: float):
         sys.unraisablehook = previous_hook
 
 
+def _low_degree(e, syms) -> bool:
+    """``e`` is a polynomial in the symbols of total degree at most ``SOLVE_DEGREE`` (the weight
+    tyings sympy.solve settles at once: ``b - c``, ``a*b - 1``)."""
+    import sympy
+
+    if not e.is_polynomial(*syms):
+        return False
+    return sympy.Poly(e, *syms).total_degree() <= SOLVE_DEGREE
+
+
 def solve_constraints(equations: list) -> tuple[list[str], bool]:
     """Solve ``expr = 0`` for the symbols: the weight tying that would make the layer hold.
 
@@ -319,6 +330,11 @@ def solve_constraints(equations: list) -> tuple[list[str], bool]:
     ops = sympy_call(lambda: sum(sympy.count_ops(e) for e in unique))
     if len(unique) > 20 or ops is None or ops > SOLVE_OPS:
         return unsolved, False   # too large to hand to sympy.solve: the equations as they are
+    if not sympy_call(lambda: all(_low_degree(e, syms) for e in unique)):
+        # sqrt(-a), pi*a*(a + b) beside 10**20, a tower of powers: sympy.solve can spend minutes
+        # on them, and only the guard's clock would then decide what is printed; the equations
+        # as they are, decided by their form alone
+        return unsolved, False
     done, solutions = run_with_time_limit(lambda: sympy_call(sympy.solve, unique, syms, dict=True),
                                           SYMBOLIC_GUARD_SECONDS)
     if not done or solutions is None:
