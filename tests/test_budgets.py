@@ -657,3 +657,27 @@ def test_each_layer_estimates_its_own_forward_pass():
     assert Pointwise("relu").pass_cost(n, d) == n * d                    # elementwise only
     assert Layer().pass_cost(n, d) is None                               # not built by gdlcheck: not estimated
     assert Conv(np.array([1.0, 2.0]), n).asymmetries() == [Fact("kernel")]
+
+
+def test_the_hang_guard_puts_back_a_callers_own_timer():
+    """A harness's limit per case (fuzz/redteam.py) is an ITIMER_REAL of its own: the guard used to
+    cancel it, so a case that reached sympy ran on without a limit. The caller's handler and what
+    was left of its timer are back once the guard ends."""
+    import signal
+    import time
+
+    from gdlcheck.verification import symbolic
+
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(True))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        assert symbolic.run_with_time_limit(lambda: "done", 30.0) == (True, "done")
+        assert signal.getsignal(signal.SIGALRM) is not None and 0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 0.2
+        end = time.monotonic() + 30
+        while not fired and time.monotonic() < end:
+            time.sleep(0.01)
+        assert fired
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
