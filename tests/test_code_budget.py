@@ -81,3 +81,32 @@ def test_a_module_tree_past_the_budget_is_one_line(models, target, fragment):
 def test_a_call_past_the_operations_budget_stops_the_proof(models):
     result = run(models, "loop")
     assert result.returncode == 3 and "the tracer's budget" in result.stdout, (result.stdout[-400:], result.stderr)
+
+
+def test_the_room_for_a_deep_tree_is_kept_while_any_check_needs_it():
+    """``room_for`` raises the process's recursion limit: a check that ends while another (in
+    another thread) still runs must not take the other's room away, and the limit found first
+    comes back when the last one ends, whichever order they end in."""
+    import sys
+    import threading
+
+    from gdlcheck.code.torch_bridge import room_for
+
+    before = sys.getrecursionlimit()
+    deep_in, shallow_out, limits = threading.Event(), threading.Event(), {}
+
+    def deep():
+        with room_for(400):
+            deep_in.set()
+            shallow_out.wait(30)
+            limits["deep, after the shallow one ended"] = sys.getrecursionlimit()
+
+    with room_for(10):   # opened first, ended first
+        worker = threading.Thread(target=deep)
+        worker.start()
+        deep_in.wait(30)
+        limits["both open"] = sys.getrecursionlimit()
+    shallow_out.set()
+    worker.join(30)
+    assert limits["both open"] >= 400 * 20 and limits["deep, after the shallow one ended"] >= 400 * 20
+    assert sys.getrecursionlimit() == before

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import sys
+import threading
 import warnings
 import weakref
 
@@ -130,12 +131,25 @@ def room_for(depth: int, frames_per_level: int = CALL_FRAMES_PER_LEVEL):
     frames, f = 0, sys._getframe()
     while f is not None:
         frames, f = frames + 1, f.f_back
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, frames + frames_per_level * depth + 200))
+    need = frames + frames_per_level * depth + 200
+    # the limit is the process's: blocks open at once (nested, or checks in other threads) each
+    # keep their room, and the limit found before the first goes back when the last ends
+    with _ROOM_LOCK:
+        if not _ROOM:
+            _ROOM_BASE[0] = sys.getrecursionlimit()
+        _ROOM.append(need)
+        sys.setrecursionlimit(max([_ROOM_BASE[0], *_ROOM]))
     try:
         yield
     finally:
-        sys.setrecursionlimit(old)
+        with _ROOM_LOCK:
+            _ROOM.remove(need)
+            sys.setrecursionlimit(max([_ROOM_BASE[0], *_ROOM]))
+
+
+_ROOM_LOCK = threading.Lock()
+_ROOM: list[int] = []          # the room each open block needs
+_ROOM_BASE = [1000]            # the limit before the first open block
 
 
 def calls_of(module):
