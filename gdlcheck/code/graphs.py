@@ -24,6 +24,7 @@ import numpy as np
 from gdlcheck.code import torch_bridge
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import act_rows, conjugate, fixes, is_sparse
+from gdlcheck.groups.perm import match
 from gdlcheck.inputs.graph_files import load_graph_file  # noqa: F401  (read by the API from here)
 
 FORMS = ("dense", "sparse", "edge_index")
@@ -193,15 +194,8 @@ def automorphism_edge_order(p, ei: np.ndarray, n: int) -> np.ndarray | None:
     """
     p = np.asarray(p, dtype=np.int64)
     ei = np.asarray(ei, dtype=np.int64)
-    keys = ei[0] * n + ei[1]
-    images = p[ei[0]] * n + p[ei[1]]
-    by_key = np.argsort(keys, kind="stable")
-    by_image = np.argsort(images, kind="stable")
-    if not np.array_equal(keys[by_key], images[by_image]):
-        return None
-    order = np.empty(len(keys), dtype=np.int64)
-    order[by_key] = by_image
-    return order
+    # column m of ei takes the edge order[m]: the edge whose image is column m's edge
+    return match(p[ei[0]] * n + p[ei[1]], ei[0] * n + ei[1])
 
 
 def is_fixed(p, A) -> bool:

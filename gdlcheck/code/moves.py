@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gdlcheck.groups.perm import match
+
 Perm = "np.ndarray | None"
 
 
@@ -93,15 +95,8 @@ def restrict(p, index: np.ndarray):
     index = np.asarray(index, dtype=np.int64).ravel()
     if p is None:
         return None
-    target = p[index]
-    # positions sorted by the value they hold: matching value v's k-th occurrence to the k-th
-    order_src = np.argsort(index, kind="stable")
-    order_dst = np.argsort(target, kind="stable")
-    if not np.array_equal(index[order_src], target[order_dst]):
-        return False
-    r = np.empty(len(index), dtype=np.int64)
-    r[order_dst] = order_src
-    return r
+    r = match(index, p[index])
+    return False if r is None else r
 
 
 def shifted(p, before: int, after: int):

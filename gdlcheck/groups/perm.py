@@ -94,6 +94,26 @@ def inverse(p: Perm) -> Perm:
     return tuple(inv)
 
 
+def match(have, want):
+    """The positions ``r`` with ``have[r[k]] == want[k]``, equal values matched in their order
+    (the ``j``-th ``v`` of ``want`` to the ``j``-th ``v`` of ``have``); None when the two arrays
+    do not hold the same values as often.  Where the indices a permutation moves go, and where
+    the edges an automorphism moves go, are both this match.
+
+    >>> match(np.array([5, 7, 5]), np.array([7, 5, 5]))
+    array([1, 0, 2])
+    >>> match(np.array([1, 2]), np.array([2, 2])) is None
+    True
+    """
+    have, want = np.asarray(have), np.asarray(want)
+    by_have, by_want = np.argsort(have, kind="stable"), np.argsort(want, kind="stable")
+    if not np.array_equal(have[by_have], want[by_want]):
+        return None
+    r = np.empty(len(have), dtype=np.int64)
+    r[by_want] = by_have
+    return r
+
+
 def is_translation(p, shape: tuple[int, ...]) -> bool:
     """Whether ``p`` moves every point of the grid ``shape`` (flattened row-major) by one offset
     ``c -> c + t mod shape``: exactly what a circulant of that grid commutes with (Theorem 1).
