@@ -122,6 +122,10 @@ CALL_FRAMES_PER_LEVEL = 20
 # the nesting of each prepared copy, for its calls (weak: a copy is dropped with its check)
 _NESTING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
+_ROOM_LOCK = threading.Lock()
+_ROOM: list[int] = []          # the room each open block needs
+_ROOM_BASE = [1000]            # the limit before the first open block
+
 
 @contextlib.contextmanager
 def room_for(depth: int, frames_per_level: int = CALL_FRAMES_PER_LEVEL):
@@ -145,11 +149,6 @@ def room_for(depth: int, frames_per_level: int = CALL_FRAMES_PER_LEVEL):
         with _ROOM_LOCK:
             _ROOM.remove(need)
             sys.setrecursionlimit(max([_ROOM_BASE[0], *_ROOM]))
-
-
-_ROOM_LOCK = threading.Lock()
-_ROOM: list[int] = []          # the room each open block needs
-_ROOM_BASE = [1000]            # the limit before the first open block
 
 
 def calls_of(module):
