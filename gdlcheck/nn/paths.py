@@ -103,9 +103,9 @@ class SetPartitionPlan:
                 place = self.terms[t][1]
                 placed[place] = placed[place] + part if place in placed else part
         batch = x.shape[:x.dim() - 1 - self.in_order]
-        out = None
+        out = _diagonal(placed.pop(_DIAGONAL, None), placed.pop(_DIAGONAL_CONSTANT, None), n)
         for place, z in placed.items():
-            term = _place(z, place, n, len(batch))
+            term = _place(z, place, len(batch))
             out = term if out is None else out + term
         shape = batch + (n,) * self.out_order + (phi.shape[1],)
         return out.expand(shape) if out.shape != shape else out
@@ -128,12 +128,34 @@ def _read(x: torch.Tensor, slots: tuple, diagonal: bool) -> torch.Tensor:
     return x
 
 
-def _place(z: torch.Tensor, place: tuple, n: int, batch: int) -> torch.Tensor:
-    """Write one term's result into the output's slots (broadcastable to ``(*batch, (n,) * l, c')``)."""
-    if len(place) == 2 and place[0] == place[1]:  # both output slots in one block: the diagonal
-        eye = torch.eye(n, dtype=z.dtype, device=z.device)[:, :, None]
-        return (z.unsqueeze(-2) if place[0][0] == "through" else z[..., None, None, :]) * eye
-    # the through axes of z are in the order of the output slots that hold them
+# the output's diagonal: a result read through one block, or one entry per channel
+_DIAGONAL = (("through", 0), ("through", 0))
+_DIAGONAL_CONSTANT = (("broadcast", 0), ("broadcast", 0))
+
+
+def _diagonal(through: torch.Tensor | None, constant: torch.Tensor | None, n: int) -> torch.Tensor | None:
+    """``(*batch, n, n, c')`` holding ``through[i] + constant`` at ``(i, i)`` and 0 elsewhere.
+
+    ``through[i]`` is written as ``(through[i] + through[j]) / 2`` times the identity (exact: ``a +
+    a`` is ``2a``), so both axes of the product move with the points, as the identity stays
+    fixed when both of its axes move alike: the proof needs no rule for a diagonal.
+    """
+    if through is None and constant is None:
+        return None
+    eye = None
+    for z in (through, constant):
+        if z is not None:
+            eye = torch.eye(n, dtype=z.dtype, device=z.device)[:, :, None]
+    d = (through.unsqueeze(-2) + through.unsqueeze(-3)) / 2 if through is not None else None
+    if constant is not None:
+        d = constant[..., None, None, :] if d is None else d + constant[..., None, None, :]
+    return d * eye
+
+
+def _place(z: torch.Tensor, place: tuple, batch: int) -> torch.Tensor:
+    """Write one term's result into the output's slots off the diagonal (broadcastable to
+    ``(*batch, (n,) * l, c')``): the through axes of ``z`` are in the order of the output slots
+    that hold them, and a slot of a block that the input does not read is broadcast."""
     for slot, (kind, _) in enumerate(place):
         if kind == "broadcast":
             z = z.unsqueeze(batch + slot)
