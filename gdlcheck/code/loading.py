@@ -14,6 +14,7 @@ import numpy as np
 
 from gdlcheck.code import torch_bridge
 from gdlcheck.code.actions import as_axes, normal_axes
+from gdlcheck.code.boundary import describe, raised_by_code
 from gdlcheck.errors import CallableError, param
 from gdlcheck.layers import Fact
 from gdlcheck.limits import MAX_MATRIX_ENTRIES
@@ -66,9 +67,11 @@ def load_callable(target: str, folder: str | None = None):
         if err.name and (module_name == err.name or module_name.startswith(err.name + ".")):
             raise CallableError(f"no module named {module_name!r} in {folder} or the installed packages",
                                 file=target) from err
-        raise CallableError(f"importing {module_name} raised {_describe(err)}", file=target) from err
-    except (Exception, SystemExit) as err:  # the user's module failed while importing: their error
-        raise CallableError(f"importing {module_name} raised {_describe(err)}", file=target) from err
+        raise CallableError(f"importing {module_name} raised {describe(err)}", file=target) from err
+    except BaseException as err:  # the user's module failed while importing (or exited): their error
+        if not raised_by_code(err):
+            raise
+        raise CallableError(f"importing {module_name} raised {describe(err)}", file=target) from err
     _check_file(module, target, module_name, folder)
     obj = module
     for part in attr.split("."):
@@ -116,9 +119,11 @@ def build_callable(obj, label: str = "callable"):
     if inspect.isclass(obj) or _is_factory(obj):
         try:
             obj = obj()
-        except (Exception, SystemExit) as err:
+        except BaseException as err:
+            if not raised_by_code(err):
+                raise
             what = "class" if inspect.isclass(obj) else "factory"
-            raise CallableError(f"building the layer ({what} called with no arguments) raised {_describe(err)}",
+            raise CallableError(f"building the layer ({what} called with no arguments) raised {describe(err)}",
                                 file=label) from err
     if not callable(obj):
         raise CallableError(f"{type(obj).__name__} object is not callable; name a function, a class or a module "
@@ -140,11 +145,6 @@ def _is_factory(obj) -> bool:
     takes_input = [p for p in params if p.kind == p.VAR_POSITIONAL
                    or (p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)]
     return not takes_input
-
-
-def _describe(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
 
 
 # --------------------------------------------------------------------------- axes
