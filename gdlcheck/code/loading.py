@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 import sys
 
 import numpy as np
@@ -198,6 +199,7 @@ def check_layout(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool
     were given explicitly (then a note says it): a batch-first module checked on its batch axis,
     and a convolution checked on its channels."""
     if not torch_bridge.is_torch_module(f):
+        _refuse_a_likely_batch(f, dims, axes, explicit)
         return []
     if len(dims) >= 3 and 0 in axes:
         paths = torch_bridge.batch_first_paths(f)
@@ -228,6 +230,28 @@ def check_layout(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool
     raise CallableError(f"{where} reads {layout}: axis {min(set(axes) & {0, channel_axis})} of the input "
                         f"{_shape_text(dims)} is {what}, and the group would permute it; its positions are "
                         f"{'axis' if k == 1 else 'axes'} {spatial[0] if k == 1 else spatial}: give {hint}")
+
+
+def _refuse_a_likely_batch(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool) -> None:
+    """Code that is not a module says nothing about its layout: the points default to axis 0, and
+    when that axis is likely a batch -- shorter than the next of three or more, or the code's
+    docstring speaks of a batch -- the axes must be given (a check of the batch says nothing)."""
+    if explicit or axes != (0,) or len(dims) < 2:
+        return
+    doc = inspect.getdoc(f) or ""
+    if len(dims) >= 3 and dims[0] < dims[1]:
+        why = f"axis 0 of the input {_shape_text(dims)} is shorter than axis 1, so it may be a batch"
+    elif _BATCH_WORDS.search(doc):
+        why = (f"the docstring of {callable_name(f)} speaks of a batch, so axis 0 of the input {_shape_text(dims)} "
+               "may be it")
+    else:
+        return
+    raise CallableError(f"{why}, and permuting a batch says nothing about the points; give "
+                        f"{param('batch_axes', literal=0)} to check the points on axis 1, or "
+                        f"{param('points_axis', literal=0)} if axis 0 holds the points")
+
+
+_BATCH_WORDS = re.compile(r"\bbatch|\(\s*B\s*,", re.IGNORECASE)
 
 
 # --------------------------------------------------------------------------- the layer
