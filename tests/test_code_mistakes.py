@@ -53,3 +53,44 @@ def test_the_command_line_spells_the_flags(run, tmp_path, monkeypatch):
     result = run(["verify", "--callable", "ubatch:f", "--input-shape", "2x6x3", "--group", "symmetric",
                   "--batch-axes", "0"])
     assert result.exit_code == 1
+
+
+# ---------------------------------------------------------------- the wrong expect
+
+
+def centred(X):
+    return X - X.mean(axis=0)
+
+
+def test_an_equivariant_callable_checked_for_invariance_is_told_to_use_equivariant():
+    result = gdlcheck.verify_callable(centred, "symmetric", shape=(5, 2), expect="invariant")
+    assert not result.passed
+    text = " ".join(result.to_json()["diagnosis"])
+    assert "the output is equivariant, not invariant; use expect='equivariant'" in text
+    assert "none of the neighbouring laws" not in text
+
+
+def test_an_invariant_callable_checked_for_equivariance_is_told_to_use_invariant():
+    def sorted_rows(X):   # the same for every order of the rows: invariant, and of the input's shape
+        return np.sort(X, axis=0)
+
+    result = gdlcheck.verify_callable(sorted_rows, "symmetric", shape=(5, 2))
+    assert not result.passed
+    assert "use expect='invariant'" in " ".join(result.to_json()["diagnosis"])
+
+
+def test_a_callable_that_is_neither_gets_no_neighbouring_law():
+    def positional(X):
+        return X + TABLE[:5, :2]
+
+    result = gdlcheck.verify_callable(positional, "symmetric", shape=(5, 2), expect="invariant")
+    text = " ".join(result.to_json()["diagnosis"])
+    assert "none of the neighbouring laws" in text and "use expect" not in text
+
+
+def test_a_matrix_keeps_the_spec_spelling(run, tmp_path):
+    spec = tmp_path / "pooled.yaml"
+    spec.write_text("symmetry: {group: symmetric, n: 4}\nexpect: invariant\nlayer: {kind: linear, weight: "
+                    "[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]}\n")
+    result = run(["verify", spec, "--format", "json"])
+    assert result.exit_code == 1 and "use expect: equivariant" in result.stdout
