@@ -17,6 +17,7 @@ from gdlcheck.api.groups import as_group, group
 from gdlcheck.api.options import check_options
 from gdlcheck.code import torch_bridge
 from gdlcheck.code.actions import as_axes
+from gdlcheck.code.boundary import running_code
 from gdlcheck.code.culprit import find_culprit
 from gdlcheck.code.describe import build_signature
 from gdlcheck.code.graphs import load_graph_file
@@ -114,7 +115,16 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
     dims = parse_input_shape(shape) if shape is not None else None
     label = name or callable_name(f)
     g, dims, axes = _callable_group(group, dims, points_axis, batch_axes, graph_value)
-    f = build_callable(f, label)
+    with running_code(label) as run:
+        return _verify_built(f, g, dims, axes, label, run, expect=expect, trials=trials, tol=tol, seed=seed,
+                             dtype=dtype, graph_value=graph_value, inputs=inputs, outputs=outputs,
+                             points_axis=points_axis, batch_axes=batch_axes, method=method)
+
+
+def _verify_built(f, g, dims, axes, label, run, *, expect, trials, tol, seed, dtype, graph_value, inputs, outputs,
+                  points_axis, batch_axes, method) -> Verified:
+    """The callable built (inside the boundary around the user's code) and checked."""
+    f = run.subject = build_callable(f, label)
     if torch_bridge.is_torch_module(f):
         torch_bridge.check_size(f)   # before anything walks the module tree (the walks recurse)
     layout_notes = check_layout(f, dims, axes, explicit=points_axis is not None or batch_axes is not None)
@@ -271,7 +281,8 @@ def verify_target(target: str, group_options: GroupOptions, input_shape, *, expe
         g = group(name, graph=A, n=n)
     else:
         g = replace(group_options, graph=None).build(n_default=n)
-    f = load_callable(target, folder)
+    with running_code(target):
+        f = load_callable(target, folder)
     if inputs and not any(_kind_of(item) in ("graph", "fixed") for item in inputs) and g.family is not None \
             and g.family.of_a_graph:
         A = None  # the graph names the group only: the callable holds it (--input points alone)

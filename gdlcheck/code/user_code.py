@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from gdlcheck.code import torch_bridge
-from gdlcheck.code.loading import _describe
+from gdlcheck.code.boundary import describe
 from gdlcheck.code.signature import Signature
 from gdlcheck.errors import CallableError, GdlcheckError, param
 from gdlcheck.groups import is_sparse
@@ -86,7 +86,7 @@ class CallableLayer(Layer):
             elif isinstance(err, TypeError) and "argument" in str(err) and self.signature.graph_law is not None:
                 hint = (f" (the graph is passed after the points; if the code takes only the points, say so with "
                         f"{param('inputs', value='points')})")
-            raise CallableError(f"raised {_describe(err)}{hint}", file=self.label) from err
+            raise CallableError(f"raised {describe(err)}{hint}", file=self.label) from err
         flat = self.signature.flatten(out, self.label)
         if self._first is None:  # kept to call it again on the same input (randomness)
             self._first = (np.array(X, dtype=np.float64), A, flat.copy())

@@ -176,8 +176,8 @@ _TEMPLATES = {
     "symbolic_channels": "the exact check of a non-linear layer runs for d <= {limit} channels (d = {d})",
     "symbolic_budget": "the symbolic pass would build about {nodes:.3g} expression nodes, over its budget of {limit}",
     "fails": "fails for {law} under generator(s) {generators}",
-    "invariant_holds": "holds for {law}: the output is invariant, not equivariant; use expect: invariant",
-    "equivariant_holds": "holds for {law}: the output is equivariant, not invariant; use expect: equivariant (or pool "
+    "invariant_holds": "holds for {law}: the output is invariant, not equivariant; use {use}",
+    "equivariant_holds": "holds for {law}: the output is equivariant, not invariant; use {use} (or pool "
                          "over the points for an invariant output)",
     "transpose_holds": "holds for {law}: P and P^T are mixed up somewhere; with P[sigma[j], j] = 1 the entry at j "
                        "moves to sigma[j]",
