@@ -108,11 +108,14 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
         check_plot(plot)
         if inputs == ("-",):
             stdin_data = sys.stdin.buffer.read()
-        matrix = api.input_matrix(inputs[0], stdin_data)  # a spec or a symbolic matrix is refused before any work
+        if len(tensors) > 1:
+            raise click.UsageError("--plot draws one matrix: give one --tensor NAME")
+        # a spec or a symbolic matrix is refused before any work
+        matrix = api.input_matrix(inputs[0], stdin_data, tensor=tensors[0] if tensors else None)
     codes, entries = [], []
     out = None if (fmt != "text" or quiet) else console()
     for path in inputs:
-        if target is None and api.is_weights_file(path) and not plot:
+        if target is None and api.is_weights_file(path):
             _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, out, codes, entries)
             continue
         try:
