@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from gdlcheck.api.groups import as_group, group
+from gdlcheck.api.groups import group
 from gdlcheck.api.options import check_options
 from gdlcheck.code import torch_bridge
 from gdlcheck.code.actions import as_axes
@@ -160,6 +160,9 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
         # the submodule the forward hooks find
         result.culprit = result.culprit or find_culprit(layer, g, result.checks, float(tol))
         result.diagnosis = (result.diagnosis or []) + _fixed_inputs_moved(layer, g, result.checks)
+        if layer.is_torch:
+            result.diagnosis += [Fact("zero_padding", {"module": name})
+                                 for name in torch_bridge.zero_padded_convs(layer.f)]
         hint = _float32_level(result, dtype, float(tol))
         if hint is not None:
             result.notes.append(hint)
@@ -214,9 +217,10 @@ def _callable_group(spec, dims, points_axis, batch_axes, graph_value):
         axes = points_axes(dims, points_axis, batch_axes, grid)
     elif isinstance(spec, str):
         if dims is None:
-            g = as_group(spec)
-            dims = (g.n, 1)
-            return g, dims, points_axes(dims, points_axis, batch_axes)
+            find_family(spec)   # an unknown name is told first
+            raise CallableError(f"a group given by name takes its size from the input: give shape=(n, d), e.g. "
+                                f"shape=(6, 2) for 6 points with 2 channels, or a group, e.g. "
+                                f"gdlcheck.group({spec!r}, n=6)")
         axes = points_axes(dims, points_axis, batch_axes)
         sizes = tuple(dims[a] for a in axes)
         family = find_family(spec)

@@ -67,11 +67,11 @@ def _shown_path(filename: str) -> str:
 def user_line(frames) -> str | None:
     """``"mylayers.py:12"``: the innermost of ``frames`` (``(frame, line)`` pairs, innermost
     first) in the user's own code -- not gdlcheck's, not the standard library's or an installed
-    package's (torch, numpy); else the innermost outside gdlcheck; None if there is none."""
-    outside = [(f, line) for f, line in frames if not _is_ours(f.f_code.co_filename)]
-    own = [(f, line) for f, line in outside if not _is_library(f.f_code.co_filename)]
-    for f, line in own or outside[:1]:
-        return f"{_shown_path(f.f_code.co_filename)}:{line}"
+    package's (torch, numpy); None if there is none (``torch.nn.Linear`` called directly)."""
+    for f, line in frames:
+        name = f.f_code.co_filename
+        if not _is_ours(name) and not _is_library(name):
+            return f"{_shown_path(name)}:{line}"
     return None
 
 

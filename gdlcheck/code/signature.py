@@ -391,7 +391,11 @@ def _is_array(x) -> bool:
 def _as_float_array(value, where: str, label: str) -> np.ndarray:
     name = f"output{where}" if where else "the output"
     if value is None:
-        raise CallableError(f"{name} is None; describe it as ignored", file=label)
+        if not where:
+            raise CallableError("the output is None: the code returns nothing; return the layer's output (code that "
+                                "writes into its input must return it too)", file=label)
+        raise CallableError(f"{name} is None: describe it as ignored ({param('outputs', value='ignored')} in its "
+                            "place, one per output)", file=label)
     if torch_bridge.is_tensor(value):
         value = torch_bridge.to_numpy(value)
     elif is_sparse(value):

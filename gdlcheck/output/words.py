@@ -195,6 +195,8 @@ _TEMPLATES = {
                          "fixed keeps the symmetry only for its automorphisms (gdlcheck.group('automorphisms', "
                          "graph=...)); to move it with the points, describe it as graph",
     "moves": "moved by the group: {text}",
+    "zero_padding": "{module} pads with zeros at the boundary, so a shift that wraps around meets zeros where the "
+                    "other end's values should be: padding_mode='circular' makes it a circular convolution",
     "batch_axis_checked": "{module} is batch_first, so axis 0 is its batch: permuting the batch says nothing about "
                           "the points (give batch_axes=0 / --batch-axes 0 to check the points axis)",
 }
