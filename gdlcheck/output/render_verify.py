@@ -27,6 +27,7 @@ from gdlcheck.output.render_parts import (
     short_generator,
 )
 from gdlcheck.output.words import (
+    RELATIVE_LEGEND,
     constraint_lines,
     count_line,
     culprit_text,
@@ -181,6 +182,9 @@ def _checks(checks, width: int, group: PermGroup | None = None):
     shown = _shown_checks(checks)
     rows = [_check_cells(c, group) for c in shown]
     rest = _rest_line(checks, shown)
+    kinds = {c.method == "numeric" for c in shown if c.relative_error is not None}
+    if len(kinds) == 2:   # one column, two measures: say which is which
+        rest = [Text(RELATIVE_LEGEND, style="dim"), *rest]
     # every column at its widest cell; between two columns a padding space on each side and the
     # box's (blank) rule, and a padding space at each edge
     need = sum(max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(_CHECK_HEADERS)) + 3 * 4 + 2

@@ -17,6 +17,7 @@ from gdlcheck.limits import MAX_CELLS, MAX_CSV_CELLS, MAX_JSON_CELLS
 from gdlcheck.output.proof import culprit_json, proof_json
 from gdlcheck.output.words import (
     DETAILS,
+    RELATIVE_TO,
     code_culprit_json,
     constraint_lines,
     counterexample,
@@ -62,6 +63,8 @@ def check_json(c: Check) -> dict:
     out = {"generator": c.generator, "method": c.method, "passed": c.passed,
            "max_abs_error": json_float(c.max_abs_error), "relative_error": json_float(c.relative_error),
            "counterexample": counterexample(c.witness)}
+    if c.relative_error is not None:   # the two relative errors are of different things: name which
+        out["relative_to"] = RELATIVE_TO[c.method == "numeric"]
     if c.exact is not None:
         out["exact"] = c.exact
     if c.trials is not None:
