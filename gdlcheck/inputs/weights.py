@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
+from collections.abc import Callable
 
 import numpy as np
 
@@ -50,46 +51,58 @@ def read_tensors(path: str) -> list[Tensor]:
     return tensors
 
 
-def select(tensors: list[Tensor], patterns: tuple[str, ...], path: str) -> list[Tensor]:
-    """The tensors to check: those named in ``patterns`` and the square 2-D ones a glob of
-    ``patterns`` matches (each pattern must match a tensor), else every square 2-D tensor.  The
-    whole selection is held to the file's budget."""
+def select(tensors: list[Tensor], patterns: tuple[str, ...], path: str,
+           judged: Callable[[Tensor], bool] | None = None) -> list[Tensor]:
+    """The tensors to check: those named in ``patterns`` and the ones to judge (``judged``, by
+    default the square 2-D ones) that a glob of ``patterns`` matches (each pattern must match a
+    tensor); else every tensor with ``judged`` given (one at least to judge), every square 2-D one
+    without.  The tensors to judge are held to the file's budget."""
+    given = judged
+    what = "square 2-D tensor" if given is None else "tensor on the points"
+    judged = judged or (lambda t: t.is_square_matrix)
     if patterns:
         for pattern in patterns:
             if not any(fnmatch.fnmatchcase(t.name, pattern) for t in tensors):
                 raise SpecError(f"--tensor {printable(shorten(pattern, 60))!r} matches no tensor; the file has "
                                 f"{_names(tensors)}", file=path)
-        # a tensor named exactly is checked whatever its shape (an error row if it is not square);
-        # a glob picks the square ones it matches (conv.* means conv.weight, not conv.bias)
-        chosen = [t for t in tensors if t.name in patterns or (t.is_square_matrix and any(
+        # a tensor named exactly is checked whatever its shape (an error row if it cannot be);
+        # a glob picks the ones to judge that it matches (conv.* means conv.weight, not conv.bias)
+        chosen = [t for t in tensors if t.name in patterns or (judged(t) and any(
             fnmatch.fnmatchcase(t.name, p) for p in patterns))]
         if not chosen:
             raise SpecError(f"--tensor {' '.join(repr(printable(shorten(p, 60))) for p in patterns)} matches no "
-                            f"square 2-D tensor; the file has {_names(tensors)}", file=path)
+                            f"{what}; the file has {_names(tensors)}", file=path)
     else:
-        chosen = [t for t in tensors if t.is_square_matrix]
-        if not chosen:
-            raise SpecError(f"holds no square 2-D tensor to check ({_names(tensors)}); name one with --tensor NAME",
-                            file=path)
-    total = sum(t.size for t in chosen if t.size <= MAX_MATRIX_ENTRIES)
+        if not any(judged(t) for t in tensors):
+            raise SpecError(f"holds no {what} to check ({_names(tensors)}); "
+                            + ("name one with --tensor NAME" if given is None else
+                               "check the model with --callable MODULE:ATTR --weights FILE"), file=path)
+        chosen = [t for t in tensors if judged(t)] if given is None else list(tensors)
+    to_judge = [t for t in chosen if judged(t)]
+    total = sum(t.size for t in to_judge if t.size <= MAX_MATRIX_ENTRIES)
     if total > MAX_WEIGHTS_ENTRIES:
-        raise SpecError(f"the {len(chosen)} tensors to check hold {total} entries, over the limit of "
+        raise SpecError(f"the {len(to_judge)} tensors to check hold {total} entries, over the limit of "
                         f"{MAX_WEIGHTS_ENTRIES} for one file; pick some with --tensor NAME", file=path)
     return chosen
 
 
-def matrix_of(tensor: Tensor, path: str) -> np.ndarray:
-    """``tensor``'s values as a square float64 matrix, its budget and shape checked first."""
+def values_of(tensor: Tensor, path: str) -> np.ndarray:
+    """``tensor``'s values as float64, its budget and dtype checked first."""
     if tensor.problem is not None:
         raise SpecError(f"tensor {tensor.name} {tensor.problem}", file=path)
     if tensor.size > MAX_MATRIX_ENTRIES:
         raise SpecError(f"tensor {tensor.name} is {tensor.shape_text()}: {tensor.size} entries exceed the limit of "
                         f"{MAX_MATRIX_ENTRIES}", file=path)
-    if not tensor.is_square_matrix:
-        raise SpecError(f"tensor {tensor.name} is {tensor.shape_text()}, not a square matrix", file=path)
     if tensor.dtype.lstrip("<>|=")[:1] not in REAL_KINDS:
         raise SpecError(f"tensor {tensor.name} is of dtype {tensor.dtype}, not real numbers", file=path)
     return tensor.load()
+
+
+def matrix_of(tensor: Tensor, path: str) -> np.ndarray:
+    """``tensor``'s values as a square float64 matrix, its budget and shape checked first."""
+    if tensor.problem is None and tensor.size <= MAX_MATRIX_ENTRIES and not tensor.is_square_matrix:
+        raise SpecError(f"tensor {tensor.name} is {tensor.shape_text()}, not a square matrix", file=path)
+    return values_of(tensor, path)
 
 
 def _names(tensors: list[Tensor], shown: int = 6) -> str:
