@@ -42,7 +42,7 @@ class EquivariantLinear(torch.nn.Module):
     weight : ``(dimension, c', c)``, ``weight[k, o, c]`` the entry of orbit ``k`` (derive's
         numbering) from input channel ``c`` to output channel ``o``.
     bias : ``(output orbits, c')`` or None.
-    path : ``"convolution"``, ``"set-partition"`` or ``"gathered"``.
+    path : ``"convolution"``, ``"deepsets"``, ``"set-partition"`` or ``"gathered"``.
     derived : the :class:`~gdlcheck.derivation.Derived` form.
 
     Initialisation: every entry of ``weight`` and ``bias`` is drawn from
@@ -87,6 +87,8 @@ class EquivariantLinear(torch.nn.Module):
             self.path = "convolution"
             self.grid = d.grid
             self.register_buffer("kernel", torch.tensor(kernel, dtype=torch.long))
+        elif d.blocks is not None and (self.in_order, self.out_order) == (1, 1) and d.dimension == 2:
+            self.path = "deepsets"  # alpha*I + beta*11^T: weight[0] on the diagonal, weight[1] off it
         elif d.blocks is not None and self.in_order <= 2 and self.out_order <= 2:
             self.path = "set-partition"
             self.plan = SetPartitionPlan(d.blocks, self.in_order, self.out_order)
@@ -125,6 +127,8 @@ class EquivariantLinear(torch.nn.Module):
             grid = tuple(self.grid)
             y = convolve(x.reshape(batch + grid + (self.in_channels,)), self.weight[self.kernel], grid)
             y = y.reshape(batch + (n, self.out_channels))
+        elif self.path == "deepsets":
+            return self._deepsets(x)
         elif self.path == "set-partition":
             dim = self.weight.shape[0]
             phi = (self.diagrams.to(self.weight.dtype) @ self.weight.reshape(dim, -1)).reshape(self.weight.shape)
@@ -142,6 +146,19 @@ class EquivariantLinear(torch.nn.Module):
         if on_grid and l == 1:
             y = y.reshape(batch + tuple(self.group.shape) + (self.out_channels,))
         return y
+
+    def _deepsets(self, x: torch.Tensor) -> torch.Tensor:
+        """``y = x (w0 - w1)^T + (sum_j x_j) w1^T + b``: two passes over ``x``, ``O(n c c')``."""
+        w0, w1 = self.weight.unbind(0)
+        pooled = x.sum(dim=-2, keepdim=True)
+        # with one input channel the products are broadcasts (a matmul of inner size 1 is slow)
+        if self.in_channels == 1:
+            pooled, mixed = pooled * w1.T, x * (w0 - w1).T
+        else:
+            pooled, mixed = pooled @ w1.T, x @ (w0 - w1).T
+        if self.bias is not None:
+            pooled = pooled + self.bias  # (1, c'): the one orbit of the points
+        return mixed + pooled
 
     # ------------------------------------------------------------------------------ dense forms
 
@@ -163,14 +180,14 @@ class EquivariantLinear(torch.nn.Module):
                     out_order: int = 1, bias=None) -> EquivariantLinear:
         """The layer nearest a dense weight: each entry the mean of its orbit, per channel pair.
 
+        The orbit means are the orthogonal projection onto the equivariant maps
+        (:func:`gdlcheck.project`); an equivariant matrix comes back unchanged.
+
         Parameters
         ----------
         matrix : ``(n^l c', n^k c)`` (as :meth:`to_matrix`, or ``torch.nn.Linear.weight`` on the
             flattened points and channels).
         bias : None (no bias), or ``(n^l c',)``: the mean of each output orbit, per channel.
-
-        The orbit means are the orthogonal projection onto the equivariant maps
-        (:func:`gdlcheck.project`); an equivariant matrix comes back unchanged.
         """
         layer = cls(group, in_channels, out_channels, in_order, out_order, bias=bias is not None)
         n = group.n
