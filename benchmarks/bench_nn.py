@@ -18,30 +18,11 @@ weight of the same map (``n^l c' x n^k c`` float32 entries).  Times are medians 
 
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import emit, fmt_bytes, fmt_seconds, results_option, table  # noqa: E402
-
-
-def paired(fa, fb, repeat: int) -> tuple[float, float]:
-    """Medians of ``fa()`` and ``fb()``, run alternately after two warm-ups each."""
-    for _ in range(2):
-        fa()
-        fb()
-    ta, tb = [], []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fa()
-        ta.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        fb()
-        tb.append(time.perf_counter() - start)
-    return statistics.median(ta), statistics.median(tb)
+from _common import emit, fmt_bytes, fmt_seconds, paired, table, torch_arguments  # noqa: E402
 
 
 def by_hand_2_to_2(x, w):
@@ -154,7 +135,7 @@ def rows(repeat: int):
     for label, build, floor_name, dense_entries in cases().values():
         layer, x, floor = build()
         with torch.no_grad():
-            t_ours, t_floor = paired(lambda: layer(x), floor, repeat)  # noqa: B023
+            t_ours, t_floor = paired(lambda: layer(x), floor, repeat, warmup=2)  # noqa: B023
         state, peak = memory(layer, x)
         ratio = t_ours / t_floor
         out.append([label, layer.path, fmt_seconds(t_ours), floor_name, fmt_seconds(t_floor), f"{ratio:.2f}",
@@ -164,15 +145,9 @@ def rows(repeat: int):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's)")
-    results_option(parser)
-    args = parser.parse_args()
+    args = torch_arguments(__doc__.splitlines()[0], repeat=7)
     import torch
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
     header = ["case", "path", "EquivariantLinear", "floor", "floor time", "ratio", "parameters + buffers",
               "peak of a pass", "one dense weight", "target"]
     text = table("EquivariantLinear against its floor (forward, float32, no gradients; median, warm)", header,
