@@ -276,3 +276,13 @@ def test_verify_callable_passes_the_other_paths_by_trials(make, options):
     obj = verdict_of(layer_of(g, 1, 1, 2, 3).float(), g, **options)
     assert obj["passed"] and obj["verdict"] in ("holds", "holds_numerically")
     assert all(c["passed"] for c in obj["checks"] if c["method"] == "numeric")
+
+
+def test_a_checkpoint_holds_the_parameters_alone():
+    g = gdlcheck.group("automorphisms", graph=petersen())
+    layer = layer_of(g, 1, 1, 2, 2)
+    assert set(layer.state_dict()) == {"weight", "bias"}
+    other = layer_of(g, 1, 1, 2, 2, seed=9)
+    other.load_state_dict(layer.state_dict())
+    x = torch.randn(3, 10, 2, dtype=torch.float64)
+    assert torch.equal(other(x), layer(x))

@@ -74,29 +74,33 @@ class EquivariantLinear(torch.nn.Module):
             count = int(out_orbits.max()) + 1
             self.bias = torch.nn.Parameter(torch.empty(count, out_channels, **factory))
             self.register_buffer("bias_pattern", torch.tensor(out_orbits, dtype=torch.long)
-                                 if count > 1 else None)
+                                 if count > 1 else None, persistent=False)
         else:
             self.register_parameter("bias", None)
             self.bias_pattern = None
         self.reset_parameters()
 
     def _choose_path(self) -> None:
+        """The computation by the form's structure; its buffers come from the group, so they stay out
+        of ``state_dict`` (a checkpoint holds the parameters alone)."""
         d = self.derived
         kernel = d.convolution_kernel() if (self.in_order, self.out_order) == (1, 1) else None
         if kernel is not None:
             self.path = "convolution"
             self.grid = d.grid
-            self.register_buffer("kernel", torch.tensor(kernel, dtype=torch.long))
+            self.register_buffer("kernel", torch.tensor(kernel, dtype=torch.long), persistent=False)
         elif d.blocks is not None and (self.in_order, self.out_order) == (1, 1) and d.dimension == 2:
             self.path = "deepsets"  # alpha*I + beta*11^T: weight[0] on the diagonal, weight[1] off it
         elif d.blocks is not None and self.in_order <= 2 and self.out_order <= 2:
             self.path = "set-partition"
             self.plan = SetPartitionPlan(d.blocks, self.in_order, self.out_order)
-            self.register_buffer("diagrams", torch.as_tensor(diagram_weights(d.blocks), dtype=self.weight.dtype))
+            self.register_buffer("diagrams", torch.as_tensor(diagram_weights(d.blocks), dtype=self.weight.dtype),
+                                 persistent=False)
         else:
             self.path = "gathered"
             rows, cols = self.n ** self.out_order, self.n ** self.in_order
-            self.register_buffer("pattern", torch.tensor(d.pattern.reshape(rows, cols), dtype=torch.long))
+            self.register_buffer("pattern", torch.tensor(d.pattern.reshape(rows, cols), dtype=torch.long),
+                                 persistent=False)
 
     def reset_parameters(self) -> None:
         """Draw ``weight`` and ``bias`` from ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, ``fan_in = n^k c``."""
