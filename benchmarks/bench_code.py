@@ -23,7 +23,6 @@ is shared: torch's threads compete with other work, so ``--threads 1`` gives ste
 
 from __future__ import annotations
 
-import argparse
 import copy
 import os
 import statistics
@@ -33,7 +32,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import emit, fmt_seconds, results_option, table  # noqa: E402
+from _common import emit, fmt_seconds, paired, table, torch_arguments  # noqa: E402
 
 import gdlcheck  # noqa: E402
 
@@ -60,21 +59,6 @@ def hand_loop(module, n: int, shape, gens, graph=None):
                 PY = m(X[inv]) if graph is None else m(X[inv], moved)
                 worst = max(worst, float((PY - Y[inv]).abs().max()) / scale)
     return worst
-
-
-def paired(fa, fb, repeat: int) -> tuple[float, float]:
-    """Medians of ``fa()`` and ``fb()``, run alternately after one warm-up each."""
-    fa()
-    fb()
-    ta, tb = [], []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fa()
-        ta.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        fb()
-        tb.append(time.perf_counter() - start)
-    return statistics.median(ta), statistics.median(tb)
 
 
 def one_pass(module, shape, graph=None) -> float:
@@ -199,16 +183,10 @@ def _times(fn, repeat):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's)")
-    results_option(parser)
-    args = parser.parse_args()
+    args = torch_arguments(__doc__.splitlines()[0], repeat=5)
     import torch
     import torch_geometric
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
     threads = torch.get_num_threads()
     text = table(f"Checks of code against a hand-written loop (symmetric group, {TRIALS} trials x 2 generators; "
                  "median, warm)",

@@ -37,7 +37,7 @@ CASES = [
     ("torus", lambda: gdlcheck.group("translations", shape="3x4"), 1, 1, 2, 1, "convolution"),
     ("p4-5x5", lambda: gdlcheck.group("p4", shape="5x5"), 1, 1, 1, 1, "convolution"),
     ("p4m-4x4-channels", lambda: gdlcheck.group("p4m", shape="4x4"), 1, 1, 2, 2, "convolution"),
-    ("symmetric-1-1", lambda: gdlcheck.group("symmetric", n=7), 1, 1, 3, 2, "set-partition"),
+    ("symmetric-1-1", lambda: gdlcheck.group("symmetric", n=7), 1, 1, 3, 2, "deepsets"),
     ("symmetric-2-2-n6", lambda: gdlcheck.group("symmetric", n=6), 2, 2, 1, 1, "set-partition"),
     ("symmetric-2-2-channels", lambda: gdlcheck.group("symmetric", n=4), 2, 2, 2, 3, "set-partition"),
     ("symmetric-1-2", lambda: gdlcheck.group("symmetric", n=5), 1, 2, 2, 1, "set-partition"),
@@ -45,7 +45,7 @@ CASES = [
     ("symmetric-1-0", lambda: gdlcheck.group("symmetric", n=5), 1, 0, 2, 2, "set-partition"),
     ("symmetric-0-2", lambda: gdlcheck.group("symmetric", n=3), 0, 2, 2, 1, "set-partition"),
     ("symmetric-2-2-n2", lambda: gdlcheck.group("symmetric", n=2), 2, 2, 1, 1, "set-partition"),
-    ("alternating", lambda: gdlcheck.group("alternating", n=5), 1, 1, 1, 2, "set-partition"),
+    ("alternating", lambda: gdlcheck.group("alternating", n=5), 1, 1, 1, 2, "deepsets"),
     ("petersen", lambda: gdlcheck.group("automorphisms", graph=petersen()), 1, 1, 2, 2, "gathered"),
     ("petersen-2-2", lambda: gdlcheck.group("automorphisms", graph=petersen()), 2, 2, 1, 1, "gathered"),
     ("generators", lambda: gdlcheck.group(generators=["(0 1 2)(3 4)"], n=6), 1, 1, 2, 1, "gathered"),
@@ -195,7 +195,7 @@ def test_from_matrix_of_to_matrix_is_the_layer(seed, which):
 def test_symmetric_at_n_100000_builds_no_n_by_n_array():
     g = gdlcheck.group("symmetric", n=100_000)
     layer = EquivariantLinear(g, 2, 3)
-    assert layer.path == "set-partition"
+    assert layer.path == "deepsets"
     assert all(b.numel() < 100_000 * 10 for b in layer.buffers())
     x = torch.randn(100_000, 2)
     y = layer(x)  # an n x n float32 array would take 40 GB
@@ -276,3 +276,13 @@ def test_verify_callable_passes_the_other_paths_by_trials(make, options):
     obj = verdict_of(layer_of(g, 1, 1, 2, 3).float(), g, **options)
     assert obj["passed"] and obj["verdict"] in ("holds", "holds_numerically")
     assert all(c["passed"] for c in obj["checks"] if c["method"] == "numeric")
+
+
+def test_a_checkpoint_holds_the_parameters_alone():
+    g = gdlcheck.group("automorphisms", graph=petersen())
+    layer = layer_of(g, 1, 1, 2, 2)
+    assert set(layer.state_dict()) == {"weight", "bias"}
+    other = layer_of(g, 1, 1, 2, 2, seed=9)
+    other.load_state_dict(layer.state_dict())
+    x = torch.randn(3, 10, 2, dtype=torch.float64)
+    assert torch.equal(other(x), layer(x))

@@ -42,7 +42,7 @@ class EquivariantLinear(torch.nn.Module):
     weight : ``(dimension, c', c)``, ``weight[k, o, c]`` the entry of orbit ``k`` (derive's
         numbering) from input channel ``c`` to output channel ``o``.
     bias : ``(output orbits, c')`` or None.
-    path : ``"convolution"``, ``"set-partition"`` or ``"gathered"``.
+    path : ``"convolution"``, ``"deepsets"``, ``"set-partition"`` or ``"gathered"``.
     derived : the :class:`~gdlcheck.derivation.Derived` form.
 
     Initialisation: every entry of ``weight`` and ``bias`` is drawn from
@@ -74,27 +74,33 @@ class EquivariantLinear(torch.nn.Module):
             count = int(out_orbits.max()) + 1
             self.bias = torch.nn.Parameter(torch.empty(count, out_channels, **factory))
             self.register_buffer("bias_pattern", torch.tensor(out_orbits, dtype=torch.long)
-                                 if count > 1 else None)
+                                 if count > 1 else None, persistent=False)
         else:
             self.register_parameter("bias", None)
             self.bias_pattern = None
         self.reset_parameters()
 
     def _choose_path(self) -> None:
+        """The computation by the form's structure; its buffers come from the group, so they stay out
+        of ``state_dict`` (a checkpoint holds the parameters alone)."""
         d = self.derived
         kernel = d.convolution_kernel() if (self.in_order, self.out_order) == (1, 1) else None
         if kernel is not None:
             self.path = "convolution"
             self.grid = d.grid
-            self.register_buffer("kernel", torch.tensor(kernel, dtype=torch.long))
+            self.register_buffer("kernel", torch.tensor(kernel, dtype=torch.long), persistent=False)
+        elif d.blocks is not None and (self.in_order, self.out_order) == (1, 1) and d.dimension == 2:
+            self.path = "deepsets"  # alpha*I + beta*11^T: weight[0] on the diagonal, weight[1] off it
         elif d.blocks is not None and self.in_order <= 2 and self.out_order <= 2:
             self.path = "set-partition"
             self.plan = SetPartitionPlan(d.blocks, self.in_order, self.out_order)
-            self.register_buffer("diagrams", torch.as_tensor(diagram_weights(d.blocks), dtype=self.weight.dtype))
+            self.register_buffer("diagrams", torch.as_tensor(diagram_weights(d.blocks), dtype=self.weight.dtype),
+                                 persistent=False)
         else:
             self.path = "gathered"
             rows, cols = self.n ** self.out_order, self.n ** self.in_order
-            self.register_buffer("pattern", torch.tensor(d.pattern.reshape(rows, cols), dtype=torch.long))
+            self.register_buffer("pattern", torch.tensor(d.pattern.reshape(rows, cols), dtype=torch.long),
+                                 persistent=False)
 
     def reset_parameters(self) -> None:
         """Draw ``weight`` and ``bias`` from ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, ``fan_in = n^k c``."""
@@ -125,6 +131,8 @@ class EquivariantLinear(torch.nn.Module):
             grid = tuple(self.grid)
             y = convolve(x.reshape(batch + grid + (self.in_channels,)), self.weight[self.kernel], grid)
             y = y.reshape(batch + (n, self.out_channels))
+        elif self.path == "deepsets":
+            return self._deepsets(x)
         elif self.path == "set-partition":
             dim = self.weight.shape[0]
             phi = (self.diagrams.to(self.weight.dtype) @ self.weight.reshape(dim, -1)).reshape(self.weight.shape)
@@ -142,6 +150,19 @@ class EquivariantLinear(torch.nn.Module):
         if on_grid and l == 1:
             y = y.reshape(batch + tuple(self.group.shape) + (self.out_channels,))
         return y
+
+    def _deepsets(self, x: torch.Tensor) -> torch.Tensor:
+        """``y = x (w0 - w1)^T + (sum_j x_j) w1^T + b``: two passes over ``x``, ``O(n c c')``."""
+        w0, w1 = self.weight.unbind(0)
+        pooled = x.sum(dim=-2, keepdim=True)
+        # with one input channel the products are broadcasts (a matmul of inner size 1 is slow)
+        if self.in_channels == 1:
+            pooled, mixed = pooled * w1.T, x * (w0 - w1).T
+        else:
+            pooled, mixed = pooled @ w1.T, x @ (w0 - w1).T
+        if self.bias is not None:
+            pooled = pooled + self.bias  # (1, c'): the one orbit of the points
+        return mixed + pooled
 
     # ------------------------------------------------------------------------------ dense forms
 
@@ -163,14 +184,14 @@ class EquivariantLinear(torch.nn.Module):
                     out_order: int = 1, bias=None) -> EquivariantLinear:
         """The layer nearest a dense weight: each entry the mean of its orbit, per channel pair.
 
+        The orbit means are the orthogonal projection onto the equivariant maps
+        (:func:`gdlcheck.project`); an equivariant matrix comes back unchanged.
+
         Parameters
         ----------
         matrix : ``(n^l c', n^k c)`` (as :meth:`to_matrix`, or ``torch.nn.Linear.weight`` on the
             flattened points and channels).
         bias : None (no bias), or ``(n^l c',)``: the mean of each output orbit, per channel.
-
-        The orbit means are the orthogonal projection onto the equivariant maps
-        (:func:`gdlcheck.project`); an equivariant matrix comes back unchanged.
         """
         layer = cls(group, in_channels, out_channels, in_order, out_order, bias=bias is not None)
         n = group.n

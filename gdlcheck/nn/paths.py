@@ -9,9 +9,11 @@ path               computes                                          memory beyo
 ``convolution``    the circular convolution on the group's grid,    the kernel (``n`` ints) and its
                    by FFT (cyclic, dihedral, translations, p4,      spectrum (``n c c'``); no
                    p4m at order 1 -> 1)                             ``n x n`` array
+``deepsets``       ``alpha*x + beta*sum(x)``: the symmetric group    ``c c'``: no ``n x n`` array
+                   at 1 -> 1, two passes over ``x``
 ``set-partition``  the symmetric group's basis for orders up to 2   ``n^max(k, l) c'`` for the
-                   as sums, diagonals, transposes and broadcasts:   sums; no ``n x n`` array at
-                   ``alpha*x + beta*sum(x)`` at 1 -> 1 is ``O(n)``  order 1 -> 1
+                   as sums, diagonals, transposes and broadcasts    sums and the output's
+                                                                    diagonal
 ``gathered``       any other group: ``theta[pattern]``, the         the pattern (``n^(k+l)`` int64)
                    pattern kept as a buffer                         and the weight ``n^(k+l) c c'``
 =================  ===============================================  =================================
