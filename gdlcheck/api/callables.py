@@ -82,8 +82,10 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
         a tuple of two axes for a grid group on an image).
     batch_axes : axes that are never permuted; the points axis defaults to the first other
         axis (``(B, n, d)`` with ``batch_axes=0`` is checked on axis 1).
-    method : ``"auto"``/``"numeric"`` (random trials) or ``"exact"`` (always inconclusive:
-        no exact check applies to code).
+    method : ``"auto"`` (a proof where one applies, and random trials), ``"numeric"`` (random
+        trials only), ``"both"``, or ``"exact"`` (a proof only: a ``torch.nn.Module`` made of
+        standard operations is proved from the call it runs; other code, or a module whose
+        proof stops, is ``inconclusive``).
 
     Returns
     -------
