@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gdlcheck.code import graphs
 from gdlcheck.errors import GdlcheckError, GroupError, SpecError, param, spell
 from gdlcheck.groups import PermGroup, build_group, find_family
 from gdlcheck.inputs.arrays import check_finite, check_square
 from gdlcheck.inputs.files import decode_text, read_bytes
+from gdlcheck.inputs.graph_files import load_graph_file
 from gdlcheck.inputs.matrices import SPEC_SUFFIXES, load_matrix
 from gdlcheck.inputs.spec import Spec, is_spec_text, load_spec
 from gdlcheck.layers import BuildContext, Layer, Linear, build_layer
@@ -42,7 +44,7 @@ class GroupOptions:
     def build(self, n_default: int | None = None) -> PermGroup:
         if self.group is not None:
             return self.group
-        graph = load_graph(self.graph) if self.graph else None
+        graph = group_graph(self.graph, self.n) if self.graph else None
         name = self.name
         if name is None and self.generators:
             name = "generators"
@@ -52,6 +54,16 @@ class GroupOptions:
             raise GroupError(f"no group: give {param('group', 'NAME')}")
         n = self.n if self.n is not None else (n_default if not self.shape and graph is None else None)
         return build_group(name, n=n, shape=self.shape, generators=list(self.generators) or None, graph=graph)
+
+
+def group_graph(path: str, n: int | None = None):
+    """``--graph FILE`` for a group: a dense adjacency as it is (its automorphisms keep the colour
+    matrix that derive reads); a scipy.sparse ``.npz`` or a 2 x E edge list as scipy.sparse, never
+    densified (``A[target, source]``, as the Python API takes them)."""
+    A = load_graph_file(path, n=n)
+    if isinstance(A, np.ndarray) and A.dtype.kind == "f":
+        return A
+    return graphs.to_sparse(A, n)
 
 
 def load_graph(path: str) -> np.ndarray:

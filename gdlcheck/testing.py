@@ -14,16 +14,24 @@ shows the test's line and the callable's own frames, none of gdlcheck's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from gdlcheck.api import verify_callable
+from gdlcheck.api.callables import Axes, Shape
 from gdlcheck.errors import GdlcheckError
+from gdlcheck.groups import PermGroup
 from gdlcheck.output.words import failure_lines
 from gdlcheck.verification import Verified
 
 __all__ = ["assert_equivariant", "failure_lines"]
 
 
-def assert_equivariant(f, group, shape=None, expect: str = "equivariant", trials: int = 8, tol: float | None = None,
-                       seed: int = 0, **options) -> Verified:
+def assert_equivariant(f: Callable[..., Any], group: PermGroup | str, shape: Shape | None = None,
+                       expect: str = "equivariant", trials: int = 8, tol: float | None = None, seed: int = 0, *,
+                       dtype: str = "float64", graph: Any = None, inputs: Any = None, outputs: Any = None,
+                       points_axis: Axes | None = None, batch_axes: Axes | None = None, method: str = "auto",
+                       name: str | None = None) -> Verified:
     """Assert that ``f(P X) == P f(X)`` (``f(P X) == f(X)`` for ``expect="invariant"``).
 
     Parameters
@@ -32,8 +40,8 @@ def assert_equivariant(f, group, shape=None, expect: str = "equivariant", trials
         the group's points (see :func:`gdlcheck.verify_callable`).
     group : a group from :func:`gdlcheck.group`, or a name (``n = shape[0]``).
     shape : ``(n, d)`` or any ``(n, ...)``.
-    expect, trials, tol, seed, **options : as :func:`gdlcheck.verify_callable` (``dtype``,
-        ``graph``, ``inputs``, ``outputs``, ``points_axis``, ``batch_axes``).
+    expect, trials, tol, seed, dtype, graph, inputs, outputs, points_axis, batch_axes, method, name :
+        as :func:`gdlcheck.verify_callable` (keywords from ``dtype`` on).
 
     Returns
     -------
@@ -50,7 +58,9 @@ def assert_equivariant(f, group, shape=None, expect: str = "equivariant", trials
     """
     __tracebackhide__ = True
     try:
-        result = verify_callable(f, group, shape=shape, expect=expect, trials=trials, tol=tol, seed=seed, **options)
+        result = verify_callable(f, group, shape=shape, expect=expect, trials=trials, tol=tol, seed=seed, dtype=dtype,
+                                 graph=graph, inputs=inputs, outputs=outputs, points_axis=points_axis,
+                                 batch_axes=batch_axes, method=method, name=name)
     except GdlcheckError as err:
         # raised again from this (hidden) frame: pytest shows the test's line and, as the cause, the
         # user's own exception with the user's frames, and none of gdlcheck's own in between

@@ -63,8 +63,8 @@ CASES = [
     ("output overflows float64", "overflow.yaml",
      "symmetry: {group: symmetric, n: 8}\nlayer: {kind: attention, wq: [[1e200]], wk: [[1e200]], wv: [[1]], mask: causal}\n",
      [], "the layer's output is not finite (inf or NaN)"),
-    ("graph not square", "graph.csv", "1,2\n2,1\n", ["-g", "automorphisms", "--graph", "{tmp}/wide.csv"],
-     "matrix is 2 x 3, expected a square"),
+    ("graph not square", "graph.csv", "1,2\n2,1\n", ["-g", "automorphisms", "--graph", "{tmp}/tall.csv"],
+     "graph is 3 x 2: an adjacency is square (n x n) and an edge list is 2 x E integers"),
     ("CSV header row", "header.csv", "w0,w1,w2\n1,2,3\n3,1,2\n", ["-g", "cyclic"],
      "row 0 (w0, w1, w2) looks like a header over rows of numbers"),
     ("product without *", "product.yaml", SQUARE + "layer: {kind: conv, kernel: [a, 2b]}\n", [],
@@ -81,6 +81,7 @@ CASES = [
 @pytest.mark.parametrize("what, name, content, args, message", CASES, ids=[c[0] for c in CASES])
 def test_bad_input(run, tmp_path, what, name, content, args, message):
     (tmp_path / "wide.csv").write_text("1,2,3\n4,5,6\n")
+    (tmp_path / "tall.csv").write_text("1,2\n3,4\n5,6\n")   # a 2 x E file of whole numbers is an edge list
     path = tmp_path / name
     if content is not None:
         path.write_bytes(content.encode())
@@ -90,7 +91,7 @@ def test_bad_input(run, tmp_path, what, name, content, args, message):
     assert result.stderr.count("\n") == 1, result.stderr
     assert "Traceback" not in result.stderr
     assert message in result.stderr
-    assert name in result.stderr or "wide.csv" in result.stderr
+    assert name in result.stderr or "wide.csv" in result.stderr or "tall.csv" in result.stderr
 
 
 def test_the_manuals_table_matches():

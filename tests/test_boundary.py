@@ -101,10 +101,18 @@ def folder(tmp_path):
     return tmp_path
 
 
+def user_env(**extra: str) -> dict[str, str]:
+    """A user's shell: no PYTHON* variable at all (gdlcheck as installed, the code found in the
+    current folder)."""
+    env = newcomer_env(**extra)
+    env.pop("PYTHONPATH")
+    return env
+
+
 def gdlcheck_run(folder, *args, **kwargs):
     return subprocess.run([sys.executable, "-m", "gdlcheck", "verify", "--callable", *args, "--input-shape", "5x2",
                            "--group", "symmetric"], cwd=folder, capture_output=True, text=True, timeout=300,
-                          env=newcomer_env(**kwargs.pop("env", {})), **kwargs)
+                          env=user_env(**kwargs.pop("env", {})), **kwargs)
 
 
 def one_error_line(result) -> str:
@@ -170,7 +178,7 @@ def test_a_real_ctrl_c_while_the_code_runs_is_still_an_interrupt(folder, tmp_pat
     marker = tmp_path / "started"
     process = subprocess.Popen([sys.executable, "-m", "gdlcheck", "verify", "--callable", "ulayers:waits",
                                 "--input-shape", "5x2", "--group", "symmetric"], cwd=folder, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=newcomer_env(MARKER=str(marker)))
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=user_env(MARKER=str(marker)))
     try:
         deadline = time.monotonic() + 120
         while not marker.exists() and time.monotonic() < deadline and process.poll() is None:

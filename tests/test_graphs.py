@@ -117,7 +117,8 @@ def test_spec_symmetry_automorphisms_of_a_graph(run, tmp_path):
     assert run(["verify", spec]).exit_code == 1
 
 
-@pytest.mark.parametrize("content, message", [("1,2,3\n4,5,6\n", "square"), ("1,nan\n0,1\n", "")])
+@pytest.mark.parametrize("content, message", [("1,2\n3,4\n5,6\n", "square"), ("1.5,2,3\n4,5,6\n", "square"),
+                                              ("1,nan\n0,1\n", "")])
 def test_bad_graph_files_are_input_errors(run, tmp_path, content, message):
     path = tmp_path / "g.csv"
     path.write_text(content)

@@ -13,7 +13,7 @@ import pytest
 
 import gdlcheck
 from gdlcheck.errors import GdlcheckError
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import ROOT, SAMPLES, newcomer_env
 
 
 def python(code: str, cwd=ROOT) -> subprocess.CompletedProcess:
@@ -49,6 +49,40 @@ def test_mypy_reveals_the_types_of_the_api(tmp_path):
                         "gdlcheck.verification.result.Verified"], out.stdout + out.stderr
     # and a typo is caught, which an Any would let through
     assert '"Verified" has no attribute "pased"' in out.stdout, out.stdout
+
+
+@pytest.mark.slow   # a fresh virtual environment and two installs from the package index
+def test_mypy_sees_the_api_after_the_readmes_install(tmp_path):
+    """As a user runs it: a fresh venv, the README's ``pip install -e .``, then ``mypy snippet.py``
+    in a folder of their own, with no MYPYPATH and no PYTHON* variable (setuptools' editable
+    import hook hid the package from mypy: every type was Any, and nothing was caught)."""
+    venv = tmp_path / "venv"
+    env = newcomer_env()
+    env.pop("PYTHONPATH")
+    env.pop("MYPYPATH", None)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env, timeout=300)
+    python = str(venv / "bin" / "python")
+    install = subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", str(ROOT), "mypy"], cwd=ROOT,
+                             capture_output=True, text=True, env=env, timeout=1800)
+    assert install.returncode == 0, install.stderr[-2000:]
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "snippet.py").write_text(textwrap.dedent("""\
+        import gdlcheck
+        from gdlcheck.testing import assert_equivariant
+
+        g = gdlcheck.group("cyclic", n=4)
+        reveal_type(gdlcheck.verify_callable(lambda X: X, g, shape=(4, 2)).passed)
+        reveal_type(gdlcheck.derive(g).dimension)
+        reveal_type(gdlcheck.project([[1.0, 0.0], [0.0, 1.0]], gdlcheck.group("cyclic", n=2)).distance)
+        assert_equivariant(lambda X: X, g, (4, 2), point_axis=-1)
+        """))
+    out = subprocess.run([python, "-m", "mypy", "--no-incremental", "--cache-dir", str(tmp_path / "cache"),
+                          "snippet.py"], cwd=user, capture_output=True, text=True, env=env, timeout=900)
+    revealed = [t.removeprefix("builtins.") for t in re.findall(r'Revealed type is "(.*?)"', out.stdout)]
+    assert revealed == ["bool", "int", "float"], out.stdout + out.stderr
+    assert 'Unexpected keyword argument "point_axis" for "assert_equivariant"' in out.stdout, out.stdout
+    assert "Cannot find implementation" not in out.stdout, out.stdout
 
 
 @pytest.mark.slow   # a fresh interpreter is the point: what `import gdlcheck` loads

@@ -9,7 +9,9 @@ moves, and the hint of float32 rounding.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -39,11 +41,16 @@ from gdlcheck.sources import GroupOptions
 from gdlcheck.tolerances import DEFAULT_TOL, FLOAT32_LEVEL, ROUNDING
 from gdlcheck.verification import FAILS, Options, Verified, random_code, verify_layer
 
+# What the parameters of code checks take, for type checkers (a misspelt keyword is a type error)
+Shape = int | str | Sequence[int]
+Axes = int | str | Sequence[int]
 
-def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: int = 8, tol: float | None = None,
-                    seed: int = 0, *, dtype: str = "float64", graph=None, inputs=None, outputs=None,
-                    points_axis=None, batch_axes=None, adjacency=None, method: str = "auto",
-                    name: str | None = None) -> Verified:
+
+def verify_callable(f: Callable[..., Any], group: PermGroup | str, shape: Shape | None = None,
+                    expect: str = "equivariant", trials: int = 8, tol: float | None = None, seed: int = 0, *,
+                    dtype: str = "float64", graph: Any = None, inputs: Any = None, outputs: Any = None,
+                    points_axis: Axes | None = None, batch_axes: Axes | None = None, adjacency: Any = None,
+                    method: str = "auto", name: str | None = None) -> Verified:
     """Check that a Python callable commutes with a group: ``f(P X) == P f(X)``.
 
     Parameters
@@ -82,8 +89,10 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
         a tuple of two axes for a grid group on an image).
     batch_axes : axes that are never permuted; the points axis defaults to the first other
         axis (``(B, n, d)`` with ``batch_axes=0`` is checked on axis 1).
-    method : ``"auto"``/``"numeric"`` (random trials) or ``"exact"`` (always inconclusive:
-        no exact check applies to code).
+    method : ``"auto"`` (a proof where one applies, and random trials), ``"numeric"`` (random
+        trials only), ``"both"``, or ``"exact"`` (a proof only: a ``torch.nn.Module`` made of
+        standard operations is proved from the call it runs; other code, or a module whose
+        proof stops, is ``inconclusive``).
 
     Returns
     -------

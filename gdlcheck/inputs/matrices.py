@@ -33,8 +33,12 @@ MATRIX_SUFFIXES = (".npy", ".csv", ".tsv", ".txt", ".json")
 SPEC_SUFFIXES = (".yaml", ".yml")
 
 
-def load_matrix(path: str, data: bytes | None = None, what: str = "matrix", integers: bool = False) -> np.ndarray:
+def load_matrix(path: str, data: bytes | None = None, what: str = "matrix", integers: bool = False,
+                ndim: int | None = 2) -> np.ndarray:
     """Load a 2-D matrix from ``.npy``, ``.csv``, ``.tsv``, ``.txt`` or ``.json``.
+
+    ``ndim=1`` loads a vector instead: a 1-D array, or one row or one column of a matrix (a
+    text file's single line); ``ndim=None`` either, as stored.
 
     ``data`` may hold the file's bytes already (standard input); its format is then told
     apart by content.  Sizes are checked before anything the size of the matrix is built:
@@ -61,15 +65,18 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix", inte
                                 f"or trained weights as {' '.join(WEIGHTS_SUFFIXES)}")
             text = decode_text(data, path)
             if suffix == ".json" or (not suffix and text.lstrip().startswith("[")):
-                a = _load_json(text, path)
+                a = _load_json(text, path, ndim)
             else:
                 a = parse_table(text, {".csv": ",", ".tsv": "\t"}.get(suffix), integers)
     except GdlcheckError as err:
         raise err.located(file=path) from None
-    if a.ndim != 2:
-        raise SpecError(f"a {what} must be 2-D, got {a.ndim}-D", file=path)
+    if ndim == 1 and a.ndim == 2 and 1 in a.shape:
+        a = a.reshape(-1)
+    if a.ndim != (ndim or (a.ndim if a.ndim in (1, 2) else 2)):
+        expected = "2-D" if ndim != 1 else "1-D (a vector: one row or one column)"
+        raise SpecError(f"a {what} must be {expected}, got shape {'x'.join(map(str, a.shape))}", file=path)
     if a.size == 0:
-        raise SpecError(f"the {what} is empty ({a.shape[0]} x {a.shape[1]})", file=path)
+        raise SpecError(f"the {what} is empty ({' x '.join(map(str, a.shape))})", file=path)
     return a
 
 
@@ -113,7 +120,7 @@ def _load_npy(data: bytes, path: str, integers: bool = False) -> np.ndarray:
     return check_finite(a.astype(np.float64, copy=False))   # float64 data stays in the file's buffer
 
 
-def _load_json(text: str, path: str) -> np.ndarray:
+def _load_json(text: str, path: str, ndim: int | None = 2) -> np.ndarray:
     """A JSON matrix: nesting bounded before parsing (no recursion on 990 brackets), a plain
     numeric 2-D list parsed in C without a Python object per entry, anything else entry by
     entry within the budgets."""
@@ -136,7 +143,7 @@ def _load_json(text: str, path: str) -> np.ndarray:
         raise SpecError(f"invalid JSON: {printable(shorten(str(err), 120))}") from None
     if not isinstance(data, list):
         raise SpecError("a JSON matrix must be a list of rows")
-    return to_array(data, "")
+    return to_array(data, "", ndim=2 if ndim == 2 else None)
 
 
 def _bracket_depth(text: str) -> int:

@@ -83,7 +83,7 @@ class BuildContext:
             if len(raw) != 1:
                 raise self.error("a weight is a literal, {file: PATH} or {random: [rows, cols]}", where)
             if "file" in raw:
-                a = self._from_file(raw["file"], f"{where}.file")
+                a = self._from_file(raw["file"], f"{where}.file", ndim)
             else:
                 a = self._random(raw["random"], f"{where}.random")
         else:
@@ -98,13 +98,15 @@ class BuildContext:
             raise self.error(f"has shape {shape_text(a)}, expected {' x '.join(map(str, shape))}", where)
         return a
 
-    def _from_file(self, name, where: str) -> np.ndarray:
+    def _from_file(self, name, where: str, ndim: int | None = 2) -> np.ndarray:
+        """A weight read from a matrix file: ``ndim=1`` a vector (a 1-D array, or one row or
+        column), None as stored (1-D or 2-D)."""
         if not isinstance(name, str) or not name:
             raise self.error("file must be a path", where)
         shown = printable(shorten(name, 60))
         try:
             full = confined_path(self.spec, name)
-            return load_matrix(full, what="weight")
+            return load_matrix(full, what="weight", ndim=ndim)
         except GdlcheckError as err:
             named = "outside the spec's folder" in err.what or "cannot hold a NUL" in err.what
             raise self.error(str(err.what) + ("" if named else f" ({shown})"),

@@ -168,7 +168,10 @@ class Conv(Linear):
 
 @register("conv", keys=("kernel", "bias", "shape"), required=("kernel",))
 def _build_conv(raw, ctx, where):
-    kernel = ctx.value(raw["kernel"], f"{where}.kernel", ndim=None)
+    # a kernel from a file is a vector unless shape: says it slides over a grid (a text file's one
+    # line is one row of a matrix otherwise)
+    from_file = isinstance(raw["kernel"], dict) and "file" in raw["kernel"]
+    kernel = ctx.value(raw["kernel"], f"{where}.kernel", ndim=1 if from_file and "shape" not in raw else None)
     symbolic = kernel.dtype == object   # the circulant of a symbolic kernel has n^2 symbolic entries
     if "shape" not in raw:
         n = ctx.need_n(where, symbolic=symbolic)

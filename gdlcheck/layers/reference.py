@@ -67,7 +67,8 @@ KIND_REFERENCE: dict[str, KindReference] = {k.name: k for k in (
         "conv", "a circular convolution (a circulant weight)", "W[i, j] = kernel[(i - j) mod n], 0 past the kernel",
         "Theorem 1: a circulant commutes with every cyclic shift",
         (Key("kernel", "vector (length m <= n), or an array of as many axes as shape",
-             f"the kernel; {_WEIGHT}", "weight_tensor", required=True),
+             f"the kernel; {_WEIGHT}; a file holds a 1-D array, or one row or column, unless shape is given",
+             "weight_tensor", required=True),
          Key("bias", "number or vector (length n)", "b, added to every row", "bias"),
          Key("shape", "[H, W] (any number of axes)", "the grid (a torus) the kernel slides over; without it the "
              "points are a line of n", "shape"), _NAME),
