@@ -229,8 +229,14 @@ def test_bad_inputs_are_layer_errors():
     layer = EquivariantLinear(g, 2, 2)
     with pytest.raises(GdlcheckError, match=r"expects an input of shape \(\*batch, 6, 2\), got \(5, 2\)"):
         layer(torch.randn(5, 2))
-    with pytest.raises(GdlcheckError, match="in_channels must be a positive integer"):
+    with pytest.raises(GdlcheckError, match="in_channels must be an integer of at least 1, got 0"):
         EquivariantLinear(g, 0, 2)
+    with pytest.raises(GdlcheckError, match="out_order must be an integer of at least 0, got 1.5"):
+        EquivariantLinear(g, 1, 1, out_order=1.5)
+    with pytest.raises(GdlcheckError, match="in_order must be between 0 and 4, got 5"):
+        EquivariantLinear(g, 1, 1, in_order=5)
+    with pytest.raises(GdlcheckError, match=r"bias has shape \(5,\), expected \(6,\)"):
+        EquivariantLinear.from_matrix(g, np.zeros((6, 6)), bias=np.zeros(5))
     with pytest.raises(GdlcheckError, match="group is a PermGroup"):
         EquivariantLinear("cyclic", 1, 1)
     with pytest.raises(GdlcheckError, match="matrix is 5x6, expected 6x6"):
