@@ -292,3 +292,19 @@ def test_a_checkpoint_holds_the_parameters_alone():
     other.load_state_dict(layer.state_dict())
     x = torch.randn(3, 10, 2, dtype=torch.float64)
     assert torch.equal(other(x), layer(x))
+
+
+def test_gradients_are_those_of_weight_of_pattern(case):
+    g, k, l, c_in, c_out, _ = case
+    layer = layer_of(g, k, l, c_in, c_out, seed=4)
+    rng = np.random.default_rng(5)
+    x = torch.from_numpy(rng.standard_normal((2,) + (g.n,) * k + (c_in,)))
+    r = torch.from_numpy(rng.standard_normal((2,) + (g.n,) * l + (c_out,)))
+    (layer(x) * r).sum().backward()
+    # the same loss through the dense weight theta[pattern], by autograd
+    theta = layer.weight.detach().clone().requires_grad_(True)
+    pattern = torch.from_numpy(gdlcheck.derive(g, in_order=k, out_order=l).pattern.reshape(g.n**l, g.n**k).astype(np.int64))
+    W = theta[pattern].permute(0, 2, 1, 3).reshape(g.n**l * c_out, g.n**k * c_in)
+    (x.reshape(2, -1) @ W.T * r.reshape(2, -1)).sum().backward()
+    torch.testing.assert_close(layer.weight.grad, theta.grad, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(layer.bias.grad.sum(0), r.sum(dim=tuple(range(r.dim() - 1))), rtol=1e-10, atol=1e-12)
