@@ -308,3 +308,15 @@ def test_gradients_are_those_of_weight_of_pattern(case):
     (x.reshape(2, -1) @ W.T * r.reshape(2, -1)).sum().backward()
     torch.testing.assert_close(layer.weight.grad, theta.grad, rtol=1e-10, atol=1e-12)
     torch.testing.assert_close(layer.bias.grad.sum(0), r.sum(dim=tuple(range(r.dim() - 1))), rtol=1e-10, atol=1e-12)
+
+
+def test_the_diagonal_of_an_order_2_output_is_written_exactly():
+    # orbit 0 of 1 -> 2 is "all three indices equal": y[i, i] = x[i], 0 elsewhere, even near the float32 limit
+    g = gdlcheck.group("symmetric", n=3)
+    layer = EquivariantLinear(g, 1, 1, in_order=1, out_order=2, bias=False)
+    with torch.no_grad():
+        layer.weight.zero_()
+        layer.weight[0] = 1.0
+    x = torch.tensor([[3e38], [1.0], [-2.5]])
+    y = layer(x)[..., 0]
+    assert torch.equal(y, torch.diag(x[:, 0]))
