@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 import safetensors.torch
 import torch
-from torch import nn
 
 import gdlcheck
 from gdlcheck.errors import CallableError, GdlcheckError
