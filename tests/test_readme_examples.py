@@ -78,6 +78,8 @@ VERBATIM = [
     ("gdlcheck verify --callable torchlayers:median_centred --input-shape 6x4 --group symmetric --method exact",
      "samples"),
     ("gdlcheck verify samples/checkpoint.npz --group cyclic", "."),
+    ("gdlcheck measure --callable leaky_deepsets.py:LeakyDeepSets --weights leaky-deepsets.safetensors --data "
+     "sets.npy --group symmetric", "samples"),
 ]
 
 

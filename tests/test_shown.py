@@ -7,6 +7,7 @@ import pytest
 import gdlcheck
 import gdlcheck.api  # noqa: F401  (registers the presenters)
 from gdlcheck import derivation, shown
+from gdlcheck.code.layerwise import Measured
 from gdlcheck.derivation import Derived, Projected
 from gdlcheck.inspection import Inspected
 from gdlcheck.output import report
@@ -24,7 +25,7 @@ def _subclasses(cls):
 
 def test_every_record_that_shows_itself_has_a_presenter():
     records = {cls for cls in _subclasses(shown.Serialised) if cls.__module__.startswith("gdlcheck.")} - {shown.Shown}
-    assert records == {Verified, Check, TensorChecked, Derived, Projected, Inspected, Found}
+    assert records == {Verified, Check, TensorChecked, Derived, Projected, Inspected, Found, Measured}
     for cls in records:
         p = shown._PRESENTERS[cls]
         # a result with a report has its text and HTML; only records that draw have a figure

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 
+from gdlcheck.code.layerwise import Measured
 from gdlcheck.derivation import Derived, Projected
 from gdlcheck.inspection import Inspected
 from gdlcheck.output import report
@@ -56,6 +57,18 @@ def _verify_figure(result: Verified):
                                                     tol=result._tol, cells=plot_pictures.counterexample_cells(result)))
 
 
+def _render_measure(measured: Measured):
+    from gdlcheck.output.render_measure import render_measure
+
+    return render_measure(measured)
+
+
+def _measure_figure(measured: Measured):
+    from gdlcheck.output import plot, plot_pictures
+
+    return plot.figure(plot_pictures.measure_picture(measured))
+
+
 def _render_derive(d: Derived):
     from gdlcheck.output.render_derive import render_derive
 
@@ -91,6 +104,7 @@ def register_presenters() -> None:
     register(Verified, _shown_by(_render_verify, report.verify_json, figure=_verify_figure))
     register(Check, Presenter(json=report.check_json))
     register(TensorChecked, Presenter(json=report.tensor_json))
+    register(Measured, _shown_by(_render_measure, report.measure_json, figure=_measure_figure))
     register(Derived, _shown_by(_render_derive, report.derive_json, figure=_derive_figure))
     register(Inspected, _shown_by(_render_inspect, report.inspect_json))
     register(Found, _shown_by(_render_symmetries, lambda found, input: report.symmetries_json(input, found)))
