@@ -225,8 +225,10 @@ def test_batch_axes_are_never_permuted():
         return X + table
 
     assert not gdlcheck.verify_callable(with_positions, "symmetric", shape=(3, 6, 2), batch_axes=0).passed
-    # the trap: the group on the batch axis
-    assert gdlcheck.verify_callable(with_positions, "symmetric", shape=(3, 6, 2)).passed
+    # the trap, the group on the batch axis, is refused: a short leading axis asks for the axes
+    with pytest.raises(CallableError, match="may be a batch.*batch_axes=0"):
+        gdlcheck.verify_callable(with_positions, "symmetric", shape=(3, 6, 2))
+    assert gdlcheck.verify_callable(with_positions, "symmetric", shape=(3, 6, 2), points_axis=0).passed
     with pytest.raises(CallableError, match="both a points axis and a batch axis"):
         gdlcheck.verify_callable(with_positions, "symmetric", shape=(3, 6, 2), batch_axes=0, points_axis=0)
 

@@ -63,9 +63,15 @@ def test_a_csv_header_row_is_reported_as_one(run, tmp_path):
     assert run(["verify", path, "-g", "cyclic", "-q"]).exit_code == 0
 
 
-def test_symbols_in_a_csv_that_are_not_a_header_still_read(run, tmp_path):
+def test_symbols_in_a_csv_read_only_when_the_file_asks_for_them(run, tmp_path):
     path = tmp_path / "w.csv"
-    path.write_text("a,b,c\nc,a,b\nb,c,a\n")
+    path.write_text("# symbols\na,b,c\nc,a,b\nb,c,a\n")
+    assert run(["verify", path, "-g", "cyclic", "-q"]).exit_code == 0
+    path.write_text("1,2,3\n3,1,2\n2,3,x1\n")   # a stray word: not a symbol the verdict is about
+    result = run(["verify", path, "-g", "cyclic"])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "entry [2, 2] is 'x1', not a number" in result.stderr and "'# symbols'" in result.stderr
+    path.write_text("1,2,1/3\n1/3,1,2\n2,1/3,1\n")   # numbers written as expressions are numbers
     assert run(["verify", path, "-g", "cyclic", "-q"]).exit_code == 0
 
 

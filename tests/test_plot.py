@@ -288,7 +288,7 @@ def test_verify_plot_refuses_what_it_cannot_draw(run, tmp_path, args, says):
 
 def test_verify_plot_refuses_a_symbolic_matrix(run, tmp_path):
     path = tmp_path / "w.csv"
-    path.write_text("a,b\nb,a\n")
+    path.write_text("# symbols\na,b\nb,a\n")
     result = run(["verify", path, "-g", "cyclic", "--plot", tmp_path / "v.png"])
     assert result.exit_code == 2 and "--plot draws numbers; this matrix holds symbols" in result.stderr
 

@@ -14,10 +14,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from gdlcheck.api.groups import as_group, group
+from gdlcheck.api.groups import group
 from gdlcheck.api.options import check_options
 from gdlcheck.code import torch_bridge
 from gdlcheck.code.actions import as_axes
+from gdlcheck.code.boundary import running_code
 from gdlcheck.code.culprit import find_culprit
 from gdlcheck.code.describe import build_signature
 from gdlcheck.code.graphs import load_graph_file
@@ -130,9 +131,19 @@ def verify_callable(f, group, shape=None, expect: str = "equivariant", trials: i
     dims = parse_input_shape(shape) if shape is not None else None
     label = name or callable_name(f)
     g, dims, axes = _callable_group(group, dims, points_axis, batch_axes, graph_value)
-    f = build_callable(f, label)
+    with running_code(label) as run:
+        return _verify_built(f, g, dims, axes, label, run, expect=expect, trials=trials, tol=tol, seed=seed,
+                             dtype=dtype, graph_value=graph_value, inputs=inputs, outputs=outputs,
+                             points_axis=points_axis, batch_axes=batch_axes, method=method, weights=weights)
+
+
+def _verify_built(f, g, dims, axes, label, run, *, expect, trials, tol, seed, dtype, graph_value, inputs, outputs,
+                  points_axis, batch_axes, method, weights=None) -> Verified:
+    """The callable built (inside the boundary around the user's code), its trained weights
+    loaded, and checked."""
+    f = run.subject = build_callable(f, label)
     if weights is not None:
-        f = load_weights(f, os.fspath(weights))
+        f = run.subject = load_weights(f, os.fspath(weights))
     if torch_bridge.is_torch_module(f):
         torch_bridge.check_size(f)   # before anything walks the module tree (the walks recurse)
     layout_notes = check_layout(f, dims, axes, explicit=points_axis is not None or batch_axes is not None)
@@ -168,6 +179,9 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
         # the submodule the forward hooks find
         result.culprit = result.culprit or find_culprit(layer, g, result.checks, float(tol))
         result.diagnosis = (result.diagnosis or []) + _fixed_inputs_moved(layer, g, result.checks)
+        if layer.is_torch:
+            result.diagnosis += [Fact("zero_padding", {"module": name})
+                                 for name in torch_bridge.zero_padded_convs(layer.f)]
         hint = _float32_level(result, dtype, float(tol))
         if hint is not None:
             result.notes.append(hint)
@@ -222,9 +236,10 @@ def _callable_group(spec, dims, points_axis, batch_axes, graph_value):
         axes = points_axes(dims, points_axis, batch_axes, grid)
     elif isinstance(spec, str):
         if dims is None:
-            g = as_group(spec)
-            dims = (g.n, 1)
-            return g, dims, points_axes(dims, points_axis, batch_axes)
+            find_family(spec)   # an unknown name is told first
+            raise CallableError(f"a group given by name takes its size from the input: give shape=(n, d), e.g. "
+                                f"shape=(6, 2) for 6 points with 2 channels, or a group, e.g. "
+                                f"gdlcheck.group({spec!r}, n=6)")
         axes = points_axes(dims, points_axis, batch_axes)
         sizes = tuple(dims[a] for a in axes)
         family = find_family(spec)
@@ -290,7 +305,8 @@ def verify_target(target: str, group_options: GroupOptions, input_shape, *, expe
         g = group(name, graph=A, n=n)
     else:
         g = replace(group_options, graph=None).build(n_default=n)
-    f = load_callable(target, folder)
+    with running_code(target):
+        f = load_callable(target, folder)
     if inputs and not any(_kind_of(item) in ("graph", "fixed") for item in inputs) and g.family is not None \
             and g.family.of_a_graph:
         A = None  # the graph names the group only: the callable holds it (--input points alone)

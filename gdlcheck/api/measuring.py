@@ -8,6 +8,7 @@ import numpy as np
 
 from gdlcheck.api.groups import group_options
 from gdlcheck.code import torch_bridge
+from gdlcheck.code.boundary import running_code
 from gdlcheck.code.layerwise import Measured, group_elements, measure_layers
 from gdlcheck.code.loading import build_callable, callable_name, load_callable
 from gdlcheck.code.trained import load_weights
@@ -50,14 +51,22 @@ def measure(model, group, data, *, n: int | None = None, shape=None, generators=
         for a model that is not a torch module, data that cannot be read or does not fit the
         group, or a model that raises on the data.
     """
+    label = name or callable_name(model)
+    with running_code(label) as run:   # the user's code: what it prints, raises or closes stays its own
+        return _measure_built(model, label, run, group, data, n=n, shape=shape, generators=generators,
+                              points_axis=points_axis, elements=elements, seed=seed, weights=weights,
+                              progress=progress)
+
+
+def _measure_built(model, label, run, group, data, *, n, shape, generators, points_axis, elements, seed, weights,
+                   progress) -> Measured:
     import torch
 
-    label = name or callable_name(model)
-    model = build_callable(model, label)
+    model = run.subject = build_callable(model, label)
     if not torch_bridge.is_torch_module(model):
         raise CallableError(f"measure takes a torch.nn.Module; got a {type(model).__name__}", file=label)
     if weights is not None:
-        model = load_weights(model, os.fspath(weights))
+        model = run.subject = load_weights(model, os.fspath(weights))
     if isinstance(elements, bool) or not isinstance(elements, int) or elements < 0:
         raise CallableError(f"{param('elements')} must be a whole number >= 0, got {elements!r}")
     x, data_label = read_data(data)
@@ -129,7 +138,8 @@ def _data_file(path: str) -> np.ndarray:
 def measure_target(target: str, data, group_opts, *, points_axis=None, elements: int = 8, seed: int = 0,
                    weights=None, progress=None) -> Measured:
     """``gdlcheck measure --callable MODULE:ATTR --data FILE``: import the model, then :func:`measure`."""
-    model = load_callable(target, None)
+    with running_code(target):   # importing the module runs its code
+        model = load_callable(target, None)
     if not group_opts.given:
         raise CallableError(f"measure needs a group: give {param('group', 'NAME')}", file=target)
     return measure(model, group_opts.group or group_opts.name, data, n=group_opts.n, shape=group_opts.shape,

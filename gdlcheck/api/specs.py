@@ -71,6 +71,9 @@ def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=No
         return verify_input("-", opts, expect=expect, method=method, tol=tol, trials=trials, seed=seed,
                             allow_paths=allow_paths,
                             stdin_data=text.encode("utf-8"), label="<spec>")
+    if callable(source) and not hasattr(source, "shape"):
+        raise SpecError(f"verify checks a spec or a matrix, and {type(source).__name__} is code: check it with "
+                        "gdlcheck.verify_callable(f, group, shape=(n, d))")
     job = matrix_job("<matrix>", as_matrix(source), opts)
     return _run(job, "<matrix>", expect, method, tol, trials, seed)
 

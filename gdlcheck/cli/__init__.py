@@ -61,8 +61,13 @@ class _Cli(click.Group):
         try:
             code = super().main(argv, prog_name or "gdlcheck", complete_var, standalone_mode=False, **extra)
             code = code if isinstance(code, int) else EXIT_OK
-        except SystemExit as err:  # the commands exit with their verdict's code
-            code = err.code if isinstance(err.code, int) else (EXIT_OK if err.code is None else EXIT_INPUT)
+        except SystemExit as err:  # the commands exit with their verdict's code; no other exit is one
+            if not _exits_here(err):
+                error_line(f"the code under check called exit ({printable(safe_str(err.code))}) outside a check; "
+                           "code must return, not exit")
+                code = EXIT_INPUT
+            else:
+                code = err.code if isinstance(err.code, int) else (EXIT_OK if err.code is None else EXIT_INPUT)
         except click.exceptions.NoArgsIsHelpError as err:
             click.echo(err.ctx.get_help())
             code = EXIT_OK
@@ -102,6 +107,16 @@ class _Cli(click.Group):
         click.echo(f"gdlcheck: internal error: {type(err).__name__}: {printable(safe_str(err))} -- this is a bug in "
                    "gdlcheck; please report it with the input and 'gdlcheck --debug ...' output", err=True)
         return EXIT_INTERNAL
+
+
+def _exits_here(err: SystemExit) -> bool:
+    """Was ``err`` raised by a command of this package (a verdict's exit) or by click (shell
+    completion), not by other code?"""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    module = tb.tb_frame.f_globals.get("__name__", "") if tb is not None else "gdlcheck.cli"
+    return module.startswith(("gdlcheck.cli", "click"))
 
 
 def _cwd_exists() -> bool:

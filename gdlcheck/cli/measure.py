@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from gdlcheck.cli.common import Integer, Progress, check_plot, complete_files, console, plot_option, save_plot
+from gdlcheck.cli.streams import code_writes_to_stderr
 
 
 @click.command("measure")
@@ -49,8 +50,9 @@ def command(target, data, weights, group, n, shape, generators, points_axis, ele
     opts = api.GroupOptions(name=group, n=n, shape=shape, generators=tuple(generators))
     progress = Progress("measure") if fmt == "text" else None
     try:
-        measured = api.measure_target(target, data, opts, points_axis=points_axis, elements=elements, seed=seed,
-                                      weights=weights, progress=progress)
+        with code_writes_to_stderr():   # standard output carries gdlcheck's report alone
+            measured = api.measure_target(target, data, opts, points_axis=points_axis, elements=elements, seed=seed,
+                                          weights=weights, progress=progress)
     finally:
         if progress is not None:
             progress.done()

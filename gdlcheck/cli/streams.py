@@ -161,6 +161,27 @@ def guarded_streams():
 
 
 @contextlib.contextmanager
+def code_writes_to_stderr():
+    """While the user's code runs (``verify --callable``), what reaches descriptor 1 below Python
+    (a C library's printf, ``os.write(1, ...)``, a child process) goes to standard error too:
+    standard output carries gdlcheck's JSON, CSV or JUnit alone.  (Python's own ``print`` is
+    sent there by the boundary around the code.)"""
+    try:
+        out, err = sys.stdout.fileno(), sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # not descriptors (a test's runner): nothing below Python
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(out)
+    os.dup2(err, out)
+    try:
+        yield
+    finally:
+        os.dup2(saved, out)
+        os.close(saved)
+
+
+@contextlib.contextmanager
 def quiet_warnings():
     """No Python warning and no library's log record reaches standard error while a command runs."""
     previous = logging.root.manager.disable

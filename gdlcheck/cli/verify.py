@@ -28,6 +28,7 @@ from gdlcheck.cli.common import (
     spelled,
     worst,
 )
+from gdlcheck.cli.streams import code_writes_to_stderr
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.tolerances import TOL
 
@@ -124,10 +125,11 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
             continue
         try:
             if target is not None:
-                result = api.verify_target(target, opts, input_shape, expect=expect, dtype=dtype, method=method,
-                                           tol=tol if tol_given else None, trials=trials, seed=seed,
-                                           points_axis=points_axis, batch_axes=batch_axes,
-                                           inputs=list(input_kinds), outputs=list(output_kinds), weights=weights)
+                with code_writes_to_stderr():
+                    result = api.verify_target(target, opts, input_shape, expect=expect, dtype=dtype, method=method,
+                                               tol=tol if tol_given else None, trials=trials, seed=seed,
+                                               points_axis=points_axis, batch_axes=batch_axes,
+                                               inputs=list(input_kinds), outputs=list(output_kinds), weights=weights)
             else:
                 result = api.verify_input(path, opts, method=method, tol=tol, trials=trials, seed=seed,
                                           stdin_data=stdin_data, allow_paths=allow)

@@ -8,12 +8,14 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 import sys
 
 import numpy as np
 
 from gdlcheck.code import torch_bridge
 from gdlcheck.code.actions import as_axes, normal_axes
+from gdlcheck.code.boundary import describe, raised_by_code
 from gdlcheck.errors import CallableError, param
 from gdlcheck.layers import Fact
 from gdlcheck.limits import MAX_MATRIX_ENTRIES
@@ -66,9 +68,11 @@ def load_callable(target: str, folder: str | None = None):
         if err.name and (module_name == err.name or module_name.startswith(err.name + ".")):
             raise CallableError(f"no module named {module_name!r} in {folder} or the installed packages",
                                 file=target) from err
-        raise CallableError(f"importing {module_name} raised {_describe(err)}", file=target) from err
-    except (Exception, SystemExit) as err:  # the user's module failed while importing: their error
-        raise CallableError(f"importing {module_name} raised {_describe(err)}", file=target) from err
+        raise CallableError(f"importing {module_name} raised {describe(err)}", file=target) from err
+    except BaseException as err:  # the user's module failed while importing (or exited): their error
+        if not raised_by_code(err):
+            raise
+        raise CallableError(f"importing {module_name} raised {describe(err)}", file=target) from err
     _check_file(module, target, module_name, folder)
     obj = module
     for part in attr.split("."):
@@ -116,9 +120,11 @@ def build_callable(obj, label: str = "callable"):
     if inspect.isclass(obj) or _is_factory(obj):
         try:
             obj = obj()
-        except (Exception, SystemExit) as err:
+        except BaseException as err:
+            if not raised_by_code(err):
+                raise
             what = "class" if inspect.isclass(obj) else "factory"
-            raise CallableError(f"building the layer ({what} called with no arguments) raised {_describe(err)}",
+            raise CallableError(f"building the layer ({what} called with no arguments) raised {describe(err)}",
                                 file=label) from err
     if not callable(obj):
         raise CallableError(f"{type(obj).__name__} object is not callable; name a function, a class or a module "
@@ -140,11 +146,6 @@ def _is_factory(obj) -> bool:
     takes_input = [p for p in params if p.kind == p.VAR_POSITIONAL
                    or (p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)]
     return not takes_input
-
-
-def _describe(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
 
 
 # --------------------------------------------------------------------------- axes
@@ -198,6 +199,7 @@ def check_layout(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool
     were given explicitly (then a note says it): a batch-first module checked on its batch axis,
     and a convolution checked on its channels."""
     if not torch_bridge.is_torch_module(f):
+        _refuse_a_likely_batch(f, dims, axes, explicit)
         return []
     if len(dims) >= 3 and 0 in axes:
         paths = torch_bridge.batch_first_paths(f)
@@ -228,6 +230,28 @@ def check_layout(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool
     raise CallableError(f"{where} reads {layout}: axis {min(set(axes) & {0, channel_axis})} of the input "
                         f"{_shape_text(dims)} is {what}, and the group would permute it; its positions are "
                         f"{'axis' if k == 1 else 'axes'} {spatial[0] if k == 1 else spatial}: give {hint}")
+
+
+def _refuse_a_likely_batch(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool) -> None:
+    """Code that is not a module says nothing about its layout: the points default to axis 0, and
+    when that axis is likely a batch -- shorter than the next of three or more, or the code's
+    docstring speaks of a batch -- the axes must be given (a check of the batch says nothing)."""
+    if explicit or axes != (0,) or len(dims) < 2:
+        return
+    doc = inspect.getdoc(f) or ""
+    if len(dims) >= 3 and dims[0] < dims[1]:
+        why = f"axis 0 of the input {_shape_text(dims)} is shorter than axis 1, so it may be a batch"
+    elif _BATCH_WORDS.search(doc):
+        why = (f"the docstring of {callable_name(f)} speaks of a batch, so axis 0 of the input {_shape_text(dims)} "
+               "may be it")
+    else:
+        return
+    raise CallableError(f"{why}, and permuting a batch says nothing about the points; give "
+                        f"{param('batch_axes', literal=0)} to check the points on axis 1, or "
+                        f"{param('points_axis', literal=0)} if axis 0 holds the points")
+
+
+_BATCH_WORDS = re.compile(r"\bbatch|\(\s*B\s*,", re.IGNORECASE)
 
 
 # --------------------------------------------------------------------------- the layer

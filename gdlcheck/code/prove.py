@@ -66,8 +66,6 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
             return _everywhere(top, names, walk.everywhere)
         except RecursionError:
             return _everywhere(top, names, Halt("call", "a call that nests too deep (RecursionError)", "not_traced"))
-        except SystemExit:   # the code's own exit is not gdlcheck's; the trials report the call
-            return _everywhere(top, names, Halt("call", "a call that raises SystemExit", "not_traced"))
         except Exception as err:  # the call itself fails: the trials report it
             return _everywhere(top, names, Halt("call", f"a call that raises {type(err).__name__}", "not_traced"))
         rng_changed = not torch.equal(rng_before, torch.get_rng_state())

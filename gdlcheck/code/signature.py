@@ -9,12 +9,12 @@ from it, flattens the outputs into one vector and moves that vector as each outp
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from gdlcheck.code import graphs, torch_bridge
-from gdlcheck.code.actions import Action, move_array, normal_axes
+from gdlcheck.code.actions import Action, Motion, move_array, normal_axes
 from gdlcheck.errors import CallableError, param
 from gdlcheck.groups import is_sparse
 
@@ -150,15 +150,27 @@ class Signature:
         return [inp.label for inp in self._moving()
                 if inp.action.kind.is_held and not graphs.is_fixed(p, inp.value)]
 
-    def move_output(self, p, flat: np.ndarray) -> np.ndarray:
-        """The flat output vector moved as each output moves under ``p``."""
+    def move_output(self, p, flat: np.ndarray, equivariant: bool = False) -> np.ndarray:
+        """The flat output vector moved as each output moves under ``p``.
+
+        ``equivariant`` asks the neighbouring law of code checked for invariance (the diagnosis):
+        when every output is invariant, each one whose points axes hold the points moves with them."""
         segs = self.segments or []
+        if equivariant and self.invariant:
+            segs = [replace(s, action=self._as_points(s.shape)) for s in segs]
         if len(segs) == 1 and segs[0].action.kind.is_invariant:
             return flat
         order = self.edge_order(p)
         parts = [move_array(s.action, p, flat[s.offset:s.offset + s.size].reshape(s.shape), order).ravel()
                  for s in segs]
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    def _as_points(self, shape) -> Action:
+        """An output of ``shape`` as points on the input's points axes, if they hold the points."""
+        axes = self.points_axes
+        if len(shape) > max(axes) and int(np.prod([shape[a] for a in axes])) == self.n:
+            return Action(Motion.POINTS, axes)
+        return Action(Motion.INVARIANT)
 
     def locate(self, entry: tuple[int, ...]) -> tuple[str | None, tuple[int, ...]]:
         """A flat index as ``(output label, index in that output)``."""
@@ -379,7 +391,11 @@ def _is_array(x) -> bool:
 def _as_float_array(value, where: str, label: str) -> np.ndarray:
     name = f"output{where}" if where else "the output"
     if value is None:
-        raise CallableError(f"{name} is None; describe it as ignored", file=label)
+        if not where:
+            raise CallableError("the output is None: the code returns nothing; return the layer's output (code that "
+                                "writes into its input must return it too)", file=label)
+        raise CallableError(f"{name} is None: describe it as ignored ({param('outputs', value='ignored')} in its "
+                            "place, one per output)", file=label)
     if torch_bridge.is_tensor(value):
         value = torch_bridge.to_numpy(value)
     elif is_sparse(value):

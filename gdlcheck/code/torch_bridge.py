@@ -302,6 +302,17 @@ def first_conv(module):
     return None
 
 
+def zero_padded_convs(module) -> list[str]:
+    """Qualified names of the convolutions that pad with zeros (``padding_mode='zeros'`` and some
+    padding): at the boundary they see zeros, not the other end's values, so a shift that wraps
+    around breaks them."""
+    torch = _torch()
+    conv = torch.nn.modules.conv._ConvNd
+    return [name or type(module).__name__ for name, m in module.named_modules()
+            if isinstance(m, conv) and m.padding_mode == "zeros"
+            and (isinstance(m.padding, str) or any(int(k) > 0 for k in m.padding))]
+
+
 def record_calls(module, args: list, kwargs: dict, max_bytes: int = 1 << 30) -> list[dict]:
     """Run ``module(*args, **kwargs)`` with forward hooks on every submodule and record each call.
 

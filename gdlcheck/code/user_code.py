@@ -17,11 +17,12 @@ Only this module runs user code, and only for an object the user named on the co
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
 from gdlcheck.code import torch_bridge
-from gdlcheck.code.loading import _describe
+from gdlcheck.code.boundary import describe
 from gdlcheck.code.signature import Signature
 from gdlcheck.errors import CallableError, GdlcheckError, param
 from gdlcheck.groups import is_sparse
@@ -86,7 +87,12 @@ class CallableLayer(Layer):
             elif isinstance(err, TypeError) and "argument" in str(err) and self.signature.graph_law is not None:
                 hint = (f" (the graph is passed after the points; if the code takes only the points, say so with "
                         f"{param('inputs', value='points')})")
-            raise CallableError(f"raised {_describe(err)}{hint}", file=self.label) from err
+            elif isinstance(err, (RuntimeError, ValueError, IndexError)) and _ABOUT_SHAPES.search(str(err)):
+                shape = next((i.shape for i in self.signature.inputs if not i.given), None)
+                hint = (f" (it was called on an input of shape {tuple(shape) if shape else '?'}: check "
+                        f"{param('input_shape', 'NxD', python='shape')}, and {param('points_axis')} or "
+                        f"{param('batch_axes')} for where the points are)")
+            raise CallableError(f"raised {describe(err)}{hint}", file=self.label) from err
         flat = self.signature.flatten(out, self.label)
         if self._first is None:  # kept to call it again on the same input (randomness)
             self._first = (np.array(X, dtype=np.float64), A, flat.copy())
@@ -186,6 +192,11 @@ class CallableLayer(Layer):
         if self.was_training:
             out.append(Fact("eval_mode", {"dtype": self.dtype}))
         return out
+
+
+# torch's and numpy's words for a call on an input of the wrong shape
+_ABOUT_SHAPES = re.compile(r"shape|size|dimension|mat1 and mat2|cannot be multiplied|not aligned|expected input",
+                           re.IGNORECASE)
 
 
 def _dtype_mismatch(err: BaseException) -> bool:

@@ -16,6 +16,7 @@ which only this module's constructors set.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -104,9 +105,18 @@ def find_family(name) -> Family:
     """The family named ``name`` or one of its aliases (any case); a near miss gets a suggestion."""
     key = str(name).strip().lower()
     if key not in ALIASES:
+        if _CONTINUOUS.fullmatch(key):
+            raise GroupError(f"{name!r} is a continuous group, and continuous groups are out of scope: gdlcheck checks "
+                             f"finite permutation groups (known: {', '.join(FAMILIES)}; the rotations of a square grid "
+                             "by 90 degrees are p4)")
         raise GroupError(f"unknown group {name!r}{_sized_name(key) or suggest(key, ALIASES, meanings=MEANINGS)}; "
                          f"known: {', '.join(FAMILIES)}")
     return FAMILIES[ALIASES[key]]
+
+
+# The Lie groups people ask for (SO3, SO(3), O(n), E(3), SE3, U(1), SU2, GL(n), lie):
+# continuous, which a permutation group cannot be
+_CONTINUOUS = re.compile(r"(?:s?o|se|e|s?u|[gs]l|sp)[ _]?\(?(?:\d+|n|d)?\)?|lie|continuous|lorentz")
 
 
 # A textbook name with its size, 'C16', 'Z_16', 'D8', 'S5', 'A5': the family of its letter

@@ -1,5 +1,9 @@
 """Matrices written as text: CSV, TSV and whitespace-separated rows (``#`` starts a comment).
 
+Entries are numbers (``1/3`` and ``sqrt(2)`` are numbers too); words are read as symbols only
+when the file asks for it with a ``# symbols`` comment line, so a stray word is an error rather
+than a symbol the verdict is about.
+
 Text may be 200 MB of digits, so the rows and entries are counted before any is converted
 (and before a string is made per line); plain decimal text is read by numpy's C parser, and
 anything else (expressions, ``nan``, ``0x10``, a header row, ``;`` as the delimiter) entry by
@@ -71,7 +75,16 @@ def parse_table(text: str, delimiter: str | None = None, integers: bool = False)
         if delimiter and any(c == "" for c in r):
             raise SpecError(f"row {i} has an empty entry")
     _refuse_header(rows)
-    return to_array(rows, "")
+    a = to_array(rows, "")
+    if a.dtype == object and not SYMBOLS_LINE.search(text):
+        i, j = next(index for index, v in np.ndenumerate(a) if getattr(v, "free_symbols", None))
+        raise SpecError(f"entry [{i}, {j}] is {shorten(rows[i][j], TOKEN)!r}, not a number: a matrix file holds "
+                        "numbers; to read words as symbols, make '# symbols' its first line (or write a spec)")
+    return a
+
+
+# The comment line by which a text matrix asks for its words to be read as symbols.
+SYMBOLS_LINE = re.compile(r"^[^\S\n]*#[^\S\n]*symbols\b", re.M | re.I)
 
 
 def _refuse_semicolons(text: str, delimiter: str | None) -> None:

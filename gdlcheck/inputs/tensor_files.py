@@ -196,8 +196,10 @@ def read_checkpoint(path: str) -> list[Tensor]:
     try:
         import torch
     except ImportError:
-        raise SpecError("reading a .pt/.pth checkpoint needs PyTorch: pip install 'gdlcheck[torch]' (or save the "
-                        "weights with numpy.savez or safetensors)", file=path) from None
+        raise SpecError("reading a .pt/.pth checkpoint needs PyTorch: install its CPU build, 'pip install torch "
+                        "--index-url https://download.pytorch.org/whl/cpu' (a plain 'pip install torch' pulls the "
+                        "multi-GB CUDA build), or save the weights with numpy.savez or safetensors",
+                        file=path) from None
     try:
         try:
             loaded = torch.load(path, map_location="cpu", weights_only=True, mmap=True)

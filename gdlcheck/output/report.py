@@ -15,6 +15,7 @@ from gdlcheck.errors import LimitError
 from gdlcheck.groups import PermGroup
 from gdlcheck.limits import MAX_CELLS, MAX_CSV_CELLS, MAX_JSON_CELLS
 from gdlcheck.output.proof import culprit_json, proof_json
+from gdlcheck.output.tensor_words import tensor_note
 from gdlcheck.output.words import (
     DETAILS,
     RELATIVE_TO,
@@ -23,7 +24,6 @@ from gdlcheck.output.words import (
     counterexample,
     fact_text,
     json_float,
-    tensor_note,
     undecided_lines,
 )
 from gdlcheck.verification.result import Check, TensorChecked, Verified

@@ -51,10 +51,10 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
 
     found = False
     if y == "P" and holds(Law(a, "none")):
-        out.append(Fact("invariant_holds", {"law": Law(a, "none")}))
+        out.append(Fact("invariant_holds", {"law": Law(a, "none"), "use": _expect_text(layer, "invariant")}))
         found = True
-    if y == "none" and holds(Law(a, "P")):
-        out.append(Fact("equivariant_holds", {"law": Law(a, "P")}))
+    if y == "none" and holds(Law(a, "P")):   # code's invariant outputs are moved as points here
+        out.append(Fact("equivariant_holds", {"law": Law(a, "P"), "use": _expect_text(layer, "equivariant")}))
         found = True
     if y == "P" and any(not np.array_equal(s, np.argsort(s)) for s in gens) and holds(Law(a, "PT")):
         out.append(Fact("transpose_holds", {"law": Law(a, "PT")}))
@@ -91,6 +91,13 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
                     if finding not in out:
                         out.append(finding)
     return out
+
+
+def _expect_text(layer: Layer, word: str) -> str:
+    """How to say ``expect``: a spec's key, or code's parameter and flag."""
+    if layer.signature is None:
+        return f"expect: {word}"
+    return f"expect={word!r} (--expect {word} on the command line)"
 
 
 def _broken(c) -> Fact:

@@ -225,5 +225,6 @@ def _moved_graph(law: Law, s: np.ndarray, A, moves=None):
 
 
 def _moved_output(p: np.ndarray, Y: np.ndarray, moves=None) -> np.ndarray:
-    """``P Y`` (rows), or each of code's outputs as its signature says."""
-    return act(p, Y) if moves is None else moves.move_output(p, Y)
+    """``P Y`` (rows), or each of code's outputs as its signature says (code checked for
+    invariance, asked here about equivariance by the diagnosis: its outputs as points)."""
+    return act(p, Y) if moves is None else moves.move_output(p, Y, equivariant=True)
