@@ -4,6 +4,7 @@ moment, saved, loaded into its module, and measured; the numbers are checked aga
 quantities computed here by hand."""
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -14,32 +15,14 @@ from torch import nn
 import gdlcheck
 from gdlcheck.code import layerwise
 from gdlcheck.errors import GdlcheckError
+from tests.conftest import SAMPLES
 
 pytestmark = pytest.mark.slow  # torch: deselect with -m 'not slow'
 
 N, D, H = 6, 2, 16
-
-
-class PosLeak(nn.Module):
-    """A per-position scale: it breaks the permutation symmetry unless pos is constant."""
-
-    def __init__(self, n: int, h: int):
-        super().__init__()
-        self.pos = nn.Parameter(torch.zeros(n, h))
-
-    def forward(self, x):
-        return x * (1 + self.pos)
-
-
-class LeakyDeepSets(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.phi = nn.Sequential(nn.Linear(D, H), nn.ReLU(), nn.Linear(H, H))
-        self.leak = PosLeak(N, H)
-        self.rho = nn.Sequential(nn.Linear(H, H), nn.ReLU(), nn.Linear(H, 1))
-
-    def forward(self, x):
-        return self.rho(self.leak(self.phi(x)).sum(-2))
+# the manual's worked example: a DeepSets model with a per-position scale after phi (the leak)
+sys.path.insert(0, str(SAMPLES))
+from leaky_deepsets import LeakyDeepSets  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -128,39 +111,12 @@ def test_a_cnn_with_zero_padding_breaks_the_shifts_at_its_zero_padded_conv():
     assert layers["c1"].own[0] == pytest.approx(float(own), rel=1e-9)
 
 
-MODEL_FILE = '''
-import torch
-from torch import nn
-
-
-class PosLeak(nn.Module):
-    def __init__(self, n, h):
-        super().__init__()
-        self.pos = nn.Parameter(torch.zeros(n, h))
-
-    def forward(self, x):
-        return x * (1 + self.pos)
-
-
-class LeakyDeepSets(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.phi = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 16))
-        self.leak = PosLeak(6, 16)
-        self.rho = nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 1))
-
-    def forward(self, x):
-        return self.rho(self.leak(self.phi(x)).sum(-2))
-'''
-
-
 def test_the_command_line_gives_the_table_json_and_picture(run, trained, tmp_path, monkeypatch):
     _, path, data = trained
-    (tmp_path / "model.py").write_text(MODEL_FILE)
     monkeypatch.chdir(tmp_path)
     np.save(tmp_path / "batch.npy", data.numpy())
-    args = ["measure", "--callable", "model.py:LeakyDeepSets", "--weights", path, "--data", "batch.npy",
-            "-g", "symmetric"]
+    model = f"{SAMPLES / 'leaky_deepsets.py'}:LeakyDeepSets"
+    args = ["measure", "--callable", model, "--weights", path, "--data", "batch.npy", "-g", "symmetric"]
     result = run([*args, "--format", "json", "--elements", "2"])
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
@@ -175,8 +131,7 @@ def test_the_command_line_gives_the_table_json_and_picture(run, trained, tmp_pat
     assert (tmp_path / "layers.png").read_bytes()[:4] == b"\x89PNG"
     # bad input is one line, exit 2
     for bad, says in ((["--data", "missing.npy"], "cannot read"), (["-n", "5"], "the group acts on n = 5")):
-        result = run(["measure", "--callable", "model.py:LeakyDeepSets", "--data", "batch.npy", "-g", "symmetric",
-                      *bad])
+        result = run(["measure", "--callable", model, "--data", "batch.npy", "-g", "symmetric", *bad])
         assert result.exit_code == 2 and result.stderr.count("\n") == 1 and says in result.stderr, result.stderr
 
 
