@@ -206,23 +206,8 @@ def _rounding(layer, dtype: str) -> dict:
     ulps of that dtype, of the largest magnitude on the way -- the trials' inputs and outputs,
     and a module's parameters and buffers (a bias of 1e7 that cancels in the output still
     rounds at 1e7); float32 inside a float64 check is float32 rounding, not a wrong rule."""
-    return {"rounding": ROUNDING[dtype], "magnitude": _largest_parameter(layer),
+    return {"rounding": ROUNDING[dtype], "magnitude": torch_bridge.largest_entry(layer.f) if layer.is_torch else 0.0,
             "lower_rounding": ROUNDING["float32"] if dtype == "float64" else None}
-
-
-def _largest_parameter(layer) -> float:
-    """The largest finite ``|entry|`` of a torch module's floating parameters and buffers (0 for
-    other code)."""
-    if not layer.is_torch:
-        return 0.0
-    largest = 0.0
-    for tensor in (*layer.f.parameters(), *layer.f.buffers()):
-        if tensor.is_floating_point() and tensor.numel() and tensor.device.type != "meta":
-            values = tensor.detach().abs()
-            values = values[values.isfinite()]
-            if values.numel():
-                largest = max(largest, float(values.max()))
-    return largest
 
 
 def _fixed_inputs_moved(layer, g: PermGroup, checks) -> list[Fact]:
