@@ -42,8 +42,8 @@ def assert_equivariant(f: Callable[..., Any], group: PermGroup | str, shape: Sha
         the group's points (see :func:`gdlcheck.verify_callable`).
     group : a group from :func:`gdlcheck.group`, or a name (``n = shape[0]``).
     shape : ``(n, d)`` or any ``(n, ...)``.
-    expect, trials, tol, seed, dtype, graph, inputs, outputs, points_axis, batch_axes, method, name, weights,
-    example : as :func:`gdlcheck.verify_callable` (keywords from ``dtype`` on); ``example`` (the
+    expect, trials, tol, seed, dtype, graph, inputs, outputs, points_axis, batch_axes, method, name, weights, example :
+        as :func:`gdlcheck.verify_callable` (keywords from ``dtype`` on); ``example`` (the
         test's own inputs, such as ``(x, edge_index)``) takes the place of ``shape``.
 
     Returns
