@@ -42,6 +42,8 @@ from gdlcheck.code.values import (
     _op_text,
     _scalar_result,
     _tensors,
+    content_digest,
+    own_dispatch,
     path_key,
     storage,
     user_line,
@@ -70,6 +72,9 @@ class Walk:
         self.signature: list = []                  # (op, output shapes): the path, for the second call
         self.busy = False                          # inside the walk's own bookkeeping
         self.foreign_hooks = False                 # global module hooks besides the walk's: no units
+        self.given_ids: set = set()                # the call's own arguments (never foreign)
+        self.grad_read = False                     # the code asked torch.is_grad_enabled()
+        self.foreign: list = []                    # content of each foreign tensor, in the order met
 
     # ---------------------------------------------------------------- inputs and lookups
 
@@ -95,6 +100,8 @@ class Walk:
                 name = self.constant_names.get(id(tensor), "")
                 found = Abstract(True, origin=name, role=self.kinds.get(name, "constant") if name else "constant",
                                  foreign=True)
+                if not name and id(tensor) not in self.given_ids:   # neither state nor argument: compared
+                    self.foreign.append(content_digest(tensor))       # in full with the moved call's
             self.values[tensor] = found
         return found
 
@@ -142,7 +149,7 @@ class Walk:
             return {}
         bound = bind(func, args, kwargs)
         out = {}
-        for name in written:
+        for name in set(written) - set(_out_arguments(func)):
             t = bound.get(name)
             if isinstance(t, torch.Tensor) and self.of(t).const:
                 out[name] = t.detach().clone()
@@ -173,6 +180,11 @@ class Walk:
         outs = [t for t in _tensors(out)]
         self.signature.append((func, tuple(tuple(t.shape) for t in outs), path_key(func, args, kwargs)))
         if self.everywhere is not None:
+            return
+        odd = next((t for t in tensors if type(t) is not torch.Tensor and own_dispatch(type(t))), None)
+        if odd is not None:   # what runs is the class's own code, not the operation the rule is of
+            self.stop_everywhere(f"a tensor of type {type(odd).__qualname__} with its own __torch_dispatch__ or "
+                                 f"__torch_function__ ({_op_text(func)})", "foreign_type")
             return
         inputs = [self.of(t) for t in tensors]
         if _scalar_result(out) and func not in _SHAPE_ONLY and not all(self.knowable(t) for t in tensors):
@@ -249,6 +261,9 @@ class Walk:
         """Each output's moves, per generator: the rule gives one per top-level output (a tensor,
         a None, or a list of tensors for a split), in order."""
         bound = bind(func, args, kwargs)
+        for name in _out_arguments(func):   # an out= buffer is written whole: its old values do not count
+            bound.pop(name, None)
+            before.pop(name, None)
         slots = [out] if not isinstance(out, (tuple, list)) else list(out)
         per_out: list[list] = [[] for _ in slots]
         # the rule sees moving tensors without their values (shape, dtype and moves): what it
@@ -360,6 +375,12 @@ class Walk:
         # "parameter" or "buffer" only for the tensor itself or a view of it; a value made from one
         # is a constant
         return Halt(where, self.of(value).role, "condition", condition)
+
+
+def _out_arguments(func) -> list[str]:
+    """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
+    return [a.name for a in func._schema.arguments
+            if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
 
 
 def _without_values(value):
