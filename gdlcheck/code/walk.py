@@ -75,6 +75,7 @@ class Walk:
         self.given_ids: set = set()                # the call's own arguments (never foreign)
         self.grad_read = False                     # the code asked torch.is_grad_enabled()
         self.foreign: list = []                    # content of each foreign tensor, in the order met
+        self.made: set = set()                     # storages of every tensor an operation returned
 
     # ---------------------------------------------------------------- inputs and lookups
 
@@ -100,10 +101,15 @@ class Walk:
                 name = self.constant_names.get(id(tensor), "")
                 found = Abstract(True, origin=name, role=self.kinds.get(name, "constant") if name else "constant",
                                  foreign=True)
-                if not name and id(tensor) not in self.given_ids:   # neither state nor argument: compared
-                    self.foreign.append(content_digest(tensor))       # in full with the moved call's
+                if not name and id(tensor) not in self.given_ids and not self._made(tensor):   # compared
+                    self.foreign.append(content_digest(tensor))   # in full with the moved call's
             self.values[tensor] = found
         return found
+
+    def _made(self, tensor) -> bool:
+        """The tensor is (a view of) one an operation of the call returned, or of an argument: torch
+        may hand the code a view object the dispatcher never saw."""
+        return storage(tensor) in self.made
 
     def place(self) -> str:
         """The submodule running now (its qualified name), for the proof's steps."""
@@ -153,6 +159,7 @@ class Walk:
             t = bound.get(name)
             if isinstance(t, torch.Tensor) and self.of(t).const:
                 out[name] = t.detach().clone()
+                self.made.add(storage(out[name]))   # the walk's own copy: not a foreign tensor
         return out
 
     def step(self, func, args, kwargs, out, before=None) -> None:
@@ -178,6 +185,7 @@ class Walk:
             raise OverBudget(self.budget)
         tensors = [t for t in _tensors((args, kwargs))]
         outs = [t for t in _tensors(out)]
+        self.made.update(storage(t) for t in outs)
         self.signature.append((func, tuple(tuple(t.shape) for t in outs), path_key(func, args, kwargs)))
         if self.everywhere is not None:
             return
