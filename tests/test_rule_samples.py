@@ -14,12 +14,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from rule_samples import SAMPLES, D, N, SampleModule  # noqa: E402
+
 import gdlcheck  # noqa: E402
 import gdlcheck.code.rules  # noqa: E402,F401  (fills the table)
 from gdlcheck.code import moves as mv  # noqa: E402
 from gdlcheck.code import prove, table, walk  # noqa: E402
 from gdlcheck.code.rules import index  # noqa: E402
-from rule_samples import D, N, SAMPLES, SampleModule  # noqa: E402
 
 KEYS = list(SAMPLES)
 
