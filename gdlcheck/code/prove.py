@@ -28,8 +28,9 @@ import numpy as np
 
 from gdlcheck.code import inputs, state, torch_bridge, values
 from gdlcheck.code import moves as mv
+from gdlcheck.code.guards import OverBudget
 from gdlcheck.code.table import Halt
-from gdlcheck.code.walk import Abstract, OverBudget, Walk
+from gdlcheck.code.walk import Abstract, Walk
 from gdlcheck.groups import act
 from gdlcheck.layers.rules import Condition, Proof, Reason, Step, Stop, generator_text
 from gdlcheck.scale import SUBNORMAL_STEP

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gdlcheck.code import conditions, effects
+from gdlcheck.code import conditions
 from gdlcheck.code import moves as mv
+from gdlcheck.code.guards import GUARDS, Op
 from gdlcheck.code.table import (
     Broken,
     Call,
@@ -31,28 +32,22 @@ from gdlcheck.code.table import (
     NoRule,
     Out,
     bind,
-    lookup,
     unit_of,
     writes,
 )
 from gdlcheck.code.values import (
-    _SHAPE_ONLY,
     Abstract,
     Values,
     _op_text,
-    _scalar_result,
     _tensors,
     content_digest,
-    own_dispatch,
     path_key,
     storage,
     user_line,
 )
 
-
-class OverBudget(BaseException):
-    """Raised into the call past the budget: a BaseException, so that the code's own ``except
-    Exception`` does not swallow it (the proof is stopped either way)."""
+BEFORE = tuple(g for g in GUARDS if not g.after)
+AFTER = tuple(g for g in GUARDS if g.after)
 
 
 class Walk:
@@ -163,72 +158,21 @@ class Walk:
         return out
 
     def step(self, func, args, kwargs, out, before=None) -> None:
-        constant = all(self.of(t).const for t in _tensors((args, kwargs)))   # before the write
-        self._step(func, args, kwargs, out, before)
-        if self.everywhere is None:
-            effects.aliases(self, func, args, kwargs, out, constant)
-            effects.shape_read(self, func, args, kwargs, out)
-            effects.unknown_index(self, func, args, kwargs)
-        free = any(self.of(t).free for t in _tensors((args, kwargs)))
-        for t in _tensors(out):
+        """One operation: the guards of :data:`~gdlcheck.code.guards.GUARDS`, in order, until one
+        settles it (the last applies its rule), then the guards that run after."""
+        op = Op(func, args, kwargs, out, before or {}, list(_tensors((args, kwargs))), list(_tensors(out)))
+        self.made.update(storage(t) for t in op.outs)
+        self.signature.append((func, tuple(tuple(t.shape) for t in op.outs), path_key(func, args, kwargs)))
+        for guard in BEFORE:
+            if guard.check(self, op):
+                break
+        for guard in AFTER:
+            guard.check(self, op)
+        free = any(self.of(t).free for t in op.tensors)
+        for t in op.outs:
             a = self.values.get(t)
             if a is not None and not a.const:
                 a.free = free
-
-    def _step(self, func, args, kwargs, out, before=None) -> None:
-        import torch
-
-        self.count += 1
-        if self.count > self.budget:   # stop the call itself: a proof past the budget costs no more
-            self.stop_everywhere(f"the call dispatches more than {self.budget:,} operations (the tracer's budget)",
-                                 "budget")
-            raise OverBudget(self.budget)
-        tensors = [t for t in _tensors((args, kwargs))]
-        outs = [t for t in _tensors(out)]
-        self.made.update(storage(t) for t in outs)
-        self.signature.append((func, tuple(tuple(t.shape) for t in outs), path_key(func, args, kwargs)))
-        if self.everywhere is not None:
-            return
-        odd = next((t for t in tensors if type(t) is not torch.Tensor and own_dispatch(type(t))), None)
-        if odd is not None:   # what runs is the class's own code, not the operation the rule is of
-            self.stop_everywhere(f"a tensor of type {type(odd).__qualname__} with its own __torch_dispatch__ or "
-                                 f"__torch_function__ ({_op_text(func)})", "foreign_type")
-            return
-        inputs = [self.of(t) for t in tensors]
-        if _scalar_result(out) and func not in _SHAPE_ONLY and not all(self.knowable(t) for t in tensors):
-            self.stop_everywhere(f"the code asks for a value ({_op_text(func)})", "asks_value")
-            return
-        for name in writes(func, args, kwargs):
-            target = bind(func, args, kwargs).get(name)
-            if isinstance(target, torch.Tensor) and self.of(target).foreign:   # the next call sees the write
-                name = self.of(target).origin or "a tensor the call did not make"
-                self.stop_everywhere(f"the call changes state: {name} (written by {_op_text(func)})", "state")
-                return
-        seeded = torch.Tag.nondeterministic_seeded in func.tags and not _no_dropout(func, args, kwargs)
-        if all(a.const for a in inputs) and not seeded:
-            # a value made from constants is named by the parameter or buffer it came from, else by
-            # the submodule that made it
-            origin = next((a.origin for a in inputs if a.origin), "") or self.place()
-            role = inputs[0].role if inputs and func.is_view else "constant"   # a view of a parameter is it
-            for t in outs:
-                self.values[t] = Abstract(True, origin=origin, role=role)
-            return
-        if torch.Tag.data_dependent_output in func.tags and lookup(func) is None:
-            if not all(self.knowable(t) for t in tensors):
-                self.stop_everywhere(f"the code asks for a value ({_op_text(func)})", "asks_value")
-            return
-        if seeded:
-            self._halt_outputs(outs, Halt(self.place(), f"a random draw ({_op_text(func)})", "random"))
-            return
-        found = lookup(func)
-        if found is not None and getattr(found, "constant", False):
-            for t in outs:
-                self.values[t] = Abstract(True, origin=self.place())
-            return
-        if found is None:
-            self._halt_outputs(outs, Halt(self.place() or _op_text(func), _op_text(func), "no_op_rule"))
-            return
-        self._apply(found, func, args, kwargs, out, before or {})
 
     def unit(self, module, inputs, output) -> None:
         """A ``torch.nn`` unit's theorem (:mod:`gdlcheck.code.rules.units`) says how its output
@@ -404,12 +348,3 @@ def _without_values(value):
     if isinstance(value, (list, tuple)):
         return type(value)(_without_values(v) for v in value)
     return value
-
-
-def _no_dropout(func, args, kwargs) -> bool:
-    """An operation torch tags random only for its dropout (attention kernels) draws nothing when
-    its dropout probability is 0."""
-    names = [a.name for a in func._schema.arguments]
-    if "dropout_p" not in names:
-        return False
-    return not bind(func, args, kwargs).get("dropout_p")
