@@ -80,11 +80,14 @@ def test_two_proofs_in_threads_leave_no_tensor_method_patched():
     before = {name: torch.Tensor.__dict__.get(name) for name in dir(torch.Tensor)}
     grad = torch.is_grad_enabled
     verdicts = []
+    # made before the threads: a module made meanwhile draws from torch's global generator, which a
+    # proof in another thread then sees change (and stops, as for any call that changes it)
+    modules = [Linear() for _ in range(3)]
 
-    def prove():
-        verdicts.append(gdlcheck.verify_callable(Linear(), "symmetric", shape=(6, 3), method="exact").verdict)
+    def prove(module):
+        verdicts.append(gdlcheck.verify_callable(module, "symmetric", shape=(6, 3), method="exact").verdict)
 
-    threads = [threading.Thread(target=prove) for _ in range(3)]
+    threads = [threading.Thread(target=prove, args=(m,)) for m in modules]
     for t in threads:
         t.start()
     for t in threads:
