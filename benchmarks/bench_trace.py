@@ -10,7 +10,8 @@ Two models, in-process and warm, each under the symmetric group:
 
 ``gdlcheck.verify_callable(..., method="exact")`` is the whole check with the proof only: the
 module is called for real under a dispatch mode (the rules run on every operation), then called
-a second time on other points to compare the operations dispatched; there is no trial.  Beside
+a second time on the points moved by a uniformly random element of the group, to compare the
+operations dispatched and the output with the moved output (the proof's one numeric trial).  Beside
 it, one float64 forward pass of the same module on the same input (the floor: a proof of what
 runs cannot cost less than running it once).  Target (issue 20): a proof costs a few forward
 passes, and says so.
@@ -86,7 +87,8 @@ def main() -> None:
     rows.append([f"GCNConv, {args.nodes} nodes, {ei.shape[1]} edges", fmt_seconds(proof), verdict["v"],
                  fmt_seconds(forward), f"{proof / forward:.1f}x"])
     note = ("\nIn-process, warm, medians of the runs. The proof calls the module twice for real (the traced call "
-            "and the call that checks the path), under a dispatch mode that applies the rule table to every aten "
+            "and the moved call, on the points moved by a uniformly random element of the group, which checks the "
+            "path and the output), under a dispatch mode that applies the rule table to every aten "
             "operation, plus the signature's own first call and the state and value checks; a forward pass is "
             "the floor for any proof of what runs. The check's other costs (building the group, the report) "
             "are in the proof column too.\n")

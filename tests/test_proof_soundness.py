@@ -140,3 +140,171 @@ def test_a_random_element_of_a_generated_group_is_in_it():
     rng = np.random.default_rng(1)
     draws = {tuple(group.random_element(rng).tolist()) for _ in range(200)}
     assert draws == elements
+
+
+# --------------------------------------------------------------------------- cause 2: state the call changes
+
+
+class Counting(torch.nn.Module):
+    """Doubles its input for 4 calls, then adds row 0 to every row; ``how`` says where it counts."""
+
+    def __init__(self, how):
+        super().__init__()
+        self.how = how
+        self.array = np.zeros(1)
+        self.ns = __import__("types").SimpleNamespace(k=0)
+        self.register_buffer("step", torch.zeros(()))
+        self.calls_hooks = 0
+        self.deep = {"a": {"b": {"c": 0}}}
+        self.kind = type(f"Counter{how}", (), {"count": 0})   # a class of its own per module
+
+    def tick(self) -> int:
+        if self.how == "numpy":
+            self.array += 1
+            return int(self.array[0])
+        if self.how == "namespace":
+            self.ns.k += 1
+            return self.ns.k
+        if self.how == "data":
+            self.step.data = self.step.data + 1
+            return int(self.step)
+        if self.how == "hooks":
+            self.calls_hooks += 1
+            return self.calls_hooks
+        if self.how == "deep":
+            self.deep["a"]["b"]["c"] += 1
+            return self.deep["a"]["b"]["c"]
+        type(self).count = getattr(type(self), "count", 0) + 1
+        return type(self).count
+
+    def forward(self, x):
+        return 2 * x if self.tick() <= 4 else x + x[0]
+
+
+def counting(how):
+    # the class-level counter lives on a class of its own, so each test starts at 0
+    cls = type(f"Counting_{how}", (Counting,), {})
+    return cls(how)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("method", ["exact", "auto"])
+@pytest.mark.parametrize("how", ["numpy", "namespace", "data", "hooks", "deep", "class"])
+def test_state_the_call_changes_stops_the_proof(how, method, size):
+    result = gdlcheck.verify_callable(counting(how), "symmetric", shape=size, method=method)
+    assert result.verdict in ("fails", "inconclusive")
+    assert result.proof is not None and not any(result.proof.proven.values())
+
+
+# --------------------------------------------------------------------------- cause 3: labels cast
+
+
+class DropAgreeing(torch.nn.Module):
+    """Message passing that drops the edges whose endpoints agree after a cast."""
+
+    def __init__(self, cast):
+        super().__init__()
+        self.cast = cast
+
+    def forward(self, x, edge_index):
+        row, col = edge_index
+        keep = self.cast(row) != self.cast(col)
+        out = torch.zeros_like(x)
+        return out.index_add(0, col[keep], x[row[keep]])
+
+
+def ring_with_chords(n, chords, seed=0):
+    rng = np.random.default_rng(seed)
+    s = np.arange(n)
+    pairs = [np.stack([s, (s + 1) % n])]
+    a = rng.integers(0, n, chords)
+    b = (a + 256 * rng.integers(1, max(n // 256, 2), chords)) % n   # endpoints 256 apart: int8 agrees
+    pairs.append(np.stack([a, b]))
+    ei = np.concatenate(pairs, axis=1)
+    return np.concatenate([ei, ei[::-1]], axis=1)
+
+
+@pytest.mark.parametrize("cast, n", [(lambda t: t.to(torch.int8), 300), (lambda t: t.bool(), 300),
+                                     (lambda t: t.half(), 3000)], ids=["int8", "bool", "half"])
+def test_labels_cast_to_a_dtype_that_cannot_hold_them_are_not_proved(cast, n):
+    ei = ring_with_chords(n, 150)
+    result = gdlcheck.verify_callable(DropAgreeing(cast), "symmetric", shape=(n, 2),
+                                      inputs=["points", gdlcheck.graph(ei)], method="exact")
+    assert result.verdict != "holds"
+
+
+def test_labels_cast_to_an_integer_dtype_that_holds_them_stay_proved():
+    ei = ring_with_chords(300, 150)
+    result = gdlcheck.verify_callable(DropAgreeing(lambda t: t.to(torch.int16)), "symmetric", shape=(300, 2),
+                                      inputs=["points", gdlcheck.graph(ei)], method="exact")
+    assert result.verdict == "holds"
+
+
+# --------------------------------------------------------------------------- cause 4: a subclass's own dispatch
+
+
+class RowZeroBias(torch.Tensor):
+    """A bias whose ``add`` also adds the other operand's row 0."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        out = super().__torch_function__(func, types, args, kwargs or {})
+        if func is torch.Tensor.add or func is torch.add or func.__name__ == "__add__":
+            other = next(a for a in args if not isinstance(a, RowZeroBias))
+            out = out.as_subclass(torch.Tensor) + other.as_subclass(torch.Tensor)[0]
+        return out
+
+
+class SubclassBias(torch.nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.register_buffer("bias", torch.ones(d))
+
+    def forward(self, x):
+        return x + self.bias.as_subclass(RowZeroBias)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_a_constant_with_its_own_torch_function_stops_the_proof(method, size):
+    result = gdlcheck.verify_callable(SubclassBias(size[1]), "symmetric", shape=size, method=method)
+    assert result.verdict != "holds"
+
+
+# --------------------------------------------------------------------------- cause 5: randomness without torch
+
+
+class UrandomNoise(torch.nn.Module):
+    def forward(self, x):
+        noise = torch.frombuffer(bytearray(__import__("os").urandom(x.shape[1])), dtype=torch.uint8)
+        return x + noise.to(x.dtype)
+
+
+class FreshRandomTensor(torch.nn.Module):
+    def forward(self, x):
+        values = np.random.default_rng().standard_normal(x.numel()).tolist()   # > 4,096 numbers
+        return x + torch.tensor(values, dtype=x.dtype).reshape(x.shape)[0]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("method", ["exact", "auto"])
+@pytest.mark.parametrize("module", [UrandomNoise, FreshRandomTensor], ids=lambda m: m.__name__)
+def test_random_numbers_made_without_torch_are_not_proved(module, method, size):
+    result = gdlcheck.verify_callable(module(), "symmetric", shape=size, method=method)
+    assert result.verdict != "holds"
+
+
+# --------------------------------------------------------------------------- cause 6: TensorBase readers
+
+
+class TensorBaseRead(torch.nn.Module):
+    def forward(self, x):
+        first = torch._C.TensorBase.tolist(x[:, 0])
+        return x * first[0]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_values_read_through_tensorbase_are_not_proved(method, size):
+    result = gdlcheck.verify_callable(TensorBaseRead(), "symmetric", shape=size, method=method)
+    assert result.verdict != "holds"

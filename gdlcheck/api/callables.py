@@ -197,6 +197,8 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
             result.notes.append(hint)
     if sig.segments is not None and notes and notes[-1].what == "moves":
         notes[-1] = Fact("moves", {"text": sig.describe()})  # now with the outputs' resolved axes
+    if layer.reads_grad_mode:   # known once the proof ran
+        notes.append(Fact("grad_mode"))
     result.notes = notes + result.notes
     return result
 

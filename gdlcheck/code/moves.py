@@ -52,12 +52,17 @@ class Unordered:
     def __repr__(self) -> str:
         return f"Unordered({self.what!r})"
 
+    def _unknown(self, *args):
+        raise TypeError(f"an axis in an order not known ({self.what})")
+
+    __getitem__ = __len__ = __iter__ = __array__ = __add__ = __radd__ = _unknown
+
 
 def known(p):
     """``p`` itself when its entries are known (a permutation or None); an :class:`Unordered`
     axis raises (a rule that needs the entries does not apply)."""
     if isinstance(p, Unordered):
-        raise TypeError(f"an axis in an order not known ({p.what})")
+        p._unknown()
     return p
 
 

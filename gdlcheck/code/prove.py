@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
+import threading
 
 import numpy as np
 
-from gdlcheck.code import inputs, state, torch_bridge
+from gdlcheck.code import inputs, state, torch_bridge, values
 from gdlcheck.code import moves as mv
+from gdlcheck.code.guards import OverBudget
 from gdlcheck.code.table import Halt
-from gdlcheck.code.walk import Abstract, OverBudget, Walk
+from gdlcheck.code.walk import Abstract, Walk
 from gdlcheck.groups import act
 from gdlcheck.layers.rules import Condition, Proof, Reason, Step, Stop, generator_text
 from gdlcheck.scale import SUBNORMAL_STEP
@@ -57,6 +60,8 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
                                         signature.bundle, tensors=True)
     walk = Walk(gens, names, TRACE_OPERATIONS, inputs.module_names(module))
     walk.constant_names.update(inputs.constant_names(module))
+    walk.given_ids = {id(t) for t in values._tensors((args, kwargs))}
+    walk.made.update(values.storage(t) for t in values._tensors((args, kwargs)))
     walk.kinds.update({name: "parameter" for name, _ in module.named_parameters()})
     walk.kinds.update({name: "buffer" for name, _ in module.named_buffers()})
     halt = inputs.input_moves(walk, signature, args, kwargs, gens)
@@ -74,6 +79,7 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
         except Exception as err:  # the call itself fails: the trials report it
             return _everywhere(top, names, Halt("call", f"a call that raises {type(err).__name__}", "not_traced"))
         rng_changed = not torch.equal(rng_before, torch.get_rng_state())
+    layer.reads_grad_mode = walk.grad_read
     changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
     if changed:
         walk.stop_everywhere("the call changes state: " + ", ".join(changed[:4]), "state")
@@ -90,37 +96,62 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
 def _run(walk: Walk, module, args, kwargs):
     """The call, under the walk's dispatch mode, module hooks naming the running submodule, and
     the tensor methods that read memory outside torch's operations watched."""
-    import torch
+
+    owner = threading.get_ident()   # the patches are process-wide; the walk is this thread's
 
     def pre(mod, _inputs):
-        walk.stack.append(walk.module_names.get(id(mod), type(mod).__name__))
+        if threading.get_ident() == owner:
+            walk.stack.append(walk.module_names.get(id(mod), type(mod).__name__))
 
     def post(mod, inputs, output):
+        if threading.get_ident() != owner:
+            return
         walk.unit(mod, inputs, output)
         if walk.stack:
             walk.stack.pop()
+
+    with _PATCHES:   # the patches below are process-wide: a second proof in another thread waits
+        return _run_patched(walk, module, args, kwargs, pre, post, owner)
+
+
+def _run_patched(walk: Walk, module, args, kwargs, pre, post, owner: int):
+    import torch
 
     hooks = torch.nn.modules.module
     walk.foreign_hooks = bool(hooks._global_forward_hooks or hooks._global_forward_pre_hooks
                               or getattr(hooks, "_global_forward_hooks_always_called", None))
     handles = [hooks.register_module_forward_pre_hook(pre), hooks.register_module_forward_hook(post)]
+    grad_enabled = torch.is_grad_enabled
+
+    def asked():   # the code branches on grad mode (attention's fast path): the proof says it ran without
+        if threading.get_ident() == owner and not sys._getframe(1).f_code.co_filename.endswith("grad_mode.py"):
+            walk.grad_read = True
+        return grad_enabled()
+
     try:
-        with torch.no_grad(), _reads(walk), walk.mode():
-            return module(*args, **kwargs)
+        with torch.no_grad(), _reads(walk, owner), walk.mode():
+            torch.is_grad_enabled = asked
+            try:
+                return module(*args, **kwargs)
+            finally:
+                torch.is_grad_enabled = grad_enabled
     finally:
         for h in handles:
             h.remove()
 
 
-# Tensor methods that read values without a torch operation the dispatcher sees
+# Tensor methods that read values without a torch operation the dispatcher sees (a storage read
+# element by element dispatches an operation per element: stopped at the first, it stays linear)
 _READERS = ("tolist", "numpy", "__array__", "__repr__", "__format__", "data_ptr", "untyped_storage", "storage",
-            "__reduce_ex__", "__dlpack__")
+            "_typed_storage", "__reduce_ex__", "__dlpack__")
+# every process-wide patch of a proof (tensor readers, global module hooks) is made under this lock
+_PATCHES = threading.RLock()
 # Tensor methods that run Python on the values and write them back, with no operation dispatched
 _PYTHON_WRITERS = ("apply_", "map_", "map2_")
 
 
 @contextlib.contextmanager
-def _reads(walk: Walk):
+def _reads(walk: Walk, owner: int):
     """For the call only, each tensor method that reads values outside torch's operations checks
     first whether the tensor depends on the inputs: the proof stops there (the path may depend on
     the values read).  A profile hook would see every call but costs a Python call per call."""
@@ -132,7 +163,8 @@ def _reads(walk: Walk):
     def watched(original):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
-            if not walk.busy and walk.everywhere is None and not walk.knowable(self):
+            if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
+                    and not walk.knowable(self):
                 walk.stop_everywhere("the code reads the values of a tensor that depends on the inputs", "asks_value")
             return original(self, *args, **kwargs)
         return method
@@ -140,7 +172,7 @@ def _reads(walk: Walk):
     def refused(original):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
-            if not walk.busy:
+            if threading.get_ident() == owner and not walk.busy:
                 walk.stop_everywhere("the code computes values in Python (Tensor.apply_ / map_)", "asks_value")
             return original(self, *args, **kwargs)
         return method
@@ -179,6 +211,9 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> float | None
                                                     signature.move_inputs(g, signature.bundle, signature.graph_law),
                                                     tensors=True)
     again = Walk([], [], TRACE_OPERATIONS, walk.module_names)
+    again.constant_names, again.kinds = walk.constant_names, walk.kinds
+    again.given_ids = {id(t) for t in values._tensors((moved_args, moved_kwargs))}
+    again.made.update(values.storage(t) for t in values._tensors((moved_args, moved_kwargs)))
     before = state.snapshot(module)
     with torch.random.fork_rng(devices=[]):
         try:
@@ -196,6 +231,9 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> float | None
         k = next((i for i, (a, b) in enumerate(zip(walk.signature, again.signature)) if a != b),
                  min(len(walk.signature), len(again.signature)))
         walk.stop_everywhere(f"the moved call dispatched other operations (from operation {k} on)", "path")
+    elif again.foreign != walk.foreign:
+        walk.stop_everywhere("a tensor made outside torch's operations (neither a parameter, a buffer nor an input) "
+                             "differs between the calls", "random")
     elif first is not None:
         return _disagreement(layer, signature, g, X, first, moved_out)
     return None

@@ -19,6 +19,8 @@ import types
 
 import numpy as np
 
+from gdlcheck.code.values import content_digest
+
 # objects one fingerprint visits at most; past it the proof stops (a cut-short walk could miss a change)
 MAX_STATE_NODES = 200_000
 
@@ -87,7 +89,7 @@ class _Fingerprint:
         if isinstance(key, tuple):
             return key
         if isinstance(value, torch.Tensor):
-            return ("tensor", id(value), _tensor_digest(value, torch))
+            return ("tensor", id(value), content_digest(value))
         if isinstance(value, np.ndarray):
             return ("array", value.dtype.str, value.shape, _digest(np.ascontiguousarray(value).view(np.uint8))
                     if value.dtype != object else tuple(self.of(v) for v in value.ravel().tolist()))
@@ -139,19 +141,6 @@ def _slots(cls) -> tuple:
 
 def _digest(data) -> bytes:
     return hashlib.blake2b(memoryview(data), digest_size=16).digest()
-
-
-def _tensor_digest(t, torch):
-    """The tensor's dtype, shape and a hash of its content (its version where the content cannot
-    be read: a meta or a sparse tensor)."""
-    try:
-        data = t.detach()
-        if data.layout != torch.strided or data.device.type == "meta":
-            raise TypeError
-        data = data.cpu().contiguous().reshape(-1).view(torch.uint8)
-        return (str(t.dtype), tuple(t.shape), _digest(data.numpy()))
-    except (TypeError, RuntimeError):
-        return (str(t.dtype), tuple(t.shape), "version", t._version)
 
 
 def changed(before: dict, after: dict) -> list[str]:

@@ -54,6 +54,7 @@ class CallableLayer(Layer):
         self._device = torch_bridge.device_of(self.f) if self.is_torch else None
         self._converted: list[tuple[object, object]] = []  # (given value, its tensor), reused across calls
         self._first = None  # (X, A, output) of the first call
+        self.reads_grad_mode = False  # the proof saw the code ask whether gradients are on
 
     @property
     def uses_graph(self) -> bool:  # type: ignore[override]

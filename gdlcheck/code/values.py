@@ -101,14 +101,48 @@ def path_key(func, args, kwargs) -> tuple:
     out = []
     for v in list(args) + list((kwargs or {}).values()):
         if isinstance(v, torch.Tensor):
-            if func in _FRESH and v.numel() <= 4096:
-                out.append(v.detach().cpu().numpy().tobytes())
+            if func in _FRESH:   # every entry: 5,000 fresh random numbers differ past the 4,096th too
+                out.append(content_digest(v))
             continue
         if isinstance(v, (list, tuple)):
             out.append(tuple(repr(x) for x in v if not isinstance(x, torch.Tensor)))
         else:
             out.append(repr(v))
     return tuple(out)
+
+
+def content_digest(t):
+    """A tensor's dtype, shape and a hash of its whole content (its version where the content
+    cannot be read: a meta or a sparse tensor), read past the walk's watch on readers."""
+    import hashlib
+
+    import torch
+
+    try:
+        data = t.detach()
+        if data.layout != torch.strided or data.device.type == "meta":
+            raise TypeError
+        flat = data.cpu().contiguous().reshape(-1).view(torch.uint8)
+        return (str(t.dtype), tuple(t.shape), hashlib.blake2b(torch._C.TensorBase.numpy(flat), digest_size=16).digest())
+    except (TypeError, RuntimeError):
+        return (str(t.dtype), tuple(t.shape), "version", t._version)
+
+
+def own_dispatch(cls) -> bool:
+    """Whether a tensor class runs its own code on torch's operations: a ``__torch_dispatch__``
+    or a ``__torch_function__`` of its own (a quantized or sharded weight, a tensor that adds
+    something to every ``add``), not torch's ``Parameter`` and ``Buffer``, which only unwrap."""
+    import torch
+
+    for c in cls.__mro__:
+        if c is torch.Tensor or c is torch._C.TensorBase:
+            return False
+        mine = vars(c)
+        if "__torch_dispatch__" in mine:
+            return True
+        if "__torch_function__" in mine and mine["__torch_function__"] is not torch._C._disabled_torch_function_impl:
+            return True
+    return False
 
 
 def _fresh():

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gdlcheck.code import conditions, effects
+from gdlcheck.code import conditions
 from gdlcheck.code import moves as mv
+from gdlcheck.code.guards import GUARDS, Op
 from gdlcheck.code.table import (
     Broken,
     Call,
@@ -31,26 +32,22 @@ from gdlcheck.code.table import (
     NoRule,
     Out,
     bind,
-    lookup,
     unit_of,
     writes,
 )
 from gdlcheck.code.values import (
-    _SHAPE_ONLY,
     Abstract,
     Values,
     _op_text,
-    _scalar_result,
     _tensors,
+    content_digest,
     path_key,
     storage,
     user_line,
 )
 
-
-class OverBudget(BaseException):
-    """Raised into the call past the budget: a BaseException, so that the code's own ``except
-    Exception`` does not swallow it (the proof is stopped either way)."""
+BEFORE = tuple(g for g in GUARDS if not g.after)
+AFTER = tuple(g for g in GUARDS if g.after)
 
 
 class Walk:
@@ -70,6 +67,10 @@ class Walk:
         self.signature: list = []                  # (op, output shapes): the path, for the second call
         self.busy = False                          # inside the walk's own bookkeeping
         self.foreign_hooks = False                 # global module hooks besides the walk's: no units
+        self.given_ids: set = set()                # the call's own arguments (never foreign)
+        self.grad_read = False                     # the code asked torch.is_grad_enabled()
+        self.foreign: list = []                    # content of each foreign tensor, in the order met
+        self.made: set = set()                     # storages of every tensor an operation returned
 
     # ---------------------------------------------------------------- inputs and lookups
 
@@ -95,8 +96,15 @@ class Walk:
                 name = self.constant_names.get(id(tensor), "")
                 found = Abstract(True, origin=name, role=self.kinds.get(name, "constant") if name else "constant",
                                  foreign=True)
+                if not name and id(tensor) not in self.given_ids and not self._made(tensor):   # compared
+                    self.foreign.append(content_digest(tensor))   # in full with the moved call's
             self.values[tensor] = found
         return found
+
+    def _made(self, tensor) -> bool:
+        """The tensor is (a view of) one an operation of the call returned, or of an argument: torch
+        may hand the code a view object the dispatcher never saw."""
+        return storage(tensor) in self.made
 
     def place(self) -> str:
         """The submodule running now (its qualified name), for the proof's steps."""
@@ -142,73 +150,29 @@ class Walk:
             return {}
         bound = bind(func, args, kwargs)
         out = {}
-        for name in written:
+        for name in set(written) - set(_out_arguments(func)):
             t = bound.get(name)
             if isinstance(t, torch.Tensor) and self.of(t).const:
                 out[name] = t.detach().clone()
+                self.made.add(storage(out[name]))   # the walk's own copy: not a foreign tensor
         return out
 
     def step(self, func, args, kwargs, out, before=None) -> None:
-        constant = all(self.of(t).const for t in _tensors((args, kwargs)))   # before the write
-        self._step(func, args, kwargs, out, before)
-        if self.everywhere is None:
-            effects.aliases(self, func, args, kwargs, out, constant)
-            effects.shape_read(self, func, args, kwargs, out)
-            effects.unknown_index(self, func, args, kwargs)
-        free = any(self.of(t).free for t in _tensors((args, kwargs)))
-        for t in _tensors(out):
+        """One operation: the guards of :data:`~gdlcheck.code.guards.GUARDS`, in order, until one
+        settles it (the last applies its rule), then the guards that run after."""
+        op = Op(func, args, kwargs, out, before or {}, list(_tensors((args, kwargs))), list(_tensors(out)))
+        self.made.update(storage(t) for t in op.outs)
+        self.signature.append((func, tuple(tuple(t.shape) for t in op.outs), path_key(func, args, kwargs)))
+        for guard in BEFORE:
+            if guard.check(self, op):
+                break
+        for guard in AFTER:
+            guard.check(self, op)
+        free = any(self.of(t).free for t in op.tensors)
+        for t in op.outs:
             a = self.values.get(t)
             if a is not None and not a.const:
                 a.free = free
-
-    def _step(self, func, args, kwargs, out, before=None) -> None:
-        import torch
-
-        self.count += 1
-        if self.count > self.budget:   # stop the call itself: a proof past the budget costs no more
-            self.stop_everywhere(f"the call dispatches more than {self.budget:,} operations (the tracer's budget)",
-                                 "budget")
-            raise OverBudget(self.budget)
-        tensors = [t for t in _tensors((args, kwargs))]
-        outs = [t for t in _tensors(out)]
-        self.signature.append((func, tuple(tuple(t.shape) for t in outs), path_key(func, args, kwargs)))
-        if self.everywhere is not None:
-            return
-        inputs = [self.of(t) for t in tensors]
-        if _scalar_result(out) and func not in _SHAPE_ONLY and not all(self.knowable(t) for t in tensors):
-            self.stop_everywhere(f"the code asks for a value ({_op_text(func)})", "asks_value")
-            return
-        for name in writes(func, args, kwargs):
-            target = bind(func, args, kwargs).get(name)
-            if isinstance(target, torch.Tensor) and self.of(target).foreign:   # the next call sees the write
-                name = self.of(target).origin or "a tensor the call did not make"
-                self.stop_everywhere(f"the call changes state: {name} (written by {_op_text(func)})", "state")
-                return
-        seeded = torch.Tag.nondeterministic_seeded in func.tags and not _no_dropout(func, args, kwargs)
-        if all(a.const for a in inputs) and not seeded:
-            # a value made from constants is named by the parameter or buffer it came from, else by
-            # the submodule that made it
-            origin = next((a.origin for a in inputs if a.origin), "") or self.place()
-            role = inputs[0].role if inputs and func.is_view else "constant"   # a view of a parameter is it
-            for t in outs:
-                self.values[t] = Abstract(True, origin=origin, role=role)
-            return
-        if torch.Tag.data_dependent_output in func.tags and lookup(func) is None:
-            if not all(self.knowable(t) for t in tensors):
-                self.stop_everywhere(f"the code asks for a value ({_op_text(func)})", "asks_value")
-            return
-        if seeded:
-            self._halt_outputs(outs, Halt(self.place(), f"a random draw ({_op_text(func)})", "random"))
-            return
-        found = lookup(func)
-        if found is not None and getattr(found, "constant", False):
-            for t in outs:
-                self.values[t] = Abstract(True, origin=self.place())
-            return
-        if found is None:
-            self._halt_outputs(outs, Halt(self.place() or _op_text(func), _op_text(func), "no_op_rule"))
-            return
-        self._apply(found, func, args, kwargs, out, before or {})
 
     def unit(self, module, inputs, output) -> None:
         """A ``torch.nn`` unit's theorem (:mod:`gdlcheck.code.rules.units`) says how its output
@@ -249,6 +213,9 @@ class Walk:
         """Each output's moves, per generator: the rule gives one per top-level output (a tensor,
         a None, or a list of tensors for a split), in order."""
         bound = bind(func, args, kwargs)
+        for name in _out_arguments(func):   # an out= buffer is written whole: its old values do not count
+            bound.pop(name, None)
+            before.pop(name, None)
         slots = [out] if not isinstance(out, (tuple, list)) else list(out)
         per_out: list[list] = [[] for _ in slots]
         # the rule sees moving tensors without their values (shape, dtype and moves): what it
@@ -362,6 +329,12 @@ class Walk:
         return Halt(where, self.of(value).role, "condition", condition)
 
 
+def _out_arguments(func) -> list[str]:
+    """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
+    return [a.name for a in func._schema.arguments
+            if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+
+
 def _without_values(value):
     """Tensors (alone, or in a list or tuple) as meta tensors: the same shape, strides and dtype,
     no data to read."""
@@ -375,12 +348,3 @@ def _without_values(value):
     if isinstance(value, (list, tuple)):
         return type(value)(_without_values(v) for v in value)
     return value
-
-
-def _no_dropout(func, args, kwargs) -> bool:
-    """An operation torch tags random only for its dropout (attention kernels) draws nothing when
-    its dropout probability is 0."""
-    names = [a.name for a in func._schema.arguments]
-    if "dropout_p" not in names:
-        return False
-    return not bind(func, args, kwargs).get("dropout_p")

@@ -84,12 +84,13 @@ class Reason(Enum):
     RANDOM = "random"                       # a random draw
     CONDITION_GRAPH = "condition_graph"     # the generator is no automorphism of the fixed graph
     MOVED = "moved"                         # the moved call's output is not the moved output
+    FOREIGN_TYPE = "foreign_type"           # a tensor class with its own __torch_dispatch__/__torch_function__
 
     @property
     def is_worded_by_the_walk(self) -> bool:
         """The step's kind is the walk's own sentence for this stop, said in full."""
         return self in (Reason.ASKS_VALUE, Reason.STATE, Reason.PATH, Reason.BUDGET, Reason.RANDOM,
-                        Reason.CONDITION_GRAPH, Reason.MOVED)
+                        Reason.CONDITION_GRAPH, Reason.MOVED, Reason.FOREIGN_TYPE)
 
 
 @dataclass

@@ -96,6 +96,11 @@ def broken_text(c: Condition) -> str:
     if c.what == "bias":
         return (f"b[{c.image[0]}] = {_value(c.values[1])} but b[{c.entry[0]}] = {_value(c.values[0])}, "
                 f"so b[g i] != b[i] for {c.generator}")
+    if c.entry and c.image and (len(c.entry) != 2 or len(c.image) != 2):   # a condition along one axis (a
+        m = _MATRIX.get(c.what, "W")                                          # key padding mask): its entries
+        values = f" ({_value(c.values[1])} and {_value(c.values[0])})" if len(c.values) == 2 else ""
+        entry, image = ", ".join(map(str, c.entry)), ", ".join(map(str, c.image))
+        return f"entries {image} and {entry} of {m} differ{values}, so {CONDITIONS[c.what]} fails for {c.generator}"
     if c.entry and c.image:
         m = _MATRIX.get(c.what, "W")
         (i, j), (a, b) = c.entry, c.image

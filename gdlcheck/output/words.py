@@ -198,6 +198,8 @@ _TEMPLATES = {
     # code under test (gdlcheck.code.user_code)
     "eval_mode": "the module was in training mode: it was checked on a {dtype} copy put in eval mode (dropout off, "
                  "batch norm on its running statistics); the module itself is unchanged",
+    "grad_mode": "the module asks whether gradients are on (torch.is_grad_enabled): it was checked with them off, "
+                 "as inference runs it; with them on it may run other kernels (attention's fast path is off then)",
     "fixed_input_moved": "this generator is not an automorphism of the fixed graph ({input}): a graph the code holds "
                          "fixed keeps the symmetry only for its automorphisms (gdlcheck.group('automorphisms', "
                          "graph=...)); to move it with the points, describe it as graph",

@@ -37,10 +37,11 @@ def cast(call):
     return _same(call)
 
 
-@rule(aten.alias.default, aten.detach.default, aten.clone.default,
-      aten.lift_fresh.default, aten.lift_fresh_copy.default, aten.contiguous.default, aten.resolve_conj.default,
-      aten.resolve_neg.default)
+@rule(aten.alias.default, aten.detach.default, aten.clone.default, aten.lift_fresh.default,
+      aten.lift_fresh_copy.default)
 def same_entries(call):
+    """(``contiguous``, ``reshape``, ``resolve_conj`` and ``resolve_neg`` never reach the walk: torch
+    decomposes them into these before the dispatcher's Python modes.)"""
     return _same(call)
 
 
@@ -109,7 +110,7 @@ def expand(call):
     return mv.Moves(tuple(axes), m.labels)
 
 
-@rule(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+@rule(aten.view.default, aten._unsafe_view.default)
 def view(call):
     m = call.moves["self"]
     old, new = call.shape("self"), tuple(call.out.shape)

@@ -1,0 +1,182 @@
+"""The rule table's samples, in the manner of torch's ``OpInfo``: per key of ``RULES``, a small
+call that dispatches that operation on ``x`` (``N x D`` random float64 points, moved on axis 0 by
+the symmetric group) in a use that is equivariant (or invariant, as ``expect`` says).  The fast
+tests (``tests/test_rule_samples.py``) loop over this table; a key without a sample fails there."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from gdlcheck.code import table
+
+aten = torch.ops.aten
+F = torch.nn.functional
+N, D = 6, 4
+F64 = torch.float64
+
+
+def c(*shape):
+    """A constant of the sample: fixed, non-symmetric numbers (never laid along the points)."""
+    size = 1
+    for s in shape:
+        size *= s
+    return (torch.arange(size, dtype=F64).reshape(shape) * 0.37 + 0.1).sin()
+
+
+def groups_of(x):
+    """Two groups of the points, by the sign of their first coordinate (moving with them)."""
+    return (x[:, 0] > 0).long()
+
+
+@dataclass(frozen=True)
+class Sample:
+    fn: object
+    expect: str = "equivariant"
+
+
+def eq(fn):
+    return Sample(fn)
+
+
+def inv(fn):
+    return Sample(fn, "invariant")
+
+
+def _encoder(x):
+    return aten._transformer_encoder_layer_fwd(x[None], D, 2, c(3 * D, D), c(3 * D), c(D, D), c(D), False, False,
+                                               1e-5, torch.ones(D, dtype=F64), torch.zeros(D, dtype=F64),
+                                               torch.ones(D, dtype=F64), torch.zeros(D, dtype=F64), c(8, D), c(8),
+                                               c(D, 8), c(D))[0]
+
+
+def _heads(x):
+    q = x.reshape(1, N, 2, 2).transpose(1, 2)
+    return aten._scaled_dot_product_flash_attention_for_cpu(q, q, q)[0].transpose(1, 2).reshape(N, D)
+
+
+SAMPLES = {
+    table.POINTWISE: eq(lambda x: x.relu()),
+    aten._log_softmax.default: eq(lambda x: x.log_softmax(-1)),
+    aten._native_batch_norm_legit_no_training.default: eq(
+        lambda x: aten._native_batch_norm_legit_no_training(x, c(D), c(D), c(D).abs(), c(D).abs() + 1, 0.1, 1e-5)[0]),
+    aten._native_multi_head_attention.default: eq(
+        lambda x: aten._native_multi_head_attention(x[None], x[None], x[None], D, 2, c(3 * D, D), c(3 * D), c(D, D),
+                                                    c(D), None, False)[0][0]),
+    aten._prelu_kernel.default: eq(lambda x: aten._prelu_kernel(x, c(D))),
+    aten._scaled_dot_product_flash_attention_for_cpu.default: eq(_heads),
+    aten._softmax.default: eq(lambda x: x.softmax(-1)),
+    aten._to_copy.default: eq(lambda x: x.float()),
+    aten._transformer_encoder_layer_fwd.default: eq(_encoder),
+    aten._unsafe_view.default: eq(lambda x: aten._unsafe_view(x * 2, (N, 2, 2))),
+    aten.addmm.default: eq(lambda x: aten.addmm(c(D), x, c(D, D))),
+    aten.alias.default: eq(lambda x: aten.alias(x)),
+    aten.all.default: inv(lambda x: (x > -100).all()),
+    aten.all.dim: eq(lambda x: (x > 0).all(1)),
+    aten.amax.default: inv(lambda x: x.amax(0)),
+    aten.amin.default: inv(lambda x: x.amin(0)),
+    aten.any.default: inv(lambda x: (x > 0).any()),
+    aten.any.dim: eq(lambda x: (x > 0).any(1)),
+    aten.baddbmm.default: eq(lambda x: aten.baddbmm(c(1, 1, D), x[None], c(1, D, D))[0]),
+    aten.bmm.default: eq(lambda x: aten.bmm(x[None], c(1, D, D))[0]),
+    aten.cat.default: eq(lambda x: torch.cat([x, 2 * x], 1)),
+    aten.clone.default: eq(lambda x: x.clone()),
+    aten.convolution.default: eq(lambda x: aten.convolution(x[:, :, None], c(3, D, 1), c(3), [1], [0], [1], False,
+                                                            [0], 1)[:, :, 0]),
+    aten.copy_.default: eq(lambda x: torch.zeros(N, D, dtype=F64).copy_(x)),
+    aten.count_nonzero.dim_IntList: inv(lambda x: torch.count_nonzero(x > 0, dim=[0])),
+    aten.cummax.default: eq(lambda x: x.cummax(1)[0]),
+    aten.cummin.default: eq(lambda x: x.cummin(1)[0]),
+    aten.cumprod.default: eq(lambda x: x.cumprod(1)),
+    aten.cumsum.default: eq(lambda x: x.cumsum(1)),
+    aten.detach.default: eq(lambda x: x.detach()),
+    aten.embedding.default: eq(lambda x: aten.embedding(c(2, D), groups_of(x))),
+    aten.empty_like.default: eq(lambda x: torch.empty_like(x).zero_() + x),
+    aten.empty_strided.default: eq(lambda x: aten.empty_strided((N, D), (D, 1), dtype=F64).zero_() + x),
+    aten.eq.Tensor: eq(lambda x: x.eq(2 * x)),
+    aten.expand.default: eq(lambda x: x[:, :1].expand(N, D)),
+    aten.fill_.Scalar: eq(lambda x: x.clone().fill_(2.0) + x),
+    aten.full_like.default: eq(lambda x: torch.full_like(x, 3.0) + x),
+    aten.glu.default: eq(lambda x: aten.glu(x, 1)),
+    aten.index.Tensor: inv(lambda x: x[x[:, 0] > 0].sum(0)),
+    aten.index_add.default: inv(lambda x: torch.zeros(2, D, dtype=F64).index_add(0, groups_of(x), x)),
+    aten.index_add_.default: inv(lambda x: torch.zeros(2, D, dtype=F64).index_add_(0, groups_of(x), x)),
+    aten.index_reduce.default: inv(lambda x: aten.index_reduce(torch.zeros(2, D, dtype=F64), 0, groups_of(x), x,
+                                                               "amax", include_self=False)),
+    aten.index_reduce_.default: inv(lambda x: torch.zeros(2, D, dtype=F64).index_reduce_(0, groups_of(x), x, "amax",
+                                                                                         include_self=False)),
+    aten.index_select.default: eq(lambda x: x.index_select(1, torch.tensor([1, 0]))),
+    aten.lift_fresh.default: eq(lambda x: aten.lift_fresh(torch.ones(D, dtype=F64)) + x),
+    aten.lift_fresh_copy.default: eq(lambda x: aten.lift_fresh_copy(c(D)) + x),
+    aten.linalg_vector_norm.default: eq(lambda x: x.norm(dim=1)),
+    aten.logcumsumexp.default: eq(lambda x: x.logcumsumexp(1)),
+    aten.logsumexp.default: eq(lambda x: x.logsumexp(1)),
+    aten.masked_fill_.Scalar: eq(lambda x: x.clone().masked_fill_(x > 0, 0.0)),
+    aten.masked_fill_.Tensor: eq(lambda x: x.clone().masked_fill_(x > 0, torch.tensor(0.5, dtype=F64))),
+    aten.max.default: inv(lambda x: x.max()),
+    aten.max.dim: eq(lambda x: x.max(1)[0]),
+    aten.mean.default: inv(lambda x: x.mean()),
+    aten.mean.dim: eq(lambda x: x.mean(1)),
+    aten.min.default: inv(lambda x: x.min()),
+    aten.min.dim: eq(lambda x: x.min(1)[0]),
+    aten.mm.default: eq(lambda x: aten.mm(x, c(D, D))),
+    aten.mv.default: eq(lambda x: aten.mv(x, c(D))),
+    aten.nansum.default: inv(lambda x: x.nansum()),
+    aten.native_batch_norm.default: eq(
+        lambda x: aten.native_batch_norm(x, c(D), c(D), c(D).abs(), c(D).abs() + 1, False, 0.1, 1e-5)[0]),
+    aten.native_layer_norm.default: eq(lambda x: F.layer_norm(x, (D,))),
+    aten.ne.Tensor: eq(lambda x: x.ne(2 * x)),
+    aten.new_empty.default: eq(lambda x: x.new_empty((N, D)).zero_() + x),
+    aten.new_empty_strided.default: eq(lambda x: x.new_empty_strided((N, D), (D, 1)).zero_() + x),
+    aten.new_full.default: eq(lambda x: x.new_full((N, D), 1.5) + x),
+    aten.new_ones.default: eq(lambda x: x.new_ones((N, D)) + x),
+    aten.new_zeros.default: eq(lambda x: x.new_zeros((N, D)) + x),
+    aten.nonzero.default: inv(lambda x: x[torch.nonzero(x[:, 0] > 0)[:, 0]].sum(0)),
+    aten.ones_like.default: eq(lambda x: torch.ones_like(x) + x),
+    aten.permute.default: eq(lambda x: x[None].permute(1, 0, 2)[:, 0]),
+    aten.prod.default: inv(lambda x: x.prod()),
+    aten.prod.dim_int: eq(lambda x: x.prod(1)),
+    aten.scatter_add.default: inv(lambda x: torch.zeros(2, D, dtype=F64).scatter_add(
+        0, groups_of(x)[:, None].expand(N, D), x)),
+    aten.scatter_add_.default: inv(lambda x: torch.zeros(2, D, dtype=F64).scatter_add_(
+        0, groups_of(x)[:, None].expand(N, D), x)),
+    aten.scatter_reduce.two: inv(lambda x: torch.zeros(2, D, dtype=F64).scatter_reduce(
+        0, groups_of(x)[:, None].expand(N, D), x, "amax", include_self=False)),
+    aten.scatter_reduce_.two: inv(lambda x: torch.zeros(2, D, dtype=F64).scatter_reduce_(
+        0, groups_of(x)[:, None].expand(N, D), x, "amax", include_self=False)),
+    aten.select.int: eq(lambda x: x[:, 0]),
+    aten.slice.Tensor: eq(lambda x: x[:, 1:3]),
+    aten.sort.default: eq(lambda x: x.sort(1)[0]),
+    aten.sort.stable: eq(lambda x: torch.sort(x, dim=1, stable=True)[0]),
+    aten.split.Tensor: eq(lambda x: x.split(2, 1)[0]),
+    aten.split_with_sizes.default: eq(lambda x: x.split([1, 3], 1)[1]),
+    aten.squeeze.default: eq(lambda x: x[None].squeeze()),
+    aten.squeeze.dim: eq(lambda x: x[None].squeeze(0)),
+    aten.squeeze.dims: eq(lambda x: x[None].squeeze((0,))),
+    aten.std.correction: eq(lambda x: x.std(1)),
+    aten.std_mean.correction: eq(lambda x: torch.std_mean(x, 1)[0]),
+    aten.sum.default: inv(lambda x: x.sum()),
+    aten.sum.dim_IntList: eq(lambda x: x.sum(1)),
+    aten.t.default: eq(lambda x: aten.t(aten.t(x))),
+    aten.topk.default: eq(lambda x: x.topk(2, 1)[0]),
+    aten.transpose.int: eq(lambda x: x.transpose(0, 1).transpose(0, 1)),
+    aten.unbind.int: eq(lambda x: x.unbind(1)[0]),
+    aten.unsqueeze.default: eq(lambda x: x.unsqueeze(1)[:, 0]),
+    aten.var.correction: eq(lambda x: x.var(1)),
+    aten.var_mean.correction: eq(lambda x: torch.var_mean(x, 1)[0]),
+    aten.view.default: eq(lambda x: x.view(N, 2, 2)),
+    aten.zero_.default: eq(lambda x: x.clone().zero_() + x),
+    aten.zeros_like.default: eq(lambda x: torch.zeros_like(x) + x),
+}
+
+
+class SampleModule(torch.nn.Module):
+    """A sample as the module the prover proves."""
+
+    def __init__(self, sample: Sample):
+        super().__init__()
+        self.sample = sample
+
+    def forward(self, x):
+        return self.sample.fn(x)
