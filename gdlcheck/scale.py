@@ -34,13 +34,19 @@ def exponent(*arrays) -> int:
             continue
         a = np.asarray(a, dtype=np.float64)
         if a.size:
-            top = max(top, float(np.max(np.abs(a))))
+            # the two extremes rather than max(abs(a)): no temporary the size of a
+            top = max(top, float(a.max()), -float(a.min()))
     return math.frexp(top)[1] if top > 0 else 0
 
 
-def scaled(a, e: int) -> np.ndarray:
-    """``a * 2^-e``, exactly (float64)."""
-    return np.ldexp(np.asarray(a, dtype=np.float64), -e)
+def scaled(a, e: int, out: np.ndarray | None = None) -> np.ndarray:
+    """``a * 2^-e``, exactly (float64); into ``out`` when given (it may be ``a``)."""
+    a = np.asarray(a, dtype=np.float64)
+    if abs(e) <= 1022:
+        # a product by a normal power of two is exact, and numpy's multiply is several
+        # times faster than its ldexp
+        return np.multiply(a, math.ldexp(1.0, -e), out=out)
+    return np.ldexp(a, -e, out=out)
 
 
 def unscaled(x: float, e: int) -> float | None:
@@ -52,6 +58,14 @@ def unscaled(x: float, e: int) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def norm(a) -> float:
+    """The Frobenius norm of ``a`` (no overflow care: see :func:`frobenius_ratio`), summed by
+    numpy's own loop: ``np.linalg.norm`` calls BLAS, whose threads cost more than the sum
+    on a small or busy machine."""
+    a = np.asarray(a, dtype=np.float64).ravel()
+    return math.sqrt(float(np.einsum("i,i->", a, a)))
+
+
 def frobenius_ratio(a, b) -> float:
     """``|a|_F / |b|_F``, each norm computed on its array scaled by its own power of two.
 
@@ -59,10 +73,10 @@ def frobenius_ratio(a, b) -> float:
     subnormals); 0 when ``a`` is zero, inf when only ``b`` is.
     """
     ea, eb = exponent(a), exponent(b)
-    na = float(np.linalg.norm(scaled(a, ea)))
+    na = norm(scaled(a, ea) if ea else a)
     if na == 0:
         return 0.0
-    nb = float(np.linalg.norm(scaled(b, eb)))
+    nb = norm(scaled(b, eb) if eb else b)
     if nb == 0:
         return math.inf
     ratio = unscaled(na / nb, ea - eb)

@@ -107,3 +107,42 @@ def test_projecting_an_equivariant_matrix_returns_it_bit_for_bit():
     W = np.random.default_rng(5).standard_normal(d.dimension)[d.pattern] / 3.0
     P, dist = project(W, g)
     assert np.array_equal(P, W) and dist == 0.0
+
+
+def reference_projection(W, g):
+    """The projection as first written: orbit minimum and maximum by ``ufunc.at``, each mean
+    clipped into its orbit's range, an orbit of equal entries kept as it is."""
+    labels = derive(g).pattern.ravel()
+    counts = np.bincount(labels)
+    means = np.bincount(labels, weights=W.ravel()) / counts
+    low = np.full(counts.size, np.inf)
+    high = np.full(counts.size, -np.inf)
+    np.minimum.at(low, labels, W.ravel())
+    np.maximum.at(high, labels, W.ravel())
+    means = np.where(low == high, low, np.clip(means, low, high))
+    return means[labels].reshape(W.shape)
+
+
+# values a float mean rounds outside of: 0.1 three times sums to 0.30000000000000004, and
+# neighbouring floats average to one of them or past them
+NEAR = [0.1, np.nextafter(0.1, 1), np.nextafter(0.1, 0), 0.7, 1 / 3, np.nextafter(1 / 3, 1), -2.5, 1e-300]
+
+
+@given(st.sampled_from([groups.cyclic(3), groups.cyclic(6), groups.dihedral(5), groups.symmetric(4)]).flatmap(
+    lambda g: st.tuples(st.just(g), st.lists(st.sampled_from(NEAR) | st.floats(-4, 4), min_size=g.n ** 2,
+                                             max_size=g.n ** 2))))
+def test_the_one_pass_guard_gives_the_clipped_means_bit_for_bit(case):
+    g, values = case
+    W = np.array(values).reshape(g.n, g.n)
+    P, dist = project(W, g)
+    assert np.array_equal(P, reference_projection(W, g))
+    assert dist == pytest.approx(np.linalg.norm(W - P) / np.linalg.norm(W), rel=1e-12, abs=1e-300)
+
+
+def test_a_mean_that_rounds_past_its_orbit_is_pinned_to_the_orbit():
+    g = groups.cyclic(3)
+    W = np.full((3, 3), 0.1)            # (0.1 + 0.1 + 0.1) / 3 is 0.10000000000000002
+    W[0, 1] = W[1, 2] = W[2, 0] = np.nextafter(0.1, 1)
+    assert np.bincount(derive(g).pattern.ravel(), weights=W.ravel())[0] / 3 != 0.1
+    P, dist = project(W, g)
+    assert np.array_equal(P, W) and dist == 0.0

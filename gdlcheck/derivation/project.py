@@ -54,7 +54,7 @@ def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:
     if W.shape != (group.n, group.n):
         raise GroupError(f"matrix is {'x'.join(map(str, W.shape))} but the group acts on n = {group.n} points")
     d = derive(group)
-    labels = d.pattern.ravel()
+    labels = d.pattern.ravel().astype(np.intp)  # bincount and indexing cast int32 labels on every call
     # Scale-free: the orbit sums and the norms are taken of W scaled by a power of two
     # (exact), so neither 1e308 (sums overflow) nor 1e-320 (squares underflow) goes wrong.
     e = exponent(W)
@@ -62,17 +62,38 @@ def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:
     sums = np.bincount(labels, weights=flat, minlength=d.dimension)
     counts = np.bincount(labels, minlength=d.dimension)
     means = sums / counts
-    # An orbit whose entries are all equal keeps that value bit for bit (a float mean can
-    # move the last bit), so projecting an equivariant matrix returns it unchanged; every
-    # other mean stays within its orbit's range (so scaling back cannot overflow).
-    low = np.full(d.dimension, np.inf)
-    high = np.full(d.dimension, -np.inf)
-    np.minimum.at(low, labels, flat)
-    np.maximum.at(high, labels, flat)
-    means = np.where(low == high, low, np.clip(means, low, high))
-    Ps = means[labels].reshape(W.shape)
-    Ws = flat.reshape(W.shape)
-    dist = frobenius_ratio(Ws - Ps, Ws)
-    # entries equal to W's (equal orbits) come back bit for bit; W itself where nothing moved
-    P = np.where(Ps == Ws, W, np.ldexp(Ps, e))
+    Ps = means[labels]
+    D = flat - Ps
+    # A float mean can leave its orbit's range by the last bit: an orbit whose entries are
+    # all equal must keep that value bit for bit (so projecting an equivariant matrix
+    # returns it unchanged), and no mean may pass its orbit's extremes (so scaling back
+    # cannot overflow). The signs of W - P summed per orbit find both in one pass: the mean
+    # is below every entry (sum = count) or above every entry (sum = -count).
+    signs = np.sign(D)
+    tilt = np.bincount(labels, weights=signs, minlength=d.dimension)
+    outside = np.flatnonzero((np.abs(tilt) == counts) & (counts > 0))
+    if outside.size:
+        means[outside] = _extremes(labels, flat, outside, tilt[outside] > 0, d.dimension)
+        Ps = means[labels]
+        np.subtract(flat, Ps, out=D)
+        np.sign(D, out=signs)
+    dist = frobenius_ratio(D, flat)
+    # entries equal to W's (equal orbits, sign 0) come back bit for bit; W itself where
+    # nothing moved
+    P = scaled(Ps, -e, out=Ps).reshape(W.shape)
+    np.copyto(P, W, where=(signs == 0).reshape(W.shape))
     return P, dist
+
+
+def _extremes(labels: np.ndarray, flat: np.ndarray, orbits: np.ndarray, lowest: np.ndarray,
+              dimension: int) -> np.ndarray:
+    """The least entry of each orbit in ``orbits`` where ``lowest``, else its greatest (by one
+    sort of those orbits' entries and ``reduceat``, the few orbits a mean left)."""
+    wanted = np.zeros(dimension, dtype=bool)
+    wanted[orbits] = True
+    members = np.flatnonzero(wanted[labels])
+    members = members[np.argsort(labels[members], kind="stable")]
+    values = flat[members]
+    # one start per orbit, in increasing order as np.flatnonzero gave ``orbits``
+    starts = np.flatnonzero(np.r_[True, np.diff(labels[members]) != 0])
+    return np.where(lowest, np.minimum.reduceat(values, starts), np.maximum.reduceat(values, starts))
