@@ -22,6 +22,23 @@ def results_option(parser) -> None:
                              "which git ignores)")
 
 
+def torch_arguments(description: str, repeat: int):
+    """The options of a benchmark of torch code (``--repeat``, ``--threads``, ``--update-results``),
+    parsed; torch's threads set as asked."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    parser.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's)")
+    results_option(parser)
+    args = parser.parse_args()
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    return args
+
+
 def machine() -> str:
     import numpy
 
@@ -48,6 +65,22 @@ def timed(fn, repeat: int = 5, warmup: int = 1) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def paired(fa, fb, repeat: int, warmup: int = 1) -> tuple[float, float]:
+    """Medians of ``fa()`` and ``fb()``, run alternately after ``warmup`` calls of each."""
+    for _ in range(warmup):
+        fa()
+        fb()
+    ta, tb = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fa()
+        ta.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        fb()
+        tb.append(time.perf_counter() - start)
+    return statistics.median(ta), statistics.median(tb)
 
 
 def peak_memory(fn) -> int:

@@ -1,6 +1,6 @@
 """Deriving equivariant bases: gdlcheck's orbits against the methods written without thinking.
 
-    python benchmarks/bench_derive.py [--quick] [--cap 30]
+    python benchmarks/bench_derive.py [--quick] [--cap 10]
 
 For each case: the dimension, gdlcheck's time to the materialised int32 pattern
 (``derive(g, k, l).pattern``; median of several runs, in-process, warm), its peak memory and
@@ -209,7 +209,8 @@ def build_cases(quick: bool):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
-    parser.add_argument("--cap", type=float, default=30.0, help="seconds a naive method may take (estimated)")
+    parser.add_argument("--cap", type=float, default=10.0,
+                        help="seconds a naive method may take (estimated; 10 keeps the whole run within minutes)")
     results_option(parser)
     args = parser.parse_args()
     repeat = 3 if args.quick else 7

@@ -4,6 +4,7 @@ limit and the whole run under a memory cap.
     python fuzz/redteam.py --cases 300 --seed 0            # what CI runs (tests/test_redteam.py)
     python fuzz/redteam.py --cases 5000 --seed 7 --keep found/   # a longer run by hand
     python fuzz/redteam.py --surfaces new --cases 40       # only the surfaces of issue 23 (fuzz/surfaces.py)
+    python fuzz/redteam.py --surfaces checkpoints --cases 200   # only weights files (fuzz/checkpoints.py)
 
 Cases are drawn from a seeded generator: random files (CSV, TSV, text, JSON, .npy of every
 dtype and rank, YAML specs mutated from the samples) with hostile numbers and expressions,
@@ -236,8 +237,7 @@ def run_cli(args: list[str]) -> dict:
         problem = f"exit {result.exit_code}: {result.stderr[-300:]}"
     elif "Traceback" in result.stderr or "internal error" in result.stderr:
         problem = f"traceback: {result.stderr[-300:]}"
-    elif result.exit_code == 2 and (not result.stderr.startswith("gdlcheck: error: ")
-                                    or result.stderr.count("\n") != 1):
+    elif result.exit_code == 2 and not _one_error_line_each(result.stderr):
         problem = f"exit 2 without one error line: {result.stderr[-300:]!r}"
     elif result.exit_code != 2 and "gdlcheck: error" in result.stderr and "--format json" not in " ".join(args):
         problem = None   # several inputs may report an error and still exit 1
@@ -249,6 +249,14 @@ def run_cli(args: list[str]) -> dict:
         except ET.ParseError as err:
             problem = f"JUnit XML not well-formed: {err}"
     return {"exit": result.exit_code, "problem": problem}
+
+
+def _one_error_line_each(stderr: str) -> bool:
+    """One error line; or, for a weights file, one for each tensor it could not check."""
+    lines = stderr.splitlines(keepends=True)
+    if len(lines) == 1:
+        return stderr.startswith("gdlcheck: error: ") and stderr.endswith("\n")
+    return len(lines) > 1 and all(line.startswith("gdlcheck: error: ") and ": tensor " in line for line in lines)
 
 
 def run_graph_api(path: str) -> dict:
@@ -364,14 +372,19 @@ def main(argv=None) -> int:
     parser.add_argument("--case-seconds", type=float, default=60.0)
     parser.add_argument("--memory", type=int, default=4 << 30, help="address-space cap in bytes (whole run)")
     parser.add_argument("--keep", help="save each finding's files in this folder")
-    parser.add_argument("--surfaces", choices=("all", "classic", "new", "symbolic"), default="all",
+    parser.add_argument("--surfaces", choices=("all", "classic", "new", "symbolic", "checkpoints"), default="all",
                         help="classic: files, options and API values; new: the surfaces of fuzz/surfaces.py; "
-                             "all: both; symbolic: only its specs with free symbols")
+                             "all: both; symbolic: only its specs with free symbols; checkpoints: only weights "
+                             "files (fuzz/checkpoints.py)")
     options = parser.parse_args(argv)
     from surfaces import surface_case, symbolic_case
 
     if options.surfaces == "symbolic":
         surface_case = symbolic_case  # noqa: F811
+    if options.surfaces == "checkpoints":
+        from checkpoints import checkpoint_case
+
+        surface_case = checkpoint_case  # noqa: F811
     guard_fired = _watch_the_hang_guard()
     resource.setrlimit(resource.RLIMIT_AS, (options.memory, options.memory))
 
@@ -392,7 +405,8 @@ def main(argv=None) -> int:
             rng = random.Random(f"{options.seed}:{case}")
             folder = os.path.join(top, f"case{case}")
             os.makedirs(folder)
-            new = options.surfaces in ("new", "symbolic") or (options.surfaces == "all" and rng.random() < 0.3)
+            new = (options.surfaces in ("new", "symbolic", "checkpoints")
+                   or (options.surfaces == "all" and rng.random() < 0.3))
             api = not new and rng.random() < 0.25
             label = None
             surface = "api" if api else "command line"

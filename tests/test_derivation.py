@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gdlcheck import groups
-from gdlcheck.derivation import burnside_dimension, closed_form_pattern, derive, orbit_labels
+from gdlcheck.derivation import burnside_dimension, closed_form_pattern, derive, orbit_labels, project
 from gdlcheck.layers import Linear
 from gdlcheck.verification import verify_layer
 
@@ -129,3 +129,37 @@ def test_explain_lists_only_cells_of_each_orbit(name, n):
         assert len(cells) <= int(m.group(2))
         listed += 1
     assert listed >= 1
+
+
+@pytest.mark.parametrize(("name", "size"), [("cyclic", {"n": 9}), ("dihedral", {"n": 8}),
+                                            ("translations", {"shape": (3, 4)}), ("p4", {"shape": (5, 5)}),
+                                            ("p4m", {"shape": (4, 4)}), ("translations", {"shape": (2, 2, 3)})])
+def test_the_convolution_kernel_gives_every_entry_by_its_offset(name, size):
+    g = groups.build_group(name, **size)
+    d = derive(g)
+    kernel = d.convolution_kernel()
+    grid = g.shape or (g.n,)
+    assert kernel.shape == tuple(grid)
+    # W[i, j] depends on the offset (coord(i) - coord(j)) mod grid only, written here by numpy
+    coords = np.stack(np.unravel_index(np.arange(g.n), grid), axis=1)
+    offsets = (coords[:, None, :] - coords[None, :, :]) % np.array(grid)
+    assert np.array_equal(kernel[tuple(np.moveaxis(offsets, -1, 0))], d.pattern)
+
+
+def test_no_convolution_kernel_without_a_grid_form():
+    assert derive(groups.build_group("symmetric", n=5)).convolution_kernel() is None
+    assert derive(groups.build_group("cyclic", n=5), in_order=2, out_order=2).convolution_kernel() is None
+    assert derive(groups.build_group("generators", n=4, generators=["(0 1 2 3)"])).convolution_kernel() is None
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_orbit_means_are_the_projection(seed):
+    g = groups.build_group("dihedral", n=6)
+    d = derive(g)
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((6, 6, 2))  # two channels, projected one by one
+    means = d.orbit_means(W)
+    assert means.shape == (d.dimension, 2)
+    for c in range(2):
+        projected, _ = project(W[..., c], g)
+        np.testing.assert_allclose(means[d.pattern, c], projected, rtol=1e-12, atol=1e-12)

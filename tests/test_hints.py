@@ -152,3 +152,58 @@ def test_every_spec_error_with_a_key_path_has_its_line(run, tmp_path, yaml, says
     spec.write_text("symmetry: {group: cyclic, n: 3}\n" + yaml)
     result = run(["verify", spec])
     assert result.exit_code == 2 and says in result.stderr and "(line " in result.stderr, result.stderr
+
+
+# --------------------------------------------------------------------------- trained layers (issue 30, item 4)
+
+
+def _circulant(n: int = 8) -> np.ndarray:
+    i = np.arange(n)
+    return np.random.default_rng(0).standard_normal(n)[(i[:, None] - i[None, :]) % n]
+
+
+def _distance(W: np.ndarray) -> float:
+    """|W - P| / |W|, P the mean of each cyclic diagonal, by hand."""
+    n = len(W)
+    i = np.arange(n)
+    offsets = (i[:, None] - i[None, :]) % n
+    means = np.array([W[offsets == k].mean() for k in range(n)])
+    return float(np.linalg.norm(W - means[offsets]) / np.linalg.norm(W))
+
+
+def test_the_counterexample_is_the_worst_pair_not_the_first(run, tmp_path):
+    W = _circulant()
+    W[0, 1] += 1e-6      # early in row-major order, just over the tolerance
+    W[2, 4] += 0.01      # the real drift
+    np.save(tmp_path / "w.npy", W)
+    obj = json.loads(run(["verify", tmp_path / "w.npy", "-g", "cyclic", "--method", "exact",
+                          "--format", "json"]).stdout)
+    (check,) = obj["checks"]
+    witness = check["counterexample"]
+    # the shift compares W[i+1, j+1] with W[i, j]: the drift at (2, 4) shows at (1, 3) and at (2, 4)
+    assert tuple(witness["entry"]) in {(1, 3), (2, 4)}, witness
+    assert check["max_abs_error"] == pytest.approx(0.01, rel=1e-6)
+
+
+def test_a_drifted_layer_is_told_how_near_it_is(run, tmp_path):
+    W = _circulant() + 0.004 * np.random.default_rng(1).standard_normal((8, 8))
+    path = tmp_path / "drift.npy"
+    np.save(path, W)
+    obj = json.loads(run(["verify", path, "-g", "cyclic", "--format", "json"]).stdout)
+    d = _distance(W)
+    assert 1e-3 < d < 0.01
+    assert obj["hints"] == [f"near miss: {d * 100:.2g} % from the nearest equivariant matrix (relative distance "
+                            f"|W - P| / |W|); gdlcheck project {path} --group cyclic gives it"]
+    far = tmp_path / "far.npy"
+    np.save(far, _circulant() + 0.2 * np.random.default_rng(1).standard_normal((8, 8)))
+    assert "hints" not in json.loads(run(["verify", far, "-g", "cyclic", "--format", "json"]).stdout)
+
+
+def test_the_two_relative_errors_have_distinct_names(run, tmp_path, monkeypatch):
+    path = tmp_path / "drift.npy"
+    np.save(path, _circulant() + 0.004 * np.random.default_rng(1).standard_normal((8, 8)))
+    checks = json.loads(run(["verify", path, "-g", "cyclic", "--method", "both", "--format", "json"]).stdout)["checks"]
+    assert {c["method"]: c["relative_to"] for c in checks} == {"exact": "largest_weight", "numeric": "largest_output"}
+    monkeypatch.setenv("COLUMNS", "200")
+    text = run(["verify", path, "-g", "cyclic", "--method", "both"]).stdout
+    assert "relative: an exact row's deviation of the weights over the largest weight, a numeric row's deviation" in text

@@ -1,25 +1,29 @@
 """The prover is sound: whenever it says a layer commutes with a generator, the numeric law holds.
 
 Random layer trees of every kind (random sizes, weights, masks, tables, graphs) against
-catalogue groups and random generators: when the prover says holds, every trial holds to
-1e-10; when a trial finds a counterexample past 1e-6, the prover did not say holds.  And a
-rule broken on purpose is caught by the same search.
+catalogue groups and random generators: when the prover says holds, every trial holds by the
+project's own tolerance rule (a deviation of at most ``ROUNDING_ULPS`` ulps of the largest
+magnitude on the way is rounding, :func:`gdlcheck.verification.verdict.within_rounding`); when a
+trial finds a counterexample past 1e-6, the prover did not say holds.  And a rule broken on
+purpose is caught by the same search.
 """
 
 import json
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import HealthCheck, Phase, example, find, given, settings
 from hypothesis import strategies as st
 
 from gdlcheck import groups
 from gdlcheck.derivation import derive
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.layers import GCN, Attention, BuildContext, Conv, build_layer
+from gdlcheck.tolerances import ROUNDING
 from gdlcheck.verification import verify_layer
 from gdlcheck.verification.measure import default_law, trial_residuals
 from gdlcheck.verification.prove import prove
+from gdlcheck.verification.verdict import within_rounding
 
 # --------------------------------------------------------------------------- random groups and layer trees
 
@@ -142,9 +146,17 @@ def build(spec, group, d):
     return build_layer(spec, BuildContext(spec=None, n=group.n, channels=d, seed=0))
 
 
+def trial_residuals_of(layer, group, d, expect, trials=4):
+    return {r.generator: r for r in trial_residuals(layer, group, default_law(layer, expect), d, trials, seed=1)}
+
+
 def trial_errors(layer, group, d, expect, trials=4):
-    residuals = trial_residuals(layer, group, default_law(layer, expect), d, trials, seed=1)
-    return {r.generator: r.relative_error for r in residuals}
+    return {g: r.relative_error for g, r in trial_residuals_of(layer, group, d, expect, trials).items()}
+
+
+def rounding(residual) -> bool:
+    """The trial's deviation is rounding by the rule the verdict applies to a proved generator."""
+    return within_rounding(residual, ROUNDING["float64"])
 
 
 def unsound(case) -> bool:
@@ -164,8 +176,23 @@ def unsound(case) -> bool:
 # --------------------------------------------------------------------------- soundness
 
 
+# Found by a random run (issue 35): a GCN whose rows are each a scalar times one fixed vector,
+# then two layer norms and a sum pool, invariant under the cyclic group. Every step is
+# equivariant and the pool invariant, so holds is right; the trial's deviation is rounding: the
+# layer norm of a scalar times a fixed vector amplifies it, and the sum pool cancels the rows to
+# a small output, so it is large against the output (relative 7.4e-9) and tiny against the
+# magnitudes on the way, which is what the tolerance rule reads.
+LAYERNORM_ROUNDING = ([{"kind": "gcn", "adjacency": [[0.0, 1.0, 1.0, 1.0], [1.0, 0.0, 0.0, 0.0],
+                                                     [1.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]],
+                        "weight": [[-0.544, -0.316, 0.412]], "activation": "identity",
+                        "normalization": "symmetric", "graph": "input"},
+                       {"kind": "layernorm"}, {"kind": "layernorm"}, {"kind": "pool", "op": "sum"}],
+                      groups.build_group("cyclic", n=4), 1, "invariant")
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trees())
+@example(LAYERNORM_ROUNDING)
 def test_whenever_the_prover_says_holds_every_trial_holds(case):
     spec, group, d, expect = case
     try:
@@ -173,11 +200,11 @@ def test_whenever_the_prover_says_holds_every_trial_holds(case):
         proof = prove(layer, group, expect)
     except GdlcheckError:
         return  # a spec the builder refuses, or a pooled output checked as equivariant
-    errors = trial_errors(layer, group, d, expect)
+    residuals = trial_residuals_of(layer, group, d, expect)
     for g, proven in proof.proven.items():
         if proven:
-            assert errors[g] <= 1e-10, (g, errors[g], spec)
-        if errors[g] > 1e-6:
+            assert rounding(residuals[g]), (g, residuals[g], spec)
+        if residuals[g].relative_error > 1e-6:
             assert not proven, (g, spec)
 
 

@@ -40,3 +40,17 @@ def test_the_new_surfaces_run_finds_nothing():
     assert report["findings"] == [] and report["classes"] == {}, json.dumps(report["findings"], indent=1)
     assert result.returncode == 0 and report["cases"] == 40
     assert set(report["surfaces"]) == {"graph files", "nested combinators", "huge n", "names", "symbolic specs"}
+
+
+def test_the_checkpoints_run_finds_nothing():
+    # weights files alone (fuzz/checkpoints.py): .pt checkpoints of shared, self-holding and deep
+    # containers of every kind of tensor, damaged byte by byte; .safetensors headers and .npz
+    # members mutated
+    env = newcomer_env(OPENBLAS_NUM_THREADS="1")
+    result = subprocess.run([sys.executable, str(ROOT / "fuzz" / "redteam.py"), "--surfaces", "checkpoints",
+                             "--cases", "60", "--seed", "0", "--case-seconds", "60", "--memory", str(4 << 30)],
+                            capture_output=True, text=True, env=env, timeout=1800)
+    report = json.loads(result.stdout)
+    assert report["findings"] == [], json.dumps(report["findings"], indent=1)
+    assert result.returncode == 0 and report["surfaces"] == {"checkpoints": 60}
+    assert {"0", "1", "2"} <= set(report["exits"])   # the run reaches verdicts, not only refusals

@@ -51,17 +51,23 @@ def test_safetensors_rows_one_per_square_tensor_with_the_distance(run, tmp_path,
     result = run(["verify", path, "--group", "cyclic"])
     assert result.exit_code == 1, result.stderr
     rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line.endswith(tuple("0123456789"))}
-    assert rows["conv.weight"] == ["6", "x", "6", "PASS", "0"]
-    assert rows["mix.weight"][:4] == ["6", "x", "6", "FAIL"]
-    assert float(rows["mix.weight"][4]) == pytest.approx(cyclic_distance(trained["mix.weight"]), rel=1e-3)
-    assert "mix.bias" not in result.stdout and "head.weight" not in result.stdout
-    assert "2 tensors: 1 hold, 1 fail" in result.stdout
+    assert rows["conv.weight"] == ["6", "x", "6", "6", "PASS", "0"]
+    assert rows["mix.weight"][:5] == ["6", "x", "6", "6", "FAIL"]
+    assert float(rows["mix.weight"][5]) == pytest.approx(cyclic_distance(trained["mix.weight"]), rel=1e-3)
+    # without -n a vector is not judged (the bias of which points?), nor a 3 x 6 matrix: listed, with why
+    words = " ".join(result.stdout.split())
+    assert "mix.bias: a vector (n = 6): give the group's size (-n N) to check it as a bias on its points" in words
+    assert "head.weight: not on the points (3 x 6): check the model with --callable" in words
+    assert "4 tensors: 1 hold, 1 fail, 2 not judged" in result.stdout
 
 
 def test_json_lines_one_object_per_tensor(run, tmp_path, trained):
     path = tmp_path / "model.safetensors"
     safetensors.numpy.save_file(trained, str(path))
-    out = lines(run(["verify", path, "--group", "cyclic", "--format", "json"]).stdout)
+    listed = lines(run(["verify", path, "--group", "cyclic", "--format", "json"]).stdout)
+    assert {o["tensor"]: (o["role"], o["verdict"]) for o in listed if o["verdict"] == "not_judged"} == {
+        "head.weight": ("other", "not_judged"), "mix.bias": ("other", "not_judged")}
+    out = [o for o in listed if o["verdict"] != "not_judged"]
     assert [(o["tensor"], o["verdict"]) for o in out] == [("conv.weight", "holds"), ("mix.weight", "fails")]
     assert all(o["input"] == str(path) and o["shape"] == [N, N] and o["schema_version"] == 1 for o in out)
     assert out[0]["relative_distance"] == 0
@@ -86,7 +92,11 @@ def test_a_pt_checkpoint_nested_state_dict_and_tensor_globs(run, tmp_path, train
     assert verdicts == {"model.conv.weight": "holds", "model.mix.weight": "fails", "model.head.weight": "error"}
     assert result.stderr == f"gdlcheck: error: {path}: tensor model.head.weight is 3 x 6, not a square matrix\n"
     result = run(["verify", path, "--group", "cyclic", "--tensor", "model.mix.b*"])
-    assert result.exit_code == 2 and "--tensor 'model.mix.b*' matches no square 2-D tensor" in result.stderr
+    assert result.exit_code == 2 and "--tensor 'model.mix.b*' matches no tensor on the points" in result.stderr
+    # with the group's size the bias is judged as one: constant on the orbit of the shifts
+    out = lines(run(["verify", path, "--group", "cyclic", "-n", N, "--format", "json", "--tensor", "model.mix.b*"]).stdout)
+    assert [(o["tensor"], o["role"], o["verdict"], o["relative_distance"]) for o in out] == [
+        ("model.mix.bias", "bias", "holds", 0)]
 
 
 def test_a_glob_that_matches_nothing_names_what_the_file_holds(run, tmp_path, trained):
@@ -104,7 +114,8 @@ def test_npz_and_pth_are_read_the_same(run, tmp_path, trained):
     torch.save({k: torch.tensor(v) for k, v in trained.items()}, tmp_path / "w.pth")
     for name in ("w.npz", "w.pth"):
         out = lines(run(["verify", tmp_path / name, "--group", "cyclic", "--format", "json"]).stdout)
-        assert [(o["tensor"], o["verdict"]) for o in out] == [("conv.weight", "holds"), ("mix.weight", "fails")], name
+        assert [(o["tensor"], o["verdict"]) for o in out] == [("conv.weight", "holds"), ("mix.weight", "fails"),
+                                                              ("mix.bias", "not_judged"), ("head.weight", "not_judged")]
 
 
 def test_a_pickle_that_would_run_code_is_refused_and_never_runs(run, tmp_path):
@@ -160,7 +171,8 @@ def test_the_budget_of_one_tensor_is_a_row_the_others_still_checked(run, tmp_pat
     monkeypatch.setattr(weights, "MAX_MATRIX_ENTRIES", 20)
     result = run(["verify", path, "--group", "cyclic", "--format", "json"])
     verdicts = {o["tensor"]: o["verdict"] for o in lines(result.stdout)}
-    assert verdicts == {"small": "holds", "conv.weight": "error", "mix.weight": "error"}
+    assert verdicts == {"small": "holds", "conv.weight": "error", "mix.weight": "error", "mix.bias": "not_judged",
+                        "head.weight": "not_judged"}
     assert "tensor conv.weight is 6 x 6: 36 entries exceed the limit of 20" in result.stderr
 
 
@@ -204,7 +216,7 @@ def test_tensor_without_a_weights_file_is_refused(run, samples):
 def test_python_verify_weights_and_verify_of_a_single_tensor_file(tmp_path, trained):
     path = tmp_path / "w.safetensors"
     safetensors.numpy.save_file(trained, str(path))
-    checked = gdlcheck.verify_weights(path, "cyclic")
+    checked = [c for c in gdlcheck.verify_weights(path, "cyclic") if c.judged]
     assert [(c.name, c.verdict) for c in checked] == [("conv.weight", "holds"), ("mix.weight", "fails")]
     assert checked[1].distance == pytest.approx(cyclic_distance(trained["mix.weight"]), rel=1e-12)
     assert repr(checked[0]) == "<TensorChecked conv.weight holds: distance 0>"

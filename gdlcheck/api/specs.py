@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
+import numpy as np
+
 from gdlcheck import derivation
 from gdlcheck.api.groups import group_options
 from gdlcheck.api.options import allowed_folders, check_options, seed_of
@@ -18,6 +20,7 @@ from gdlcheck.sources import GroupOptions, matrix_job, resolve
 from gdlcheck.tolerances import TOL
 from gdlcheck.verification import Options, Verified, verify_layer
 from gdlcheck.verification.result import TensorChecked
+from gdlcheck.verification.tensors import BIAS, KERNEL, MATRIX, OTHER, bias_distance, check_kernel, role_of
 
 
 def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=None, generators=None,
@@ -103,48 +106,84 @@ def _run(job, label, expect, method, tol, trials, seed) -> Verified:
 def verify_weights(path, group=None, *, n: int | None = None, shape=None, generators=None, graph=None,
                    tensors=(), expect: str | None = None, method: str = "auto", tol: float = TOL, trials: int = 8,
                    seed: int | None = None) -> list[TensorChecked]:
-    """Check every square 2-D tensor of a trained weights file, or those ``tensors`` names
-    (``fnmatch`` globs), as the linear layer ``Y = W X`` (``gdlcheck verify model.safetensors``).
+    """Check the tensors of a trained weights file that act on the group's points
+    (``gdlcheck verify model.safetensors``), or those ``tensors`` names (``fnmatch`` globs).
 
     ``path`` is a ``.pt``/``.pth`` checkpoint (read with ``torch.load(weights_only=True)``:
     no code in it runs), a ``.safetensors`` file or an ``.npz`` archive.  ``group`` and the
     other options are :func:`verify`'s (``group`` may also be the command line's
-    :class:`GroupOptions`); ``n`` defaults to each tensor's size.
+    :class:`GroupOptions`).  A tensor is judged only as what it is
+    (:mod:`gdlcheck.verification.tensors`): with the group's size given (``n``, ``shape``, a graph,
+    generators or a built group), a square matrix of its ``n`` as the layer ``Y = W X``, a vector
+    of length ``n`` as a bias (constant on each orbit), a convolution kernel under the grid's
+    rotations and mirrors; everything else is listed as not on the points.  Without a size, each
+    square tensor is judged at its own n, and kernels under the group's kind.
 
     Returns
     -------
     list[TensorChecked]
-        one per tensor, in the file's order: ``name``, ``shape``, ``result`` (a
-        :class:`Verified`), ``distance`` (the relative distance ``|W - P| / |W|`` to the
-        nearest equivariant matrix, as ``project`` gives it), or ``error`` for a tensor that
-        cannot be checked (not square, past the budget of one matrix, not finite).
+        one per tensor, in the file's order: ``name``, ``shape``, ``role``, ``n`` (its own),
+        ``result`` (a :class:`Verified`) and ``distance`` (``|W - P| / |W|`` to the nearest
+        equivariant matrix or invariant vector), ``kernel`` for a kernel, ``why`` for one not
+        judged, or ``error`` for one that cannot be checked (past the budget, not finite).
 
     Raises
     ------
     GdlcheckError
-        for a file that cannot be read, a ``tensors`` glob that matches nothing, no square
-        tensor to check, or a selection past the budget of one file.
+        for a file that cannot be read, a ``tensors`` glob that matches nothing, no tensor to
+        judge, or a selection past the budget of one file.
     """
-    from gdlcheck.inputs.arrays import check_finite
-    from gdlcheck.inputs.weights import matrix_of, read_tensors, select
+    from gdlcheck.inputs.weights import read_tensors, select
 
     check_options(method, tol, trials, seed)
     opts = group if isinstance(group, GroupOptions) else group_options(group, n, shape, generators, graph)
     label = os.fspath(path)
     if not opts.given:
         raise GroupError(f"a weights file carries no symmetry: give {param('group', 'NAME')}", file=label)
-    checked = []
-    for tensor in select(read_tensors(label), tuple(tensors), label):
-        try:
+    sized = opts.group is not None or opts.n is not None or bool(opts.shape or opts.graph or opts.generators)
+    try:
+        fixed = opts.build() if sized else opts.build(n_default=3)   # unsized: only its generators' kinds
+    except GdlcheckError as err:
+        if sized:
+            raise err.located(file=label) from None
+        fixed = None
+    listed = read_tensors(label)
+    roles = {id(t): role_of(t.shape, fixed, sized) for t in listed}
+    chosen = select(listed, tuple(tensors), label, judged=lambda t: roles[id(t)].role != OTHER)
+    return [_check_tensor(label, t, roles[id(t)], fixed if sized else None, opts, t.name in tensors, expect, method,
+                          tol, trials, seed) for t in chosen]
+
+
+def _check_tensor(label, tensor, role, group, opts, named, expect, method, tol, trials, seed) -> TensorChecked:
+    """One tensor of a weights file judged as what it is (``group``: the group when sized)."""
+    from gdlcheck.inputs.arrays import check_finite
+    from gdlcheck.inputs.weights import matrix_of, values_of
+    from gdlcheck.layers import Linear
+    from gdlcheck.sources import Job
+
+    row = {"role": role.role, "n": role.n, "why": role.why}
+    try:
+        if role.role == MATRIX:
             W = check_finite(matrix_of(tensor, label), where=f"tensor {tensor.name}")
-            job = matrix_job(label, W, opts)
+            job = matrix_job(label, W, opts) if group is None else Job(input=label, layer=Linear(W), group=group)
             result = _run(job, f"{label}:{tensor.name}", expect, method, tol, trials, seed)
-            distance = derivation.project(W, result.group)[1]
-            checked.append(TensorChecked(label, tensor.name, tensor.shape, result, distance))
-        except GdlcheckError as err:
-            err.located(file=label)
-            checked.append(TensorChecked(label, tensor.name, tensor.shape, error=err))
-    return checked
+            return TensorChecked(label, tensor.name, tensor.shape, result, derivation.project(W, result.group)[1],
+                                 **row)
+        if role.role == BIAS:
+            b = check_finite(values_of(tensor, label), where=f"tensor {tensor.name}")
+            job = Job(input=label, layer=Linear(np.zeros((group.n, group.n)), b), group=group, kind="bias")
+            result = _run(job, f"{label}:{tensor.name}", "equivariant", method, tol, trials, seed)
+            return TensorChecked(label, tensor.name, tensor.shape, result, bias_distance(b, group), **row)
+        if role.role == KERNEL:
+            K = check_finite(values_of(tensor, label), where=f"tensor {tensor.name}")
+            kernel_group = group or opts.build(n_default=3)
+            return TensorChecked(label, tensor.name, tensor.shape, kernel=check_kernel(K, kernel_group, tol), **row)
+        if named:   # asked for by name: why it cannot be checked is an error (its values, or not a matrix)
+            matrix_of(tensor, label)
+        return TensorChecked(label, tensor.name, tensor.shape, **row)
+    except GdlcheckError as err:
+        err.located(file=label)
+        return TensorChecked(label, tensor.name, tensor.shape, error=err, **row)
 
 
 def _is_spec_text(source) -> bool:

@@ -72,8 +72,9 @@ from gdlcheck.tolerances import TOL
 @click.option("--allow-path", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
               help="A folder a spec's {file: ...} may read besides the spec's own; repeatable.")
 @click.option("--tensor", "tensors", multiple=True, metavar="NAME",
-              help="For a weights file (.pt .pth .safetensors .npz): check the tensor NAME, or the square 2-D "
-                   "tensors a glob such as 'encoder.*' matches; repeatable [default: every square 2-D tensor].")
+              help="For a weights file (.pt .pth .safetensors .npz): check the tensor NAME, or the tensors on the "
+                   "points a glob such as 'encoder.*' matches; repeatable [default: every tensor, each judged as what "
+                   "it is: a matrix, bias or kernel on the points, else listed as not on them].")
 def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, explain, plot, target,
             input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, allow, tensors):
     """Check that each INPUT (a spec or a matrix; - for standard input) commutes with a group.
@@ -108,11 +109,14 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
         check_plot(plot)
         if inputs == ("-",):
             stdin_data = sys.stdin.buffer.read()
-        matrix = api.input_matrix(inputs[0], stdin_data)  # a spec or a symbolic matrix is refused before any work
+        if len(tensors) > 1:
+            raise click.UsageError("--plot draws one matrix: give one --tensor NAME")
+        # a spec or a symbolic matrix is refused before any work
+        matrix = api.input_matrix(inputs[0], stdin_data, tensor=tensors[0] if tensors else None)
     codes, entries = [], []
     out = None if (fmt != "text" or quiet) else console()
     for path in inputs:
-        if target is None and api.is_weights_file(path) and not plot:
+        if target is None and api.is_weights_file(path):
             _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, out, codes, entries)
             continue
         try:
@@ -171,13 +175,15 @@ def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, 
         return
     for c in checked:
         label = f"{path}:{c.name}"
-        if c.result is None:
+        if c.error is not None:
             error_line(message(c.error))
             codes.append(EXIT_INPUT)
             entries.append((label, None, message(c.error)))
-        else:
+        elif c.result is not None:
             codes.append(_exit_code(c.result))
             entries.append((label, c.result, ()))
+        elif c.kernel is not None:   # a kernel judged by its conditions (no Verified): its code, no JUnit case
+            codes.append(EXIT_OK if c.kernel.passed else EXIT_FAIL)
         if fmt == "json" and not quiet:
             click.echo(dumps(c.to_json(message(c.error) if c.error is not None else None)))
     if out is not None:

@@ -158,7 +158,8 @@ def _cyclic(group, in_order, out_order):
         return None
     n = group.n
     return Derived(group=group, in_order=1, out_order=1, dimension=n, form="circulant",
-                   formula="W[i, j] = theta_((i - j) mod n)", name_of=_theta, label=lambda i, j: _offsets(i, j, n))
+                   formula="W[i, j] = theta_((i - j) mod n)", name_of=_theta, label=lambda i, j: _offsets(i, j, n),
+                   grid=(n,))
 
 
 def _dihedral(group, in_order, out_order):
@@ -171,7 +172,8 @@ def _dihedral(group, in_order, out_order):
         return np.minimum(k, (n - k) % n).astype(np.int32)
 
     return Derived(group=group, in_order=1, out_order=1, dimension=n // 2 + 1, form="symmetric circulant",
-                   formula="W[i, j] = theta_(min(k, n - k)), k = (i - j) mod n", name_of=_theta, label=label)
+                   formula="W[i, j] = theta_(min(k, n - k)), k = (i - j) mod n", name_of=_theta, label=label,
+                   grid=(n,))
 
 
 def _trivial(group, in_order, out_order):
@@ -226,7 +228,7 @@ def _translations(group, in_order, out_order):
                                                                                       "multilevel block circulant")
     return Derived(group=group, in_order=1, out_order=1, dimension=dimension, form=form,
                    formula=f"W[i, j] = theta_({axes}), point ({', '.join('abcdefgh'[:len(shape)])}) "
-                           f"= row-major index", name_of=name_of, label=label)
+                           f"= row-major index", name_of=name_of, label=label, grid=tuple(shape))
 
 
 def _rotations(group, in_order, out_order, reflections: bool = False):
@@ -237,7 +239,7 @@ def _rotations(group, in_order, out_order, reflections: bool = False):
     return Derived(group=group, in_order=1, out_order=1, dimension=dimension,
                    form=f"{group.family.name} group convolution",
                    formula=f"W[i, j] = w_k, k the orbit of the offset (a_i - a_j, b_i - b_j) under the {what}",
-                   name_of=lambda k: f"w_{k}", label=label)
+                   name_of=lambda k: f"w_{k}", label=label, grid=tuple(group.shape))
 
 
 # family -> its closed form (None where the orders have none); families not listed use the

@@ -69,6 +69,7 @@ class Derived(Shown):
     label: Callable[..., np.ndarray] | None = None  # closed form: index arrays -> orbit index
     partitions: list[str] | None = None  # symmetric group: the set partition of each orbit, by name ...
     blocks: list[tuple[int, ...]] | None = None  # ... and as the block of each index slot
+    grid: tuple[int, ...] | None = None  # a circular convolution on this grid shape (see convolution_kernel)
     channels_in: int = 1
     channels_out: int = 1
     notes: list[str] = field(default_factory=list)
@@ -112,6 +113,41 @@ class Derived(Shown):
         if self._pattern is None and self.label is not None:
             return np.broadcast_to(self.label(rows[:, None], cols[None, :]), (len(rows), len(cols)))
         return self.pattern[np.ix_(rows, cols)]
+
+    def convolution_kernel(self) -> np.ndarray | None:
+        """The orbit of each offset, where the form is a circular convolution on a grid; else None.
+
+        At order 1 -> 1 the forms of cyclic, dihedral, translations, p4 and p4m depend on the
+        offset ``(coord(i) - coord(j)) mod grid`` only: ``pattern[i, j] == kernel[offset]``, so
+        ``W x`` is the circular convolution of ``x`` with ``theta[kernel]``.  Column 0 (the point
+        at the origin) holds every offset once; the kernel has the grid's shape (``(n,)`` for
+        cyclic and dihedral) and costs ``n`` cells, never the pattern.
+        """
+        if self.grid is None:
+            return None
+        column = self.pattern_block(np.arange(self.n, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        return np.asarray(column[:, 0]).reshape(self.grid)
+
+    def orbit_means(self, values) -> np.ndarray:
+        """The mean of ``values`` over each orbit, for each trailing entry.
+
+        ``values`` has the pattern's shape followed by any trailing axes (channels); the result is
+        ``(dimension,) + trailing``.  The orbit indicators are an orthogonal basis of the
+        equivariant maps, so ``means[pattern]`` is the orthogonal projection of ``values`` onto
+        them (:func:`gdlcheck.project` at order 1 -> 1, channel by channel).
+        """
+        values = np.asarray(values, dtype=float)
+        pattern = self.pattern
+        if values.shape[:pattern.ndim] != pattern.shape:
+            raise GdlcheckError(f"values of shape {values.shape} do not start with the pattern's shape "
+                                f"{pattern.shape}")
+        trailing = values.shape[pattern.ndim:]
+        flat = values.reshape(pattern.size, -1)
+        labels = pattern.ravel()
+        counts = np.bincount(labels, minlength=self.dimension)
+        sums = np.stack([np.bincount(labels, weights=flat[:, e], minlength=self.dimension)
+                         for e in range(flat.shape[1])], axis=1)
+        return (sums / counts[:, None]).reshape((self.dimension,) + trailing)
 
     @property
     def parameters(self) -> list[str]:

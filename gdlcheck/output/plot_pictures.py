@@ -129,11 +129,8 @@ def offset_map(d) -> np.ndarray | None:
     only, so column ``j = 0`` (the point ``(0, 0)``) holds every offset once: entry ``(a, b)`` of
     the map is the orbit of offset ``(a, b)`` (mod the shape).  None for other groups and orders.
     """
-    shape = d.group.shape
-    if shape is None or len(shape) != 2 or (d.in_order, d.out_order) != (1, 1):
-        return None
-    column = d.pattern_block(np.arange(d.n, dtype=np.int64), np.zeros(1, dtype=np.int64))
-    return np.asarray(column, dtype=np.int64).reshape(shape)
+    kernel = d.convolution_kernel()
+    return None if kernel is None or kernel.ndim != 2 else np.asarray(kernel, dtype=np.int64)
 
 
 def derive_picture(d) -> Picture:

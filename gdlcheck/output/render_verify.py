@@ -26,7 +26,16 @@ from gdlcheck.output.render_parts import (
     group_line,
     short_generator,
 )
-from gdlcheck.output.words import constraint_lines, count_line, culprit_text, fact_text, undecided_lines, witness_text
+from gdlcheck.output.words import (
+    RELATIVE_LEGEND,
+    constraint_lines,
+    count_line,
+    culprit_text,
+    fact_text,
+    tensor_note,
+    undecided_lines,
+    witness_text,
+)
 
 
 def _fmt(x) -> str:
@@ -173,6 +182,9 @@ def _checks(checks, width: int, group: PermGroup | None = None):
     shown = _shown_checks(checks)
     rows = [_check_cells(c, group) for c in shown]
     rest = _rest_line(checks, shown)
+    kinds = {c.method == "numeric" for c in shown if c.relative_error is not None}
+    if len(kinds) == 2:   # one column, two measures: say which is which
+        rest = [Text(RELATIVE_LEGEND, style="dim"), *rest]
     # every column at its widest cell; between two columns a padding space on each side and the
     # box's (blank) rule, and a padding space at each edge
     need = sum(max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(_CHECK_HEADERS)) + 3 * 4 + 2
@@ -273,30 +285,44 @@ def render_weights(path: str, checked) -> ByWidth:
 
 
 def _weights(path: str, checked, width: int) -> RGroup:
-    group = next((c.result.group.describe() for c in checked if c.result is not None), None)
-    title = Text(f"{path}: {len(checked)} tensor(s)" + (f" against {group}" if group else ""), style="bold")
-    counts = [sum(1 for c in checked if c.result is not None and c.result.passed),
+    judged = [c for c in checked if c.result is not None]
+    group = next((c.result.group for c in judged), None)
+    against = ""
+    if group is not None:   # without a size each square tensor is checked at its own n
+        one_size = len({c.result.group.n for c in judged}) == 1
+        against = f" against {group.describe()}" if one_size else f" against {group.name}, each tensor at its own n"
+    title = Text(f"{path}: {len(checked)} tensor(s)" + against, style="bold")
+    counts = [sum(1 for c in checked if c.judged and c.verdict in ("holds", "holds_within_tolerance",
+                                                                   "holds_numerically")),
               sum(1 for c in checked if c.verdict == "fails"), sum(1 for c in checked if c.verdict == "inconclusive"),
-              sum(1 for c in checked if c.result is None)]
-    count = Text(count_line(len(checked), *counts).replace("input", "tensor"), style="bold")
+              sum(1 for c in checked if c.error is not None)]
+    not_judged = sum(1 for c in checked if c.verdict == "not_judged")
+    line = count_line(len(checked), *counts).replace("input", "tensor")
+    if not_judged:
+        line = (line + ", " if ":" in line else line + ": ") + f"{not_judged} not judged"
+    count = Text(line, style="bold")
     rows = []
     for c in checked:
-        word, style, _ = VERDICT_WORDS[c.verdict]
+        word, style = ("-", "dim") if c.verdict == "not_judged" else VERDICT_WORDS[c.verdict][:2]
         shape = " x ".join(map(str, c.shape))
         distance = "-" if c.distance is None else number_text(c.distance)
-        rows.append((Text(c.name), shape, Text(word, style=style), distance))
+        rows.append((Text(c.name), shape, "-" if c.n is None else str(c.n), Text(word, style=style), distance))
+    notes = [Text(f"{c.name}: {tensor_note(c)}", style="dim") for c in checked if tensor_note(c)]
+    if counts[3]:
+        notes.append(Text("ERROR: the tensor could not be checked (standard error says why)", style="dim"))
     if width < 60:  # one block per tensor
         lines: list = [title]
-        for name, shape, verdict, distance in rows:
+        for name, shape, n, verdict, distance in rows:
             lines.append(Text.assemble(verdict, "  ", name))
-            lines.append(Text(f"  {shape}, relative distance {distance}", style="dim"))
-        return RGroup(*lines, count)
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+            lines.append(Text(f"  {shape}, n = {n}, relative distance {distance}", style="dim"))
+        return RGroup(*lines, *notes, count)
+    # the title above the table, not in it: rich pads a table's title to the table's width
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     table.add_column("tensor", overflow="fold", min_width=12)
     table.add_column("shape", no_wrap=True)
+    table.add_column("n", justify="right", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
     table.add_column("distance to equivariant", justify="right", no_wrap=True)
     for row in rows:
         table.add_row(*row)
-    notes = [Text("ERROR: the tensor could not be checked (standard error says why)", style="dim")] if counts[3] else []
-    return RGroup(table, *notes, count)
+    return RGroup(title, table, *notes, count)

@@ -17,11 +17,13 @@ from gdlcheck.limits import MAX_CELLS, MAX_CSV_CELLS, MAX_JSON_CELLS
 from gdlcheck.output.proof import culprit_json, proof_json
 from gdlcheck.output.words import (
     DETAILS,
+    RELATIVE_TO,
     code_culprit_json,
     constraint_lines,
     counterexample,
     fact_text,
     json_float,
+    tensor_note,
     undecided_lines,
 )
 from gdlcheck.verification.result import Check, TensorChecked, Verified
@@ -61,6 +63,8 @@ def check_json(c: Check) -> dict:
     out = {"generator": c.generator, "method": c.method, "passed": c.passed,
            "max_abs_error": json_float(c.max_abs_error), "relative_error": json_float(c.relative_error),
            "counterexample": counterexample(c.witness)}
+    if c.relative_error is not None:   # the two relative errors are of different things: name which
+        out["relative_to"] = RELATIVE_TO[c.method == "numeric"]
     if c.exact is not None:
         out["exact"] = c.exact
     if c.trials is not None:
@@ -110,17 +114,31 @@ def error_json(input_name: str, message: str) -> dict:
 
 def tensor_json(checked: TensorChecked, message: str | None = None) -> dict:
     """``verify FILE --format json`` for one tensor of a weights file: ``verify``'s object with
-    ``"input"`` the file, ``"tensor"`` its name, ``"shape"`` and ``"relative_distance"``; an
+    ``"input"`` the file, ``"tensor"`` its name, ``"shape"``, ``"role"`` (matrix, bias, kernel,
+    other), ``"n"`` (its own) and ``"relative_distance"``; a kernel's object with its conditions as
+    ``"checks"``; ``"verdict": "not_judged"`` and a ``"note"`` for a tensor not on the points; an
     error's object for one that could not be checked (``message``: the error as the caller words it)."""
-    if checked.result is None:
-        out = error_json(checked.input, message or str(checked.error))
-    else:
-        out = verify_json(checked.result)
-        out["input"] = checked.input
-    out = {**{k: out[k] for k in ("schema_version", "input")}, "tensor": checked.name,
-           "shape": list(checked.shape), **out}
+    head = {"schema_version": SCHEMA_VERSION, "input": checked.input, "tensor": checked.name,
+            "shape": list(checked.shape), "role": checked.role, "n": checked.n}
+    if checked.error is not None:
+        return {**head, **{k: v for k, v in error_json(checked.input, message or str(checked.error)).items()
+                           if k not in head}}
+    note = tensor_note(checked)
     if checked.result is not None:
+        out = verify_json(checked.result)
+        out = {**head, **{k: v for k, v in out.items() if k not in head}}
         out["relative_distance"] = json_float(checked.distance)   # project's key
+    elif checked.kernel is not None:
+        kernel = checked.kernel
+        out = {**head, "passed": kernel.passed, "verdict": kernel.verdict,
+               "checks": [{"generator": c.role, "method": "exact", "passed": c.passed,
+                           "max_abs_error": json_float(c.max_abs_error), "relative_error": json_float(c.relative_error),
+                           "counterexample": None if c.index is None else {"index": list(c.index)}}
+                          for c in kernel.checks]}
+    else:
+        out = {**head, "passed": None, "verdict": checked.verdict}
+    if note is not None:
+        out["note"] = note
     return out
 
 

@@ -37,6 +37,13 @@ DETAILS = {
 
 UNSATISFIABLE = "no values of the symbols make it hold"
 
+# what a check's relative error is relative to (JSON "relative_to"), by whether it is a numeric trial
+RELATIVE_TO = {False: "largest_weight", True: "largest_output"}
+RELATIVE_LEGEND = ("relative: an exact row's deviation of the weights over the largest weight, a numeric row's "
+                   "deviation of f(gx) from g f(x) over the largest output")
+# a failing matrix closer than this (relative Frobenius distance) to the nearest equivariant one is a near miss
+NEAR_DISTANCE = 0.01
+
 
 # --------------------------------------------------------------------------- laws and witnesses
 
@@ -321,9 +328,12 @@ def failure_lines(result: Verified) -> list[str]:
 NEAR_MISS = 1e-4
 
 
-def near_miss_hint(result: Verified, tol_given: bool, project_command: str | None = None) -> str | None:
+def near_miss_hint(result: Verified, tol_given: bool, project_command: str | None = None,
+                   distance: float | None = None) -> str | None:
     """A failure by less than :data:`NEAR_MISS` (relative) under the default tolerance: suggest a
-    looser ``tol`` and, for a matrix, ``project_command`` (the command that ties its weights)."""
+    looser ``tol`` and, for a matrix, ``project_command`` (the command that ties its weights).
+    A matrix within :data:`NEAR_DISTANCE` of the nearest equivariant one (``distance``, relative
+    Frobenius): say how near, scaled to the distance, and how to get that matrix."""
     import math
 
     from gdlcheck.errors import param
@@ -332,15 +342,28 @@ def near_miss_hint(result: Verified, tol_given: bool, project_command: str | Non
     if result.verdict != "fails" or tol_given or not failing:
         return None
     errors = [c.relative_error for c in failing]
-    if any(e is None or not 0 < e < NEAR_MISS for e in errors):
-        return None
-    worst = max(errors)
-    looser = 10.0 ** math.ceil(math.log10(worst * 1.0001))
-    text = (f"near miss: every failing check is off by a relative {worst:.2g} at most, under {NEAR_MISS:g}; if "
-            f"that is rounding noise, loosen the tolerance ({param('tol', value=f'{looser:g}')})")
-    if project_command:
-        text += f" or replace the matrix by the nearest equivariant one ({project_command})"
-    return text
+    if all(e is not None and 0 < e < NEAR_MISS for e in errors):
+        worst = max(errors)
+        looser = 10.0 ** math.ceil(math.log10(worst * 1.0001))
+        text = (f"near miss: every failing check is off by a relative {worst:.2g} at most, under {NEAR_MISS:g}; if "
+                f"that is rounding noise, loosen the tolerance ({param('tol', value=f'{looser:g}')})")
+        if project_command:
+            text += f" or replace the matrix by the nearest equivariant one ({project_command})"
+        return text
+    matrix = getattr(result, "_matrix", None)
+    if distance is None and matrix is not None and matrix.dtype != object:
+        from gdlcheck.derivation import project
+
+        distance = project(matrix, result.group)[1]
+    if distance is not None and 0 < distance < NEAR_DISTANCE:
+        return (f"near miss: {distance_text(distance)} from the nearest equivariant matrix (relative distance "
+                "|W - P| / |W|)" + (f"; {project_command} gives it" if project_command else ""))
+    return None
+
+
+def distance_text(distance: float) -> str:
+    """A relative distance as a percentage with two significant digits: ``0.37 %``."""
+    return f"{distance * 100:.2g} %"
 
 
 def undecided_lines(result: Verified) -> list[str]:
@@ -362,3 +385,39 @@ def count_line(total: int, held: int, failed: int, inconclusive: int, unreadable
     parts = [(held, "hold"), (failed, "fail"), (inconclusive, "inconclusive"), (unreadable, "could not be read")]
     words = ", ".join(f"{count} {word}" for count, word in parts if count)
     return f"{total} input{'s' if total != 1 else ''}: {words}" if words else f"{total} inputs"
+
+
+def tensor_note(checked) -> str | None:
+    """Why a tensor of a weights file is not judged, or what a kernel's verdict leaves to the
+    model (a :class:`~gdlcheck.verification.result.TensorChecked`); None when there is nothing to say."""
+    from gdlcheck.verification.tensors import EVEN_KERNEL, KERNEL, KERNEL_GROUP, NO_SIZE, NOT_POINTS, OWN_N
+
+    size = f"n = {checked.n}" if checked.n is not None else " x ".join(map(str, checked.shape)) or "a scalar"
+    if checked.role == "matrix" and checked.verdict == "fails" and 0 < (checked.distance or 0) < NEAR_DISTANCE:
+        return (f"near miss: {distance_text(checked.distance)} from the nearest equivariant matrix; "
+                f"{project_command(checked)} gives it")
+    if checked.why == OWN_N and checked.verdict == "fails":
+        return (f"judged as a map on its own {checked.n} points; if it mixes features, give the group's size "
+                "(-n N) or check the model with --callable")
+    if checked.why == NOT_POINTS:
+        return f"not on the points ({size}): check the model with --callable"
+    if checked.why == NO_SIZE:
+        return f"a vector ({size}): give the group's size (-n N) to check it as a bias on its points"
+    if checked.why == EVEN_KERNEL:
+        return "a kernel without a centre (even or unequal sides): check the model with --callable"
+    if checked.why == KERNEL_GROUP:
+        return f"not on the points ({size}, a kernel for another group): check the model with --callable"
+    if checked.role == KERNEL and checked.kernel is not None and not checked.kernel.checks:
+        return ("a convolution commutes with the shifts whatever its kernel when its padding is circular (Theorem 1); "
+                "zero padding breaks it at the border: check the model with --callable")
+    return None
+
+
+
+def project_command(checked) -> str:
+    """The ``gdlcheck project`` command line that gives a weights file's tensor tied."""
+    import shlex
+
+    group = checked.result.group
+    size = ["--shape", "x".join(map(str, group.shape))] if group.shape else ["-n", str(group.n)]
+    return shlex.join(["gdlcheck", "project", checked.input, "--group", group.name, *size, "--tensor", checked.name])

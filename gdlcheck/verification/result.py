@@ -30,6 +30,7 @@ HOLDS_NUMERICALLY = "holds_numerically"           # only the numeric check appli
 FAILS = "fails"
 INCONCLUSIVE = "inconclusive"
 ERROR = "error"
+NOT_JUDGED = "not_judged"                         # a tensor of a weights file that is not a map on the points
 
 
 def generator_name(s: np.ndarray) -> str:
@@ -231,10 +232,24 @@ class TensorChecked(Serialised):
     result: Verified | None = None
     distance: float | None = None
     error: GdlcheckError | None = None
+    # what the tensor is (gdlcheck.verification.tensors: matrix, bias, kernel, other), its own n,
+    # why one is not judged, and a kernel's check (a KernelChecked) in place of ``result``
+    role: str = "matrix"
+    n: int | None = None
+    why: str | None = None
+    kernel: object | None = None
 
     @property
     def verdict(self) -> str:
-        return self.result.verdict if self.result is not None else ERROR
+        if self.result is not None:
+            return self.result.verdict
+        if self.kernel is not None:
+            return self.kernel.verdict
+        return NOT_JUDGED if self.error is None else ERROR
+
+    @property
+    def judged(self) -> bool:
+        return self.result is not None or self.kernel is not None
 
     def to_json(self, message: str | None = None) -> dict:
         """``verify FILE --format json`` for one tensor: ``verify``'s object with ``"input"`` the
@@ -243,5 +258,6 @@ class TensorChecked(Serialised):
         return presenter_of(self).json(self, message)
 
     def __repr__(self) -> str:
-        tail = f"distance {self.distance:.3g}" if self.result is not None else str(self.error)
+        tail = (f"distance {self.distance:.3g}" if self.result is not None
+                else str(self.error) if self.error is not None else self.why or self.verdict)
         return f"<TensorChecked {self.name} {self.verdict}: {tail}>"

@@ -22,9 +22,9 @@ def weight_residuals(W: np.ndarray, b, group: PermGroup, expect: str,
                      witness_tol: float) -> tuple[list[Residual], list]:
     """Compare the weights with their images under each generator.
 
-    ``witness_tol`` picks what a numeric witness shows: the first pair in row-major order
-    that deviates by more than ``witness_tol`` times the largest entry, else the largest
-    deviation.  Returns the residuals and, for symbolic weights, the differences ``left -
+    A numeric witness is the pair that deviates most (a trained layer's first pair over the
+    tolerance may be off by rounding where another is off by a real drift); ``witness_tol`` is
+    kept for the callers' signature.  Returns the residuals and, for symbolic weights, the differences ``left -
     right`` that are not zero (to solve for the symbols).
     """
     if W.shape[1] != group.n or (expect != "invariant" and W.shape[0] != group.n):
@@ -70,8 +70,7 @@ def _numeric_weights(W, b, s, expect, witness_tol) -> Residual:
     witness = None
     worst = dev
     if dev > 0:
-        beyond = diff > witness_tol * scale
-        i, j = np.unravel_index(int(np.argmax(beyond) if np.any(beyond) else np.argmax(diff)), W.shape)
+        i, j = np.unravel_index(int(np.argmax(diff)), W.shape)
         witness = WeightWitness((int(i), int(j)), _image_index(s, i, j, expect), float(W[i, j]), float(image[i, j]))
     if bvec is not None:
         bs = scaled(bvec, e)

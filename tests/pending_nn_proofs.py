@@ -1,0 +1,44 @@
+"""What verify_callable must say of every EquivariantLinear path once the prover has the rules.
+
+Not collected (its name does not start with ``test_``): run it by hand,
+``pytest tests/pending_nn_proofs.py``.  Today (issue 32) the symmetric group's paths from an
+order-1 input are proved (tests/test_nn.py); these are not:
+
+* the convolution path: no rule for the FFT (``aten._fft_r2c`` / ``aten._fft_c2r``), and a
+  ``conv1d`` with circular padding mixes neighbours, which the convolution rule refuses;
+* the gathered path: the weight ``theta[pattern]`` is a constant whose rows alone are not fixed
+  by ``P``; the product's rule asks ``P E = E`` where the form gives ``P W P^T = W``;
+* order-2 inputs: verify_callable has no action for an input that moves as pairs (``P X P^T``);
+  the symmetric group's path reads the input's diagonal (``aten.diagonal``, no rule).
+"""
+
+import pytest
+
+import gdlcheck
+from tests.test_nn import CASES, layer_of
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[2] == 1], ids=[c[0] for c in CASES if c[2] == 1])
+def test_every_path_from_an_order_1_input_is_proved(case):
+    _, make, k, l, c_in, c_out, _ = case
+    g = make()
+    options = {"points_axis": (0, 1)} if g.shape is not None and len(g.shape) > 1 else {}
+    shape = (tuple(g.shape) if options else (g.n,)) + (c_in,)
+    if l == 2:
+        options["outputs"] = "pairs:0,1"
+    if l == 0:
+        options["expect"] = "invariant"
+    obj = gdlcheck.verify_callable(layer_of(g, k, l, c_in, c_out), g, shape=shape, **options).to_json()
+    assert obj["verdict"] == "holds" and "proof" in obj
+    assert all(c["passed"] for c in obj["checks"] if c["method"] == "exact")
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[2] == 2], ids=[c[0] for c in CASES if c[2] == 2])
+def test_every_path_from_an_order_2_input_is_proved(case):
+    _, make, k, l, c_in, c_out, _ = case
+    g = make()
+    options = {"inputs": ["pairs"], "outputs": "pairs:0,1" if l == 2 else "points"}
+    obj = gdlcheck.verify_callable(layer_of(g, k, l, c_in, c_out), g, shape=(g.n, g.n, c_in), **options).to_json()
+    assert obj["verdict"] == "holds" and "proof" in obj
