@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from gdlcheck.api import find_symmetries as find_symmetries
     from gdlcheck.api import group as group
     from gdlcheck.api import inspect as inspect
+    from gdlcheck.api import measure as measure
     from gdlcheck.api import project as project
     from gdlcheck.api import verify as verify
     from gdlcheck.api import verify_callable as verify_callable
@@ -55,6 +56,7 @@ _LAZY = {
     "project": "gdlcheck.api",
     "inspect": "gdlcheck.api",
     "find_symmetries": "gdlcheck.api",
+    "measure": "gdlcheck.api",
     "assert_equivariant": "gdlcheck.testing",
     # how the inputs of code move (verify_callable's inputs=)
     "points": "gdlcheck.code.actions",
@@ -67,7 +69,7 @@ _LAZY = {
 _SUBMODULES = ("testing", "errors")
 
 __all__ = ["__version__", "group", "derive", "verify", "verify_callable", "verify_weights", "project", "inspect",
-           "find_symmetries",
+           "find_symmetries", "measure",
            "assert_equivariant", "points", "graph", "fixed", "edges", "unchanged", "testing", "errors"]
 
 

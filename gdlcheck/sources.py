@@ -15,7 +15,7 @@ import numpy as np
 from gdlcheck.code import graphs
 from gdlcheck.errors import GdlcheckError, GroupError, SpecError, param, spell
 from gdlcheck.groups import PermGroup, build_group, find_family
-from gdlcheck.inputs.arrays import check_finite, check_square
+from gdlcheck.inputs.arrays import check_finite, check_square, plain_array
 from gdlcheck.inputs.files import decode_text, read_bytes
 from gdlcheck.inputs.graph_files import load_graph_file
 from gdlcheck.inputs.matrices import SPEC_SUFFIXES, load_matrix
@@ -78,7 +78,7 @@ def graph_array(graph) -> np.ndarray:
     if isinstance(graph, (str, os.PathLike)):
         return load_graph(os.fspath(graph))
     try:
-        A = np.asarray(graph, dtype=np.float64)
+        A = np.asarray(plain_array(graph, "graph"), dtype=np.float64)
     except (TypeError, ValueError):
         raise GroupError("a graph is an adjacency matrix of numbers (or the path of a matrix file)") from None
     return check_finite(check_square(A, where="graph"), where="graph")

@@ -14,6 +14,7 @@ shows the test's line and the callable's own frames, none of gdlcheck's.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -31,7 +32,8 @@ def assert_equivariant(f: Callable[..., Any], group: PermGroup | str, shape: Sha
                        expect: str = "equivariant", trials: int = 8, tol: float | None = None, seed: int = 0, *,
                        dtype: str = "float64", graph: Any = None, inputs: Any = None, outputs: Any = None,
                        points_axis: Axes | None = None, batch_axes: Axes | None = None, method: str = "auto",
-                       name: str | None = None) -> Verified:
+                       name: str | None = None, weights: str | os.PathLike | None = None,
+                       example: Any = None) -> Verified:
     """Assert that ``f(P X) == P f(X)`` (``f(P X) == f(X)`` for ``expect="invariant"``).
 
     Parameters
@@ -40,8 +42,9 @@ def assert_equivariant(f: Callable[..., Any], group: PermGroup | str, shape: Sha
         the group's points (see :func:`gdlcheck.verify_callable`).
     group : a group from :func:`gdlcheck.group`, or a name (``n = shape[0]``).
     shape : ``(n, d)`` or any ``(n, ...)``.
-    expect, trials, tol, seed, dtype, graph, inputs, outputs, points_axis, batch_axes, method, name :
-        as :func:`gdlcheck.verify_callable` (keywords from ``dtype`` on).
+    expect, trials, tol, seed, dtype, graph, inputs, outputs, points_axis, batch_axes, method, name, weights, example :
+        as :func:`gdlcheck.verify_callable` (keywords from ``dtype`` on); ``example`` (the
+        test's own inputs, such as ``(x, edge_index)``) takes the place of ``shape``.
 
     Returns
     -------
@@ -60,7 +63,7 @@ def assert_equivariant(f: Callable[..., Any], group: PermGroup | str, shape: Sha
     try:
         result = verify_callable(f, group, shape=shape, expect=expect, trials=trials, tol=tol, seed=seed, dtype=dtype,
                                  graph=graph, inputs=inputs, outputs=outputs, points_axis=points_axis,
-                                 batch_axes=batch_axes, method=method, name=name)
+                                 batch_axes=batch_axes, method=method, name=name, weights=weights, example=example)
     except GdlcheckError as err:
         # raised again from this (hidden) frame: pytest shows the test's line and, as the cause, the
         # user's own exception with the user's frames, and none of gdlcheck's own in between

@@ -51,16 +51,28 @@ def python_blocks(text: str) -> list[str]:
     return re.findall(r"```python\n(.*?)```", text, flags=re.S)
 
 
-def exit_commands(text: str) -> list[tuple[bool, str, int]]:
+def exit_commands(text: str, printed: bool = False) -> list[tuple]:
     """``(in_samples, command, exit code)`` for each ``$ gdlcheck ...; echo "exit $?"`` line
-    followed by ``exit N``; ``in_samples`` when a ``$ cd samples`` came before it in its block."""
+    followed by ``exit N`` (after the lines it prints, if the box shows them); ``in_samples`` when
+    a ``$ cd samples`` came before it in its block.  ``printed``: each tuple ends with the lines
+    shown between the command and its exit line."""
     found = []
     for block in re.findall(r"^```\n(.*?)^```", text, flags=re.S | re.M):
         in_samples = False
-        for line, after in zip(block.splitlines(), block.splitlines()[1:] + [""]):
+        lines = block.splitlines()
+        for k, line in enumerate(lines):
             if line == "$ cd samples":
                 in_samples = True
             match = re.fullmatch(r"\$ (gdlcheck .*?); echo \"exit \$\?\"", line)
-            if match and re.fullmatch(r"exit \d+", after):
-                found.append((in_samples, match.group(1), int(after.split()[1])))
+            if not match:
+                continue
+            shown = []
+            for after in lines[k + 1:]:
+                if re.fullmatch(r"exit \d+", after):
+                    item = (in_samples, match.group(1), int(after.split()[1]))
+                    found.append((*item, shown) if printed else item)
+                    break
+                if after.startswith("$ "):
+                    break
+                shown.append(after)
     return found

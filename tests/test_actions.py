@@ -423,5 +423,5 @@ def test_callable_options_on_the_command_line(run, tmp_path, monkeypatch):
         result = run(base + args)
         assert result.exit_code == 2, (args, result.stdout)
         assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
-    assert "--points-axis, --batch-axes, --input and --output go with --callable" in \
+    assert "--points-axis, --batch-axes, --input, --output and --weights go with --callable" in \
         run(["verify", "x.yaml", "--points-axis", "1"]).stderr

@@ -169,8 +169,11 @@ def test_each_cause_fails_in_auto_past_the_trials_shortcut(name):
     """n x d = 640 x 8 > 4096: a proof alone would settle ``auto`` there; the trials must speak."""
     module, shape, axis, inputs = causes(640)[name]
     result = gdlcheck.verify_callable(seeded(module), "symmetric", shape=shape, points_axis=axis, inputs=inputs)
-    if name == "random":
-        assert result.verdict in ("inconclusive", "fails") and "random" in notes(result)
+    if name in ("random", "buffer", "counter"):
+        # a module that counts its calls gives another output on the same input (the trials call it
+        # for each generator and a random element, then once more): random, or failing, never holds
+        assert result.verdict in ("inconclusive", "fails"), notes(result)
+        assert name != "random" or "random" in notes(result)
     else:
         assert result.verdict == "fails", notes(result)
 

@@ -266,8 +266,12 @@ def _unsound(case) -> bool:
 
 def _search(monkeypatch_target, attribute, replacement):
     """A module the tracer wrongly proves once ``attribute`` of ``monkeypatch_target`` is replaced."""
+    from gdlcheck.code import prove
+
     patch = pytest.MonkeyPatch()
     patch.setattr(monkeypatch_target, attribute, replacement)
+    # the rules and the walk alone: the moved call's numeric cross-check would catch the mutant too
+    patch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)
     try:
         return find(modules(), _unsound, settings=settings(max_examples=2000, deadline=None, database=None,
                                                            suppress_health_check=list(HealthCheck)))

@@ -57,10 +57,13 @@ def test_commands_give_the_exit_codes_shown(page, tmp_path):
     # run in a copy of samples/, so what they write stays out of the clone
     copy = tmp_path / "samples"
     shutil.copytree(SAMPLES, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    for _, in_samples, command, code in [c for c in COMMANDS if c[0] == page]:
+    page_path = next(p for p in manual.PAGES if manual.name(p) == page)
+    for in_samples, command, code, shown in manual.exit_commands(examples_text(page_path), printed=True):
         out = subprocess.run(command, shell=True, cwd=copy if in_samples else ROOT, capture_output=True, text=True,
                              env=env(), timeout=300)
         assert out.returncode == code, (page, command, out.stderr)
+        # the box shows what the command prints (standard output, then standard error), nothing left out
+        assert (out.stdout + out.stderr).splitlines() == shown, (page, command)
 
 
 def test_the_readme_is_a_front_page_and_its_tour_is_tested():

@@ -229,8 +229,14 @@ def test_bad_inputs_are_layer_errors():
     layer = EquivariantLinear(g, 2, 2)
     with pytest.raises(GdlcheckError, match=r"expects an input of shape \(\*batch, 6, 2\), got \(5, 2\)"):
         layer(torch.randn(5, 2))
-    with pytest.raises(GdlcheckError, match="in_channels must be a positive integer"):
+    with pytest.raises(GdlcheckError, match="in_channels must be an integer of at least 1, got 0"):
         EquivariantLinear(g, 0, 2)
+    with pytest.raises(GdlcheckError, match="out_order must be an integer of at least 0, got 1.5"):
+        EquivariantLinear(g, 1, 1, out_order=1.5)
+    with pytest.raises(GdlcheckError, match="in_order must be between 0 and 4, got 5"):
+        EquivariantLinear(g, 1, 1, in_order=5)
+    with pytest.raises(GdlcheckError, match=r"bias has shape \(5,\), expected \(6,\)"):
+        EquivariantLinear.from_matrix(g, np.zeros((6, 6)), bias=np.zeros(5))
     with pytest.raises(GdlcheckError, match="group is a PermGroup"):
         EquivariantLinear("cyclic", 1, 1)
     with pytest.raises(GdlcheckError, match="matrix is 5x6, expected 6x6"):
@@ -286,3 +292,31 @@ def test_a_checkpoint_holds_the_parameters_alone():
     other.load_state_dict(layer.state_dict())
     x = torch.randn(3, 10, 2, dtype=torch.float64)
     assert torch.equal(other(x), layer(x))
+
+
+def test_gradients_are_those_of_weight_of_pattern(case):
+    g, k, l, c_in, c_out, _ = case
+    layer = layer_of(g, k, l, c_in, c_out, seed=4)
+    rng = np.random.default_rng(5)
+    x = torch.from_numpy(rng.standard_normal((2,) + (g.n,) * k + (c_in,)))
+    r = torch.from_numpy(rng.standard_normal((2,) + (g.n,) * l + (c_out,)))
+    (layer(x) * r).sum().backward()
+    # the same loss through the dense weight theta[pattern], by autograd
+    theta = layer.weight.detach().clone().requires_grad_(True)
+    pattern = torch.from_numpy(gdlcheck.derive(g, in_order=k, out_order=l).pattern.reshape(g.n**l, g.n**k).astype(np.int64))
+    W = theta[pattern].permute(0, 2, 1, 3).reshape(g.n**l * c_out, g.n**k * c_in)
+    (x.reshape(2, -1) @ W.T * r.reshape(2, -1)).sum().backward()
+    torch.testing.assert_close(layer.weight.grad, theta.grad, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(layer.bias.grad.sum(0), r.sum(dim=tuple(range(r.dim() - 1))), rtol=1e-10, atol=1e-12)
+
+
+def test_the_diagonal_of_an_order_2_output_is_written_exactly():
+    # orbit 0 of 1 -> 2 is "all three indices equal": y[i, i] = x[i], 0 elsewhere, even near the float32 limit
+    g = gdlcheck.group("symmetric", n=3)
+    layer = EquivariantLinear(g, 1, 1, in_order=1, out_order=2, bias=False)
+    with torch.no_grad():
+        layer.weight.zero_()
+        layer.weight[0] = 1.0
+    x = torch.tensor([[3e38], [1.0], [-2.5]])
+    y = layer(x)[..., 0]
+    assert torch.equal(y, torch.diag(x[:, 0]))

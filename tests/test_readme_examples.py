@@ -48,7 +48,9 @@ def test_python_example_runs(index, monkeypatch, capsys):
 
 def test_shell_examples_give_the_exit_codes_shown(run, monkeypatch):
     """In this process (click's runner): the exit codes are gdlcheck's, not the shell's."""
-    commands = re.findall(r"^\$ (gdlcheck .*?); echo \"exit \$\?\"\nexit (\d+)$", section(), flags=re.M)
+    # a box shows what a command prints between the command and its exit line
+    commands = re.findall(r"^\$ (gdlcheck .*?); echo \"exit \$\?\"\n(?:(?!\$ |exit ).*\n)*exit (\d+)$", section(),
+                          flags=re.M)
     assert len(commands) >= 3
     monkeypatch.chdir(SAMPLES)
     monkeypatch.setenv("NO_COLOR", "1")
@@ -78,6 +80,8 @@ VERBATIM = [
     ("gdlcheck verify --callable torchlayers:median_centred --input-shape 6x4 --group symmetric --method exact",
      "samples"),
     ("gdlcheck verify samples/checkpoint.npz --group cyclic", "."),
+    ("gdlcheck measure --callable leaky_deepsets.py:LeakyDeepSets --weights leaky-deepsets.safetensors --data "
+     "sets.npy --group symmetric", "samples"),
 ]
 
 

@@ -7,12 +7,13 @@ import pytest
 import gdlcheck
 import gdlcheck.api  # noqa: F401  (registers the presenters)
 from gdlcheck import derivation, shown
+from gdlcheck.code.layerwise import Measured
 from gdlcheck.derivation import Derived, Projected
 from gdlcheck.inspection import Inspected
 from gdlcheck.output import report
 from gdlcheck.symmetries import Found
 from gdlcheck.verification import Check, Verified
-from gdlcheck.verification.result import TensorChecked
+from gdlcheck.verification.result import TensorChecked, TensorsChecked
 from tests.conftest import SAMPLES
 
 
@@ -24,7 +25,7 @@ def _subclasses(cls):
 
 def test_every_record_that_shows_itself_has_a_presenter():
     records = {cls for cls in _subclasses(shown.Serialised) if cls.__module__.startswith("gdlcheck.")} - {shown.Shown}
-    assert records == {Verified, Check, TensorChecked, Derived, Projected, Inspected, Found}
+    assert records == {Verified, Check, TensorChecked, TensorsChecked, Derived, Projected, Inspected, Found, Measured}
     for cls in records:
         p = shown._PRESENTERS[cls]
         # a result with a report has its text and HTML; only records that draw have a figure
@@ -42,7 +43,8 @@ def test_the_api_returns_the_layers_own_records():
     assert type(gdlcheck.project(W, g)) is Projected
     assert type(gdlcheck.find_symmetries(W)) is Found
     assert type(gdlcheck.inspect(SAMPLES / "gcn.yaml")) is Inspected
-    assert {type(t) for t in gdlcheck.verify_weights(SAMPLES / "checkpoint.npz", "cyclic")} == {TensorChecked}
+    checked = gdlcheck.verify_weights(SAMPLES / "checkpoint.npz", "cyclic")
+    assert type(checked) is TensorsChecked and {type(t) for t in checked} == {TensorChecked}
     assert gdlcheck.api.Verified is Verified and gdlcheck.api.Derived is Derived
 
 
@@ -73,3 +75,17 @@ def test_a_record_output_does_not_show_says_so_and_a_subclass_shows_as_its_base(
     found = gdlcheck.find_symmetries(np.ones((3, 3)))
     local = Local(**{k: getattr(found, k) for k in ("group", "colours", "contains", "tol")})
     assert local.to_json("m") == found.to_json("m")
+
+
+def test_a_list_of_checked_tensors_and_a_projection_show_themselves(tmp_path):
+    checked = gdlcheck.verify_weights(SAMPLES / "checkpoint.npz", "cyclic", n=8)
+    text = checked.report()
+    assert "4 tensors: 2 hold, 1 fail, 1 not judged" in text and "mix.weight" in text
+    assert "<table" in checked._repr_html_() or "<pre" in checked._repr_html_()
+    assert checked.to_json() == [c.to_json() for c in checked]
+    pytest.importorskip("matplotlib")
+    W = np.load(SAMPLES / "trained.npy")
+    figure = gdlcheck.project(W, "cyclic").plot()
+    assert len(figure.axes) >= 3   # the matrix, its projection and where they differ
+    figure.savefig(tmp_path / "p.png")
+    assert (tmp_path / "p.png").stat().st_size > 0

@@ -108,7 +108,8 @@ def test_numeric_only_method_reports_trials_and_seed():
     W = np.random.default_rng(3).standard_normal((5, 5))
     r = verify_layer(Linear(W), groups.cyclic(5), options=Options(method="numeric", trials=3, seed=11))
     assert not r.passed
-    (check,) = r.checks
+    check, element = r.checks   # the generator, and a uniformly random element of the group
+    assert element.method == "numeric" and element.generator != check.generator
     assert check.method == "numeric" and check.trials == 3
     assert check.witness.seed == 11 and 0 <= check.witness.trial < 3
 

@@ -23,6 +23,7 @@ One module per job, each name re-exported here:
 * :mod:`~gdlcheck.api.forms`: ``derive`` and ``project``;
 * :mod:`~gdlcheck.api.specs`: ``verify`` of a spec or matrix, ``verify_weights`` of a weights file;
 * :mod:`~gdlcheck.api.callables`: ``verify_callable`` of code (and the command line's ``--callable``);
+* :mod:`~gdlcheck.api.measuring`: ``measure``, a model's equivariance layer by layer on data;
 * :mod:`~gdlcheck.api.examine`: ``inspect``, ``find_symmetries``, the matrix ``--plot`` draws;
 * :mod:`~gdlcheck.api.reference`: the catalogues' names, the layer kinds, the spec schema;
 * :mod:`~gdlcheck.api.options`: the checks of the options the calls share.
@@ -38,6 +39,8 @@ from gdlcheck.api.examine import find_symmetries, inspect
 from gdlcheck.api.examine import input_matrix as input_matrix
 from gdlcheck.api.forms import derive, project
 from gdlcheck.api.groups import group
+from gdlcheck.api.measuring import measure
+from gdlcheck.api.measuring import measure_target as measure_target
 from gdlcheck.api.reference import group_names as group_names
 from gdlcheck.api.reference import kind as kind
 from gdlcheck.api.reference import kinds as kinds
@@ -45,6 +48,7 @@ from gdlcheck.api.reference import spec_schema as spec_schema
 from gdlcheck.api.specs import verify, verify_weights
 from gdlcheck.api.specs import verify_input as verify_input
 from gdlcheck.code.actions import edges, fixed, graph, points, unchanged
+from gdlcheck.code.layerwise import Measured as Measured
 from gdlcheck.derivation import Derived
 from gdlcheck.derivation import Projected as Projected
 from gdlcheck.errors import CallableError, GdlcheckError
@@ -61,6 +65,6 @@ from gdlcheck.verification.result import TensorChecked as TensorChecked
 register_presenters()
 
 __all__ = ["group", "derive", "verify", "verify_callable", "verify_weights", "is_weights_file", "project", "inspect",
-           "find_symmetries", "Derived",
+           "find_symmetries", "measure", "Derived",
            "Verified", "PermGroup", "GroupOptions", "GdlcheckError", "CallableError", "FAMILIES", "points", "graph",
            "fixed", "edges", "unchanged"]

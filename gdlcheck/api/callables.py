@@ -9,6 +9,7 @@ moves, and the hint of float32 rounding.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -33,6 +34,7 @@ from gdlcheck.code.loading import (
     parse_input_shape,
     points_axes,
 )
+from gdlcheck.code.trained import describe_example, load_weights
 from gdlcheck.code.user_code import CallableLayer
 from gdlcheck.errors import CallableError, GroupError, param
 from gdlcheck.groups import PermGroup, find_family
@@ -50,7 +52,8 @@ def verify_callable(f: Callable[..., Any], group: PermGroup | str, shape: Shape 
                     expect: str = "equivariant", trials: int = 8, tol: float | None = None, seed: int = 0, *,
                     dtype: str = "float64", graph: Any = None, inputs: Any = None, outputs: Any = None,
                     points_axis: Axes | None = None, batch_axes: Axes | None = None, adjacency: Any = None,
-                    method: str = "auto", name: str | None = None) -> Verified:
+                    method: str = "auto", name: str | None = None, weights: str | os.PathLike | None = None,
+                    example: Any = None) -> Verified:
     """Check that a Python callable commutes with a group: ``f(P X) == P f(X)``.
 
     Parameters
@@ -93,6 +96,15 @@ def verify_callable(f: Callable[..., Any], group: PermGroup | str, shape: Shape 
         trials only), ``"both"``, or ``"exact"`` (a proof only: a ``torch.nn.Module`` made of
         standard operations is proved from the call it runs; other code, or a module whose
         proof stops, is ``inconclusive``).
+    weights : the path of a trained ``state_dict`` (``.pt``/``.pth``, read with
+        ``torch.load(weights_only=True)``; ``.safetensors``; ``.npz``) loaded into a copy of the
+        module ``f`` before the check (names and shapes must fit; a ``model.`` or ``module.``
+        prefix is taken off).
+    example : the user's own inputs in place of ``shape`` and ``inputs``: a tuple of positional
+        values (``(x, edge_index)``), a dict of keyword values, or one array.  The first
+        floating array moves with the points (its shape is the input's), an integer ``(2, E)``
+        array is an ``edge_index`` relabelled with them, anything else is passed unchanged;
+        described values (:func:`gdlcheck.graph`, ...) are taken as they are.
 
     Returns
     -------
@@ -121,19 +133,27 @@ def verify_callable(f: Callable[..., Any], group: PermGroup | str, shape: Shape 
     if graph is not None and adjacency is not None:
         raise CallableError(f"give {param('graph')} or its older name adjacency, not both")
     graph_value = graph if graph is not None else adjacency
+    if example is not None:
+        if shape is not None or inputs is not None:
+            raise CallableError(f"give {param('example')} (the inputs themselves) or {param('shape')} and "
+                                f"{param('inputs')}, not both")
+        inputs, shape = describe_example(example)
     dims = parse_input_shape(shape) if shape is not None else None
     label = name or callable_name(f)
     g, dims, axes = _callable_group(group, dims, points_axis, batch_axes, graph_value)
     with running_code(label) as run:
         return _verify_built(f, g, dims, axes, label, run, expect=expect, trials=trials, tol=tol, seed=seed,
                              dtype=dtype, graph_value=graph_value, inputs=inputs, outputs=outputs,
-                             points_axis=points_axis, batch_axes=batch_axes, method=method)
+                             points_axis=points_axis, batch_axes=batch_axes, method=method, weights=weights)
 
 
 def _verify_built(f, g, dims, axes, label, run, *, expect, trials, tol, seed, dtype, graph_value, inputs, outputs,
-                  points_axis, batch_axes, method) -> Verified:
-    """The callable built (inside the boundary around the user's code) and checked."""
+                  points_axis, batch_axes, method, weights=None) -> Verified:
+    """The callable built (inside the boundary around the user's code), its trained weights
+    loaded, and checked."""
     f = run.subject = build_callable(f, label)
+    if weights is not None:
+        f = run.subject = load_weights(f, os.fspath(weights))
     if torch_bridge.is_torch_module(f):
         torch_bridge.check_size(f)   # before anything walks the module tree (the walks recurse)
     layout_notes = check_layout(f, dims, axes, explicit=points_axis is not None or batch_axes is not None)
@@ -186,23 +206,8 @@ def _rounding(layer, dtype: str) -> dict:
     ulps of that dtype, of the largest magnitude on the way -- the trials' inputs and outputs,
     and a module's parameters and buffers (a bias of 1e7 that cancels in the output still
     rounds at 1e7); float32 inside a float64 check is float32 rounding, not a wrong rule."""
-    return {"rounding": ROUNDING[dtype], "magnitude": _largest_parameter(layer),
+    return {"rounding": ROUNDING[dtype], "magnitude": torch_bridge.largest_entry(layer.f) if layer.is_torch else 0.0,
             "lower_rounding": ROUNDING["float32"] if dtype == "float64" else None}
-
-
-def _largest_parameter(layer) -> float:
-    """The largest finite ``|entry|`` of a torch module's floating parameters and buffers (0 for
-    other code)."""
-    if not layer.is_torch:
-        return 0.0
-    largest = 0.0
-    for tensor in (*layer.f.parameters(), *layer.f.buffers()):
-        if tensor.is_floating_point() and tensor.numel() and tensor.device.type != "meta":
-            values = tensor.detach().abs()
-            values = values[values.isfinite()]
-            if values.numel():
-                largest = max(largest, float(values.max()))
-    return largest
 
 
 def _fixed_inputs_moved(layer, g: PermGroup, checks) -> list[Fact]:
@@ -270,8 +275,9 @@ def _float32_level(result, dtype: str, tol: float):
 def verify_target(target: str, group_options: GroupOptions, input_shape, *, expect: str | None = None,
                   dtype: str | None = None, method: str = "auto", tol: float | None = None, trials: int = 8,
                   seed: int | None = None, folder: str | None = None, points_axis=None, batch_axes=None,
-                  inputs=None, outputs=None) -> Verified:
-    """``gdlcheck verify --callable module:attr --input-shape NxD``: import, build and verify.
+                  inputs=None, outputs=None, weights=None) -> Verified:
+    """``gdlcheck verify --callable module:attr --input-shape NxD``: import, build and verify
+    (``weights``: ``--weights FILE``, a state_dict loaded into the module first).
 
     ``module`` is imported from ``folder`` (default: the current folder) or the installed
     packages; ``n`` of the group defaults to the input's points.  ``--graph FILE`` (in
@@ -302,7 +308,7 @@ def verify_target(target: str, group_options: GroupOptions, input_shape, *, expe
     return verify_callable(f, g, shape=dims, expect=expect or "equivariant", trials=trials, tol=tol,
                            seed=seed or 0, dtype=dtype or "float64", method=method, name=target, graph=A,
                            points_axis=points_axis, batch_axes=batch_axes, inputs=_named(inputs, "input"),
-                           outputs=_named(outputs, "output"))
+                           outputs=_named(outputs, "output"), weights=weights)
 
 
 def _kind_of(item: str) -> str:

@@ -63,4 +63,4 @@ def project(matrix, group=None, *, n: int | None = None, shape=None, generators=
         raise GdlcheckError(f"matrix is {W.shape[0]} x {W.shape[0]} but the group acts on n = {g.n} points",
                             file=label)
     P, distance = derivation.project(W, g)
-    return Projected(P, distance, g)
+    return Projected(P, distance, g, _input=W, _label=label)

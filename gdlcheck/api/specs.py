@@ -19,7 +19,7 @@ from gdlcheck.inputs.spec import dump_yaml, is_spec_text
 from gdlcheck.sources import GroupOptions, matrix_job, resolve
 from gdlcheck.tolerances import TOL
 from gdlcheck.verification import Options, Verified, verify_layer
-from gdlcheck.verification.result import TensorChecked
+from gdlcheck.verification.result import TensorChecked, TensorsChecked
 from gdlcheck.verification.tensors import BIAS, KERNEL, MATRIX, OTHER, bias_distance, check_kernel, role_of
 
 
@@ -105,7 +105,7 @@ def _run(job, label, expect, method, tol, trials, seed) -> Verified:
 
 def verify_weights(path, group=None, *, n: int | None = None, shape=None, generators=None, graph=None,
                    tensors=(), expect: str | None = None, method: str = "auto", tol: float = TOL, trials: int = 8,
-                   seed: int | None = None) -> list[TensorChecked]:
+                   seed: int | None = None) -> TensorsChecked:
     """Check the tensors of a trained weights file that act on the group's points
     (``gdlcheck verify model.safetensors``), or those ``tensors`` names (``fnmatch`` globs).
 
@@ -121,8 +121,9 @@ def verify_weights(path, group=None, *, n: int | None = None, shape=None, genera
 
     Returns
     -------
-    list[TensorChecked]
-        one per tensor, in the file's order: ``name``, ``shape``, ``role``, ``n`` (its own),
+    TensorsChecked
+        a list of :class:`TensorChecked` (shown as ``verify FILE`` prints it: ``report()``, and
+        in a notebook), one per tensor, in the file's order: ``name``, ``shape``, ``role``, ``n`` (its own),
         ``result`` (a :class:`Verified`) and ``distance`` (``|W - P| / |W|`` to the nearest
         equivariant matrix or invariant vector), ``kernel`` for a kernel, ``why`` for one not
         judged, or ``error`` for one that cannot be checked (past the budget, not finite).
@@ -150,8 +151,8 @@ def verify_weights(path, group=None, *, n: int | None = None, shape=None, genera
     listed = read_tensors(label)
     roles = {id(t): role_of(t.shape, fixed, sized) for t in listed}
     chosen = select(listed, tuple(tensors), label, judged=lambda t: roles[id(t)].role != OTHER)
-    return [_check_tensor(label, t, roles[id(t)], fixed if sized else None, opts, t.name in tensors, expect, method,
-                          tol, trials, seed) for t in chosen]
+    return TensorsChecked(_check_tensor(label, t, roles[id(t)], fixed if sized else None, opts, t.name in tensors,
+                                        expect, method, tol, trials, seed) for t in chosen)
 
 
 def _check_tensor(label, tensor, role, group, opts, named, expect, method, tol, trials, seed) -> TensorChecked:

@@ -146,9 +146,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from gdlcheck.cli import derive, groups, inspection, kinds, project, symmetries, verify
+    from gdlcheck.cli import derive, groups, inspection, kinds, measure, project, symmetries, verify
 
-    for module in (verify, derive, project, inspection, groups, symmetries, kinds):
+    for module in (verify, derive, project, inspection, groups, symmetries, measure, kinds):
         cli.add_command(module.command)
     cli.add_command(kinds.schema_command)
 

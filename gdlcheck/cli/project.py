@@ -73,7 +73,10 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot, tenso
         else:
             check_output_cells(int(P.size), "csv", "matrix")
             write_text("".join(",".join(repr(float(x)) for x in row) + "\n" for row in P.tolist()), output)
-        click.echo(f"relative distance: {dist!r}", err=True)
+        from gdlcheck.output.render_matrices import number_text
+
+        # a line for people beside the file (JSON has the number with every digit)
+        click.echo(f"relative distance: {number_text(dist)}", err=True)
     elif fmt == "json":
         write_text(dumps(projected.to_json(matrix)) + "\n", output)
     else:

@@ -69,6 +69,9 @@ from gdlcheck.tolerances import TOL
 @click.option("--output", "output_kinds", multiple=True, metavar="KIND",
               help="With --callable: how the next output moves: points[:AXIS], pairs[:A,B] (P W P^T), edges, "
                    "invariant, ignored; NAME=KIND for a dict; repeatable [default: points].")
+@click.option("--weights", metavar="FILE",
+              help="With --callable: a trained state_dict (.pt .pth .safetensors .npz; no code in it runs) loaded "
+                   "into the module before the check.")
 @click.option("--allow-path", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
               help="A folder a spec's {file: ...} may read besides the spec's own; repeatable.")
 @click.option("--tensor", "tensors", multiple=True, metavar="NAME",
@@ -76,7 +79,7 @@ from gdlcheck.tolerances import TOL
                    "points a glob such as 'encoder.*' matches; repeatable [default: every tensor, each judged as what "
                    "it is: a matrix, bias or kernel on the points, else listed as not on them].")
 def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, explain, plot, target,
-            input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, allow, tensors):
+            input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, weights, allow, tensors):
     """Check that each INPUT (a spec or a matrix; - for standard input) commutes with a group.
 
     \b
@@ -86,13 +89,14 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
       gdlcheck verify model.safetensors --group cyclic --tensor 'conv*.weight'
       gdlcheck verify specs/*.yaml --format junit > gdlcheck.xml
       gdlcheck verify --callable mylayers:centred --input-shape 6x2 --group symmetric
+      gdlcheck verify --callable model.py:Net --weights ckpt.safetensors --input-shape 10x2 --group symmetric
       gdlcheck verify --callable models:conv --input-shape 100x16 --graph edges.npy --group symmetric
     """
     from gdlcheck import api
     from gdlcheck.output.report import dumps, verify_json
 
     opts = make_group_options(group, n, shape, generators, graph)
-    code_options = (input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds)
+    code_options = (input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, weights)
     _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt, quiet, plot)
     if allow and target is not None:
         raise click.UsageError("--allow-path lets a spec's {file: ...} read a folder; --callable reads no spec")
@@ -125,7 +129,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
                     result = api.verify_target(target, opts, input_shape, expect=expect, dtype=dtype, method=method,
                                                tol=tol if tol_given else None, trials=trials, seed=seed,
                                                points_axis=points_axis, batch_axes=batch_axes,
-                                               inputs=list(input_kinds), outputs=list(output_kinds))
+                                               inputs=list(input_kinds), outputs=list(output_kinds), weights=weights)
             else:
                 result = api.verify_input(path, opts, method=method, tol=tol, trials=trials, seed=seed,
                                           stdin_data=stdin_data, allow_paths=allow)
@@ -218,8 +222,8 @@ def _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt,
     if target is None and not inputs:
         raise click.UsageError("missing INPUT: give a spec or matrix file (- for standard input), or --callable")
     if target is None and any(code_options):
-        raise click.UsageError("--input-shape, --dtype, --expect, --points-axis, --batch-axes, --input and --output "
-                               "go with --callable (a spec says expect:)")
+        raise click.UsageError("--input-shape, --dtype, --expect, --points-axis, --batch-axes, --input, --output and "
+                               "--weights go with --callable (a spec says expect:)")
     if method == "exact" and given("trials"):
         raise click.UsageError("--trials sets the numeric trials, and --method exact runs none")
     if quiet and given("fmt"):

@@ -28,7 +28,7 @@ import numpy as np
 from gdlcheck.code import torch_bridge
 from gdlcheck.code.actions import act_along
 from gdlcheck.code.relation import largest_difference, relation
-from gdlcheck.groups import PermGroup, act, cycle_string
+from gdlcheck.groups import PermGroup, act, parse_perm
 
 # The copies of the submodules' inputs and outputs kept per run; a larger model's later calls
 # are not compared (no culprit is named past them).
@@ -47,9 +47,7 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
     check = next((c for c in checks if c.passed is False and c.method == "numeric" and c.witness is not None), None)
     if check is None:
         return None
-    s = next((g for g in group.gen_arrays() if cycle_string(tuple(g.tolist())) == check.generator), None)
-    if s is None:
-        return None
+    s = np.asarray(parse_perm(check.generator, group.n), dtype=np.int64)   # a generator or a random element
     w = check.witness
     sig = layer.signature
     X = np.random.default_rng([w.seed, w.trial]).standard_normal((layer.points, layer.in_channels))

@@ -34,6 +34,33 @@ from gdlcheck.groups.perm import match
 Perm = "np.ndarray | None"
 
 
+class Unordered:
+    """An axis permuted in an order the proof does not know: the rows a selection keeps when what
+    it keeps depends on the moving values (a bool mask of them, ``nonzero``).  The rows of the
+    moved call are the same rows in some order that only those values decide, so only an
+    operation blind to the order along the axis (a sum, a mean, a maximum, a norm, a scatter into
+    nodes) accepts it; a selection, a slice, an index or a broadcast against it stops the proof.
+    Two such axes are the same permutation only when they are one object (one selection).
+    It has no length and no entries: every rule that reads a permutation's entries fails on it,
+    and a rule's failure stops the proof at its operation."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def __repr__(self) -> str:
+        return f"Unordered({self.what!r})"
+
+
+def known(p):
+    """``p`` itself when its entries are known (a permutation or None); an :class:`Unordered`
+    axis raises (a rule that needs the entries does not apply)."""
+    if isinstance(p, Unordered):
+        raise TypeError(f"an axis in an order not known ({p.what})")
+    return p
+
+
 @dataclass(frozen=True, eq=False)
 class Moves:
     """Per axis the permutation of its indices (None: left alone), and the relabelling of the
@@ -58,6 +85,8 @@ def axes_or_still(m, ndim: int) -> tuple:
 
 
 def is_identity(p) -> bool:
+    if isinstance(p, Unordered):
+        return False
     return p is None or bool((p == np.arange(len(p))).all())
 
 
@@ -65,6 +94,8 @@ def same(p, q) -> bool:
     """Two axis permutations are the same (None is the identity)."""
     if p is q:
         return True
+    if isinstance(p, Unordered) or isinstance(q, Unordered):
+        return False   # not the same object (above): two orders not known are not known to agree
     if p is None:
         return is_identity(q)
     if q is None:
@@ -77,6 +108,7 @@ def moving(p) -> bool:
 
 
 def inverse(p: np.ndarray) -> np.ndarray:
+    known(p)
     out = np.empty_like(p)
     out[p] = np.arange(len(p))
     return out
@@ -93,7 +125,7 @@ def restrict(p, index: np.ndarray):
     False
     """
     index = np.asarray(index, dtype=np.int64).ravel()
-    if p is None:
+    if known(p) is None:
         return None
     r = match(index, p[index])
     return False if r is None else r
@@ -101,7 +133,7 @@ def restrict(p, index: np.ndarray):
 
 def shifted(p, before: int, after: int):
     """``p`` on a block of an axis with ``before`` indices ahead of it and ``after`` behind."""
-    if p is None:
+    if known(p) is None:
         return None
     n = len(p)
     return np.concatenate([np.arange(before), before + p, np.arange(before + n, before + n + after)])
@@ -109,7 +141,7 @@ def shifted(p, before: int, after: int):
 
 def concat(parts: list, sizes: list[int]):
     """The permutation of an axis made by concatenating blocks, each moved by its own permutation."""
-    if all(p is None for p in parts):
+    if all(known(p) is None for p in parts):
         return None
     out, start = [], 0
     for p, size in zip(parts, sizes):
@@ -120,7 +152,7 @@ def concat(parts: list, sizes: list[int]):
 
 def product(perms: list, sizes: list[int]):
     """The permutation of the flattened (row-major) axes, each moved by its own permutation."""
-    if all(p is None for p in perms):
+    if all(known(p) is None for p in perms):
         return None
     grids = np.meshgrid(*[np.arange(s) if p is None else p for p, s in zip(perms, sizes)], indexing="ij")
     return np.ravel_multi_index(tuple(g.ravel() for g in grids), tuple(sizes)).astype(np.int64)
@@ -129,7 +161,7 @@ def product(perms: list, sizes: list[int]):
 def factor(p, sizes: list[int]):
     """The permutations of the axes ``sizes`` that flatten (row-major) into ``p``, or False when
     ``p`` is not such a product (a reshape then splits a moving axis)."""
-    if p is None:
+    if known(p) is None:
         return [None] * len(sizes)
     total = int(np.prod(sizes)) if sizes else 1
     if len(p) != total:

@@ -7,8 +7,10 @@
    dispatch mode; the tensor methods that read memory outside torch's operations (``.tolist()``,
    ``.numpy()``, ``repr``) are watched, and the state (parameters, buffers, every attribute
    of every submodule, Python's, numpy's and torch's random state) is compared before and after.
-3. Call it a second time on other random points: the operations it dispatches must be the same
-   (else its path depends on the values or on state it keeps elsewhere).
+3. Call it a second time on the points moved by a uniformly random element ``g`` of the group: the
+   operations it dispatches must be the same (else its path depends on the values or on state it
+   keeps elsewhere), and its output must be the first output moved by ``g`` (a numeric trial
+   inside every proof, at no extra pass: a proof that holds is never without one).
 4. Read each output's moves against the move the check expects (:func:`_conclude`).
 
 The proof is of this computation: the module's code as it ran, for these shapes and given values,
@@ -22,11 +24,14 @@ import functools
 
 import numpy as np
 
-from gdlcheck.code import inputs, state
+from gdlcheck.code import inputs, state, torch_bridge
 from gdlcheck.code import moves as mv
 from gdlcheck.code.table import Halt
 from gdlcheck.code.walk import Abstract, OverBudget, Walk
+from gdlcheck.groups import act
 from gdlcheck.layers.rules import Condition, Proof, Reason, Step, Stop, generator_text
+from gdlcheck.scale import SUBNORMAL_STEP
+from gdlcheck.tolerances import DEFAULT_TOL, ROUNDING, SUBNORMAL_ULPS
 
 # operations one traced call may dispatch; past them the call is stopped (a 5,000-layer Sequential
 # of activations dispatches 5,000)
@@ -72,9 +77,14 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
     if changed:
         walk.stop_everywhere("the call changes state: " + ", ".join(changed[:4]), "state")
+    error = None
     if walk.everywhere is None:
-        _second_call(walk, layer, module, signature, rng)
-    return _conclude(walk, top, names, gens, signature, out)
+        error = _moved_call(walk, layer, module, signature, X, group.random_element(rng), out)
+    proof = _conclude(walk, top, names, gens, signature, out)
+    if error is not None and proof.holds:   # the rules said holds, and one numeric trial says not
+        return _everywhere(top, names, Halt("call", f"the moved call's output is not the output moved by a random "
+                                                    f"element of the group (relative error {error:.3g})", "moved"))
+    return proof
 
 
 def _run(walk: Walk, module, args, kwargs):
@@ -151,33 +161,70 @@ def _reads(walk: Walk):
                 setattr(torch.Tensor, name, saved[name])
 
 
-def _second_call(walk: Walk, layer, module, signature, rng) -> None:
-    """Call the module again on other random points (also under a dispatch mode) and compare the
-    operations dispatched: a different path stops the proof."""
+def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> float | None:
+    """Call the module on ``g . X`` for a uniformly random element ``g`` of the group (not a
+    generator), also under a dispatch mode: the operations dispatched must be the same (else its
+    path depends on the values or on state kept elsewhere).  Returns the relative error of its
+    output against the first output moved by ``g`` where it is past the tolerance rule and
+    rounding (a proof that holds is then wrong about this module, whatever the reason: a rule, a
+    thread, a dispatch the walk did not see), else None."""
     import torch
 
-    X = rng.standard_normal((signature.n, max(signature.channels, 1)))
-    args, kwargs = layer.call_arguments(X[:, :signature.channels] if signature.channels else X[:, :0],
-                                        signature.bundle, tensors=True)
+    try:   # before the moved call, which may write into what the first returned
+        first = signature.flatten(out, layer.label)
+    except Exception:  # an output the trials cannot compare: they report it
+        first = None
+    gX = act(g, X)
+    moved_args, moved_kwargs = layer.call_arguments(gX[:, :signature.channels] if signature.channels else gX[:, :0],
+                                                    signature.move_inputs(g, signature.bundle, signature.graph_law),
+                                                    tensors=True)
     again = Walk([], [], TRACE_OPERATIONS, walk.module_names)
     before = state.snapshot(module)
     with torch.random.fork_rng(devices=[]):
         try:
-            _run(again, module, args, kwargs)
+            moved_out = _run(again, module, moved_args, moved_kwargs)
         except OverBudget:
-            walk.stop_everywhere("a second call dispatches more operations than the first", "path")
-            return
-        except Exception as err:  # the second call fails where the first did not: not the same path
-            walk.stop_everywhere(f"a second call raised {type(err).__name__}", "path")
-            return
+            walk.stop_everywhere("the moved call dispatches more operations than the first", "path")
+            return None
+        except Exception as err:  # the moved call fails where the first did not: not the same path
+            walk.stop_everywhere(f"the moved call raised {type(err).__name__}", "path")
+            return None
     changed = state.changed(before, state.snapshot(module))
     if changed:
         walk.stop_everywhere("a second call changes state: " + ", ".join(changed[:4]), "state")
     elif again.signature != walk.signature:
         k = next((i for i, (a, b) in enumerate(zip(walk.signature, again.signature)) if a != b),
                  min(len(walk.signature), len(again.signature)))
-        walk.stop_everywhere(f"a second call on other inputs dispatched other operations (from operation {k} on)",
-                             "path")
+        walk.stop_everywhere(f"the moved call dispatched other operations (from operation {k} on)", "path")
+    elif first is not None:
+        return _disagreement(layer, signature, g, X, first, moved_out)
+    return None
+
+
+def _disagreement(layer, signature, g, X, first: np.ndarray, moved_out) -> float | None:
+    """The relative error of ``f(g X)`` against ``g f(X)`` (``first``, flat) when it is past the
+    tolerance of the layer's dtype (the trials' measure) and past rounding (float32's ulps of the
+    largest magnitude on the way: the inputs, the outputs, the module's parameters), else None."""
+    try:
+        second = signature.flatten(moved_out, layer.label)
+    except Exception:  # an output the trials cannot compare: they report it
+        return None
+    target = first if signature.invariant else signature.move_output(g, first)
+    if target.shape != second.shape:
+        return float("inf")
+    with np.errstate(all="ignore"):
+        diff = np.abs(second - target)
+        if not diff.size:
+            return None
+        err = float(np.max(diff))
+        scale = max(float(np.max(np.abs(second))), float(np.max(np.abs(target))))
+        if not np.isfinite(err):
+            return None if np.array_equal(second, target, equal_nan=True) else float("inf")
+        magnitude = max(scale, float(np.max(np.abs(X))) if X.size else 0.0, torch_bridge.largest_entry(layer.f))
+    if err <= ROUNDING["float32"] * magnitude or err <= SUBNORMAL_ULPS * second.size * SUBNORMAL_STEP:
+        return None
+    rel = err / scale if scale > 0 else float("inf")
+    return rel if rel > DEFAULT_TOL.get(layer.dtype, DEFAULT_TOL["float64"]) else None
 
 
 # --------------------------------------------------------------------------- the conclusion

@@ -1,54 +1,157 @@
 """What a call may change: a fingerprint of the module's state, before and after.
 
-State is every attribute of every submodule (tensors by identity and version counter, plain
-values by value, containers by their items, two levels deep), Python's and numpy's global random
-state; torch's generator is compared by the caller.  A call that changes any of it is not proved:
-its next call may compute something else.
+State is every attribute of every submodule and of its classes (a counter kept on the class and
+read through ``type(self)``), followed through containers and objects at any depth (their
+``__dict__`` and ``__slots__``), once per object (a cycle ends where it began): tensors by
+content (a buffer rebound through ``.data`` is the same object with new values), numpy arrays by
+their bytes, random generators by their state, numbers and strings by value; functions, classes
+and Python modules met as values by identity.  Python's and numpy's global random states are
+part of it; torch's generator is compared by the caller.  A call that changes any of it is not
+proved: its next call may compute something else.  Past :data:`MAX_STATE_NODES` objects the
+fingerprint is refused rather than cut short (the proof stops, saying so).
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
+import types
 
 import numpy as np
 
+# objects one fingerprint visits at most; past it the proof stops (a cut-short walk could miss a change)
+MAX_STATE_NODES = 200_000
+
+_BY_IDENTITY = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
+                types.CodeType, types.FrameType, staticmethod, classmethod, property)
+
+
+class StateTooLarge(Exception):
+    """The module's state has more objects than one fingerprint visits."""
+
 
 def snapshot(module) -> dict:
-    """What a call may change: every attribute of every submodule (tensors by identity and
-    version, plain values by value, containers by their items), and the random states."""
-    import torch
+    """What a call may change, by place: every attribute of every submodule and of the classes of
+    the submodules, and the random states."""
+    try:
+        return _snapshot(module)
+    except StateTooLarge:   # never equal to another snapshot: the proof stops, saying why
+        return {("", f"its state (more than {MAX_STATE_NODES:,} objects, not compared)"): object()}
 
+
+def _snapshot(module) -> dict:
+    walk = _Fingerprint()
+    modules = list(module.named_modules())
+    for _, m in modules:   # a submodule met as a value is named by its place; its own keys walk it
+        walk._visit(m)
     out = {}
-    for name, m in module.named_modules():
-        for key, value in vars(m).items():
+    for name, m in modules:
+        for key, value in list(vars(m).items()):
             if key in ("_parameters", "_buffers", "_modules"):
-                for k, v in value.items():
-                    out[(name, k)] = fingerprint(v, torch)
-            elif not key.endswith("hooks") and not key.startswith("__"):
-                out[(name, key)] = fingerprint(value, torch)
+                for k, v in list(value.items()):
+                    out[(name, k)] = walk.of(v)
+            else:
+                out[(name, key)] = walk.of(value)
+        for cls in type(m).__mro__[:-1]:   # every class but object
+            out[(name, f"<class {cls.__qualname__}>")] = walk.of_class(cls)
     out[("", "python random")] = random.getstate()
     state = np.random.get_state()
     out[("", "numpy random")] = (state[0], state[1].tobytes(), state[2:])
     return out
 
 
-def fingerprint(value, torch, depth: int = 0):
-    if isinstance(value, torch.Tensor):
-        return ("tensor", id(value), value._version, tuple(value.shape))
-    if isinstance(value, (random.Random, np.random.RandomState)):
-        return ("generator", repr(value.getstate() if isinstance(value, random.Random) else value.get_state()))
-    if isinstance(value, np.random.Generator):
-        return ("generator", repr(value.bit_generator.state))
-    if isinstance(value, torch.Generator):
-        return ("generator", value.get_state().numpy().tobytes())
-    if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
-        return value
-    if depth < 2 and isinstance(value, (list, tuple, set, frozenset)):
-        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        return (type(value).__name__, tuple(fingerprint(v, torch, depth + 1) for v in items))
-    if depth < 2 and isinstance(value, dict):
-        return ("dict", tuple((repr(k), fingerprint(v, torch, depth + 1)) for k, v in value.items()))
-    return ("object", id(value))
+class _Fingerprint:
+    """One cycle-safe walk: an object met again is named by the order it was first met in."""
+
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+        self.seen: dict[int, int] = {}
+        self.keep: list = []   # the objects seen, alive until the walk ends (ids stay theirs)
+
+    def of_class(self, cls):
+        key = self._visit(cls)
+        if isinstance(key, tuple):
+            return key
+        return ("class", cls.__qualname__, tuple((k, self.of(v)) for k, v in list(vars(cls).items())
+                                                 if not isinstance(v, _BY_IDENTITY)))
+
+    def of(self, value):
+        torch = self.torch
+        if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
+            return value
+        if isinstance(value, _BY_IDENTITY):
+            return ("identity", id(value))
+        key = self._visit(value)
+        if isinstance(key, tuple):
+            return key
+        if isinstance(value, torch.Tensor):
+            return ("tensor", id(value), _tensor_digest(value, torch))
+        if isinstance(value, np.ndarray):
+            return ("array", value.dtype.str, value.shape, _digest(np.ascontiguousarray(value).view(np.uint8))
+                    if value.dtype != object else tuple(self.of(v) for v in value.ravel().tolist()))
+        if isinstance(value, (random.Random, np.random.RandomState)):
+            return ("generator", repr(value.getstate() if isinstance(value, random.Random) else value.get_state()))
+        if isinstance(value, np.random.Generator):
+            return ("generator", repr(value.bit_generator.state))
+        if isinstance(value, torch.Generator):
+            return ("generator", value.get_state().numpy().tobytes())
+        if isinstance(value, (list, tuple)):
+            return (type(value).__name__, tuple(self.of(v) for v in value))
+        if isinstance(value, (set, frozenset)):
+            return (type(value).__name__, tuple(sorted((self.of(v) for v in value), key=repr)))
+        if isinstance(value, dict):
+            return ("dict", tuple((self.of(k), self.of(v)) for k, v in list(value.items())))
+        if isinstance(value, np.generic):
+            return ("number", repr(value))
+        fields = []
+        attrs = getattr(value, "__dict__", None)
+        if isinstance(attrs, dict):
+            fields.extend((k, self.of(v)) for k, v in list(attrs.items()))
+        for cls in type(value).__mro__:
+            for slot in _slots(cls):
+                if slot not in ("__dict__", "__weakref__"):
+                    fields.append((slot, self.of(getattr(value, slot, _MISSING))))
+        if not fields and attrs is None:
+            return ("object", type(value).__qualname__, id(value))
+        return ("object", type(value).__qualname__, tuple(fields))
+
+    def _visit(self, value):
+        """The object's first-visit number, or ``("again", number)`` when it was met before."""
+        found = self.seen.get(id(value))
+        if found is not None:
+            return ("again", found)
+        if len(self.seen) >= MAX_STATE_NODES:
+            raise StateTooLarge(f"more than {MAX_STATE_NODES:,} objects")
+        self.seen[id(value)] = len(self.seen)
+        self.keep.append(value)
+        return len(self.seen) - 1
+
+
+_MISSING = object()
+
+
+def _slots(cls) -> tuple:
+    slots = vars(cls).get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
+
+
+def _digest(data) -> bytes:
+    return hashlib.blake2b(memoryview(data), digest_size=16).digest()
+
+
+def _tensor_digest(t, torch):
+    """The tensor's dtype, shape and a hash of its content (its version where the content cannot
+    be read: a meta or a sparse tensor)."""
+    try:
+        data = t.detach()
+        if data.layout != torch.strided or data.device.type == "meta":
+            raise TypeError
+        data = data.cpu().contiguous().reshape(-1).view(torch.uint8)
+        return (str(t.dtype), tuple(t.shape), _digest(data.numpy()))
+    except (TypeError, RuntimeError):
+        return (str(t.dtype), tuple(t.shape), "version", t._version)
 
 
 def changed(before: dict, after: dict) -> list[str]:

@@ -266,6 +266,19 @@ def sparse_to_torch(A, layout: str = "coo", dtype=None, device=None):
     return T.to(device=device) if device is not None else T
 
 
+def largest_entry(module) -> float:
+    """The largest finite ``|entry|`` of a torch module's floating parameters and buffers: the
+    magnitude rounding is measured against."""
+    largest = 0.0
+    for tensor in (*module.parameters(), *module.buffers()):
+        if tensor.is_floating_point() and tensor.numel() and tensor.device.type != "meta":
+            values = tensor.detach().abs()
+            values = values[values.isfinite()]
+            if values.numel():
+                largest = max(largest, float(values.max()))
+    return largest
+
+
 def call(f, args: list, kwargs: dict | None = None):
     """``f(*args, **kwargs)`` under ``torch.no_grad()`` (the arguments already converted)."""
     torch = _torch()

@@ -226,12 +226,16 @@ class Walk:
         a, inner = self.of(x), self.values.get(output)
         if a.const or inner is None or inner.const:
             return
+        from torch.utils._python_dispatch import _disable_current_modes
+
+        with _disable_current_modes():   # made outside the walk: not operations of the call
+            blind = (_without_values(x), _without_values(output))
         per = []
         for k in range(len(self.gens)):
             m = a.per[k]
             try:   # where the theorem does not apply, what the operations inside said stands
-                per.append(inner.per[k] if isinstance(m, Halt) else found(module, m, x, output))
-            except NoRule:
+                per.append(inner.per[k] if isinstance(m, Halt) else found(module, m, *blind))
+            except Exception:   # NoRule, or an axis in an order not known (moves.Unordered)
                 per.append(inner.per[k])
         self.values[output] = Abstract(False, per, free=a.free)
         if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
@@ -247,6 +251,10 @@ class Walk:
         bound = bind(func, args, kwargs)
         slots = [out] if not isinstance(out, (tuple, list)) else list(out)
         per_out: list[list] = [[] for _ in slots]
+        # the rule sees moving tensors without their values (shape, dtype and moves): what it
+        # says then holds for every value of the inputs, not only for this draw's
+        blind = {name: self.blind(value) for name, value in bound.items()}
+        blind_out = _without_values(out)
         for k in range(len(self.gens)):
             moves, halted = {}, None
             for name, value in bound.items():
@@ -257,7 +265,7 @@ class Walk:
             if halted is not None:
                 result = [halted] * len(slots)
             else:   # the rule sees written constants as they were before the write
-                result = self._one(found, func, {**bound, **before}, moves, out, k, len(slots))
+                result = self._one(found, func, {**blind, **before}, moves, blind_out, k, len(slots))
             for slot, r in zip(per_out, result):
                 slot.append(r)
         import torch
@@ -271,6 +279,19 @@ class Walk:
             elif slot is not None:   # a list of tensors under one output: each piece moves alike
                 for t in _tensors(slot):
                     self.values[t] = Abstract(False, per)
+
+    def blind(self, value):
+        """An argument as a rule may see it: a constant, or a value computed from given inputs only
+        (the same in every call: an ``edge_index`` and the masks made from it), as it is; a tensor
+        that depends on the random points as a tensor of the same shape and dtype without values
+        (on torch's meta device)."""
+        import torch
+
+        if isinstance(value, torch.Tensor):
+            return _without_values(value) if self.of(value).free else value
+        if isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
+            return type(value)(self.blind(v) for v in value)
+        return value
 
     def _moves_of(self, value, k):
         """The moves of an argument for generator k (None for a constant), or the halt it carries."""
@@ -321,6 +342,9 @@ class Walk:
         assert isinstance(c, Fixed)
         value = c.tensor
         axes = {a % max(value.dim(), 1): p for a, p in c.axes.items() if p is not None and value.shape[a] != 1}
+        if any(isinstance(p, mv.Unordered) for p in axes.values()):
+            return Halt(where, f"a constant laid along an axis in an order not known "
+                               f"({next(p for p in axes.values() if isinstance(p, mv.Unordered)).what})", "no_op_rule")
         name = self.of(value).origin or "a constant"
         if not axes:
             return None
@@ -336,6 +360,21 @@ class Walk:
         # "parameter" or "buffer" only for the tensor itself or a view of it; a value made from one
         # is a constant
         return Halt(where, self.of(value).role, "condition", condition)
+
+
+def _without_values(value):
+    """Tensors (alone, or in a list or tuple) as meta tensors: the same shape, strides and dtype,
+    no data to read."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        try:
+            return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="meta")
+        except (RuntimeError, TypeError, NotImplementedError):   # a sparse or nested layout
+            return torch.empty(value.shape, dtype=value.dtype, device="meta")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_without_values(v) for v in value)
+    return value
 
 
 def _no_dropout(func, args, kwargs) -> bool:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,6 +22,14 @@ class Projected(Shown):
     matrix: np.ndarray
     distance: float
     group: PermGroup
+    # the matrix projected and its name, for plot()
+    _input: np.ndarray | None = field(default=None, compare=False)
+    _label: str = field(default="<matrix>", compare=False)
+
+    def plot(self):
+        """The ``project --plot`` picture: the input, its projection and ``|W - P|``, as a
+        matplotlib ``Figure`` (``.savefig(path)`` writes it)."""
+        return presenter_of(self).figure(self)
 
     def to_json(self, input: str = "<matrix>") -> dict:
         """The ``project --format json`` object (``input``: the matrix's name)."""

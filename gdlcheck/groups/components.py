@@ -105,3 +105,10 @@ def merge_along(labels: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     parent = np.arange(n, dtype=labels.dtype)
     root = label_components(parent, lambda: ((labels, labels[row]) for row in sigma))
     return root[labels]
+
+
+def is_odd(p: np.ndarray) -> bool:
+    """A permutation is odd when n minus its number of cycles is odd."""
+    labels = point_orbit_labels(len(p), [p])
+    cycles = int(np.count_nonzero(labels == np.arange(len(p))))
+    return (len(p) - cycles) % 2 == 1

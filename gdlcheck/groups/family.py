@@ -158,7 +158,8 @@ class Family:
     or the shape tuple) to the generators with their roles; ``order`` gives the order where its
     formula holds (None elsewhere: it is then computed); ``factorial_over`` is ``d`` when the
     order is ``n!/d`` (printed approximately past 25 points, estimated before it is computed);
-    ``conclusion`` is ``--explain``'s last step for order 1 -> 1.
+    ``conclusion`` is ``--explain``'s last step for order 1 -> 1; ``sample`` maps the size and a
+    numpy generator to a uniformly random element (None: drawn from the generators).
     """
 
     name: str
@@ -172,6 +173,7 @@ class Family:
     factorial_over: int | None = None
     conclusion: str | None = None
     sentences: dict[str, tuple[str, str]] = field(default_factory=dict)
+    sample: Callable[..., object] | None = None   # (size, rng) -> a uniformly random element
 
     def sentence(self, role: Role) -> tuple[str, str]:
         """The (matrix, tensor) templates ``--explain`` writes for a generator of this role."""

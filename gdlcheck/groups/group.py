@@ -24,7 +24,7 @@ from gdlcheck.errors import LimitError
 from gdlcheck.groups.components import point_orbit_labels
 from gdlcheck.groups.family import UNKNOWN, Family, Role
 from gdlcheck.groups.perm import Perm, cycle_string, identity, then
-from gdlcheck.limits import MAX_ORDER_DIGITS
+from gdlcheck.limits import MAX_ORDER_DIGITS, MAX_SCHREIER_SIMS_POINTS
 
 
 class _NotComputed:
@@ -152,6 +152,22 @@ class PermGroup:
         gens = [Permutation(list(g), size=self.n) for g in self.gens]
         return PermutationGroup(gens or [Permutation(list(range(max(self.n, 1))))])
 
+    def random_element(self, rng) -> np.ndarray:
+        """A uniformly random element (array form), drawn from the numpy generator ``rng``: by the
+        family's own sampler; else, up to the Schreier-Sims budget, a uniform rank of sympy's
+        stabiliser chain; else a product-replacement walk over the generators (close to uniform
+        after its warm-up, not exactly)."""
+        if self.family is not None and self.family.sample is not None:
+            return self.family.sample(self.shape if self.family.is_grid else self.n, rng)
+        gens = self.gen_arrays()
+        if not gens:
+            return np.arange(self.n, dtype=np.int64)
+        if self.n <= MAX_SCHREIER_SIMS_POINTS:
+            G = self.to_sympy()
+            rank = _uniform_below(int(G.order()), rng)
+            return np.asarray(G.coset_unrank(rank, af=True), dtype=np.int64)
+        return _product_replacement(gens, rng)
+
     def elements(self) -> list[Perm]:
         """Every element, by closure under the generators (for small groups and tests)."""
         ident = identity(self.n)
@@ -171,6 +187,28 @@ class PermGroup:
     def describe(self) -> str:
         size = "x".join(map(str, self.shape)) if self.shape else f"n={self.n}"
         return f"{self.name} ({size})"
+
+
+def _uniform_below(bound: int, rng) -> int:
+    """A uniform integer in ``[0, bound)`` for a bound of any size (64! has 90 digits)."""
+    words = bound.bit_length() // 62 + 2
+    value = 0
+    for w in rng.integers(0, 1 << 62, size=words).tolist():
+        value = (value << 62) | int(w)
+    return value % bound   # the bias is below 2^-62
+
+
+def _product_replacement(gens: list[np.ndarray], rng, slots: int = 10, warm_up: int = 60) -> np.ndarray:
+    """Celler et al.'s product replacement: a walk on tuples of elements whose entries become
+    close to uniform random elements after a warm-up (each step ``s_i <- s_i s_j^(+-1)``)."""
+    state = [gens[k % len(gens)] for k in range(slots)]
+    acc = np.arange(len(gens[0]), dtype=np.int64)
+    for _ in range(warm_up):
+        i, j = rng.choice(slots, size=2, replace=False)
+        other = state[j] if rng.integers(2) else np.argsort(state[j])
+        state[i] = other[state[i]]   # state[i] first, then other
+        acc = state[i][acc]
+    return acc
 
 
 def digits(value: int) -> str:

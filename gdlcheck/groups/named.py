@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from gdlcheck.groups.components import is_odd
 from gdlcheck.groups.family import Gens, Role
 from gdlcheck.groups.perm import Perm, identity, shift
 
@@ -104,3 +105,73 @@ def lazy_factorial(n: int, divisor: int):
     if n <= 25:
         return math.factorial(n) // divisor
     return lambda: math.factorial(n) // divisor
+
+
+# --------------------------------------------------------------------------- uniformly random elements
+#
+# Per family, a uniformly random element of the group its generators generate, drawn from ``rng``
+# in linear work (the numeric checks and the proof's moved call apply one; a generator alone
+# rarely moves the maximum of 64 points, a random permutation does).
+
+
+def trivial_element(n: int, rng) -> np.ndarray:
+    return np.arange(n, dtype=np.int64)
+
+
+def cyclic_element(n: int, rng) -> np.ndarray:
+    """``j -> j + k mod n`` for a uniform ``k``: every power of the shift once."""
+    return (np.arange(n, dtype=np.int64) + int(rng.integers(n))) % n
+
+
+def dihedral_element(n: int, rng) -> np.ndarray:
+    """``j -> +-j + k mod n``: the group the shift and the reflection ``j -> -j`` generate, each
+    element once (for n <= 2 the reflection is the identity or the shift, and so is the set)."""
+    sign = 1 if n <= 2 else int(rng.choice((-1, 1)))
+    return (sign * np.arange(n, dtype=np.int64) + int(rng.integers(n))) % n
+
+
+def symmetric_element(n: int, rng) -> np.ndarray:
+    return rng.permutation(n).astype(np.int64)
+
+
+def alternating_element(n: int, rng) -> np.ndarray:
+    """A uniform permutation, made even by swapping two images when it is odd: a bijection between
+    the odd and the even permutations, so the result is uniform on ``A_n``."""
+    if n < 3:
+        return np.arange(n, dtype=np.int64)
+    p = rng.permutation(n).astype(np.int64)
+    if is_odd(p):
+        p[[0, 1]] = p[[1, 0]]
+    return p
+
+
+def translation_element(shape: tuple[int, ...], rng) -> np.ndarray:
+    """A uniform offset along each axis, on the row-major points of the grid."""
+    offsets = [int(rng.integers(size)) for size in shape]
+    return np.asarray(_grid_perm(shape, lambda c: np.stack([(c[a] + offsets[a]) % size
+                                                            for a, size in enumerate(shape)])), dtype=np.int64)
+
+
+def p4_element(shape: tuple[int, ...], rng) -> np.ndarray:
+    """A uniform rotation about the origin (0 to 3 quarter turns), then a uniform translation."""
+    return _turned(shape, rng, mirrored=False)
+
+
+def p4m_element(shape: tuple[int, ...], rng) -> np.ndarray:
+    """As :func:`p4_element`, with the reflection ``(a, b) -> (a, -b)`` first half of the time."""
+    return _turned(shape, rng, mirrored=True)
+
+
+def _turned(shape: tuple[int, ...], rng, mirrored: bool) -> np.ndarray:
+    N = shape[0]
+    turns = int(rng.integers(4))
+    flip = mirrored and bool(rng.integers(2))
+    offsets = (int(rng.integers(N)), int(rng.integers(N)))
+
+    def image(c):
+        a, b = c[0], (-c[1]) % N if flip else c[1]
+        for _ in range(turns):
+            a, b = b, (-a) % N
+        return np.stack([(a + offsets[0]) % N, (b + offsets[1]) % N])
+
+    return np.asarray(_grid_perm(shape, image), dtype=np.int64)

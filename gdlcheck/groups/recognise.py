@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gdlcheck.groups.components import point_orbit_labels
+from gdlcheck.groups.components import is_odd, point_orbit_labels
 
 # product-replacement words tried for a Jordan element, at most (and at most WORK / n)
 MAX_WORDS = 200
@@ -43,7 +43,7 @@ def recognise(n: int, gens: list) -> str | None:
         return None
     if not _connected_orbit(n, arrays, support):
         return None
-    if len(support) == 2 or any(_is_odd(g) for g in arrays):
+    if len(support) == 2 or any(is_odd(g) for g in arrays):
         return "symmetric"
     return "alternating"
 
@@ -121,10 +121,3 @@ def _connected_orbit(n: int, gens: list[np.ndarray], support: tuple[int, ...]) -
                 components -= 1
                 pending.append((g[x], g[y]))
     return components == 1
-
-
-def _is_odd(p: np.ndarray) -> bool:
-    """A permutation is odd when n minus its number of cycles is odd."""
-    labels = point_orbit_labels(len(p), [p])
-    cycles = int(np.count_nonzero(labels == np.arange(len(p))))
-    return (len(p) - cycles) % 2 == 1

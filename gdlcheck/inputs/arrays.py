@@ -153,6 +153,7 @@ def as_matrix(source, label: str = "<matrix>") -> np.ndarray:
     strings, or a sympy Matrix (its entries' text goes through the whitelisting parser)."""
     if hasattr(source, "tolist") and type(source).__module__.startswith("sympy"):
         source = source.tolist()
+    source = plain_array(source, label)
     if isinstance(source, np.ndarray) and source.dtype != object:
         if not np.issubdtype(source.dtype, np.number) or np.iscomplexobj(source):
             raise SpecError(f"a matrix of {source.dtype} values; expected real numbers", file=label)
@@ -167,6 +168,29 @@ def as_matrix(source, label: str = "<matrix>") -> np.ndarray:
         except GdlcheckError as err:
             raise err.located(file=label) from None
     return check_square(check_finite(W, where="matrix"), file=label)
+
+
+def plain_array(source, label: str = "<matrix>"):
+    """A torch tensor (detached, dense, dequantized, on the CPU, as float64) or anything with
+    ``__array__`` (jax, cupy, xarray, ...) as a numpy array; any other value as it is."""
+    if type(source).__module__.split(".")[0] == "torch" and hasattr(source, "detach"):
+        import torch
+
+        t = source.detach()
+        if t.is_nested or t.is_meta:
+            raise SpecError(f"a {'nested' if t.is_nested else 'meta'} tensor holds no matrix of values", file=label)
+        if t.is_complex():
+            raise SpecError(f"a matrix of {t.dtype} values; expected real numbers", file=label)
+        t = t.dequantize() if t.is_quantized else t
+        t = t.to_dense() if t.layout != torch.strided else t
+        return t.to(device="cpu", dtype=torch.float64).numpy()
+    if hasattr(source, "__array__") and not isinstance(source, (np.ndarray, str, bytes)):
+        try:
+            return np.asarray(source)
+        except Exception as err:  # a foreign array type's own conversion error
+            raise SpecError(f"a {type(source).__name__} that numpy cannot read ({type(err).__name__})",
+                            file=label) from None
+    return source
 
 
 def _plain(rows):

@@ -83,12 +83,13 @@ class Reason(Enum):
     BUDGET = "budget"                       # the call dispatches too many operations
     RANDOM = "random"                       # a random draw
     CONDITION_GRAPH = "condition_graph"     # the generator is no automorphism of the fixed graph
+    MOVED = "moved"                         # the moved call's output is not the moved output
 
     @property
     def is_worded_by_the_walk(self) -> bool:
         """The step's kind is the walk's own sentence for this stop, said in full."""
         return self in (Reason.ASKS_VALUE, Reason.STATE, Reason.PATH, Reason.BUDGET, Reason.RANDOM,
-                        Reason.CONDITION_GRAPH)
+                        Reason.CONDITION_GRAPH, Reason.MOVED)
 
 
 @dataclass

@@ -58,9 +58,10 @@ class EquivariantLinear(torch.nn.Module):
         super().__init__()
         if not isinstance(group, PermGroup):
             raise LayerError(f"group is a PermGroup (gdlcheck.group('cyclic', n=8)), got {type(group).__name__}")
-        for label, value in (("in_channels", in_channels), ("out_channels", out_channels)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise LayerError(f"{param(label)} must be a positive integer, got {value!r}")
+        for label, value, low in (("in_channels", in_channels, 1), ("out_channels", out_channels, 1),
+                                  ("in_order", in_order, 0), ("out_order", out_order, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise LayerError(f"{param(label)} must be an integer of at least {low}, got {value!r}")
         self.group = group
         self.n = group.n
         self.in_channels, self.out_channels = in_channels, out_channels
@@ -69,8 +70,8 @@ class EquivariantLinear(torch.nn.Module):
         factory = {"device": device, "dtype": dtype}
         self.weight = torch.nn.Parameter(torch.empty(self.derived.dimension, out_channels, in_channels, **factory))
         self._choose_path()
-        out_orbits = derive(group, 0, out_order).pattern.reshape(-1)
         if bias:
+            out_orbits = derive(group, 0, out_order).pattern.reshape(-1)
             count = int(out_orbits.max()) + 1
             self.bias = torch.nn.Parameter(torch.empty(count, out_channels, **factory))
             self.register_buffer("bias_pattern", torch.tensor(out_orbits, dtype=torch.long)

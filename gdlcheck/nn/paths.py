@@ -138,20 +138,19 @@ _DIAGONAL_CONSTANT = (("broadcast", 0), ("broadcast", 0))
 def _diagonal(through: torch.Tensor | None, constant: torch.Tensor | None, n: int) -> torch.Tensor | None:
     """``(*batch, n, n, c')`` holding ``through[i] + constant`` at ``(i, i)`` and 0 elsewhere.
 
-    ``through[i]`` is written as ``(through[i] + through[j]) / 2`` times the identity (exact: ``a +
-    a`` is ``2a``), so both axes of the product move with the points, as the identity stays
-    fixed when both of its axes move alike: the proof needs no rule for a diagonal.
+    Written by selecting with the identity, no arithmetic on the values (so nothing overflows and
+    an infinity stays on the diagonal): first ``through[i]`` on the diagonal and ``through[j]`` off
+    it, so that both axes move with the points, then 0 off the diagonal.  The identity is fixed
+    when both of its axes move alike, which is all the proof needs (no rule for a diagonal).
     """
     if through is None and constant is None:
         return None
-    eye = None
-    for z in (through, constant):
-        if z is not None:
-            eye = torch.eye(n, dtype=z.dtype, device=z.device)[:, :, None]
-    d = (through.unsqueeze(-2) + through.unsqueeze(-3)) / 2 if through is not None else None
+    like = through if through is not None else constant
+    mask = torch.eye(n, dtype=torch.bool, device=like.device)[:, :, None]
+    d = torch.where(mask, through.unsqueeze(-2), through.unsqueeze(-3)) if through is not None else None
     if constant is not None:
         d = constant[..., None, None, :] if d is None else d + constant[..., None, None, :]
-    return d * eye
+    return torch.where(mask, d, like.new_zeros(()))
 
 
 def _place(z: torch.Tensor, place: tuple, batch: int) -> torch.Tensor:

@@ -21,7 +21,7 @@ import numpy as np
 
 from gdlcheck.errors import GdlcheckError, param
 from gdlcheck.output.plot_colours import MARK_COLOURS, colours
-from gdlcheck.output.plot_pictures import Panel, Picture
+from gdlcheck.output.plot_pictures import Curves, Panel, Picture
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
@@ -96,9 +96,12 @@ def figure(picture: Picture):
         return _figure(picture, ShownFigure)
 
 
-def _figure(picture: Picture, cls=None):
+def _figure(picture: Picture | Curves, cls=None):
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
+
+    if isinstance(picture, Curves):
+        return _curves(picture, cls or Figure)
 
     count = len(picture.panels)
     width = 4.6 * count + (1.6 if picture.legend else 0.4)
@@ -117,6 +120,32 @@ def _figure(picture: Picture, cls=None):
             literal(text)
     if picture.note:  # a figure-level x label: the layout makes room for it below the axes' labels
         literal(fig.supxlabel(_wrap(picture.note, int(width * 15)), fontsize=8, color="0.3"))
+    return fig
+
+
+def _curves(curves: Curves, cls):
+    """A chart of values by layer: one marked line per series on a log scale, the layers' names
+    under the x axis."""
+    count = len(curves.labels)
+    width = min(24.0, max(6.0, 0.35 * count + 2.0))
+    fig = cls(figsize=(width, 5.0), layout="constrained")
+    ax = fig.subplots()
+    x = np.arange(count)
+    for (name, values), marker in zip(curves.series, "os^v"):
+        shown = [(k, max(v, curves.floor)) for k, v in enumerate(values) if v is not None and math.isfinite(v)]
+        if shown:
+            ax.plot([k for k, _ in shown], [v for _, v in shown], marker=marker, label=name)
+    ax.set_yscale("log")
+    ax.set_xticks(x)
+    for label in ax.set_xticklabels(curves.labels, rotation=60, ha="right", fontsize=7):
+        literal(label)
+    literal(ax.set_ylabel(curves.ylabel))
+    ax.grid(True, which="major", alpha=0.3)
+    for text in ax.legend(fontsize=8).get_texts():
+        literal(text)
+    literal(fig.suptitle(_wrap(curves.title, int(width * 9)), fontsize=11))
+    if curves.note:
+        literal(fig.supxlabel(_wrap(curves.note, int(width * 15)), fontsize=8, color="0.3"))
     return fig
 
 

@@ -293,3 +293,30 @@ def symmetries_picture(input_name: str, W: np.ndarray, found, orbits) -> Picture
     contains = ", ".join(found.contains) or "none of the catalogue groups"
     title = f"{input_name}: commutes with a group of order {g.order_text}; contains {contains}"
     return Picture(title, panels, legend)
+
+
+@dataclass
+class Curves:
+    """A chart of values along the layers of a model (``measure --plot``): one point per layer,
+    ``series`` as (name, values) drawn on a logarithmic scale (a value of 0 is drawn at ``floor``,
+    None not at all), ``labels`` the layers' names under the x axis."""
+
+    title: str
+    labels: list[str]
+    series: list[tuple[str, list[float | None]]]
+    ylabel: str = ""
+    floor: float = 1e-17
+    note: str = ""
+
+
+def measure_picture(measured) -> Curves:
+    """The error of each submodule's output and its own contribution, in the order the model runs
+    them (indented by depth), worst over the group elements."""
+    labels = ["  " * max(0, m.depth - 1) + (m.path or "(model)") for m in measured.layers]
+    largest = measured.largest
+    note = f"largest own contribution: {largest.path} ({largest.kind})" if largest is not None else ""
+    return Curves(f"{measured.input}: equivariance error by layer ({len(measured.elements)} group elements, "
+                  f"{measured.group.describe()})", labels,
+                  [("error of the output", [m.error for m in measured.layers]),
+                   ("own contribution", [m.own_contribution for m in measured.layers])],
+                  ylabel="|f(gx) - g f(x)| / |g f(x)|", note=note)

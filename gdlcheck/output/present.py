@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import io
 
+from gdlcheck.code.layerwise import Measured
 from gdlcheck.derivation import Derived, Projected
 from gdlcheck.inspection import Inspected
 from gdlcheck.output import report
 from gdlcheck.shown import REPORT_WIDTH, Presenter, register
 from gdlcheck.symmetries import Found
-from gdlcheck.verification.result import Check, TensorChecked, Verified
+from gdlcheck.verification.result import Check, TensorChecked, TensorsChecked, Verified
 
 
 def _console(width: int, renderable):
@@ -56,6 +57,32 @@ def _verify_figure(result: Verified):
                                                     tol=result._tol, cells=plot_pictures.counterexample_cells(result)))
 
 
+def _render_weights(checked: TensorsChecked):
+    from gdlcheck.output.render_verify import render_weights
+
+    return render_weights(checked[0].input if checked else "<weights>", checked)
+
+
+def _render_measure(measured: Measured):
+    from gdlcheck.output.render_measure import render_measure
+
+    return render_measure(measured)
+
+
+def _measure_figure(measured: Measured):
+    from gdlcheck.output import plot, plot_pictures
+
+    return plot.figure(plot_pictures.measure_picture(measured))
+
+
+def _project_figure(projected: Projected):
+    """The input, its projection and ``|W - P|`` (``project --plot``)."""
+    from gdlcheck.output import plot, plot_pictures
+
+    return plot.figure(plot_pictures.matrix_picture(projected._label, projected._input, projected.matrix,
+                                                    projected.group, projected.distance))
+
+
 def _render_derive(d: Derived):
     from gdlcheck.output.render_derive import render_derive
 
@@ -91,8 +118,10 @@ def register_presenters() -> None:
     register(Verified, _shown_by(_render_verify, report.verify_json, figure=_verify_figure))
     register(Check, Presenter(json=report.check_json))
     register(TensorChecked, Presenter(json=report.tensor_json))
+    register(TensorsChecked, _shown_by(_render_weights, lambda checked: [c.to_json() for c in checked]))
+    register(Measured, _shown_by(_render_measure, report.measure_json, figure=_measure_figure))
     register(Derived, _shown_by(_render_derive, report.derive_json, figure=_derive_figure))
     register(Inspected, _shown_by(_render_inspect, report.inspect_json))
     register(Found, _shown_by(_render_symmetries, lambda found, input: report.symmetries_json(input, found)))
     register(Projected, _shown_by(_render_project, lambda projected, input: report.project_json(
-        input, projected.group, projected.matrix, projected.distance)))
+        input, projected.group, projected.matrix, projected.distance), figure=_project_figure))

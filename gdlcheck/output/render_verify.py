@@ -26,13 +26,13 @@ from gdlcheck.output.render_parts import (
     group_line,
     short_generator,
 )
+from gdlcheck.output.tensor_words import tensor_note
 from gdlcheck.output.words import (
     RELATIVE_LEGEND,
     constraint_lines,
     count_line,
     culprit_text,
     fact_text,
-    tensor_note,
     undecided_lines,
     witness_text,
 )

@@ -15,6 +15,7 @@ from gdlcheck.errors import LimitError
 from gdlcheck.groups import PermGroup
 from gdlcheck.limits import MAX_CELLS, MAX_CSV_CELLS, MAX_JSON_CELLS
 from gdlcheck.output.proof import culprit_json, proof_json
+from gdlcheck.output.tensor_words import tensor_note
 from gdlcheck.output.words import (
     DETAILS,
     RELATIVE_TO,
@@ -23,7 +24,6 @@ from gdlcheck.output.words import (
     counterexample,
     fact_text,
     json_float,
-    tensor_note,
     undecided_lines,
 )
 from gdlcheck.verification.result import Check, TensorChecked, Verified
@@ -246,3 +246,23 @@ def kind_json(kind) -> dict:
             "keys": [{"name": k.name, "type": k.type, "required": k.required, "default": k.default,
                       "meaning": k.meaning} for k in kind.keys],
             "one_of": [list(group) for group in kind.one_of], "example": kind.example}
+
+
+def measure_json(measured) -> dict:
+    """``gdlcheck measure --format json``: the model, the group, the data, the group elements, and
+    per submodule (in the order the model runs them) its error and own contribution, worst over
+    the elements and per element."""
+    largest = measured.largest
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "input": measured.input,
+        "group": group_json(measured.group),
+        "data": {"input": measured.data, "shape": list(measured.data_shape), "points_axis": measured.points_axis},
+        "elements": [{"element": e, "kind": k} for e, k in zip(measured.elements, measured.kinds)],
+        "error": json_float(measured.model.error),
+        "largest_contributor": None if largest is None else largest.path,
+        "layers": [{"path": m.path, "kind": m.kind, "depth": m.depth, "leaf": m.is_leaf, "moves": m.moves,
+                    "error": json_float(m.error), "own_contribution": json_float(m.own_contribution),
+                    "errors": [json_float(v) for v in m.errors], "own": [json_float(v) for v in m.own]}
+                   for m in measured.layers],
+    }

@@ -385,39 +385,3 @@ def count_line(total: int, held: int, failed: int, inconclusive: int, unreadable
     parts = [(held, "hold"), (failed, "fail"), (inconclusive, "inconclusive"), (unreadable, "could not be read")]
     words = ", ".join(f"{count} {word}" for count, word in parts if count)
     return f"{total} input{'s' if total != 1 else ''}: {words}" if words else f"{total} inputs"
-
-
-def tensor_note(checked) -> str | None:
-    """Why a tensor of a weights file is not judged, or what a kernel's verdict leaves to the
-    model (a :class:`~gdlcheck.verification.result.TensorChecked`); None when there is nothing to say."""
-    from gdlcheck.verification.tensors import EVEN_KERNEL, KERNEL, KERNEL_GROUP, NO_SIZE, NOT_POINTS, OWN_N
-
-    size = f"n = {checked.n}" if checked.n is not None else " x ".join(map(str, checked.shape)) or "a scalar"
-    if checked.role == "matrix" and checked.verdict == "fails" and 0 < (checked.distance or 0) < NEAR_DISTANCE:
-        return (f"near miss: {distance_text(checked.distance)} from the nearest equivariant matrix; "
-                f"{project_command(checked)} gives it")
-    if checked.why == OWN_N and checked.verdict == "fails":
-        return (f"judged as a map on its own {checked.n} points; if it mixes features, give the group's size "
-                "(-n N) or check the model with --callable")
-    if checked.why == NOT_POINTS:
-        return f"not on the points ({size}): check the model with --callable"
-    if checked.why == NO_SIZE:
-        return f"a vector ({size}): give the group's size (-n N) to check it as a bias on its points"
-    if checked.why == EVEN_KERNEL:
-        return "a kernel without a centre (even or unequal sides): check the model with --callable"
-    if checked.why == KERNEL_GROUP:
-        return f"not on the points ({size}, a kernel for another group): check the model with --callable"
-    if checked.role == KERNEL and checked.kernel is not None and not checked.kernel.checks:
-        return ("a convolution commutes with the shifts whatever its kernel when its padding is circular (Theorem 1); "
-                "zero padding breaks it at the border: check the model with --callable")
-    return None
-
-
-
-def project_command(checked) -> str:
-    """The ``gdlcheck project`` command line that gives a weights file's tensor tied."""
-    import shlex
-
-    group = checked.result.group
-    size = ["--shape", "x".join(map(str, group.shape))] if group.shape else ["-n", str(group.n)]
-    return shlex.join(["gdlcheck", "project", checked.input, "--group", group.name, *size, "--tensor", checked.name])

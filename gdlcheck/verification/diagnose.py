@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gdlcheck.errors import GdlcheckError
-from gdlcheck.groups import PermGroup, fixes
+from gdlcheck.groups import PermGroup, fixes, parse_perm
 from gdlcheck.layers import Fact, Layer, with_graph_mode
 from gdlcheck.verification.measure import default_law, trial_residuals
 from gdlcheck.verification.prove import prove
@@ -36,7 +36,7 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
     failing = {c.generator for c in checks if c.passed is False}
     if not failing:
         return []
-    gens = [s for s in group.gen_arrays() if generator_name(s) in failing]
+    gens = [np.asarray(parse_perm(g, group.n), dtype=np.int64) for g in sorted(failing)]   # random elements too
     law = default_law(layer, expect)
     a, y = law.graph, law.output
     out = [Fact("fails", {"law": law, "generators": sorted(failing)})]

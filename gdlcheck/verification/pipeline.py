@@ -37,6 +37,8 @@ from gdlcheck.verification.verdict import decide, judge
 # auto runs the trials besides a settled exact verdict when the input has at most this many
 # numbers (n x channels): they cost milliseconds there, and cross-check the proof
 CHEAP_TRIALS = 4096
+# the trials check this many uniformly random elements of the group besides its generators
+TRIAL_ELEMENTS = 1
 
 
 def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant", channels: int = 1,
@@ -69,10 +71,10 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     cheap = group.n * channels <= CHEAP_TRIALS
     if method in ("numeric", "both") or (method == "auto" and (not settled or cheap)):
         # before any pass: with no generator the trials still run the layer once each
-        check_trial_budget(layer, group.n, channels, options.trials, len(group.gens))
+        check_trial_budget(layer, group.n, channels, options.trials, len(group.gens) + TRIAL_ELEMENTS)
         try:
             residuals.extend(trial_residuals(layer, group, default_law(layer, expect), channels, options.trials,
-                                             options.seed, form=form))
+                                             options.seed, form=form, elements=TRIAL_ELEMENTS))
         except LayerError as err:
             # An exact verdict stands on its own; without one the overflow is the user's to fix.
             if not settled:

@@ -261,3 +261,12 @@ class TensorChecked(Serialised):
         tail = (f"distance {self.distance:.3g}" if self.result is not None
                 else str(self.error) if self.error is not None else self.why or self.verdict)
         return f"<TensorChecked {self.name} {self.verdict}: {tail}>"
+
+
+class TensorsChecked(list, Shown):
+    """What :func:`gdlcheck.verify_weights` returns: a list of :class:`TensorChecked`, one per
+    tensor, that shows itself as ``verify FILE`` prints it (``report()``, and the table in a
+    notebook); ``to_json()`` is the list of the tensors' JSON objects."""
+
+    def __repr__(self) -> str:
+        return f"[{', '.join(map(repr, self))}]"

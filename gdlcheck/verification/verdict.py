@@ -87,7 +87,9 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     # deviation past rounding is a counterexample the user can run: it contradicts the proof,
     # and the counterexample wins (a rule of gdlcheck's is wrong; the note says so).
     proved = {c.generator for c in exact if c.passed and c.exact}
-    against = [c for c in numeric if c.passed is False and c.generator in proved]
+    # every generator proved is the whole group proved: a random element's trials are checked alike
+    whole = bool(exact) and all(c.passed and c.exact for c in exact)
+    against = [c for c in numeric if c.passed is False and (c.generator in proved or whole)]
     overruled = [c for c in against if within_rounding(c, rounding, magnitude)]
     for c in against:
         if c in overruled:

@@ -79,35 +79,52 @@ def index(call):
 
 
 def _masked(p, mask, m_mask):
-    """Positions kept by a bool mask: ``nonzero(mask)`` in order.  A mask moving by ``p`` keeps
-    the images of the kept positions, sorted: the result moves by the rank of each image."""
+    """Positions kept by a bool mask: ``nonzero(mask)`` in order.  A mask whose values the rule may
+    read (a constant, or one computed from given values only: the same in every call) is read: a
+    constant one must be mapped onto itself by ``p``; one moving by ``p`` keeps the images of the
+    kept positions, sorted, so the result moves by the rank of each image.  A mask of values that
+    depend on the random points reaches the rule without values: it keeps the images of the kept
+    rows in an order only those values decide, :class:`~gdlcheck.code.moves.Unordered`."""
+    if m_mask is not None and (m_mask.labels is not None or not mv.same(m_mask.axes[0], p)):
+        raise NoRule("a mask moved otherwise than the axis it selects")
+    if m_mask is not None and not mv.moving(p):
+        return None, []
+    if not readable(mask):
+        return mv.Unordered("the rows a mask of moving values keeps"), []
     keep = np.nonzero(mask.detach().cpu().numpy())[0]
     if m_mask is None:
         r = mv.restrict(p, keep)
         if r is False:
             return None, [Broken("a mask that the generator does not map onto itself")]
         return (None if r is None or mv.is_identity(r) else r), []
-    if m_mask.labels is not None or not mv.same(m_mask.axes[0], p):
-        raise NoRule("a mask moved otherwise than the axis it selects")
-    if p is None:
-        return None, []
+    return _ranks(mv.known(p), keep), []
+
+
+def _ranks(p, keep):
     images = p[keep]
-    return np.searchsorted(np.sort(images), images).astype(np.int64), []
+    return np.searchsorted(np.sort(images), images).astype(np.int64)
+
+
+def readable(t) -> bool:
+    """Whether the rule was given ``t``'s values (the walk gives a tensor of the random points'
+    values as a meta tensor, without them)."""
+    return t.device.type != "meta"
 
 
 @rule(aten.nonzero.default)
 def nonzero(call):
-    """``nonzero`` of a 1-D mask: the positions (labels of its axis), in order."""
+    """``nonzero`` of a 1-D mask: the positions (labels of its axis, relabelled as the axis
+    moves), in order: by the ranks of their images for a mask whose values the rule may read, in
+    an order only the values decide for one of the random points."""
     t, m = call.args["self"], call.moves["self"]
     if t.dim() != 1 or m.labels is not None:
         raise NoRule("nonzero of more than one axis")
     p = m.axes[0]
-    keep = np.nonzero(t.detach().cpu().numpy())[0]
-    if p is None:
+    if not mv.moving(p):
         return mv.Moves((None, None))
-    images = p[keep]
-    r = np.searchsorted(np.sort(images), images).astype(np.int64)
-    return mv.Moves((r, None), p)
+    if not readable(t):
+        return mv.Moves((mv.Unordered("the positions nonzero finds among moving values"), None), mv.known(p))
+    return mv.Moves((_ranks(mv.known(p), np.nonzero(t.detach().cpu().numpy())[0]), None), p)
 
 
 @rule(aten.embedding.default)

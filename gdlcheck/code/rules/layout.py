@@ -20,7 +20,24 @@ def _same(call, name="self"):
     return mv.still(call.out.dim()) if m is None else mv.Moves(m.axes, m.labels)
 
 
-@rule(aten.alias.default, aten.detach.default, aten.clone.default, aten._to_copy.default,
+@rule(aten._to_copy.default)
+def cast(call):
+    """A copy, perhaps into another dtype: node labels stay labels only in an integer dtype that
+    holds every label (``int8`` wraps label 256 onto 0, ``bool`` makes every label but 0 one,
+    ``half`` rounds labels past 2048): else equal labels would not be equal nodes."""
+    m = call.moves.get("self")
+    lam = None if m is None else m.labels
+    if lam is not None:
+        dtype = call.args.get("dtype") or call.args["self"].dtype
+        if dtype.is_floating_point or dtype.is_complex or dtype == torch.bool:
+            raise NoRule(f"node labels cast to {dtype}")
+        info = torch.iinfo(dtype)
+        if info.min > 0 or info.max < len(mv.known(lam)) - 1:
+            raise NoRule(f"node labels cast to {dtype}, which does not hold every label")
+    return _same(call)
+
+
+@rule(aten.alias.default, aten.detach.default, aten.clone.default,
       aten.lift_fresh.default, aten.lift_fresh_copy.default, aten.contiguous.default, aten.resolve_conj.default,
       aten.resolve_neg.default)
 def same_entries(call):

@@ -99,8 +99,11 @@ def _leaves(layer: Layer) -> list[Layer]:
 
 
 def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, trials: int, seed: int,
-                    gens: list[np.ndarray] | None = None, first_trial: int = 0, form=None) -> list[Residual]:
-    """Probe ``f(g.X)`` against the law's target with seeded random inputs, per generator.
+                    gens: list[np.ndarray] | None = None, first_trial: int = 0, form=None,
+                    elements: int = 0) -> list[Residual]:
+    """Probe ``f(g.X)`` against the law's target with seeded random inputs, per generator, and
+    per each of ``elements`` uniformly random elements of the group (:func:`random_elements`):
+    a generator alone rarely moves the maximum of 64 points, a random permutation does.
 
     Trial ``t`` draws its input from ``numpy.random.default_rng([seed, first_trial + t])`` (then
     one value per symbol of the weights); the witness is the trial with the largest relative
@@ -119,6 +122,7 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
     """
     n = group.n
     gens = group.gen_arrays() if gens is None else gens
+    gens = list(gens) + random_elements(group, elements, seed, gens)
     worst: list[tuple[float, float, TrialWitness | None]] = [(0.0, 0.0, None)] * len(gens)
     largest = [0.0] * len(gens)  # per generator: the largest |value| in and out of its trials
     syms = sorted(layer.symbols(), key=str)
@@ -173,6 +177,29 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
                 worst[k] = (unscaled(err, e), rel, witness)
     return [Residual(generator_name(s), "numeric", max_abs_error=err, relative_error=rel, witness=witness,
                      trials=trials, magnitude=top) for s, (err, rel, witness), top in zip(gens, worst, largest)]
+
+
+def random_elements(group: PermGroup, count: int, seed: int, gens) -> list[np.ndarray]:
+    """``count`` uniformly random elements of ``group``, drawn from ``default_rng([seed, RANDOM_ELEMENTS])``,
+    leaving out the identity and the elements already checked (a small group may give them)."""
+    if count <= 0 or not group.gens:
+        return []
+    rng = np.random.default_rng([seed, RANDOM_ELEMENTS])
+    seen = {tuple(int(v) for v in s) for s in gens} | {tuple(range(group.n))}
+    out: list[np.ndarray] = []
+    for _ in range(8 * count):
+        if len(out) == count:
+            break
+        h = np.asarray(group.random_element(rng), dtype=np.int64)
+        key = tuple(h.tolist())
+        if key not in seen:
+            seen.add(key)
+            out.append(h)
+    return out
+
+
+# the stream of the trials' random elements (apart from the trials' inputs, default_rng([seed, t]))
+RANDOM_ELEMENTS = 1 << 30
 
 
 def _largest(values: np.ndarray, e: int = 0) -> float:

@@ -1,0 +1,167 @@
+"""Measure a trained model's equivariance layer by layer on the user's data (``gdlcheck measure``)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from gdlcheck.api.groups import group_options
+from gdlcheck.code import torch_bridge
+from gdlcheck.code.boundary import running_code
+from gdlcheck.code.layerwise import Measured, group_elements, measure_layers
+from gdlcheck.code.loading import build_callable, callable_name, load_callable
+from gdlcheck.code.trained import load_weights
+from gdlcheck.errors import CallableError, GdlcheckError, SpecError, param
+from gdlcheck.groups import cycle_string
+
+MAX_DATA_ENTRIES = 1 << 26    # entries of the data batch (as float64: 512 MiB)
+
+
+def measure(model, group, data, *, n: int | None = None, shape=None, generators=None, points_axis: int | None = None,
+            elements: int = 8, seed: int = 0, weights=None, progress=None, name: str | None = None) -> Measured:
+    """The equivariance error of each submodule of a torch model on the user's data, and each
+    one's own contribution (``gdlcheck measure``).
+
+    Parameters
+    ----------
+    model : a ``torch.nn.Module`` (or a class or factory that builds one); run on a float64
+        copy in eval mode.
+    group : a :class:`PermGroup`, or a name with ``n``/``shape``/``generators`` as in
+        :func:`group` (``n`` defaults to the data's points).
+    data : a batch of inputs: a torch tensor or numpy array ``(B, n, ...)`` (one input
+        ``(n, ...)`` is a batch of one), or the path of a ``.pt``/``.pth``, ``.npy``, ``.npz`` or
+        ``.safetensors`` file holding one such array.
+    points_axis : the data's axis of the points (default 1: axis 0 is the batch).
+    elements : seeded random group elements, applied besides the generators.
+    weights : a trained state_dict loaded into a copy of the model first (as ``verify_callable``).
+    progress : called with a short text before each group element (the command line's progress).
+    name : the model's name in the report (default: its class's or function's).
+
+    Returns
+    -------
+    Measured
+        ``layers`` (per submodule in the order the model runs them: ``path``, ``kind``,
+        ``depth``, ``error``, ``own_contribution``, per element ``errors`` and ``own``),
+        ``largest`` (the leaf with the largest own contribution), ``to_json()``, ``plot()``.
+
+    Raises
+    ------
+    GdlcheckError
+        for a model that is not a torch module, data that cannot be read or does not fit the
+        group, or a model that raises on the data.
+    """
+    label = name or callable_name(model)
+    with running_code(label) as run:   # the user's code: what it prints, raises or closes stays its own
+        return _measure_built(model, label, run, group, data, n=n, shape=shape, generators=generators,
+                              points_axis=points_axis, elements=elements, seed=seed, weights=weights,
+                              progress=progress)
+
+
+def _measure_built(model, label, run, group, data, *, n, shape, generators, points_axis, elements, seed, weights,
+                   progress) -> Measured:
+    import torch
+
+    model = run.subject = build_callable(model, label)
+    if not torch_bridge.is_torch_module(model):
+        raise CallableError(f"measure takes a torch.nn.Module; got a {type(model).__name__}", file=label)
+    if weights is not None:
+        model = run.subject = load_weights(model, os.fspath(weights))
+    if isinstance(elements, bool) or not isinstance(elements, int) or elements < 0:
+        raise CallableError(f"{param('elements')} must be a whole number >= 0, got {elements!r}")
+    x, data_label = read_data(data)
+    axis = 1 if points_axis is None else int(points_axis)
+    if x.dim() == 1 or (points_axis is None and x.dim() == 2):
+        x = x.unsqueeze(0)   # one input: a batch of one
+    if not -x.dim() <= axis < x.dim():
+        raise CallableError(f"{param('points_axis', literal=axis)} is not an axis of the data of shape "
+                            f"{tuple(x.shape)}", file=data_label)
+    axis %= x.dim()
+    opts = group_options(group, n, shape, generators, None)
+    if not opts.given:
+        raise CallableError(f"measure needs a group: give {param('group', 'NAME')}")
+    g = opts.build(n_default=int(x.shape[axis]))
+    if g.n != x.shape[axis]:
+        raise CallableError(f"the data has {x.shape[axis]} points on axis {axis} (shape {tuple(x.shape)}) but the "
+                            f"group acts on n = {g.n}", file=data_label)
+    perms, kinds = group_elements(g, elements, seed)
+    names = [cycle_string(tuple(int(v) for v in p)) for p in perms]
+    with torch_bridge.preserved_rng():
+        return measure_layers(model, g, x.to(torch.float64), axis, perms, label, data_label, names, kinds,
+                              progress=progress)
+
+
+def read_data(data) -> tuple:
+    """The data batch as a torch tensor, and its label."""
+    import torch
+
+    from gdlcheck.inputs.arrays import plain_array
+
+    if isinstance(data, (str, os.PathLike)):
+        label = os.fspath(data)
+        array = _data_file(label)
+    else:
+        label = "<data>"
+        array = plain_array(data, label)
+        if not isinstance(array, np.ndarray):
+            try:
+                array = np.asarray(array, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise SpecError(f"data must be an array of numbers, got {type(data).__name__}", file=label) from None
+    if array.dtype.kind not in "biuf" or array.ndim == 0:
+        raise SpecError(f"data must be an array of real numbers with the points on an axis, got {array.dtype} of "
+                        f"shape {array.shape}", file=label)
+    if array.size > MAX_DATA_ENTRIES:
+        raise SpecError(f"data of {array.size} entries, over the limit of {MAX_DATA_ENTRIES}", file=label)
+    if not np.isfinite(array).all():
+        raise SpecError("data holds NaN or infinite values", file=label)
+    return torch.from_numpy(np.ascontiguousarray(array, dtype=np.float64)), label
+
+
+def _data_file(path: str) -> np.ndarray:
+    from gdlcheck.inputs.weights import is_weights_file, read_tensors, values_of
+
+    try:
+        if path.lower().endswith(".npy"):
+            return _npy(path)
+        if not is_weights_file(path):
+            raise SpecError("data is a .pt/.pth, .npy, .npz or .safetensors file of one array", file=path)
+        tensors = read_tensors(path)
+        if len(tensors) != 1:
+            names = ", ".join(t.name for t in tensors[:6])
+            raise SpecError(f"holds {len(tensors)} arrays ({names}); data is a file of one array", file=path)
+        return values_of(tensors[0], path)
+    except GdlcheckError as err:
+        raise err.located(file=path) from None
+
+
+def measure_target(target: str, data, group_opts, *, points_axis=None, elements: int = 8, seed: int = 0,
+                   weights=None, progress=None) -> Measured:
+    """``gdlcheck measure --callable MODULE:ATTR --data FILE``: import the model, then :func:`measure`."""
+    with running_code(target):   # importing the module runs its code
+        model = load_callable(target, None)
+    if not group_opts.given:
+        raise CallableError(f"measure needs a group: give {param('group', 'NAME')}", file=target)
+    return measure(model, group_opts.group or group_opts.name, data, n=group_opts.n, shape=group_opts.shape,
+                   generators=list(group_opts.generators) or None, points_axis=points_axis, elements=elements,
+                   seed=seed, weights=weights, progress=progress, name=target)
+
+
+def _npy(path: str) -> np.ndarray:
+    """A ``.npy`` file of numbers, its header checked before its data is read; no pickles."""
+    from numpy.lib import format as npy
+
+    from gdlcheck.limits import MAX_NPY_HEADER
+
+    try:
+        with open(path, "rb") as fh:
+            version = npy.read_magic(fh)
+            reader = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+            shape, _, dtype = reader(fh, max_header_size=MAX_NPY_HEADER)
+            if dtype.kind not in "biuf" or int(np.prod(shape)) > MAX_DATA_ENTRIES:
+                raise SpecError(f"data of dtype {dtype} and shape {shape}: expected at most {MAX_DATA_ENTRIES} real "
+                                "numbers", file=path)
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError, SyntaxError, TypeError) as err:
+        raise SpecError(f"cannot read the data ({str(err).splitlines()[0][:100] if str(err) else type(err).__name__})",
+                        file=path) from None
