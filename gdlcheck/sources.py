@@ -60,10 +60,11 @@ def group_graph(path: str, n: int | None = None):
     """``--graph FILE`` for a group: a dense adjacency as it is (its automorphisms keep the colour
     matrix that derive reads); a scipy.sparse ``.npz`` or a 2 x E edge list as scipy.sparse, never
     densified (``A[target, source]``, as the Python API takes them)."""
-    A = load_graph_file(path, n=n)
+    A = load_graph_file(path)   # its size is checked against n by the group, after what it goes with
     if isinstance(A, np.ndarray) and A.dtype.kind == "f":
         return A
-    return graphs.to_sparse(A, n)
+    # an edge list has n nodes when its labels fit (the last ones may have no edge), else as many as it names
+    return graphs.to_sparse(A, n if n is not None and n >= graphs.nodes(A) else None)
 
 
 def load_graph(path: str) -> np.ndarray:

@@ -40,8 +40,9 @@ from enum import Enum
 
 import numpy as np
 
-from gdlcheck.errors import CallableError
-from gdlcheck.groups import act
+from gdlcheck.code import torch_bridge
+from gdlcheck.errors import CallableError, param
+from gdlcheck.groups import act, is_sparse
 from gdlcheck.text import parse_shape, suggest
 
 
@@ -318,3 +319,25 @@ def act_along(p, Y: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 def move_array(action: Action, p, Y: np.ndarray, edge_order=None) -> np.ndarray:
     """``Y`` as ``action`` moves it under ``p`` (axes already resolved): :meth:`Action.move`."""
     return action.move(p, Y, edge_order)
+
+
+def output_array(value, where: str, label: str) -> np.ndarray:
+    """One output of the code (``where`` its place, ``""`` for the only one) as a float64 array:
+    numpy, torch (dense or sparse) or scipy.sparse; None or anything else is the user's error."""
+    name = f"output{where}" if where else "the output"
+    if value is None:
+        if not where:
+            raise CallableError("the output is None: the code returns nothing; return the layer's output (code that "
+                                "writes into its input must return it too)", file=label)
+        raise CallableError(f"{name} is None: describe it as ignored ({param('outputs', value='ignored')} in its "
+                            "place, one per output)", file=label)
+    if torch_bridge.is_tensor(value):
+        value = torch_bridge.to_numpy(value)
+    elif is_sparse(value):
+        value = value.toarray()
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        text = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        raise CallableError(f"{name} is {type(value).__name__}, not an array of numbers ({type(err).__name__}: "
+                            f"{text})", file=label) from None

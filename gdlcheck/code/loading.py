@@ -251,7 +251,9 @@ def _refuse_a_likely_batch(f, dims: tuple[int, ...], axes: tuple[int, ...], expl
                         f"{param('points_axis', literal=0)} if axis 0 holds the points")
 
 
-_BATCH_WORDS = re.compile(r"\bbatch|\(\s*B\s*,", re.IGNORECASE)
+# a docstring that says its input is batch-first: "batch first", "(B, N, D)", "a batch of sets", "batched"
+# (not "the batch vector" of a graph pooling, whose input is the nodes)
+_BATCH_WORDS = re.compile(r"batch[ _-]first|\(\s*B\s*,|\bbatch(?:es)? of\b|\bbatched\b", re.IGNORECASE)
 
 
 # --------------------------------------------------------------------------- the layer

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gdlcheck.code import graphs, torch_bridge
-from gdlcheck.code.actions import Action, Motion, move_array, normal_axes
+from gdlcheck.code.actions import Action, Motion, move_array, normal_axes, output_array
 from gdlcheck.errors import CallableError, param
-from gdlcheck.groups import is_sparse
 
 
 @dataclass(eq=False)
@@ -219,7 +218,7 @@ class Signature:
         for where, action, value in leaves:
             if not action.kind.is_compared:
                 continue
-            Y = _as_float_array(value, where, label)
+            Y = output_array(value, where, label)
             action = self._resolve_output(action, Y, where, label)
             segments.append(Segment(where, action, tuple(Y.shape), offset, int(Y.size)))
             parts.append(Y.ravel())
@@ -386,23 +385,3 @@ def _walk(spec, out, where: str, label: str):
 
 def _is_array(x) -> bool:
     return isinstance(x, np.ndarray) or torch_bridge.is_tensor(x)
-
-
-def _as_float_array(value, where: str, label: str) -> np.ndarray:
-    name = f"output{where}" if where else "the output"
-    if value is None:
-        if not where:
-            raise CallableError("the output is None: the code returns nothing; return the layer's output (code that "
-                                "writes into its input must return it too)", file=label)
-        raise CallableError(f"{name} is None: describe it as ignored ({param('outputs', value='ignored')} in its "
-                            "place, one per output)", file=label)
-    if torch_bridge.is_tensor(value):
-        value = torch_bridge.to_numpy(value)
-    elif is_sparse(value):
-        value = value.toarray()
-    try:
-        return np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        text = str(err).strip().splitlines()[0] if str(err).strip() else ""
-        raise CallableError(f"{name} is {type(value).__name__}, not an array of numbers ({type(err).__name__}: "
-                            f"{text})", file=label) from None
