@@ -25,6 +25,9 @@ def c(*shape):
     return (torch.arange(size, dtype=F64).reshape(shape) * 0.37 + 0.1).sin()
 
 
+NORM = (c(D), c(D), c(D).abs(), c(D).abs() + 1)   # weight, bias, running mean and variance
+
+
 def groups_of(x):
     """Two groups of the points, by the sign of their first coordinate (moving with them)."""
     return (x[:, 0] > 0).long()
@@ -60,7 +63,7 @@ SAMPLES = {
     table.POINTWISE: eq(lambda x: x.relu()),
     aten._log_softmax.default: eq(lambda x: x.log_softmax(-1)),
     aten._native_batch_norm_legit_no_training.default: eq(
-        lambda x: aten._native_batch_norm_legit_no_training(x, c(D), c(D), c(D).abs(), c(D).abs() + 1, 0.1, 1e-5)[0]),
+        lambda x: aten._native_batch_norm_legit_no_training(x, *NORM, 0.1, 1e-5)[0]),
     aten._native_multi_head_attention.default: eq(
         lambda x: aten._native_multi_head_attention(x[None], x[None], x[None], D, 2, c(3 * D, D), c(3 * D), c(D, D),
                                                     c(D), None, False)[0][0]),
@@ -123,8 +126,7 @@ SAMPLES = {
     aten.mm.default: eq(lambda x: aten.mm(x, c(D, D))),
     aten.mv.default: eq(lambda x: aten.mv(x, c(D))),
     aten.nansum.default: inv(lambda x: x.nansum()),
-    aten.native_batch_norm.default: eq(
-        lambda x: aten.native_batch_norm(x, c(D), c(D), c(D).abs(), c(D).abs() + 1, False, 0.1, 1e-5)[0]),
+    aten.native_batch_norm.default: eq(lambda x: aten.native_batch_norm(x, *NORM, False, 0.1, 1e-5)[0]),
     aten.native_layer_norm.default: eq(lambda x: F.layer_norm(x, (D,))),
     aten.ne.Tensor: eq(lambda x: x.ne(2 * x)),
     aten.new_empty.default: eq(lambda x: x.new_empty((N, D)).zero_() + x),

@@ -141,8 +141,11 @@ def generator_name(group: PermGroup | None, generator: str, long: bool = False) 
     """A generator as the tables name it, never cut: its role (``shift``, ``rotation``,
     ``translation (axis 1)``; ``generator 2`` when nothing is known), with its cycles where both
     fit in :data:`GENERATOR_WIDTH` (``shift (0 1 2)``); ``long``: the cycles whatever their
-    length (lines that wrap).  A generator the group does not hold is its cycles, shortened."""
+    length (lines that wrap).  An element the group does not hold as a generator (the trials' random
+    element) is its cycles where they fit, else ``random element``."""
     strings = group.generator_strings if group is not None else []
+    if generator not in strings and group is not None and not long and len(generator) > GENERATOR_WIDTH:
+        return "random element"   # the trials' uniformly random element: its cycles are in the counterexample
     if generator not in strings:
         return generator if long or len(generator) <= GENERATOR_WIDTH else short_generator(generator)
     k = strings.index(generator)
