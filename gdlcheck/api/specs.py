@@ -170,7 +170,7 @@ def _check_tensor(label, tensor, role, group, opts, named, expect, method, tol, 
             result = _run(job, f"{label}:{tensor.name}", expect, method, tol, trials, seed)
             # an exactly equivariant matrix is its own projection (project keeps equal orbits bit
             # for bit): its distance is 0 without the pass
-            exact = result.verdict == HOLDS and expect == "equivariant"
+            exact = result.verdict == HOLDS and result.expect == "equivariant"
             distance = 0.0 if exact else derivation.project(W, result.group)[1]
             return TensorChecked(label, tensor.name, tensor.shape, result, distance, **row)
         if role.role == BIAS:
