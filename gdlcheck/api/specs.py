@@ -19,7 +19,7 @@ from gdlcheck.inputs.spec import dump_yaml, is_spec_text
 from gdlcheck.sources import GroupOptions, matrix_job, resolve
 from gdlcheck.tolerances import TOL
 from gdlcheck.verification import Options, Verified, verify_layer
-from gdlcheck.verification.result import TensorChecked, TensorsChecked
+from gdlcheck.verification.result import HOLDS, TensorChecked, TensorsChecked
 from gdlcheck.verification.tensors import BIAS, KERNEL, MATRIX, OTHER, bias_distance, check_kernel, role_of
 
 
@@ -168,8 +168,11 @@ def _check_tensor(label, tensor, role, group, opts, named, expect, method, tol, 
             W = check_finite(matrix_of(tensor, label), where=f"tensor {tensor.name}")
             job = matrix_job(label, W, opts) if group is None else Job(input=label, layer=Linear(W), group=group)
             result = _run(job, f"{label}:{tensor.name}", expect, method, tol, trials, seed)
-            return TensorChecked(label, tensor.name, tensor.shape, result, derivation.project(W, result.group)[1],
-                                 **row)
+            # an exactly equivariant matrix is its own projection (project keeps equal orbits bit
+            # for bit): its distance is 0 without the pass
+            exact = result.verdict == HOLDS and result.expect == "equivariant"
+            distance = 0.0 if exact else derivation.project(W, result.group)[1]
+            return TensorChecked(label, tensor.name, tensor.shape, result, distance, **row)
         if role.role == BIAS:
             b = check_finite(values_of(tensor, label), where=f"tensor {tensor.name}")
             job = Job(input=label, layer=Linear(np.zeros((group.n, group.n)), b), group=group, kind="bias")

@@ -89,6 +89,21 @@ def _extremes(labels: np.ndarray, flat: np.ndarray, orbits: np.ndarray, lowest: 
               dimension: int) -> np.ndarray:
     """The least entry of each orbit in ``orbits`` where ``lowest``, else its greatest (by one
     sort of those orbits' entries and ``reduceat``, the few orbits a mean left)."""
+    # most such orbits hold one value (a float mean of equal values can miss it): any member is
+    # then the extreme, with no sort
+    member = np.zeros(dimension)
+    member[labels] = flat                               # some entry of each orbit
+    differs = np.bincount(labels, weights=flat != member[labels], minlength=dimension)
+    out = member[orbits]
+    mixed = differs[orbits] > 0
+    if mixed.any():
+        out[mixed] = _sorted_extremes(labels, flat, orbits[mixed], lowest[mixed], dimension)
+    return out
+
+
+def _sorted_extremes(labels: np.ndarray, flat: np.ndarray, orbits: np.ndarray, lowest: np.ndarray,
+                     dimension: int) -> np.ndarray:
+    """:func:`_extremes` of orbits with different entries, by one sort of their entries."""
     wanted = np.zeros(dimension, dtype=bool)
     wanted[orbits] = True
     members = np.flatnonzero(wanted[labels])

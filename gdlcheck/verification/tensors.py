@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gdlcheck.groups import PermGroup
+from gdlcheck.scale import frobenius_ratio
 from gdlcheck.verification.result import FAILS, HOLDS, HOLDS_WITHIN_TOLERANCE
 
 # what a tensor is (TensorChecked.role)
@@ -131,10 +132,7 @@ def bias_distance(b: np.ndarray, group: PermGroup) -> float:
     """``|b - m| / |b|``, ``m`` the mean of ``b`` over each orbit of points (the nearest
     invariant vector); 0 for a zero vector."""
     b = np.asarray(b, dtype=np.float64)
-    norm = float(np.linalg.norm(b))
-    if norm == 0:
-        return 0.0
     nearest = np.empty_like(b)
     for orbit in group.point_orbits():
         nearest[orbit] = b[orbit].mean()
-    return float(np.linalg.norm(b - nearest) / norm)
+    return frobenius_ratio(b - nearest, b)
