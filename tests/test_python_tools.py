@@ -114,12 +114,8 @@ def circulant(n: int) -> tuple:
 def test_results_have_short_reprs():
     g, W = circulant(6)
     r = gdlcheck.verify(W, g)
-<<<<<<< ours
     # the exact check of the generator, its numeric trial, and a trial of one random group element
     assert [c.method for c in r.checks] == ["exact", "numeric", "numeric"]
-=======
-    # the exact check, the trials of the shift, and those of a uniformly random element of the group
->>>>>>> theirs
     assert repr(r) == "<Verified holds: <matrix> (matrix) against cyclic (n=6), 3 check(s)>"
     assert repr(r.checks[0]) == "<Check (0 1 2 3 4 5) exact: PASS>"
     assert repr(gdlcheck.derive(g)) == "<Derived cyclic (n=6) order 1 -> 1: circulant, dimension 6>"
