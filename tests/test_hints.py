@@ -171,18 +171,32 @@ def _distance(W: np.ndarray) -> float:
     return float(np.linalg.norm(W - means[offsets]) / np.linalg.norm(W))
 
 
-def test_the_counterexample_is_the_worst_pair_not_the_first(run, tmp_path):
+def test_the_counterexample_is_the_first_pair_and_the_pair_that_differs_most_is_beside_it(run, tmp_path):
     W = _circulant()
     W[0, 1] += 1e-6      # early in row-major order, just over the tolerance
     W[2, 4] += 0.01      # the real drift
     np.save(tmp_path / "w.npy", W)
-    obj = json.loads(run(["verify", tmp_path / "w.npy", "-g", "cyclic", "--method", "exact",
-                          "--format", "json"]).stdout)
-    (check,) = obj["checks"]
+    result = run(["verify", tmp_path / "w.npy", "-g", "cyclic", "--method", "exact", "--format", "json"])
+    (check,) = json.loads(result.stdout)["checks"]
     witness = check["counterexample"]
-    # the shift compares W[i+1, j+1] with W[i, j]: the drift at (2, 4) shows at (1, 3) and at (2, 4)
-    assert tuple(witness["entry"]) in {(1, 3), (2, 4)}, witness
+    # DESIGN.md section 5: a failure names the first differing pair; the shift compares
+    # W[i+1, j+1] with W[i, j], so the bump at (0, 1) shows first, at (0, 1) itself
+    assert witness["entry"] == [0, 1] and witness["image_entry"] == [1, 2], witness
+    # beside it, the pair that differs most: the drift at (2, 4) shows at (1, 3) and at (2, 4)
+    assert tuple(witness["largest"]["entry"]) in {(1, 3), (2, 4)}, witness
+    assert "differing most: W[" in witness["text"]
     assert check["max_abs_error"] == pytest.approx(0.01, rel=1e-6)
+    text = run(["verify", tmp_path / "w.npy", "-g", "cyclic", "--method", "exact"]).stdout
+    assert "differing most: W[" in text
+
+
+def test_a_pair_that_is_first_and_largest_is_named_once(run, tmp_path):
+    W = _circulant()
+    W[2, 4] += 0.01
+    np.save(tmp_path / "w.npy", W)
+    (check,) = json.loads(run(["verify", tmp_path / "w.npy", "-g", "cyclic", "--method", "exact",
+                               "--format", "json"]).stdout)["checks"]
+    assert "largest" not in check["counterexample"] and "differing most" not in check["counterexample"]["text"]
 
 
 def test_a_drifted_layer_is_told_how_near_it_is(run, tmp_path):

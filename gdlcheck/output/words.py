@@ -84,9 +84,12 @@ def counterexample(witness) -> dict | None:
     if witness is None:
         return None
     if isinstance(witness, WeightWitness):
-        return {"entry": list(witness.entry), "image_entry": list(witness.image_entry),
-                "value": _json_value(witness.value), "image_value": _json_value(witness.image_value),
-                "text": witness_text(witness)}
+        out = {"entry": list(witness.entry), "image_entry": list(witness.image_entry),
+               "value": _json_value(witness.value), "image_value": _json_value(witness.image_value),
+               "text": witness_text(witness)}
+        if witness.largest is not None:
+            out["largest"] = counterexample(witness.largest)
+        return out
     if isinstance(witness, TrialWitness):
         out = {"trial": witness.trial, "seed": witness.seed, "input_seed": [witness.seed, witness.trial],
                "entry": list(witness.entry), "expected": json_float(witness.expected), "got": json_float(witness.got)}
@@ -102,8 +105,11 @@ def counterexample(witness) -> dict | None:
 def witness_text(witness, shape: tuple[int, ...] | None = None) -> str:
     """One line that shows the witness (weights on a grid of ``shape`` by their coordinates)."""
     if isinstance(witness, WeightWitness):
-        return (f"{_at(witness.image_entry, shape)} = {_value(witness.image_value)} but {_at(witness.entry, shape)} = "
+        text = (f"{_at(witness.image_entry, shape)} = {_value(witness.image_value)} but {_at(witness.entry, shape)} = "
                 f"{_value(witness.value)}")
+        if witness.largest is not None:
+            text += f" (differing most: {witness_text(witness.largest, shape)})"
+        return text
     if isinstance(witness, TrialWitness):
         return (f"trial {witness.trial} (input from default_rng([{witness.seed}, {witness.trial}])): "
                 f"output{witness.output or ''} entry {list(witness.entry)} is {json_float(witness.got)!r}, expected "

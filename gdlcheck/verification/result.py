@@ -78,6 +78,9 @@ class WeightWitness:
     image_entry: tuple[int, ...]
     value: object
     image_value: object
+    # numeric weights: the pair that differs most, where it is not this one (the first pair over the
+    # tolerance, DESIGN.md section 5, may be off by rounding where another is off by a trained drift)
+    largest: WeightWitness | None = None
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,11 @@ def weight_residuals(W: np.ndarray, b, group: PermGroup, expect: str,
                      witness_tol: float) -> tuple[list[Residual], list]:
     """Compare the weights with their images under each generator.
 
-    A numeric witness is the pair that deviates most (a trained layer's first pair over the
-    tolerance may be off by rounding where another is off by a real drift); ``witness_tol`` is
-    kept for the callers' signature.  Returns the residuals and, for symbolic weights, the differences ``left -
+    A numeric witness is the first pair in row-major order that deviates by more than
+    ``witness_tol`` times the largest entry, else the largest deviation (DESIGN.md section 5: a
+    failure names the first differing pair); where another pair deviates more, the witness
+    carries it as ``largest`` (a trained layer's first pair over the tolerance may be off by
+    rounding where another is off by a real drift).  Returns the residuals and, for symbolic weights, the differences ``left -
     right`` that are not zero (to solve for the symbols).
     """
     if W.shape[1] != group.n or (expect != "invariant" and W.shape[0] != group.n):
@@ -70,8 +72,11 @@ def _numeric_weights(W, b, s, expect, witness_tol) -> Residual:
     witness = None
     worst = dev
     if dev > 0:
-        i, j = np.unravel_index(int(np.argmax(diff)), W.shape)
-        witness = WeightWitness((int(i), int(j)), _image_index(s, i, j, expect), float(W[i, j]), float(image[i, j]))
+        beyond = diff > witness_tol * scale
+        first = int(np.argmax(beyond)) if np.any(beyond) else int(np.argmax(diff))
+        most = int(np.argmax(diff))
+        witness = _pair(W, image, s, expect, first,
+                        None if diff.flat[most] == diff.flat[first] else _pair(W, image, s, expect, most))
     if bvec is not None:
         bs = scaled(bvec, e)
         bd = np.abs(bs[s] - bs)
@@ -84,6 +89,11 @@ def _numeric_weights(W, b, s, expect, witness_tol) -> Residual:
     rel = worst / scale if scale > 0 else 0.0
     return Residual(generator_name(s), "exact", max_abs_error=unscaled(worst, e), relative_error=rel, exact=worst == 0,
                     witness=witness)
+
+
+def _pair(W, image, s, expect, flat: int, largest: WeightWitness | None = None) -> WeightWitness:
+    i, j = np.unravel_index(flat, W.shape)
+    return WeightWitness((int(i), int(j)), _image_index(s, i, j, expect), float(W[i, j]), float(image[i, j]), largest)
 
 
 def _symbolic_weights(W, b, s, expect, budget: Budget | None = None) -> tuple[Residual, list]:
