@@ -130,16 +130,3 @@ def test_parse_expr_entries_are_exact_numbers_beside_symbols():
     assert W[0, 1] == parse_expr("1/10")
     assert verify_layer(Linear(W), groups.symmetric(2)).verdict == "holds"
 
-
-def test_auto_runs_no_trials_on_a_matrix_its_weights_decided():
-    """A matrix's own weights decide a generator exactly; auto adds no trials to that, even where
-    trials are cheap. A generator the proof's rules decided keeps its trials (they cross-check the
-    rules), and either way the verdict is the one --method both reaches."""
-    n = 6
-    theta = np.random.default_rng(1).standard_normal(n)
-    W = theta[(np.arange(n)[:, None] - np.arange(n)[None, :]) % n]
-    for matrix, verdict, methods in ((W + np.eye(n)[::-1], "fails", {"exact"}), (W, "holds", {"exact", "numeric"})):
-        auto = verify_layer(Linear(matrix), groups.cyclic(n), options=Options(method="auto"))
-        both = verify_layer(Linear(matrix), groups.cyclic(n), options=Options(method="both"))
-        assert {c.method for c in auto.checks} == methods and auto.verdict == both.verdict == verdict
-        assert {c.method for c in both.checks} == {"exact", "numeric"}

@@ -10,8 +10,7 @@ Per generator, the exact verdict comes from the first of these that decides it:
 
 Trials (``--method``): ``numeric`` and ``both`` always run them, ``exact`` never; ``auto``
 runs them where the exact methods leave a generator undecided, or where they are cheap (an
-input of at most ``CHEAP_TRIALS`` numbers), as a cross-check, except on a matrix whose own
-weights decided every generator (the trials would repeat that comparison).
+input of at most ``CHEAP_TRIALS`` numbers), as a cross-check.
 """
 
 from __future__ import annotations
@@ -69,11 +68,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
         if run_exact else ([], [], None)
     residuals = list(exact)
     settled = bool(exact) and all(r.exact is not None for r in exact)
-    # a matrix decided by comparing its own weights (no rule in between) is decided exactly:
-    # trials would only multiply by the same weights again
-    by_weights = layer.kind == "linear" and form is not None and not symbolic_weights \
-        and all(r.detail != "proved" for r in exact)
-    cheap = group.n * channels <= CHEAP_TRIALS and not by_weights
+    cheap = group.n * channels <= CHEAP_TRIALS
     if method in ("numeric", "both") or (method == "auto" and (not settled or cheap)):
         # before any pass: with no generator the trials still run the layer once each
         check_trial_budget(layer, group.n, channels, options.trials, len(group.gens) + TRIAL_ELEMENTS)

@@ -24,10 +24,10 @@ def weight_residuals(W: np.ndarray, b, group: PermGroup, expect: str,
 
     A numeric witness is the first pair in row-major order that deviates by more than
     ``witness_tol`` times the largest entry, else the largest deviation (DESIGN.md section 5: a
-    failure names the first differing pair); where another pair deviates more, the witness
-    carries it as ``largest`` (a trained layer's first pair over the tolerance may be off by
-    rounding where another is off by a real drift).  Returns the residuals and, for symbolic weights, the differences ``left -
-    right`` that are not zero (to solve for the symbols).
+    failure names the first differing pair); where another pair deviates more than ten times as
+    much, the witness carries it as ``largest`` (a trained layer's first pair over the tolerance
+    may be off by rounding where another is off by a real drift).  Returns the residuals and,
+    for symbolic weights, the differences ``left - right`` that are not zero (to solve for the symbols).
     """
     if W.shape[1] != group.n or (expect != "invariant" and W.shape[0] != group.n):
         if expect != "invariant" and W.shape[1] == group.n:
@@ -75,8 +75,10 @@ def _numeric_weights(W, b, s, expect, witness_tol) -> Residual:
         beyond = diff > witness_tol * scale
         first = int(np.argmax(beyond)) if np.any(beyond) else int(np.argmax(diff))
         most = int(np.argmax(diff))
-        witness = _pair(W, image, s, expect, first,
-                        None if diff.flat[most] == diff.flat[first] else _pair(W, image, s, expect, most))
+        # the pair that differs most is named too where the first one is small beside it (under a
+        # tenth: a trained drift behind rounding), not for every matrix that is simply not equivariant
+        largest = _pair(W, image, s, expect, most) if 10 * diff.flat[first] < diff.flat[most] else None
+        witness = _pair(W, image, s, expect, first, largest)
     if bvec is not None:
         bs = scaled(bvec, e)
         bd = np.abs(bs[s] - bs)
