@@ -251,14 +251,14 @@ class RandomModule(torch.nn.Module):
         C type or a storage, and an out= buffer (equivariant)."""
         n = x.shape[0]
         if op in ("mask_row", "nonzero_row", "where_row", "two_masks"):
-            mask = x[:, 0] > x[:, 0].sort().values[n - 2]
+            mask = x[:, 0] > x[:, 0].sort().values[n - 3]   # the top two rows
             if op == "mask_row":
                 return x + x[mask][0]
             if op == "nonzero_row":
                 return x + x.index_select(0, torch.nonzero(mask)[:1, 0])
             if op == "where_row":
                 return x + x[torch.where(mask)[0][:1]]
-            other = x[:, 1] > x[:, 1].sort().values[n - 2]
+            other = x[:, 1] > x[:, 1].sort().values[n - 3]
             return x + x[mask][0] + x[other][0]
         if op == "mask_sum":
             return x + x[x[:, 0] > 0].sum(0)
@@ -275,7 +275,7 @@ class RandomModule(torch.nn.Module):
         if op == "tensorbase_read":
             return x * torch._C.TensorBase.tolist(x[0, :1])[0]
         if op == "storage_read":
-            return x + x.contiguous()._typed_storage().tolist()[0]
+            return x + x.contiguous().untyped_storage().tolist()[0]
         buffer = torch.empty_like(x)   # out_buffer
         torch.mul(x, 2.0, out=buffer)
         return buffer
