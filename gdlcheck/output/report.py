@@ -261,6 +261,7 @@ def measure_json(measured) -> dict:
         "input": measured.input,
         "group": group_json(measured.group),
         "data": {"input": measured.data, "shape": list(measured.data_shape), "points_axis": measured.points_axis},
+        "graph": measured.graph,
         "elements": [{"element": e, "kind": k} for e, k in zip(measured.elements, measured.kinds)],
         "error": json_float(measured.model.error),
         "largest_contributor": None if largest is None else largest.path,
