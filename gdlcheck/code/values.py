@@ -64,11 +64,12 @@ def user_line() -> str:
     """``file:line`` of the innermost frame outside torch and gdlcheck: the code that asked."""
     import torch
 
-    torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+    # with the separator: site-packages/torch_geometric/... is not under site-packages/torch
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(torch_dir) and not path.startswith(_HERE):
+        if not path.startswith(torch_dir) and not path.startswith(_HERE + os.sep):
             return f"{os.path.basename(path)}:{frame.f_lineno}"
         frame = frame.f_back
     return "an unknown place"

@@ -59,6 +59,7 @@ class Walk:
         self.values = Values(self.moving)
         self.budget, self.count = budget, 0
         self.everywhere: Halt | None = None        # a stop for every generator (a value asked for ...)
+        self.stopped: dict = {}                    # generator k -> the stop of its own proof only
         self.steps: list = []                      # (where, op, rule, conditions) for the proof
         self.module_names = module_names
         self.stack: list[str] = []
@@ -109,6 +110,17 @@ class Walk:
     def place(self) -> str:
         """The submodule running now (its qualified name), for the proof's steps."""
         return self.stack[-1] if self.stack else ""
+
+    def stop_each(self, what: str, reason: str, per) -> None:
+        """Stop the proof of each generator whose moves in ``per`` are not known, with the first
+        cause they carry (a generator that is no automorphism of a fixed graph stops only its own
+        proof); where none is known, every generator's, with ``what``."""
+        halted = [k for k, m in enumerate(per) if isinstance(m, Halt)]
+        if len(halted) == len(self.gens) or not halted:
+            self.stop_everywhere(what, reason)
+            return
+        for k in halted:
+            self.stopped.setdefault(k, per[k])
 
     def stop_everywhere(self, what: str, reason: str) -> None:
         if self.everywhere is None:
