@@ -129,6 +129,15 @@ def content_digest(t):
         return (str(t.dtype), tuple(t.shape), "version", t._version)
 
 
+def outside_digest(t):
+    """:func:`content_digest` of a tensor the code reads, computed outside the walk's dispatch
+    mode (none of its operations is the code's)."""
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        return content_digest(t)
+
+
 def own_dispatch(cls) -> bool:
     """Whether a tensor class runs its own code on torch's operations: a ``__torch_dispatch__``
     or a ``__torch_function__`` of its own (a quantized or sharded weight, a tensor that adds
