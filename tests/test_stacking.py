@@ -1,6 +1,8 @@
 """Issue 29's everyday stops, proved: ``stack``, ``repeat``, ``roll``, ``_safe_softmax``, ``out=``,
-and an invariant value broadcast along the points (``expand``, ``repeat``, ``F.normalize(dim=0)``).
-Each proof has a twin that is not equivariant and is never proved."""
+an invariant value broadcast along the points (``expand``, ``repeat``, ``F.normalize(dim=0)``), and
+writes into parts of a tensor the call made (``copy_`` into views: blocks filled one by one, an
+LSTM's gate chunks written in place).  Each proof has a twin that is not equivariant and is never
+proved."""
 
 import warnings
 
@@ -48,9 +50,46 @@ PROVED = {
     "sdpa with a float mask (the safe softmax)":
         (lambda s, x: F.scaled_dot_product_attention(x[None], x[None], x[None],
                                                      attn_mask=torch.zeros(N, N, dtype=x.dtype))[0], "symmetric"),
+    "a fresh tensor filled block by block": (lambda s, x: _blocks(x, s.lin(x)), "symmetric"),
+    "rows written past a leading row": (lambda s, x: _past_a_row(x), "cyclic"),
+    "a chunk written in place beside another": (lambda s, x: _chunks(s.lin(x).repeat(1, 2)), "symmetric"),
 }
 
+
+def _blocks(x, y):
+    out = x.new_zeros(N, 2 * D)
+    out[:, :D] = x
+    out[:, D:] = y
+    return out
+
+
+def _past_a_row(x):
+    out = torch.zeros(N + 1, D, dtype=x.dtype)
+    out[1:] = x
+    return out[1:] + out[:1]
+
+
+def _chunks(h):
+    a, b = h.chunk(2, 1)
+    a.tanh_()
+    return a + b
+
+
+def _into_numbers(x):
+    out = torch.arange(N * 2 * D, dtype=x.dtype).reshape(N, 2 * D).clone()   # rows that differ
+    out[:, :D] = x
+    return out
+
+
+def _overlapping(x):
+    h = x.clone()
+    h[:, 0].copy_(x[0, 0].expand(N))
+    return h
+
+
 TWINS = {
+    "a block of a tensor whose other rows differ": lambda s, x: _into_numbers(x),
+    "a write that overlaps what is read": lambda s, x: _overlapping(x),
     "stack beside a row that does not move": lambda s, x: torch.stack([x, x[:1].expand(N, D)], -1).sum(-1),
     "roll along the points under reflections": lambda s, x: x + torch.roll(x, 2, 0),
     "a first row repeated to every point": lambda s, x: torch.cat([x, x[:1].repeat(N, 1)], 1),
