@@ -160,7 +160,8 @@ def test_each_cause_stops_the_exact_proof(name):
     module, shape, axis, inputs = causes(6)[name]
     result = gdlcheck.verify_callable(seeded(module), "symmetric", shape=shape, points_axis=axis, inputs=inputs,
                                       method="exact")
-    assert result.verdict == "inconclusive", notes(result)
+    # a guard stops it (inconclusive), or the proof's moved call shows the counterexample (fails)
+    assert result.verdict in ("inconclusive", "fails"), notes(result)
     assert not any(result.proof.proven.values())
 
 
@@ -429,5 +430,5 @@ def test_a_node_index_feature_stops_the_proof_at_that_constant():
 
     result = gdlcheck.verify_callable(seeded(WithIndex()), "symmetric", shape=(10, 4),
                                       inputs=["points", gdlcheck.graph(petersen())], method="exact")
-    assert result.verdict == "inconclusive" and "P E = E" in " ".join(
+    assert result.verdict in ("inconclusive", "fails") and "P E = E" in " ".join(
         c["what"] for s in result.to_json()["proof"] for c in s["conditions"])
