@@ -6,10 +6,11 @@
 * :mod:`~gdlcheck.code.rules.linalg`: products (contractions), softmax, norms, convolutions;
 * :mod:`~gdlcheck.code.rules.reduce`: reductions, sorts and cumulative sums;
 * :mod:`~gdlcheck.code.rules.index`: gathers by labels and scatters into nodes (message passing);
+* :mod:`~gdlcheck.code.rules.reindex`: ``flip``, ``gather`` and one-hot codes (``scatter`` of a value);
 * :mod:`~gdlcheck.code.rules.puts`: writes at indices (``index_put``, ``index_copy``) and
   ``unsafe_split``;
 * :mod:`~gdlcheck.code.rules.attention`: attention kernels (Theorem 4) and the encoder layer;
 * :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions).
 """
 
-from gdlcheck.code.rules import attention, elementwise, index, layout, linalg, puts, reduce, units  # noqa: F401
+from gdlcheck.code.rules import attention, elementwise, index, layout, linalg, puts, reduce, reindex, units  # noqa: F401
