@@ -36,7 +36,7 @@ RECORD_BYTES = 1 << 30
 
 
 def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
-    """The culprit of the first failing numeric check, ``{"path", "generator", "kind", "relative_error",
+    """The culprit of the worst failing numeric check, ``{"path", "generator", "kind", "relative_error",
     "trial", "seed"}`` (and ``"after"``/``"before"``), or None when the code is not a module or no
     submodule can be named.
 
@@ -44,9 +44,10 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
     """
     if not getattr(layer, "is_torch", False):
         return None
-    check = next((c for c in checks if c.passed is False and c.method == "numeric" and c.witness is not None), None)
-    if check is None:
+    failing = [c for c in checks if c.passed is False and c.method == "numeric" and c.witness is not None]
+    if not failing:
         return None
+    check = max(failing, key=lambda c: c.relative_error or 0.0)   # the worst failing generator, first among equals
     s = np.asarray(parse_perm(check.generator, group.n), dtype=np.int64)   # a generator or a random element
     w = check.witness
     sig = layer.signature

@@ -16,7 +16,7 @@ from gdlcheck.limits import (
     SYMBOLIC_GUARD_SECONDS,
 )
 from gdlcheck.output.proof import stop_text
-from gdlcheck.text import safe_str, shorten
+from gdlcheck.text import safe_str, short_cycles, shorten
 from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, Verified, WeightWitness
 
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
@@ -281,7 +281,8 @@ def culprit_text(c: dict) -> str:
     if c.get("held"):
         held = f"; {', '.join(c['held'])} {'is' if len(c['held']) == 1 else 'are'} held: given unchanged, " \
                "not moved with the points"
-    return (f"{who} breaks it under {c['generator']}{inside}: its inputs move with the points but its output does not "
+    g = short_cycles(c["generator"])
+    return (f"{who} breaks it under {g}{inside}: its inputs move with the points but its output does not "
             f"(relative error {c['relative_error']:.3g}; trial {c['trial']}, seed {c['seed']}){held}")
 
 
