@@ -68,3 +68,51 @@ def test_short_cycles_keeps_cycle_notation():
     short = short_cycles(many, 40)
     assert short.startswith("(0 1)(2 3)") and short.endswith("more cycles") and len(short) < 70
     assert short_cycles("a sentence that is long " * 10) == "a sentence that is long " * 10
+
+
+class Alibi(torch.nn.Module):
+    """Attention with a linear ALiBi bias, after an operation without a rule (``median``): the proof
+    stops before it reaches the bias."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = torch.nn.Linear(D, 3 * D)
+        self.register_buffer("alibi", -torch.tensor([[abs(i - j) for j in range(N)] for i in range(N)],
+                                                    dtype=torch.float64))
+
+    def forward(self, x):
+        x = x - x.median(-1, keepdim=True).values
+        q, k, v = self.qkv(x).chunk(3, -1)
+        return torch.softmax(q @ k.T + self.alibi, -1) @ v
+
+
+class WithAlibi(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.inp, self.attn = torch.nn.Linear(D, D), Alibi()
+
+    def forward(self, x):
+        return self.attn(self.inp(x))
+
+
+def test_a_buffer_past_the_proofs_stop_is_named():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        obj = gdlcheck.verify_callable(WithAlibi().double(), "cyclic", shape=(N, D)).to_json()
+    assert obj["verdict"] == "fails"
+    assert obj["culprit"]["path"] == "attn" and obj["culprit"]["suspects"] == ["attn.alibi"]
+    assert "not kept by" in obj["culprit"]["text"] and "attn.alibi" in obj["culprit"]["text"]
+
+
+def test_a_kept_buffer_is_not_a_suspect():
+    """Under reversal the linear ALiBi bias is kept: the culprit is the rest (a first-row read)."""
+    class Reads(WithAlibi):
+        def forward(self, x):
+            return self.attn(self.inp(x)) + x[0]
+
+    reversal = gdlcheck.group(generators=["[" + ", ".join(str(N - 1 - i) for i in range(N)) + "]"], n=N)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        obj = gdlcheck.verify_callable(Reads().double(), reversal, shape=(N, D)).to_json()
+    assert obj["verdict"] == "fails" and "attn.alibi" not in str(obj["culprit"].get("suspects", []))
