@@ -73,12 +73,13 @@ class FlipOnCall(nn.Module):
 
 
 class FlipImpl(FlipOnCall):
-    """Cause 2 again: ``_call_impl`` on the class."""
+    """Cause 2 again: ``_call_impl`` on the class.  (A flip, not a roll: a roll of the points
+    commutes with the cyclic generator, and the proof rightly proves that generator.)"""
 
     __call__ = nn.Module.__call__
 
     def _call_impl(self, x):
-        return self.forward(x).roll(1, -2)
+        return self.forward(x).flip(-2)
 
 
 class Inspects(nn.Module):

@@ -25,6 +25,8 @@ import gc
 import sys
 import threading
 
+from gdlcheck.code import values
+
 # every process-wide patch of a proof is made under this lock
 LOCK = threading.RLock()
 
@@ -114,7 +116,7 @@ def _reads(walk, owner: int):
                     and not _ours(sys._getframe(1)):
                 walk.busy = True   # the walk's own look at the tensor reads nothing of the code's
                 try:
-                    if not walk.knowable(self):
+                    if not walk.read([self], values.outside_digest(self)):
                         walk.stop_everywhere("the code reads the values of a tensor that depends on the inputs",
                                              "asks_value")
                 finally:

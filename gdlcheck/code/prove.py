@@ -79,18 +79,22 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
     if changed:
         walk.stop_everywhere("the call changes state: " + ", ".join(changed[:4]), "state")
-    found = None
-    if walk.everywhere is None:
-        g = _element(group, seed)
-        found = _moved_call(walk, layer, module, signature, X, g, out)
-        if found is not None:
-            found = Disagreement(tuple(int(v) for v in g), seed, PROOF_TRIAL, *found)
     proof = _conclude(walk, top, names, gens, signature, out)
+    kept = [k for k, name in enumerate(names) if proof.proven[name]]
+    if not kept:
+        return proof
+    # the moved call takes a random element of what is proved: the group, or the subgroup of the
+    # generators whose proofs went on (one that is no automorphism stops only its own)
+    g = _element(group if len(kept) == len(names) else group.subgroup(kept), seed)
+    found = _moved_call(walk, layer, module, signature, X, g, out)
+    if walk.everywhere is not None:
+        proof = _everywhere(top, names, walk.everywhere)
     if found is not None:   # one numeric trial shows the module does not commute with g
-        if proof.holds:   # a proof it contradicts is wrong (a rule, a thread, a dispatch the walk did not see)
-            proof = _everywhere(top, names, Halt("call", f"the moved call's output is not the output moved by a "
-                                                         f"random element of the group (relative error "
-                                                         f"{found.relative_error:.3g})", "moved"))
+        found = Disagreement(tuple(int(v) for v in g), seed, PROOF_TRIAL, *found)
+        # the proofs it contradicts are wrong (a rule, a thread, a dispatch the walk did not see)
+        proof = _everywhere(top, names, Halt("call", f"the moved call's output is not the output moved by a "
+                                                     f"random element of the group (relative error "
+                                                     f"{found.relative_error:.3g})", "moved"))
         proof.disagreement = found   # the counterexample: the check fails
     return proof
 
@@ -146,6 +150,9 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
         k = next((i for i, (a, b) in enumerate(zip(walk.signature, again.signature)) if a != b),
                  min(len(walk.signature), len(again.signature)))
         walk.stop_everywhere(f"the moved call dispatched other operations (from operation {k} on)", "path")
+    elif any(walk.reads[i] != again.reads[i] for i in walk.checked_reads if i < len(again.reads)) \
+            or len(again.reads) != len(walk.reads):
+        walk.stop_everywhere("the moved call read another value into Python than the first", "path")
     elif again.foreign != walk.foreign:
         walk.stop_everywhere("a tensor made outside torch's operations (neither a parameter, a buffer nor an input) "
                              "differs between the calls", "random")
@@ -220,6 +227,9 @@ def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
     steps = [top] + _steps(walk)
     proven = dict.fromkeys(names, True)
     stops: dict = {}
+    for k, halt in walk.stopped.items():   # a generator whose own proof stopped on the way
+        proven[names[k]] = False
+        stops[names[k]] = _stop(halt, 1)
     try:
         leaves = list(_walk(signature.outputs, out, "", "callable"))
     except Exception as err:  # the output does not match its description: the trials report it

@@ -62,6 +62,8 @@ def index(call):
     t, m = call.args["self"], call.moves["self"]
     indices, ms = list(call.args["indices"]), list(call.moves["indices"] or [None] * len(call.args["indices"]))
     used = [k for k, i in enumerate(indices) if i is not None]
+    if used == [0] and indices[0].dtype == torch.bool and indices[0].dim() > 1:
+        return _mask_of_leading_axes(t, m, indices[0], ms[0])
     if len(used) != 1 or indices[used[0]].dim() != 1:
         raise NoRule("advanced indexing by more than one 1-D index")
     d = used[0]
@@ -76,6 +78,21 @@ def index(call):
     out = list(axes)
     out[d] = q
     return mv.Moves(tuple(out), None if m is None else m.labels)
+
+
+def _mask_of_leading_axes(t, m, mask, m_mask):
+    """``T[mask]`` with a bool mask of ``T``'s first axes: the selection of one 1-D mask on those
+    axes flattened (row-major), each moved by its own permutation."""
+    k = mask.dim()
+    sizes = list(t.shape[:k])
+    axes = axes_of(m, t.dim())
+    if m_mask is not None and m_mask.labels is not None:
+        raise NoRule("a mask of node labels")
+    flat = None if m_mask is None else mv.Moves((mv.product(list(m_mask.axes), sizes),))
+    q, conditions = _masked(mv.product(list(axes[:k]), sizes), mask.reshape(-1), flat)
+    if conditions:
+        return Out(None, conditions)
+    return mv.Moves((q,) + tuple(axes[k:]), None if m is None else m.labels)
 
 
 def _masked(p, mask, m_mask):
@@ -158,10 +175,24 @@ def _scatter(call, base, index, src, dim, one_dimensional):
     if not mv.same(src_axes[d], along):
         if ms is None and along is not None:
             return _with(Fixed(s, {d: along}), t, mt, nd, d, lam, src_axes)
+        if mi is None:   # a constant index (a batch vector held) the generator maps onto itself
+            return _with(_index_kept(idx, s, src_axes, d, one_dimensional), t, mt, nd, d, None, src_axes)
         raise NoRule("values scattered that do not move as their index does")
     if not one_dimensional and any(not mv.same(a, b) for k, (a, b) in enumerate(zip(idx_axes, src_axes)) if k != d):
         raise NoRule("an index moved otherwise than the values it scatters")
     return _with(None, t, mt, nd, d, lam, src_axes)
+
+
+def _index_kept(idx, s, src_axes, d: int, one_dimensional: bool) -> Fixed:
+    """A constant index with values that move under it: ``out[j]`` sums ``src[k]`` over the ``k``
+    with ``idx[k] = j``; moved, ``src'[p[k]] = src[k]``, and where ``idx[p[k]] = idx[k]`` (the
+    generator maps the index onto itself, checked bit for bit) each sum has the same terms: the
+    output stays where it is."""
+    if one_dimensional:
+        return Fixed(idx, {0: src_axes[d]}, "index")
+    if tuple(idx.shape) != tuple(s.shape):
+        raise NoRule("a constant index of another shape than the values it scatters")
+    return Fixed(idx, {k: p for k, p in enumerate(src_axes) if p is not None}, "index")
 
 
 def _with(condition, t, mt, nd, d, lam, src_axes):
