@@ -26,6 +26,8 @@ def c(*shape):
 
 
 NORM = (c(D), c(D), c(D).abs(), c(D).abs() + 1)   # weight, bias, running mean and variance
+# an operator on the points every permutation keeps (P M P^T = M): alpha I + beta 11^T
+OPERATOR = 0.7 * torch.eye(N, dtype=F64) + 0.2
 
 
 def groups_of(x):
@@ -69,7 +71,9 @@ SAMPLES = {
                                                     c(D), None, False)[0][0]),
     aten._prelu_kernel.default: eq(lambda x: aten._prelu_kernel(x, c(D))),
     aten._scaled_dot_product_flash_attention_for_cpu.default: eq(_heads),
+    aten._safe_softmax.default: eq(lambda x: aten._safe_softmax(x, -1)),
     aten._softmax.default: eq(lambda x: x.softmax(-1)),
+    aten._sparse_addmm.default: eq(lambda x: torch.sparse.mm(OPERATOR.to_sparse(), x)),
     aten._to_copy.default: eq(lambda x: x.float()),
     aten._transformer_encoder_layer_fwd.default: eq(_encoder),
     aten._unsafe_view.default: eq(lambda x: aten._unsafe_view(x * 2, (N, 2, 2))),
@@ -128,7 +132,7 @@ SAMPLES = {
     aten.mean.dim: eq(lambda x: x.mean(1)),
     aten.min.default: inv(lambda x: x.min()),
     aten.min.dim: eq(lambda x: x.min(1)[0]),
-    aten.mm.default: eq(lambda x: aten.mm(x, c(D, D))),
+    aten.mm.default: eq(lambda x: aten.mm(OPERATOR, aten.mm(x, c(D, D)))),
     aten.mv.default: eq(lambda x: aten.mv(x, c(D))),
     aten.nansum.default: inv(lambda x: x.nansum()),
     aten.native_batch_norm.default: eq(lambda x: aten.native_batch_norm(x, *NORM, False, 0.1, 1e-5)[0]),
@@ -152,6 +156,8 @@ SAMPLES = {
         0, groups_of(x)[:, None].expand(N, D), x, "amax", include_self=False)),
     aten.scatter_reduce_.two: inv(lambda x: torch.zeros(2, D, dtype=F64).scatter_reduce_(
         0, groups_of(x)[:, None].expand(N, D), x, "amax", include_self=False)),
+    aten.repeat.default: eq(lambda x: x.repeat(1, 2)[:, 1:D + 1] + x.sum(0, keepdim=True).repeat(N, 1)),
+    aten.roll.default: eq(lambda x: x.roll(1, 1)),
     aten.select.int: eq(lambda x: x[:, 0]),
     aten.slice.Tensor: eq(lambda x: x[:, 1:3]),
     aten.sort.default: eq(lambda x: x.sort(1)[0]),
@@ -166,6 +172,7 @@ SAMPLES = {
     aten.squeeze.default: eq(lambda x: x[None].squeeze()),
     aten.squeeze.dim: eq(lambda x: x[None].squeeze(0)),
     aten.squeeze.dims: eq(lambda x: x[None].squeeze((0,))),
+    aten.stack.default: eq(lambda x: torch.stack([x, c(D).expand(N, D), x.amax(0).expand(N, D)], 1)),
     aten.std.correction: eq(lambda x: x.std(1)),
     aten.std_mean.correction: eq(lambda x: torch.std_mean(x, 1)[0]),
     aten.sum.default: inv(lambda x: x.sum()),

@@ -8,6 +8,7 @@ unknown, or stops the proof where the path itself may differ.
 
 from __future__ import annotations
 
+from gdlcheck.code import regions
 from gdlcheck.code.table import _INDEXED, _SELECTING, Halt, bind, writes
 from gdlcheck.code.values import Abstract, _op_text, _tensors, storage
 
@@ -32,49 +33,26 @@ def aliases(walk, func, args, kwargs, out, constant: bool) -> None:
 
 
 def _views_of(walk, t, func) -> None:
-    """The other tensors on ``t``'s storage, which a write into ``t`` changes, are unknown."""
+    """The other tensors on ``t``'s storage that share a cell with ``t`` are changed by a write into
+    it: a container the call made, written block by block, gets the moves of its blocks
+    (:func:`~gdlcheck.code.regions.refill`); any other is unknown.  A view apart from ``t`` keeps
+    what was known of it."""
     mine, key = walk.values.get(t), storage(t)
     if key is None:   # a tensor without storage: nothing shares it
         return
     halt = Halt(walk.place() or _op_text(func), f"a value written in place through a view ({_op_text(func)})",
                 "no_op_rule")
-    mine_at = False   # computed at the first other view met
+    written = None
     for other, a in list(walk.values.items()):
-        if other is t or a is mine or storage(other) != key:
-            continue
-        if mine_at is False:
-            mine_at = _elements(t)
-        if _overlap(mine_at, _elements(other)):
-            walk.values[other] = Abstract(False, [halt] * len(walk.gens))
+        if other is not t and a is not mine and storage(other) == key:
+            if written is None:
+                written = regions.cells(t)
+            how = regions.relation(t, written, other)
+            if how == "apart":
+                continue
+            walk.values[other] = (regions.refill(walk, t, other, halt) if how == "contains"
+                                  else Abstract(False, [halt] * len(walk.gens)))
 
-
-_MAX_ELEMENTS = 1 << 20   # past it, two views of one storage are taken to overlap
-
-
-def _elements(t):
-    """The positions in its storage of a strided tensor's elements (None: not known, or too many):
-    the gates a GRU cell splits from one product are views of it that share no element."""
-    import numpy as np
-    import torch
-
-    try:
-        if t.numel() > _MAX_ELEMENTS or t.layout != torch.strided:
-            return None
-        at = np.zeros((), dtype=np.int64) + t.storage_offset()
-        for n, s in zip(t.shape, t.stride()):
-            at = np.add.outer(at, np.arange(n, dtype=np.int64) * s)
-        return np.unique(at.ravel()), t.element_size()
-    except (RuntimeError, NotImplementedError):   # sparse or nested: no strides
-        return None
-
-
-def _overlap(a, b) -> bool:
-    """Two tensors of one storage share an element (unknown positions are taken to)."""
-    import numpy as np
-
-    if a is None or b is None or a[1] != b[1]:
-        return True
-    return bool(np.intersect1d(a[0], b[0], assume_unique=True).size)
 
 
 def unknown_index(walk, func, args, kwargs) -> None:
