@@ -126,3 +126,18 @@ def test_a_mask_reads_values_moved_by_another_description_of_the_same_move():
     autos = gdlcheck.group("automorphisms", graph=ring)
     assert check(chebyshev, autos, inputs=["points", gdlcheck.fixed(ring)]) == "holds"
     assert check(chebyshev, inputs=["points", gdlcheck.graph(ring)]) == "holds"
+
+
+def test_a_softmax_within_held_groups():
+    batch = torch.tensor([0, 0, 0, 1, 1, 1])
+
+    def grouped(x, b):   # PyG's softmax over each graph, pooled
+        top = torch.zeros(2, D, dtype=F64).scatter_reduce(0, b[:, None].expand(N, D), x, "amax", include_self=False)
+        e = (x - top.index_select(0, b)).exp()
+        return torch.zeros(2, D, dtype=F64).index_add(0, b, e / torch.zeros(2, D, dtype=F64).index_add(0, b, e)[b] * x)
+
+    held = {"inputs": ["points", gdlcheck.unchanged(batch)], "expect": "invariant"}
+    within = gdlcheck.group("generators", n=N, generators=["(0 1 2)", "(0 1)", "(3 4 5)", "(3 4)"])
+    assert check(grouped, within, **held) == "holds"
+    assert check(grouped, **held) == "inconclusive"     # a generator that mixes the graphs
+    assert check(grouped, method="auto", **held) == "fails"

@@ -314,7 +314,7 @@ class Walk:
     def _one(self, found, func, bound, moves, out, k: int, count: int) -> list:
         where = self.place() or _op_text(func)
         try:
-            result = found(Call(func, bound, moves, out))
+            result = found(Call(func, bound, moves, out, self.gens[k]))
         except NoRule as why:
             return [Halt(where, f"{_op_text(func)} ({why})", "no_op_rule")] * count
         except Exception as err:  # a rule's bug is a stop at its operation, never a crash or a holds

@@ -55,7 +55,7 @@ def index_select(call):
     if any(isinstance(c, Broken) for c in conditions):
         return Out(None, conditions)
     out = list(axes)
-    out[d] = q
+    out[d] = q if q is not None else _kept_by_generator(idx, call.moves["index"], call.gen)
     return Out(mv.Moves(tuple(out), None if m is None else m.labels), conditions)
 
 
@@ -78,6 +78,7 @@ def index(call):
         q, conditions = _masked(axes[d], idx, mi)
     else:
         q, conditions = gathered(axes[d], idx, mi, table=t if m is None else None, d=d)
+        q = q if q is not None else _kept_by_generator(idx, mi, call.gen)
     if any(isinstance(c, Broken) for c in conditions):
         return Out(None, conditions)
     out = list(axes)
@@ -104,6 +105,19 @@ def redescribed(t, axes: tuple, d: int, m_mask) -> tuple:
     out = list(axes)
     out[d] = q
     return tuple(out)
+
+
+def _kept_by_generator(idx, m_idx, gen):
+    """Rows read at a constant index that the generator maps onto itself (``idx[g[k]] = idx[k]``,
+    one entry per point: a batch vector held, each node read its graph's maximum) are the same
+    at ``k`` and ``g[k]``: they may be said to move by ``g``, as the points they sit beside do
+    (PyG's grouped softmax at a held index).  None where that is not so, or not known."""
+    if m_idx is not None or gen is None or idx.dim() != 1 or len(idx) != len(gen) or not readable(idx):
+        return None
+    values = idx.detach().cpu().numpy()
+    if mv.is_identity(gen) or not np.array_equal(values[gen], values):
+        return None
+    return gen
 
 
 def _mask_of_leading_axes(t, m, mask, m_mask):
