@@ -16,8 +16,16 @@ from gdlcheck.limits import (
     SYMBOLIC_GUARD_SECONDS,
 )
 from gdlcheck.output.proof import stop_text
-from gdlcheck.text import safe_str, shorten
-from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, Verified, WeightWitness
+from gdlcheck.text import safe_str, short_cycles, shorten
+from gdlcheck.verification.result import (
+    Law,
+    MovedCallWitness,
+    OutputWitness,
+    ShapeWitness,
+    TrialWitness,
+    Verified,
+    WeightWitness,
+)
 
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
 DETAILS = {
@@ -95,6 +103,8 @@ def counterexample(witness) -> dict | None:
                "entry": list(witness.entry), "expected": json_float(witness.expected), "got": json_float(witness.got)}
         if witness.output is not None:
             out["output"] = witness.output
+        if isinstance(witness, MovedCallWitness):
+            out.update({"moved_call": True, "element": witness.element})
         return out
     if isinstance(witness, OutputWitness):
         return {"entry": list(witness.entry), "expected": shorten(witness.expected, 160),
@@ -110,6 +120,10 @@ def witness_text(witness, shape: tuple[int, ...] | None = None) -> str:
         if witness.largest is not None:
             text += f" (differing most: {witness_text(witness.largest, shape)})"
         return text
+    if isinstance(witness, MovedCallWitness):
+        return (f"the proof's moved call f(g X), X from default_rng([{witness.seed}, {witness.trial}]): first "
+                f"differing entry {list(witness.entry)}{' of output' + witness.output if witness.output else ''} is "
+                f"{json_float(witness.got)!r}, in g f(X) {json_float(witness.expected)!r}")
     if isinstance(witness, TrialWitness):
         return (f"trial {witness.trial} (input from default_rng([{witness.seed}, {witness.trial}])): "
                 f"output{witness.output or ''} entry {list(witness.entry)} is {json_float(witness.got)!r}, expected "
@@ -270,6 +284,7 @@ def fact_text(fact: Fact) -> str:
 def culprit_text(c: dict) -> str:
     """Code's culprit: ``encoder.layers.1.pos_emb (PosEmb) breaks it under (0 1): ...``."""
     who = f"{c['path']} ({c['kind']})" if c["path"] else f"the module itself ({c['kind']})"
+    g = short_cycles(c["generator"])
     inside = ""
     if c.get("after") and c.get("before"):
         inside = f", in its own forward between {c['after']} and {c['before']}"
@@ -280,10 +295,12 @@ def culprit_text(c: dict) -> str:
     if c.get("made_by"):
         inside += f", with the output of {c['made_by']} (a per-point value made from inputs that do not move)"
     held = ""
+    if c.get("suspects"):
+        held = f"; laid along the points and not kept by {g}: {', '.join(c['suspects'])}"
     if c.get("held"):
-        held = f"; {', '.join(c['held'])} {'is' if len(c['held']) == 1 else 'are'} held: given unchanged, " \
-               "not moved with the points"
-    return (f"{who} breaks it under {c['generator']}{inside}: its inputs move with the points but its output does not "
+        held += f"; {', '.join(c['held'])} {'is' if len(c['held']) == 1 else 'are'} held: given unchanged, " \
+                "not moved with the points"
+    return (f"{who} breaks it under {g}{inside}: its inputs move with the points but its output does not "
             f"(relative error {c['relative_error']:.3g}; trial {c['trial']}, seed {c['seed']}){held}")
 
 
@@ -318,7 +335,9 @@ def failure_lines(result: Verified) -> list[str]:
         else:
             line += "fails"
         w = c.witness
-        if isinstance(w, TrialWitness):
+        if isinstance(w, MovedCallWitness):
+            line += f": {witness_text(w)}"
+        elif isinstance(w, TrialWitness):
             line += (f", trial {w.trial} with seed {w.seed} (input numpy.random.default_rng([{w.seed}, {w.trial}]))"
                      f": output entry {list(w.entry)} is {json_float(w.got)!r}, expected {json_float(w.expected)!r}")
         elif w is not None:

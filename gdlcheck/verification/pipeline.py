@@ -30,7 +30,16 @@ from gdlcheck.verification.measure import (
     weight_residuals,
 )
 from gdlcheck.verification.prove import prove
-from gdlcheck.verification.result import FAILS, Options, Proof, Residual, Verified, generator_name
+from gdlcheck.verification.result import (
+    FAILS,
+    Disagreement,
+    MovedCallWitness,
+    Options,
+    Proof,
+    Residual,
+    Verified,
+    generator_name,
+)
 from gdlcheck.verification.symbolic import solve_constraints
 from gdlcheck.verification.verdict import decide, judge
 
@@ -80,6 +89,8 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
             if not settled:
                 raise
             notes.append(Fact("numeric_skipped", {"error": err.what}))
+    if proof is not None and proof.disagreement is not None:   # the proof's own trial: a counterexample
+        residuals.append(moved_call_residual(proof.disagreement))
     checks = [judge(r, options.tol, method) for r in residuals]
     verdict, passed, verdict_notes = decide(checks, method=method, has_generators=bool(group.gens),
                                             rounding=options.rounding, magnitude=options.magnitude,
@@ -94,6 +105,16 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
                     verdict=verdict, checks=checks, constraints=constraints, unsatisfiable=unsatisfiable,
                     name=name, notes=notes, diagnosis=diagnosis, proof=proof,
                     culprit=_culprit(proof, checks) if verdict == FAILS else None)
+
+
+def moved_call_residual(found: Disagreement) -> Residual:
+    """A traced proof's moved call that contradicts it, as a numeric check of its group element
+    (one trial) with the first differing entry as its counterexample."""
+    g = generator_name(np.asarray(found.element))
+    witness = MovedCallWitness(found.trial, found.seed, found.entry, found.expected, found.got, found.output,
+                               element=g)
+    return Residual(g, "numeric", max_abs_error=found.max_abs_error, relative_error=found.relative_error,
+                    witness=witness, trials=1, magnitude=found.magnitude)
 
 
 def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof | None):
@@ -139,11 +160,23 @@ def _not_proven(proof: Proof | None, checks) -> list[Fact]:
     return out
 
 
+def worst_first(checks) -> list[str]:
+    """The failing checks' generators, the one with the largest relative error first (in check order
+    among equals; a failing check without a measure counts as 0)."""
+    worst: dict = {}
+    for c in checks:
+        if c.passed is False:
+            worst[c.generator] = max(worst.get(c.generator, 0.0), c.relative_error or 0.0)
+    return sorted(worst, key=lambda g: -worst[g])
+
+
 def _culprit(proof: Proof | None, checks) -> dict | None:
-    """The first sublayer whose condition fails for a failing generator, as ``{path, generator, ...}``."""
+    """The first sublayer whose condition fails for a failing generator, as ``{path, generator, ...}``;
+    the generator whose trials fail worst first (a rounding-level failure of one generator does not
+    hide another's real one)."""
     if proof is None:
         return None
-    failing = [c.generator for c in checks if c.passed is False]
+    failing = worst_first(checks)
     for g in failing:
         stop = proof.stops.get(g)
         if stop is not None and stop.condition is not None:

@@ -6,6 +6,8 @@
 * :mod:`~gdlcheck.code.rules.linalg`: products (contractions), softmax, norms, convolutions;
 * :mod:`~gdlcheck.code.rules.operators`: the law a stored matrix on the points keeps in a product;
 * :mod:`~gdlcheck.code.rules.stacking`: ``stack``, ``repeat``, ``roll`` and the safe softmax;
+* :mod:`~gdlcheck.code.rules.units_more`: kernels of everyday modules (``GroupNorm``, ``Bilinear``,
+  ``Hardswish``, ``LogSigmoid``) and ``transpose_``;
 * :mod:`~gdlcheck.code.rules.reduce`: reductions, sorts and cumulative sums;
 * :mod:`~gdlcheck.code.rules.index`: gathers by labels and scatters into nodes (message passing);
 * :mod:`~gdlcheck.code.rules.reindex`: ``flip``, ``gather`` and one-hot codes (``scatter`` of a value);
@@ -27,4 +29,5 @@ from gdlcheck.code.rules import (  # noqa: F401
     reindex,
     stacking,
     units,
+    units_more,
 )
