@@ -77,3 +77,15 @@ def test_the_largest_label_is_read_where_the_labels_that_occur_stay():
     path = ring[:, :6]                                      # node 7 is in none: a relabelling moves the largest
     assert verdict(Nodes(), graph=path) == "inconclusive"
     assert verdict(Nodes(), graph=path, method="auto") == "fails"
+
+
+def test_a_storage_freed_and_reused_is_no_longer_a_member():
+    from gdlcheck.code.values import Storages
+
+    seen = Storages()
+    t = torch.randn(4096)
+    seen.add(t)
+    assert t[5:] in seen and t.view(64, 64) in seen   # views share the storage
+    del t
+    fresh = [torch.zeros(4096) for _ in range(8)]     # likely at the freed address: never a member
+    assert all(u not in seen for u in fresh)
