@@ -26,6 +26,8 @@ def c(*shape):
 
 
 NORM = (c(D), c(D), c(D).abs(), c(D).abs() + 1)   # weight, bias, running mean and variance
+# an operator on the points every permutation keeps (P M P^T = M): alpha I + beta 11^T
+OPERATOR = 0.7 * torch.eye(N, dtype=F64) + 0.2
 
 
 def groups_of(x):
@@ -69,7 +71,9 @@ SAMPLES = {
                                                     c(D), None, False)[0][0]),
     aten._prelu_kernel.default: eq(lambda x: aten._prelu_kernel(x, c(D))),
     aten._scaled_dot_product_flash_attention_for_cpu.default: eq(_heads),
+    aten._safe_softmax.default: eq(lambda x: aten._safe_softmax(x, -1)),
     aten._softmax.default: eq(lambda x: x.softmax(-1)),
+    aten._sparse_addmm.default: eq(lambda x: torch.sparse.mm(OPERATOR.to_sparse(), x)),
     aten._to_copy.default: eq(lambda x: x.float()),
     aten._transformer_encoder_layer_fwd.default: eq(_encoder),
     aten._unsafe_view.default: eq(lambda x: aten._unsafe_view(x * 2, (N, 2, 2))),
@@ -110,6 +114,11 @@ SAMPLES = {
     aten.index_reduce_.default: inv(lambda x: torch.zeros(2, D, dtype=F64).index_reduce_(0, groups_of(x), x, "amax",
                                                                                          include_self=False)),
     aten.index_select.default: eq(lambda x: x.index_select(1, torch.tensor([1, 0]))),
+    aten.index_put.default: eq(lambda x: aten.index_put(x, [x > 0], torch.tensor(0.5, dtype=F64))),
+    aten.index_put_.default: eq(lambda x: x.clone().index_put_((torch.ones(N, dtype=torch.bool),), x * 2)),
+    aten.index_copy.default: eq(lambda x: torch.zeros(N, D, dtype=F64).index_copy(0, torch.arange(N), x)),
+    aten.index_copy_.default: inv(lambda x: torch.zeros(N + 2, D, dtype=F64).index_copy_(
+        0, torch.arange(N + 1, 1, -1), x).sum(0)),
     aten.lift_fresh.default: eq(lambda x: aten.lift_fresh(torch.ones(D, dtype=F64)) + x),
     aten.lift_fresh_copy.default: eq(lambda x: aten.lift_fresh_copy(c(D)) + x),
     aten.linalg_vector_norm.default: eq(lambda x: x.norm(dim=1)),
@@ -123,7 +132,7 @@ SAMPLES = {
     aten.mean.dim: eq(lambda x: x.mean(1)),
     aten.min.default: inv(lambda x: x.min()),
     aten.min.dim: eq(lambda x: x.min(1)[0]),
-    aten.mm.default: eq(lambda x: aten.mm(x, c(D, D))),
+    aten.mm.default: eq(lambda x: aten.mm(OPERATOR, aten.mm(x, c(D, D)))),
     aten.mv.default: eq(lambda x: aten.mv(x, c(D))),
     aten.nansum.default: inv(lambda x: x.nansum()),
     aten.native_batch_norm.default: eq(lambda x: aten.native_batch_norm(x, *NORM, False, 0.1, 1e-5)[0]),
@@ -147,15 +156,19 @@ SAMPLES = {
         0, groups_of(x)[:, None].expand(N, D), x, "amax", include_self=False)),
     aten.scatter_reduce_.two: inv(lambda x: torch.zeros(2, D, dtype=F64).scatter_reduce_(
         0, groups_of(x)[:, None].expand(N, D), x, "amax", include_self=False)),
+    aten.repeat.default: eq(lambda x: x.repeat(1, 2)[:, 1:D + 1] + x.sum(0, keepdim=True).repeat(N, 1)),
+    aten.roll.default: eq(lambda x: x.roll(1, 1)),
     aten.select.int: eq(lambda x: x[:, 0]),
     aten.slice.Tensor: eq(lambda x: x[:, 1:3]),
     aten.sort.default: eq(lambda x: x.sort(1)[0]),
     aten.sort.stable: eq(lambda x: torch.sort(x, dim=1, stable=True)[0]),
     aten.split.Tensor: eq(lambda x: x.split(2, 1)[0]),
+    aten.unsafe_split.Tensor: eq(lambda x: aten.unsafe_split(x, 2, 1)[0]),
     aten.split_with_sizes.default: eq(lambda x: x.split([1, 3], 1)[1]),
     aten.squeeze.default: eq(lambda x: x[None].squeeze()),
     aten.squeeze.dim: eq(lambda x: x[None].squeeze(0)),
     aten.squeeze.dims: eq(lambda x: x[None].squeeze((0,))),
+    aten.stack.default: eq(lambda x: torch.stack([x, c(D).expand(N, D), x.amax(0).expand(N, D)], 1)),
     aten.std.correction: eq(lambda x: x.std(1)),
     aten.std_mean.correction: eq(lambda x: torch.std_mean(x, 1)[0]),
     aten.sum.default: inv(lambda x: x.sum()),

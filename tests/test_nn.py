@@ -245,20 +245,22 @@ def test_bad_inputs_are_layer_errors():
 
 # ------------------------------------------------------------------------- proofs by gdlcheck
 # What verify_callable says of each path today.  The symmetric group's sums from an order-1 input
-# are proved exactly; the convolution (FFT) and the gathered weight pass their trials but have no
-# rule yet, and an order-2 input has no way to move in verify_callable: their exact expectations
-# wait in tests/pending_nn_proofs.py (not collected).
+# are proved exactly, and so is the gathered weight: ``theta[pattern]`` is an operator on the points
+# that the group keeps (P W P^T = W, the product's operator law).  The convolution (FFT) passes its
+# trials but has no rule yet, and an order-2 input has no way to move in verify_callable: their
+# exact expectations wait in tests/pending_nn_proofs.py (not collected).
 
 PROVED = [
     ("symmetric-1-1", lambda: gdlcheck.group("symmetric", n=6), 1, 1, {}),
     ("symmetric-1-0", lambda: gdlcheck.group("symmetric", n=5), 1, 0, {"expect": "invariant"}),
     ("symmetric-1-2", lambda: gdlcheck.group("symmetric", n=5), 1, 2, {"outputs": "pairs:0,1"}),
     ("alternating-1-1", lambda: gdlcheck.group("alternating", n=6), 1, 1, {}),
+    ("petersen, gathered", lambda: gdlcheck.group("automorphisms", graph=petersen()), 1, 1, {}),
+    ("generators, gathered", lambda: gdlcheck.group(generators=["(0 1 2)(3 4)"], n=6), 1, 1, {}),
 ]
 TRIALS_ONLY = [
     ("cyclic", lambda: gdlcheck.group("cyclic", n=8), {}),
     ("p4-5x5", lambda: gdlcheck.group("p4", shape="5x5"), {"points_axis": (0, 1)}),
-    ("petersen", lambda: gdlcheck.group("automorphisms", graph=petersen()), {}),
 ]
 
 
@@ -268,7 +270,7 @@ def verdict_of(layer, g, **options):
 
 
 @pytest.mark.parametrize(("make", "k", "l", "options"), [c[1:] for c in PROVED], ids=[c[0] for c in PROVED])
-def test_verify_callable_proves_the_symmetric_paths(make, k, l, options):
+def test_verify_callable_proves_the_sums_and_the_gathered_weight(make, k, l, options):
     g = make()
     obj = verdict_of(layer_of(g, k, l, 2, 3).float(), g, **options)
     exact = [c for c in obj["checks"] if c["method"] == "exact"]

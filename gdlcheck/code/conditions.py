@@ -10,6 +10,8 @@ def first_moved(value, axes: dict):
     ``(entry, image, values)`` on the moved axes, or None when the constant is fixed."""
     import torch
 
+    if value.layout != torch.strided:   # a sparse constant (a stored adjacency): compared as the matrix it is
+        value = value.to_dense()
     moved = value
     for a, p in axes.items():
         moved = moved.index_select(a, torch.as_tensor(p, dtype=torch.long, device=value.device))

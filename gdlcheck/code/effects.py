@@ -8,6 +8,7 @@ unknown, or stops the proof where the path itself may differ.
 
 from __future__ import annotations
 
+from gdlcheck.code import regions
 from gdlcheck.code.table import _INDEXED, _SELECTING, Halt, bind, writes
 from gdlcheck.code.values import Abstract, _op_text, _tensors, storage
 
@@ -32,15 +33,26 @@ def aliases(walk, func, args, kwargs, out, constant: bool) -> None:
 
 
 def _views_of(walk, t, func) -> None:
-    """The other tensors on ``t``'s storage, which a write into ``t`` changes, are unknown."""
+    """The other tensors on ``t``'s storage that share a cell with ``t`` are changed by a write into
+    it: a container the call made, written block by block, gets the moves of its blocks
+    (:func:`~gdlcheck.code.regions.refill`); any other is unknown.  A view apart from ``t`` keeps
+    what was known of it."""
     mine, key = walk.values.get(t), storage(t)
     if key is None:   # a tensor without storage: nothing shares it
         return
     halt = Halt(walk.place() or _op_text(func), f"a value written in place through a view ({_op_text(func)})",
                 "no_op_rule")
+    written = None
     for other, a in list(walk.values.items()):
         if other is not t and a is not mine and storage(other) == key:
-            walk.values[other] = Abstract(False, [halt] * len(walk.gens))
+            if written is None:
+                written = regions.cells(t)
+            how = regions.relation(t, written, other)
+            if how == "apart":
+                continue
+            walk.values[other] = (regions.refill(walk, t, other, halt) if how == "contains"
+                                  else Abstract(False, [halt] * len(walk.gens)))
+
 
 
 def unknown_index(walk, func, args, kwargs) -> None:
@@ -54,8 +66,8 @@ def unknown_index(walk, func, args, kwargs) -> None:
         for t in _tensors(bound.get(name)):
             a = walk.of(t)
             if not a.const and any(isinstance(m, Halt) for m in a.per):
-                walk.stop_everywhere(f"an index the proof does not know ({_op_text(func)}): whether it is in "
-                                     "range may depend on the values", "asks_value")
+                walk.stop_each(f"an index the proof does not know ({_op_text(func)}): whether it is in "
+                               "range may depend on the values", "asks_value", a.per)
                 return
 
 
@@ -68,6 +80,7 @@ def shape_read(walk, func, args, kwargs, out) -> None:
     bools = any(t.dtype == torch.bool for t in _tensors((args, kwargs)))
     if torch.Tag.data_dependent_output not in func.tags and not (bools and func in _SELECTING):
         return
-    if any(not a.const and any(isinstance(m, Halt) for m in a.per)
-           for a in (walk.values.get(t) for t in _tensors(out)) if a is not None):
-        walk.stop_everywhere(f"a shape that depends on the values ({_op_text(func)})", "asks_value")
+    for a in (walk.values.get(t) for t in _tensors(out)):
+        if a is not None and not a.const and any(isinstance(m, Halt) for m in a.per):
+            walk.stop_each(f"a shape that depends on the values ({_op_text(func)})", "asks_value", a.per)
+            return

@@ -80,7 +80,7 @@ def _foreign_type(walk, op: Op) -> bool:
 
 
 def _value_read(walk, op: Op) -> bool:
-    if _scalar_result(op.out) and op.func not in _SHAPE_ONLY and not all(walk.knowable(t) for t in op.tensors):
+    if _scalar_result(op.out) and op.func not in _SHAPE_ONLY and not walk.read(op.tensors, repr(op.out)):
         walk.stop_everywhere(f"the code asks for a value ({_op_text(op.func)})", "asks_value")
         return True
     return False
@@ -169,7 +169,9 @@ GUARDS = (
                           "class's code, not the operation a rule is about: the proof stops.", _foreign_type),
     Guard("value read", "A value of a tensor that depends on the random points, handed to Python, may choose the "
                         "path: the proof stops (values of constants and of given values the group does not move "
-                        "are the same in every call).", _value_read),
+                        "are the same in every call, and a value of given inputs that every generator leaves "
+                        "where it is, a count or a maximum over every moving axis, is the same in the moved call, "
+                        "which must read it alike).", _value_read),
     Guard("foreign write", "A write into a tensor the call did not make is seen by the next call, which may then "
                            "compute something else: the proof stops.", _foreign_write),
     Guard("constant", "An operation of constants gives a constant, the same in the moved call.", _constant),
@@ -189,9 +191,9 @@ GUARDS = (
 
 # What the proof checks around the call (gdlcheck.code.prove), for what no guard of an operation sees
 CALL_CHECKS = (
-    ("value readers", "Tensor methods that read values without an operation (tolist, numpy, storages, ...) stop "
-                      "the proof when the tensor depends on the random points; they are patched for the proving "
-                      "thread only, under one lock."),
+    ("value readers", "Tensor methods that read values without an operation (tolist, numpy, storages, ...), on "
+                      "torch.Tensor and on torch._C.TensorBase, stop the proof when the tensor depends on the random "
+                      "points; they are patched for the proving thread only, under one lock (code/patches.py)."),
     ("state", "The module's state (every attribute of every submodule and its classes, at any depth, tensors by "
               "content) and the random states are the same before and after each call."),
     ("foreign tensors", "A tensor no operation made, neither state nor argument, has the same content in both "
@@ -199,7 +201,8 @@ CALL_CHECKS = (
     ("path", "The moved call dispatches the same operations with the same plain arguments, and the same fresh "
              "tensors (hashed whole)."),
     ("moved call", "The module called on g . X for a uniformly random element g of the group returns g . f(X) "
-                   "within the tolerance and rounding: a holds always carries this numeric trial."),
+                   "within the tolerance and rounding: a holds always carries this numeric trial, and where it "
+                   "does not, the module does not commute with g: the check fails, with this counterexample."),
 )
 
 

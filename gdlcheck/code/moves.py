@@ -69,10 +69,13 @@ def known(p):
 @dataclass(frozen=True, eq=False)
 class Moves:
     """Per axis the permutation of its indices (None: left alone), and the relabelling of the
-    values (None: the values are not labels, or are left alone)."""
+    values (None: the values are not labels, or are left alone).  ``uniform`` names axes whose
+    entries are all equal (``repeat`` of a size-1 axis): every permutation keeps such an axis.  A
+    rule that makes new moves drops it, which only forgets what is known."""
 
     axes: tuple
     labels: np.ndarray | None = None
+    uniform: frozenset = frozenset()   # axes along which every entry is the same (a size-1 axis repeated)
 
     @property
     def still(self) -> bool:

@@ -54,7 +54,24 @@ def lookup(func):
     found = RULES.get(func)
     if found is None and torch.Tag.pointwise in getattr(func, "tags", ()):
         found = RULES.get(POINTWISE)
+    if found is None and torch.Tag.out in getattr(func, "tags", ()):
+        found = RULES.get(functional(func))
     return found
+
+
+def functional(func):
+    """The functional overload of an ``out=`` variant (``mm.out`` -> ``mm.default``): the overload of
+    the same operation whose schema has the same arguments but the written ``out`` ones.  Its rule
+    is the out variant's: the walker drops the ``out`` buffer, which is written whole."""
+    own = [(a.name, str(a.type)) for a in func._schema.arguments if not (a.kwarg_only and a.alias_info is not None)]
+    packet = func.overloadpacket
+    for name in packet.overloads():
+        other = getattr(packet, name)
+        if other is func or any(a.alias_info is not None and a.alias_info.is_write for a in other._schema.arguments):
+            continue
+        if [(a.name, str(a.type)) for a in other._schema.arguments] == own:
+            return other
+    return None
 
 
 POINTWISE = object()   # the key of the elementwise rule

@@ -272,7 +272,10 @@ def largest_entry(module) -> float:
     largest = 0.0
     for tensor in (*module.parameters(), *module.buffers()):
         if tensor.is_floating_point() and tensor.numel() and tensor.device.type != "meta":
-            values = tensor.detach().abs()
+            values = tensor.detach()
+            if values.layout != _torch().strided:   # a sparse buffer (a stored adjacency): its stored entries
+                values = values.to_dense()
+            values = values.abs()
             values = values[values.isfinite()]
             if values.numel():
                 largest = max(largest, float(values.max()))

@@ -4,10 +4,25 @@
   broadcasting) and comparisons of node labels;
 * :mod:`~gdlcheck.code.rules.layout`: views, reshapes, transposes, slices, ``cat``, copies;
 * :mod:`~gdlcheck.code.rules.linalg`: products (contractions), softmax, norms, convolutions;
+* :mod:`~gdlcheck.code.rules.operators`: the law a stored matrix on the points keeps in a product;
+* :mod:`~gdlcheck.code.rules.stacking`: ``stack``, ``repeat``, ``roll`` and the safe softmax;
 * :mod:`~gdlcheck.code.rules.reduce`: reductions, sorts and cumulative sums;
 * :mod:`~gdlcheck.code.rules.index`: gathers by labels and scatters into nodes (message passing);
+* :mod:`~gdlcheck.code.rules.puts`: writes at indices (``index_put``, ``index_copy``) and
+  ``unsafe_split``;
 * :mod:`~gdlcheck.code.rules.attention`: attention kernels (Theorem 4) and the encoder layer;
 * :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions).
 """
 
-from gdlcheck.code.rules import attention, elementwise, index, layout, linalg, reduce, units  # noqa: F401
+from gdlcheck.code.rules import (  # noqa: F401
+    attention,
+    elementwise,
+    index,
+    layout,
+    linalg,
+    operators,
+    puts,
+    reduce,
+    stacking,
+    units,
+)

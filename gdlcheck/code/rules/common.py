@@ -1,9 +1,18 @@
-"""What several rules share: broadcasting operands against each other."""
+"""What several rules share: broadcasting operands against each other, and broadcast axes."""
 
 from __future__ import annotations
 
 from gdlcheck.code import moves as mv
 from gdlcheck.code.table import Fixed, NoRule
+
+
+def uniform(t, m, a: int) -> bool:
+    """Axis ``a`` of ``t`` is a broadcast (``expand``: stride 0): all its entries are one entry of
+    memory, so every permutation of the axis leaves the tensor as it is.  Read from the strides,
+    which a rule sees on a moving tensor too (its meta stand-in keeps them); an invariant value
+    broadcast along the points (PointNet's global feature, ``F.normalize(h, dim=0)``) then moves
+    with them.  Or the moves say so (``repeat`` of a size-1 axis)."""
+    return (t.dim() > a and t.stride(a) == 0) or (m is not None and a in m.uniform)
 
 
 def axes_of(m, ndim: int) -> tuple:
@@ -39,6 +48,8 @@ def broadcast(operands: list, out_ndim: int, allow_labels: bool = False):
             if t.shape[a] == 1 or not mv.moving(p) or axes[a] is not None:
                 continue
             if m is not None:
+                if uniform(t, m, a):   # every entry along the axis is one entry: any permutation keeps it
+                    continue
                 raise NoRule("a value that depends on the inputs but does not move where the others do")
             need[a] = p
         if need:

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code import moves as mv
-from gdlcheck.code.rules.common import axes_of
+from gdlcheck.code.rules.common import axes_of, uniform
 from gdlcheck.code.table import Broken, Fixed, NoRule, Out, constant, rule
 
 aten = torch.ops.aten
@@ -273,6 +273,8 @@ def cat(call):
             parts.append(axes[d])
         sizes.append(t.shape[d])
         need = {a: others[a] for a in range(nd) if a != d and axes[a] is None and mv.moving(others[a])}
+        if need and m is not None:
+            need = {a: p for a, p in need.items() if not uniform(t, m, a)}
         if need:
             if m is not None:
                 raise NoRule("a block that does not move where the others do")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from gdlcheck.code import moves as mv
+from gdlcheck.code.rules import operators
 from gdlcheck.code.rules.common import axes_of, broadcast
 from gdlcheck.code.table import Fixed, NoRule, Out, rule
 
@@ -22,20 +23,34 @@ def _plain(m):
         raise NoRule("a product of node labels")
 
 
-def contract(a, ma, b, mb, conditions: list, what: str = "constant"):
-    """The contracted axis (last of ``a``, first of ``b`` after batching) must move alike."""
+def contract(a, ma, b, mb, conditions: list) -> list:
+    """The contracted axis (last of ``a``, first of ``b`` after batching) must move alike.  A constant
+    on one side is fixed along it (``P E = E``: the product does not move on the constant's other
+    axis), or else it is an operator on the points (``P M P^T = M``: the product moves on its other
+    axis as the contracted one did).  Returns, per side, the permutation of a constant's other axis
+    (None: it does not move)."""
     pa = axes_of(ma, a.dim())[-1]
-    pb = axes_of(mb, b.dim())[-2 if b.dim() >= 2 else -1]
+    ib = b.dim() - 2 if b.dim() >= 2 else 0
+    pb = axes_of(mb, b.dim())[ib]
+    free = [None, None]
     if mv.same(pa, pb):
-        return
-    for t, m, p_other, axis in ((a, ma, pb, a.dim() - 1), (b, mb, pa, b.dim() - 2 if b.dim() >= 2 else 0)):
+        return free
+    sides = ((a, ma, pb, a.dim() - 1, a.dim() - 2 if a.dim() >= 2 else None),
+             (b, mb, pa, ib, b.dim() - 1 if b.dim() >= 2 else None))
+    for side, (t, m, p_other, axis, other) in enumerate(sides):
         mine = axes_of(m, t.dim())[axis]
         if mine is None and mv.moving(p_other):
             if m is not None:
                 raise NoRule("a contracted axis that moves on one side only")
-            conditions.append(Fixed(t, {axis: p_other}, what))
+            condition, free[side] = operators.law(t, axis, p_other, other)
+            conditions.append(condition)
     if mv.moving(pa) and mv.moving(pb):
         raise NoRule("a contracted axis moved by two permutations")
+    return free
+
+
+def _or(q, p):
+    return p if q is None else q
 
 
 @rule(aten.mm.default)
@@ -44,8 +59,8 @@ def mm(call):
     ma, mb = call.moves["self"], call.moves["mat2"]
     _plain(ma), _plain(mb)
     conditions: list = []
-    contract(a, ma, b, mb, conditions)
-    return Out(mv.Moves((axes_of(ma, 2)[0], axes_of(mb, 2)[1])), conditions)
+    qa, qb = contract(a, ma, b, mb, conditions)
+    return Out(mv.Moves((_or(qa, axes_of(ma, 2)[0]), _or(qb, axes_of(mb, 2)[1]))), conditions)
 
 
 @rule(aten.mv.default)
@@ -54,8 +69,8 @@ def mv_(call):
     ma, mb = call.moves["self"], call.moves["vec"]
     _plain(ma), _plain(mb)
     conditions: list = []
-    contract(a, ma, b, mb, conditions)
-    return Out(mv.Moves((axes_of(ma, 2)[0],)), conditions)
+    qa, _ = contract(a, ma, b, mb, conditions)
+    return Out(mv.Moves((_or(qa, axes_of(ma, 2)[0]),)), conditions)
 
 
 def _batched(call, a_name, b_name):
@@ -63,7 +78,7 @@ def _batched(call, a_name, b_name):
     ma, mb = call.moves[a_name], call.moves[b_name]
     _plain(ma), _plain(mb)
     conditions: list = []
-    contract(a, ma, b, mb, conditions)
+    qa, qb = contract(a, ma, b, mb, conditions)
     pa, pb = axes_of(ma, 3), axes_of(mb, 3)
     batch = pa[0] if pa[0] is not None else pb[0]
     for t, m, p in ((a, ma, pa[0]), (b, mb, pb[0])):
@@ -73,7 +88,7 @@ def _batched(call, a_name, b_name):
             conditions.append(Fixed(t, {0: batch}))
         elif p is not None and not mv.same(p, batch):
             raise NoRule("batch axes moved by two permutations")
-    return mv.Moves((batch, pa[1], pb[2])), conditions
+    return mv.Moves((batch, _or(qa, pa[1]), _or(qb, pb[2]))), conditions
 
 
 @rule(aten.bmm.default)
@@ -89,14 +104,14 @@ def _plus(call, product: mv.Moves, conditions: list):
     return Out(mv.Moves(tuple(perms)), conditions + [c for c in more if c.tensor is bias])
 
 
-@rule(aten.addmm.default)
+@rule(aten.addmm.default, aten._sparse_addmm.default)
 def addmm(call):
     a, b = call.args["mat1"], call.args["mat2"]
     ma, mb = call.moves["mat1"], call.moves["mat2"]
     _plain(ma), _plain(mb)
     conditions: list = []
-    contract(a, ma, b, mb, conditions)
-    return _plus(call, mv.Moves((axes_of(ma, 2)[0], axes_of(mb, 2)[1])), conditions)
+    qa, qb = contract(a, ma, b, mb, conditions)
+    return _plus(call, mv.Moves((_or(qa, axes_of(ma, 2)[0]), _or(qb, axes_of(mb, 2)[1]))), conditions)
 
 
 @rule(aten.baddbmm.default)

@@ -1,0 +1,123 @@
+"""Writes into part of a tensor: which views a write reaches, and the moves of a tensor the call
+made and then filled block by block (``out = x.new_zeros(n, 2 d); out[:, :d] = x; out[:, d:] = y``).
+
+A write into a view changes only the storage cells the view covers.  Another view of the same
+storage that shares none of them keeps what the walk knew (an LSTM writes its gates' chunks in
+place, one by one).  A view that contains the written one (its *container*, the tensor the call
+made) is the old container with one block replaced: where the block is a box of it, whole on every
+axis but one, the container's moves are those of a ``cat`` of its old parts and the block.
+
+Cells, offsets and strides follow from the shapes, which the moved call repeats (the path check).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gdlcheck.code import conditions
+from gdlcheck.code import moves as mv
+from gdlcheck.code.table import Halt
+from gdlcheck.code.values import Abstract
+
+_CELLS = 1 << 22   # past this many entries a write is taken to reach every view of its storage
+
+
+def cells(t):
+    """The storage cells a strided tensor covers (sorted element offsets), or False when it is too
+    large to list or not strided: then it is taken to share every cell of its storage."""
+    import torch
+
+    if t.layout != torch.strided or t.numel() > _CELLS:
+        return False
+    at = np.full((1,), t.storage_offset(), dtype=np.int64)
+    for size, stride in zip(t.shape, t.stride()):
+        at = (at[:, None] + np.arange(size, dtype=np.int64)[None, :] * stride).ravel()
+    return np.unique(at)
+
+
+def relation(written, written_cells, other) -> str:
+    """How ``other`` stands to the written view: ``"apart"`` (no common cell), ``"contains"`` (it holds
+    every written cell, and more or as many), or ``"overlaps"`` (anything else, or not known)."""
+    if written_cells is False or other.element_size() != written.element_size():
+        return "overlaps"
+    mine = cells(other)
+    if mine is False:
+        return "overlaps"
+    common = np.intersect1d(written_cells, mine, assume_unique=True).size
+    if not common:
+        return "apart"
+    return "contains" if common == written_cells.size else "overlaps"
+
+
+def _box(block, whole):
+    """``block``'s index range on each axis of ``whole`` when it is ``whole[s0:e0, s1:e1, ...]``
+    (same axes, same strides), else None."""
+    if block.dim() != whole.dim() or block.stride() != whole.stride():
+        return None
+    rest = block.storage_offset() - whole.storage_offset()
+    starts = [0] * whole.dim()
+    for a in sorted(range(whole.dim()), key=lambda a: -whole.stride(a)):
+        if whole.shape[a] > 1 and whole.stride(a) > 0:
+            starts[a], rest = divmod(rest, whole.stride(a))
+    if rest or any(s < 0 or s + block.shape[a] > whole.shape[a] for a, s in enumerate(starts)):
+        return None
+    return [(s, s + block.shape[a]) for a, s in enumerate(starts)]
+
+
+def refill(walk, block, whole, halt: Halt) -> Abstract:
+    """The container ``whole`` once ``block`` (a view into it) was written: per generator its moves,
+    or ``halt`` where they are not known."""
+    old, new = walk.of(whole), walk.of(block)
+    if old.foreign or new.const:
+        return Abstract(False, [halt] * len(walk.gens))
+    box = _box(block, whole)
+    partial = [] if box is None else [a for a, (s, e) in enumerate(box) if (s, e) != (0, whole.shape[a])]
+    if box is None or len(partial) > 1:
+        return Abstract(False, [halt] * len(walk.gens))
+    per = [_one(whole, old, new.per[k], k, box, partial, halt) for k in range(len(walk.gens))]
+    return Abstract(False, per, free=old.free or new.free)
+
+
+def _one(whole, old, pv, k: int, box, partial, halt: Halt):
+    if isinstance(pv, Halt):
+        return pv
+    po = None if old.const else old.per[k]
+    if isinstance(po, Halt):
+        return po
+    if pv.labels is not None or (po is not None and po.labels is not None):
+        return halt
+    if not partial:   # every cell written: the block's moves
+        return mv.Moves(pv.axes)
+    b = partial[0]
+    s, e = box[b]
+    old_axes = mv.still(whole.dim()).axes if po is None else po.axes
+    if any(isinstance(p, mv.Unordered) for p in old_axes + pv.axes):
+        return halt
+    axes = []
+    for a in range(whole.dim()):
+        if a == b:
+            continue
+        if not mv.same(old_axes[a], pv.axes[a]):
+            if po is not None or not _fixed_outside(whole, b, s, e, a, pv.axes[a]):
+                return halt
+    pb = old_axes[b]
+    inside = np.arange(s, e)
+    if pb is not None and not np.array_equal(np.sort(pb[inside]), inside):
+        return halt   # the old moves carry cells across the block's border
+    q = np.arange(whole.shape[b]) if pb is None else np.array(pb, copy=True)
+    q[inside] = s + (np.arange(e - s) if pv.axes[b] is None else pv.axes[b])
+    for a in range(whole.dim()):
+        axes.append(None if a == b and mv.is_identity(q) else q if a == b else pv.axes[a])
+    return mv.Moves(tuple(axes))
+
+
+def _fixed_outside(whole, b: int, s: int, e: int, a: int, p) -> bool:
+    """The constant cells of ``whole`` outside ``[s, e)`` on axis ``b`` are the same when axis ``a``
+    is moved by ``p`` (bit for bit): the container was a constant, read as constants are."""
+    import torch
+
+    outside = torch.cat([torch.arange(0, s), torch.arange(e, whole.shape[b])])
+    if not outside.numel():
+        return True
+    part = whole.detach().index_select(b, outside)
+    return conditions.first_moved(part, {a: p}) is None
