@@ -146,3 +146,35 @@ def _is_int(value) -> bool:
     import numbers
 
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+# A permutation in a sentence (a note, a culprit) longer than this is abbreviated: the full cycle
+# string stays in the JSON checks and in the counterexample line
+CYCLES_WIDTH = 120
+
+
+def short_cycles(text: str, width: int = CYCLES_WIDTH) -> str:
+    """A permutation's cycle string abbreviated to about ``width`` characters, still in cycle
+    notation: a long cycle keeps its first three and last two points around ``…``, and the cycles
+    past the width are counted.  Text that is no cycle string, or that fits, is returned as is.
+
+    >>> short_cycles("(" + " ".join(map(str, range(512))) + ")")
+    '(0 1 2 … 510 511)'
+    >>> short_cycles("".join(f"({2 * i} {2 * i + 1})" for i in range(40)), 30)
+    '(0 1)(2 3)(4 5)(6 7)(8 9)… and 35 more cycles'
+    """
+    import re
+
+    if len(text) <= width or not re.fullmatch(r"(\([0-9 ]+\))+", text):
+        return text
+    cycles = re.findall(r"\(([0-9 ]+)\)", text)
+    out, used = [], 0
+    for k, cycle in enumerate(cycles):
+        points = cycle.split()
+        piece = f"({cycle})" if len(points) <= 6 else f"({' '.join(points[:3])} \u2026 {' '.join(points[-2:])})"
+        if out and used + len(piece) > width:
+            out.append(f"\u2026 and {len(cycles) - k} more cycles")
+            break
+        out.append(piece)
+        used += len(piece)
+    return "".join(out)

@@ -49,6 +49,19 @@ def inv(fn):
     return Sample(fn, "invariant")
 
 
+def _inference(fn):
+    """The sample in inference mode, where torch keeps ``linear``, ``layer_norm`` and ``dropout`` whole."""
+    def run(x):
+        with torch.inference_mode():
+            return fn(x)
+    return run
+
+
+def _bag(x, op):
+    ids = groups_of(x)
+    return op(c(2, D), ids, torch.tensor([0]), False, 1)[0]   # one bag, mean
+
+
 def _encoder(x):
     return aten._transformer_encoder_layer_fwd(x[None], D, 2, c(3 * D, D), c(3 * D), c(D, D), c(D), False, False,
                                                1e-5, torch.ones(D, dtype=F64), torch.zeros(D, dtype=F64),
@@ -63,6 +76,8 @@ def _heads(x):
 
 SAMPLES = {
     table.POINTWISE: eq(lambda x: x.relu()),
+    aten._embedding_bag.default: inv(lambda x: _bag(x, aten._embedding_bag)),
+    aten._embedding_bag_forward_only.default: inv(lambda x: _bag(x, aten._embedding_bag_forward_only)),
     aten._log_softmax.default: eq(lambda x: x.log_softmax(-1)),
     aten._native_batch_norm_legit_no_training.default: eq(
         lambda x: aten._native_batch_norm_legit_no_training(x, *NORM, 0.1, 1e-5)[0]),
@@ -73,6 +88,7 @@ SAMPLES = {
     aten._scaled_dot_product_flash_attention_for_cpu.default: eq(_heads),
     aten._safe_softmax.default: eq(lambda x: aten._safe_softmax(x, -1)),
     aten._softmax.default: eq(lambda x: x.softmax(-1)),
+    aten._trilinear.default: eq(lambda x: F.bilinear(x, x.tanh(), c(3, D, D), c(3))),
     aten._sparse_addmm.default: eq(lambda x: torch.sparse.mm(OPERATOR.to_sparse(), x)),
     aten._to_copy.default: eq(lambda x: x.float()),
     aten._transformer_encoder_layer_fwd.default: eq(_encoder),
@@ -101,11 +117,16 @@ SAMPLES = {
     aten.embedding.default: eq(lambda x: aten.embedding(c(2, D), groups_of(x))),
     aten.empty_like.default: eq(lambda x: torch.empty_like(x).zero_() + x),
     aten.empty_strided.default: eq(lambda x: aten.empty_strided((N, D), (D, 1), dtype=F64).zero_() + x),
+    aten.dropout.default: eq(_inference(lambda x: F.dropout(x, 0.5, False))),
+    aten.feature_dropout.default: eq(_inference(lambda x: torch.feature_dropout(x, 0.5, False))),
+    aten.alpha_dropout.default: eq(_inference(lambda x: torch.alpha_dropout(x, 0.5, False))),
+    aten.feature_alpha_dropout.default: eq(_inference(lambda x: torch.feature_alpha_dropout(x, 0.5, False))),
     aten.eq.Tensor: eq(lambda x: x.eq(2 * x)),
     aten.expand.default: eq(lambda x: x[:, :1].expand(N, D)),
     aten.fill_.Scalar: eq(lambda x: x.clone().fill_(2.0) + x),
     aten.full_like.default: eq(lambda x: torch.full_like(x, 3.0) + x),
     aten.glu.default: eq(lambda x: aten.glu(x, 1)),
+    aten.hardswish.default: eq(lambda x: F.hardswish(x)),
     aten.index.Tensor: inv(lambda x: x[x[:, 0] > 0].sum(0)),
     aten.index_add.default: inv(lambda x: torch.zeros(2, D, dtype=F64).index_add(0, groups_of(x), x)),
     aten.index_add_.default: inv(lambda x: torch.zeros(2, D, dtype=F64).index_add_(0, groups_of(x), x)),
@@ -119,9 +140,12 @@ SAMPLES = {
     aten.index_copy.default: eq(lambda x: torch.zeros(N, D, dtype=F64).index_copy(0, torch.arange(N), x)),
     aten.index_copy_.default: inv(lambda x: torch.zeros(N + 2, D, dtype=F64).index_copy_(
         0, torch.arange(N + 1, 1, -1), x).sum(0)),
+    aten.layer_norm.default: eq(_inference(lambda x: F.layer_norm(x, (D,), c(D), c(D)))),
+    aten.linear.default: eq(_inference(lambda x: F.linear(x, c(3, D), c(3)))),
     aten.lift_fresh.default: eq(lambda x: aten.lift_fresh(torch.ones(D, dtype=F64)) + x),
     aten.lift_fresh_copy.default: eq(lambda x: aten.lift_fresh_copy(c(D)) + x),
     aten.linalg_vector_norm.default: eq(lambda x: x.norm(dim=1)),
+    aten.log_sigmoid_forward.default: eq(lambda x: F.logsigmoid(x)),
     aten.logcumsumexp.default: eq(lambda x: x.logcumsumexp(1)),
     aten.logsumexp.default: eq(lambda x: x.logsumexp(1)),
     aten.masked_fill_.Scalar: eq(lambda x: x.clone().masked_fill_(x > 0, 0.0)),
@@ -136,6 +160,7 @@ SAMPLES = {
     aten.mv.default: eq(lambda x: aten.mv(x, c(D))),
     aten.nansum.default: inv(lambda x: x.nansum()),
     aten.native_batch_norm.default: eq(lambda x: aten.native_batch_norm(x, *NORM, False, 0.1, 1e-5)[0]),
+    aten.native_group_norm.default: eq(lambda x: F.group_norm(x.T[None], 2, c(D), c(D))[0].T),
     aten.native_layer_norm.default: eq(lambda x: F.layer_norm(x, (D,))),
     aten.ne.Tensor: eq(lambda x: x.ne(2 * x)),
     aten.new_empty.default: eq(lambda x: x.new_empty((N, D)).zero_() + x),
@@ -158,13 +183,23 @@ SAMPLES = {
         0, groups_of(x)[:, None].expand(N, D), x, "amax", include_self=False)),
     aten.repeat.default: eq(lambda x: x.repeat(1, 2)[:, 1:D + 1] + x.sum(0, keepdim=True).repeat(N, 1)),
     aten.roll.default: eq(lambda x: x.roll(1, 1)),
+    aten.reshape.default: eq(_inference(lambda x: x.reshape(N, 2, 2).reshape(N, D))),
+    aten.scaled_dot_product_attention.default: eq(_inference(lambda x: F.scaled_dot_product_attention(
+        x[None], x[None], x[None])[0])),
     aten.select.int: eq(lambda x: x[:, 0]),
     aten.slice.Tensor: eq(lambda x: x[:, 1:3]),
     aten.sort.default: eq(lambda x: x.sort(1)[0]),
     aten.sort.stable: eq(lambda x: torch.sort(x, dim=1, stable=True)[0]),
     aten.split.Tensor: eq(lambda x: x.split(2, 1)[0]),
+    aten.flip.default: eq(lambda x: x.flip(0, 1).flip(0)),
+    aten.gather.default: eq(lambda x: x.gather(1, (x[:, :2] > 0).long())),
+    aten.scatter.value: eq(lambda x: torch.zeros(N, D, dtype=F64).scatter(1, (x[:, :1] > 0).long(), 1.0)),
+    aten.scatter_.value: eq(lambda x: torch.zeros(N, D, dtype=F64).scatter_(1, (x[:, :1] > 0).long(), 1.0)),
     aten.unsafe_split.Tensor: eq(lambda x: aten.unsafe_split(x, 2, 1)[0]),
     aten.split_with_sizes.default: eq(lambda x: x.split([1, 3], 1)[1]),
+    aten.squeeze_.default: eq(lambda x: x.clone().squeeze_()),
+    aten.squeeze_.dim: eq(lambda x: x[None].clone().squeeze_(0)),
+    aten.squeeze_.dims: eq(lambda x: x[None].clone().squeeze_((0,))),
     aten.squeeze.default: eq(lambda x: x[None].squeeze()),
     aten.squeeze.dim: eq(lambda x: x[None].squeeze(0)),
     aten.squeeze.dims: eq(lambda x: x[None].squeeze((0,))),
@@ -175,8 +210,10 @@ SAMPLES = {
     aten.sum.dim_IntList: eq(lambda x: x.sum(1)),
     aten.t.default: eq(lambda x: aten.t(aten.t(x))),
     aten.topk.default: eq(lambda x: x.topk(2, 1)[0]),
+    aten.transpose_.default: eq(lambda x: x.clone().transpose_(0, 1).T),
     aten.transpose.int: eq(lambda x: x.transpose(0, 1).transpose(0, 1)),
     aten.unbind.int: eq(lambda x: x.unbind(1)[0]),
+    aten.unsqueeze_.default: eq(lambda x: x.clone().unsqueeze_(1)[:, 0]),
     aten.unsqueeze.default: eq(lambda x: x.unsqueeze(1)[:, 0]),
     aten.var.correction: eq(lambda x: x.var(1)),
     aten.var_mean.correction: eq(lambda x: torch.var_mean(x, 1)[0]),

@@ -299,8 +299,13 @@ def test_the_text_report_prints_the_culprit(tmp_path, run, monkeypatch):
     args = ["verify", "--callable", "ul_culprit:model", "--input-shape", "5x3", "--group", "symmetric"]
     out = run(args)
     assert out.exit_code == 1, out.stderr
-    assert "culprit: 1 (Pos) breaks it under (0 1)" in " ".join(out.stdout.split())
-    assert json.loads(run(args + ["--format", "json"]).stdout)["culprit"]["path"] == "1"
+    obj = json.loads(run(args + ["--format", "json"]).stdout)
+    assert obj["culprit"]["path"] == "1"
+    # the worst failing generator is named (issue 29), not the first
+    failing = [c for c in obj["checks"] if c["method"] == "numeric" and not c["passed"]]
+    worst = max(failing, key=lambda c: c["relative_error"])["generator"]
+    assert obj["culprit"]["generator"] == worst
+    assert f"culprit: 1 (Pos) breaks it under {worst}" in " ".join(out.stdout.split())
 
 
 # --------------------------------------------------------------------------- honest about the code

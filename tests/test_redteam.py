@@ -53,6 +53,4 @@ def test_the_checkpoints_run_finds_nothing():
     report = json.loads(result.stdout)
     assert report["findings"] == [], json.dumps(report["findings"], indent=1)
     assert result.returncode == 0 and report["surfaces"] == {"checkpoints": 60}
-    # the run reaches verdicts, not only refusals (a square tensor is judged only under -n, so a
-    # FAIL is rarer than a PASS among the few files that survive the damage)
-    assert "2" in report["exits"] and {"0", "1"} & set(report["exits"])
+    assert {"0", "1", "2"} <= set(report["exits"])   # the run reaches verdicts, not only refusals

@@ -36,7 +36,7 @@ RECORD_BYTES = 1 << 30
 
 
 def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
-    """The culprit of the first failing numeric check, ``{"path", "generator", "kind", "relative_error",
+    """The culprit of the worst failing numeric check, ``{"path", "generator", "kind", "relative_error",
     "trial", "seed"}`` (and ``"after"``/``"before"``), or None when the code is not a module or no
     submodule can be named.
 
@@ -44,9 +44,10 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
     """
     if not getattr(layer, "is_torch", False):
         return None
-    check = next((c for c in checks if c.passed is False and c.method == "numeric" and c.witness is not None), None)
-    if check is None:
+    failing = [c for c in checks if c.passed is False and c.method == "numeric" and c.witness is not None]
+    if not failing:
         return None
+    check = max(failing, key=lambda c: c.relative_error or 0.0)   # the worst failing generator, first among equals
     s = np.asarray(parse_perm(check.generator, group.n), dtype=np.int64)   # a generator or a random element
     w = check.witness
     sig = layer.signature
@@ -94,8 +95,38 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
                 if any(_same_values(value, x) for x in call["inputs"])]
         if held:
             found["held"] = held
+        suspects = _suspects(layer.f, call["path"], s, n)
+        if suspects:
+            found["suspects"] = suspects
         return found
     return None
+
+
+def _suspects(module, path: str, s, n: int) -> list[str]:
+    """The culprit's buffers and parameters laid along the points that ``s`` does not keep: an
+    ``n x n`` one by ``P M P^T = M`` (an ALiBi bias, an attention mask), any other by ``P E = E``
+    along each axis of ``n`` entries (a position table, a RoPE angle table).  They are named even
+    where the proof stopped before reaching them."""
+    try:
+        inside = module.get_submodule(path) if path else module
+    except AttributeError:
+        return []
+    out = []
+    for name, t in list(inside.named_buffers()) + list(inside.named_parameters()):
+        if torch_bridge.is_sparse_tensor(t) or t.device.type == "meta" or t.dim() == 0 or n not in t.shape:
+            continue
+        try:
+            value = torch_bridge.as_numpy(t.detach())
+        except Exception:   # a dtype numpy does not hold (complex, bfloat16 on some builds): not named
+            continue
+        if value.ndim == 2 and value.shape == (n, n):
+            broken = not np.array_equal(value[np.ix_(s, s)], value, equal_nan=value.dtype.kind == "f")
+        else:
+            broken = any(not np.array_equal(np.take(value, s, axis=k), value, equal_nan=value.dtype.kind == "f")
+                         for k, d in enumerate(value.shape) if d == n)
+        if broken:
+            out.append(f"{path}.{name}" if path else name)
+    return out
 
 
 def _moved_by(s, y, n: int) -> bool:

@@ -208,8 +208,21 @@ CALL_CHECKS = (
 
 def _no_dropout(op: Op) -> bool:
     """An operation torch tags random only for its dropout (attention kernels) draws nothing when
-    its dropout probability is 0."""
+    its dropout probability is 0; a dropout outside training (``train=False``) draws nothing."""
     names = [a.name for a in op.func._schema.arguments]
+    bound = bind(op.func, op.args, op.kwargs)
+    if op.func.overloadpacket in _DROPOUTS and "train" in names:   # dropout kept whole (inference mode)
+        return bound.get("train") is False
     if "dropout_p" not in names:
         return False
-    return not bind(op.func, op.args, op.kwargs).get("dropout_p")
+    return not bound.get("dropout_p")
+
+
+def _dropouts():
+    import torch
+
+    aten = torch.ops.aten
+    return frozenset({aten.dropout, aten.feature_dropout, aten.alpha_dropout, aten.feature_alpha_dropout})
+
+
+_DROPOUTS = _dropouts()

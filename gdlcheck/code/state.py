@@ -49,6 +49,8 @@ def _snapshot(module) -> dict:
     out = {}
     for name, m in modules:
         for key, value in list(vars(m).items()):
+            if isinstance(value, walk.torch._C.ScriptMethod):   # a scripted module binds its compiled
+                continue   # methods on first use: code, not state (its tensors are walked as any module's)
             if key in ("_parameters", "_buffers", "_modules"):
                 for k, v in list(value.items()):
                     out[(name, k)] = walk.of(v)
@@ -77,8 +79,8 @@ class _Fingerprint:
 
     def of_class(self, cls):
         key = self._visit(cls)
-        if isinstance(key, tuple):
-            return key
+        if isinstance(key, tuple):   # fingerprinted once in this walk; a class is itself (no count of
+            return ("class again", id(cls))   # objects met before it, which a lazily made cache shifts)
         return ("class", cls.__qualname__, tuple((k, self.of(v)) for k, v in list(vars(cls).items())
                                                  if not isinstance(v, _BY_IDENTITY)))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from gdlcheck.layers import Condition
 from gdlcheck.layers.rules import Reason
+from gdlcheck.text import short_cycles
 from gdlcheck.verification.result import Proof, Step, Stop
 
 # The rule of each layer kind, as the report states it.
@@ -92,7 +93,7 @@ def broken_text(c: Condition) -> str:
     """The first entry that breaks a condition, in words."""
     if c.what in ("table", "constant_rows") and c.entry:
         name = "E" if c.what == "table" else c.parameter
-        return f"rows {c.entry[0]} and {c.image[0]} of {name} differ, so P E != E for {c.generator}"
+        return f"rows {c.entry[0]} and {c.image[0]} of {name} differ, so P E != E for {short_cycles(c.generator)}"
     if c.what == "bias":
         return (f"b[{c.image[0]}] = {_value(c.values[1])} but b[{c.entry[0]}] = {_value(c.values[0])}, "
                 f"so b[g i] != b[i] for {c.generator}")
@@ -100,13 +101,14 @@ def broken_text(c: Condition) -> str:
         m = _MATRIX.get(c.what, "W")                                          # key padding mask): its entries
         values = f" ({_value(c.values[1])} and {_value(c.values[0])})" if len(c.values) == 2 else ""
         entry, image = ", ".join(map(str, c.entry)), ", ".join(map(str, c.image))
-        return f"entries {image} and {entry} of {m} differ{values}, so {CONDITIONS[c.what]} fails for {c.generator}"
+        g = short_cycles(c.generator)
+        return f"entries {image} and {entry} of {m} differ{values}, so {CONDITIONS[c.what]} fails for {g}"
     if c.entry and c.image:
         m = _MATRIX.get(c.what, "W")
         (i, j), (a, b) = c.entry, c.image
         values = f" ({_value(c.values[1])} and {_value(c.values[0])})" if len(c.values) == 2 else ""
-        return f"{m}[{a}, {b}] != {m}[{i}, {j}]{values}, so {CONDITIONS[c.what]} fails for {c.generator}"
-    return f"{CONDITIONS[c.what]} fails for {c.generator}"
+        return f"{m}[{a}, {b}] != {m}[{i}, {j}]{values}, so {CONDITIONS[c.what]} fails for {short_cycles(c.generator)}"
+    return f"{CONDITIONS[c.what]} fails for {short_cycles(c.generator)}"
 
 
 def where(step: Step, c: Condition | None) -> str:
@@ -117,7 +119,8 @@ def where(step: Step, c: Condition | None) -> str:
 
 
 def stop_text(generator: str, stop: Stop) -> str:
-    """Why the proof stopped for ``generator``: a note of the verdict."""
+    """Why the proof stopped for ``generator``: a note of the verdict (a long generator abbreviated)."""
+    generator = short_cycles(generator)
     if stop.reason is Reason.NO_RULE:
         return f"not proven for {generator}: no rule for layer kind {stop.step.kind!r} at {where(stop.step, None)}"
     if stop.reason is Reason.OUTPUT_EQUIVARIANT:

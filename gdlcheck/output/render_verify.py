@@ -36,6 +36,7 @@ from gdlcheck.output.words import (
     undecided_lines,
     witness_text,
 )
+from gdlcheck.text import short_cycles
 
 
 def _fmt(x) -> str:
@@ -114,7 +115,8 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
         parts.append(Text("would hold if: " + "; ".join(constraints), style="yellow"))
     if result.culprit is not None:
         c = result.culprit
-        text = culprit_text(c) if "condition" not in c else f"{c['path']} ({c['kind']}) for {c['generator']}"
+        g = short_cycles(c["generator"])
+        text = culprit_text(c) if "condition" not in c else f"{c['path']} ({c['kind']}) for {g}"
         parts.append(Text(f"culprit: {text}", style="red"))
     for finding in result.diagnosis or []:
         parts.append(_styled(bounded_line("diagnosis: " + fact_text(finding)), "yellow"))

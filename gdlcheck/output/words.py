@@ -16,7 +16,7 @@ from gdlcheck.limits import (
     SYMBOLIC_GUARD_SECONDS,
 )
 from gdlcheck.output.proof import stop_text
-from gdlcheck.text import safe_str, shorten
+from gdlcheck.text import safe_str, short_cycles, shorten
 from gdlcheck.verification.result import (
     Law,
     MovedCallWitness,
@@ -284,6 +284,7 @@ def fact_text(fact: Fact) -> str:
 def culprit_text(c: dict) -> str:
     """Code's culprit: ``encoder.layers.1.pos_emb (PosEmb) breaks it under (0 1): ...``."""
     who = f"{c['path']} ({c['kind']})" if c["path"] else f"the module itself ({c['kind']})"
+    g = short_cycles(c["generator"])
     inside = ""
     if c.get("after") and c.get("before"):
         inside = f", in its own forward between {c['after']} and {c['before']}"
@@ -294,10 +295,12 @@ def culprit_text(c: dict) -> str:
     if c.get("made_by"):
         inside += f", with the output of {c['made_by']} (a per-point value made from inputs that do not move)"
     held = ""
+    if c.get("suspects"):
+        held = f"; laid along the points and not kept by {g}: {', '.join(c['suspects'])}"
     if c.get("held"):
-        held = f"; {', '.join(c['held'])} {'is' if len(c['held']) == 1 else 'are'} held: given unchanged, " \
-               "not moved with the points"
-    return (f"{who} breaks it under {c['generator']}{inside}: its inputs move with the points but its output does not "
+        held += f"; {', '.join(c['held'])} {'is' if len(c['held']) == 1 else 'are'} held: given unchanged, " \
+                "not moved with the points"
+    return (f"{who} breaks it under {g}{inside}: its inputs move with the points but its output does not "
             f"(relative error {c['relative_error']:.3g}; trial {c['trial']}, seed {c['seed']}){held}")
 
 

@@ -160,11 +160,23 @@ def _not_proven(proof: Proof | None, checks) -> list[Fact]:
     return out
 
 
+def worst_first(checks) -> list[str]:
+    """The failing checks' generators, the one with the largest relative error first (in check order
+    among equals; a failing check without a measure counts as 0)."""
+    worst: dict = {}
+    for c in checks:
+        if c.passed is False:
+            worst[c.generator] = max(worst.get(c.generator, 0.0), c.relative_error or 0.0)
+    return sorted(worst, key=lambda g: -worst[g])
+
+
 def _culprit(proof: Proof | None, checks) -> dict | None:
-    """The first sublayer whose condition fails for a failing generator, as ``{path, generator, ...}``."""
+    """The first sublayer whose condition fails for a failing generator, as ``{path, generator, ...}``;
+    the generator whose trials fail worst first (a rounding-level failure of one generator does not
+    hide another's real one)."""
     if proof is None:
         return None
-    failing = [c.generator for c in checks if c.passed is False]
+    failing = worst_first(checks)
     for g in failing:
         stop = proof.stops.get(g)
         if stop is not None and stop.condition is not None:

@@ -6,8 +6,11 @@
 * :mod:`~gdlcheck.code.rules.linalg`: products (contractions), softmax, norms, convolutions;
 * :mod:`~gdlcheck.code.rules.operators`: the law a stored matrix on the points keeps in a product;
 * :mod:`~gdlcheck.code.rules.stacking`: ``stack``, ``repeat``, ``roll`` and the safe softmax;
+* :mod:`~gdlcheck.code.rules.units_more`: kernels of everyday modules (``GroupNorm``, ``Bilinear``,
+  ``Hardswish``, ``LogSigmoid``) and ``transpose_``;
 * :mod:`~gdlcheck.code.rules.reduce`: reductions, sorts and cumulative sums;
 * :mod:`~gdlcheck.code.rules.index`: gathers by labels and scatters into nodes (message passing);
+* :mod:`~gdlcheck.code.rules.reindex`: ``flip``, ``gather`` and one-hot codes (``scatter`` of a value);
 * :mod:`~gdlcheck.code.rules.puts`: writes at indices (``index_put``, ``index_copy``) and
   ``unsafe_split``;
 * :mod:`~gdlcheck.code.rules.attention`: attention kernels (Theorem 4) and the encoder layer;
@@ -23,6 +26,8 @@ from gdlcheck.code.rules import (  # noqa: F401
     operators,
     puts,
     reduce,
+    reindex,
     stacking,
     units,
+    units_more,
 )

@@ -62,6 +62,8 @@ def index(call):
     t, m = call.args["self"], call.moves["self"]
     indices, ms = list(call.args["indices"]), list(call.moves["indices"] or [None] * len(call.args["indices"]))
     used = [k for k, i in enumerate(indices) if i is not None]
+    if used == [0] and indices[0].dtype == torch.bool and indices[0].dim() > 1:
+        return _mask_of_leading_axes(t, m, indices[0], ms[0])
     if len(used) != 1 or indices[used[0]].dim() != 1:
         raise NoRule("advanced indexing by more than one 1-D index")
     d = used[0]
@@ -76,6 +78,21 @@ def index(call):
     out = list(axes)
     out[d] = q
     return mv.Moves(tuple(out), None if m is None else m.labels)
+
+
+def _mask_of_leading_axes(t, m, mask, m_mask):
+    """``T[mask]`` with a bool mask of ``T``'s first axes: the selection of one 1-D mask on those
+    axes flattened (row-major), each moved by its own permutation."""
+    k = mask.dim()
+    sizes = list(t.shape[:k])
+    axes = axes_of(m, t.dim())
+    if m_mask is not None and m_mask.labels is not None:
+        raise NoRule("a mask of node labels")
+    flat = None if m_mask is None else mv.Moves((mv.product(list(m_mask.axes), sizes),))
+    q, conditions = _masked(mv.product(list(axes[:k]), sizes), mask.reshape(-1), flat)
+    if conditions:
+        return Out(None, conditions)
+    return mv.Moves((q,) + tuple(axes[k:]), None if m is None else m.labels)
 
 
 def _masked(p, mask, m_mask):
