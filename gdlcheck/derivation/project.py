@@ -86,8 +86,8 @@ def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:
 
 
 # the orbit labels of the last few groups projected onto, up to this many cells each (8 MiB as
-# intp): a checkpoint scan projects many tensors of one size, and building the labels is a third
-# of a projection at n = 256
+# intp): a checkpoint scan projects many tensors of one size, and building the labels is an
+# eighth of a projection at n = 256
 CACHED_CELLS = 1 << 20
 _ORBITS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -95,7 +95,7 @@ _ORBITS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 def _orbits(group: PermGroup) -> tuple[np.ndarray, np.ndarray]:
     """The orbit of each cell of the n x n matrix (row-major, as ``intp``: bincount and indexing
     would cast int32 labels on every call) and the size of each orbit, for ``group``'s generators."""
-    key = (group.name, group.n, group.shape, group.family is not None,
+    key = (group.name, group.n, None if group.shape is None else tuple(group.shape), group.family is not None,
            b"".join(np.asarray(g, dtype=np.int64).tobytes() for g in group.gen_arrays()))
     if key in _ORBITS:
         return _ORBITS[key]
