@@ -191,6 +191,7 @@ SAMPLES = {
     aten.sort.default: eq(lambda x: x.sort(1)[0]),
     aten.sort.stable: eq(lambda x: torch.sort(x, dim=1, stable=True)[0]),
     aten.split.Tensor: eq(lambda x: x.split(2, 1)[0]),
+    aten.linalg_cross.default: eq(lambda x: torch.linalg.cross(x[:, :3], x[:, 1:] + c(3))),
     aten.flip.default: eq(lambda x: x.flip(0, 1).flip(0)),
     aten.gather.default: eq(lambda x: x.gather(1, (x[:, :2] > 0).long())),
     aten.scatter.value: eq(lambda x: torch.zeros(N, D, dtype=F64).scatter(1, (x[:, :1] > 0).long(), 1.0)),

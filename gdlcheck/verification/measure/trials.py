@@ -17,6 +17,7 @@ from gdlcheck.layers import Layer, Linear
 from gdlcheck.limits import MAX_MATRIX_ENTRIES, MAX_TRIAL_OPS, TRIAL_PASS_OPS
 from gdlcheck.scale import SUBNORMAL_STEP, scaled, unscaled
 from gdlcheck.tolerances import SUBNORMAL_ULPS
+from gdlcheck.verification.measure.draws import random_elements, trial_input
 from gdlcheck.verification.result import Law, Residual, TrialWitness, generator_name
 
 # the trial loop keeps each generator's moved dense graph up to this many entries in all
@@ -102,7 +103,8 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
                     gens: list[np.ndarray] | None = None, first_trial: int = 0, form=None,
                     elements: int = 0) -> list[Residual]:
     """Probe ``f(g.X)`` against the law's target with seeded random inputs, per generator, and
-    per each of ``elements`` uniformly random elements of the group (:func:`random_elements`):
+    per each of ``elements`` uniformly random elements of the group
+    (:func:`~gdlcheck.verification.measure.draws.random_elements`):
     a generator alone rarely moves the maximum of 64 points, a random permutation does.
 
     Trial ``t`` draws its input from ``numpy.random.default_rng([seed, first_trial + t])`` (then
@@ -196,7 +198,7 @@ def _matrix_trials(linear, gens, law: Law, n: int, channels: int, trial_ids, see
     if not trial_ids:
         return None
     T = len(trial_ids)
-    Xs = [np.random.default_rng([seed, t]).standard_normal((n, channels)) for t in trial_ids]
+    Xs = [trial_input(seed, t, n, channels) for t in trial_ids]
     X = np.concatenate(Xs, axis=1)                      # (n, T c): trial t in columns t c .. (t + 1) c
     with np.errstate(all="ignore"):
         try:   # a bias that does not broadcast over the trials side by side: the loop runs
@@ -261,29 +263,6 @@ def _affine(f: Linear, X: np.ndarray, post: int = 0) -> np.ndarray:
 def _per_trial(Y: np.ndarray, trials: int) -> np.ndarray:
     """``(n, T c')`` outputs side by side as ``(T, n, c')``, one block per trial."""
     return np.ascontiguousarray(Y.reshape(Y.shape[0], trials, -1).transpose(1, 0, 2))
-
-
-def random_elements(group: PermGroup, count: int, seed: int, gens) -> list[np.ndarray]:
-    """``count`` uniformly random elements of ``group``, drawn from ``default_rng([seed, RANDOM_ELEMENTS])``,
-    leaving out the identity and the elements already checked (a small group may give them)."""
-    if count <= 0 or not group.gens:
-        return []
-    rng = np.random.default_rng([seed, RANDOM_ELEMENTS])
-    seen = {tuple(int(v) for v in s) for s in gens} | {tuple(range(group.n))}
-    out: list[np.ndarray] = []
-    for _ in range(8 * count):
-        if len(out) == count:
-            break
-        h = np.asarray(group.random_element(rng), dtype=np.int64)
-        key = tuple(h.tolist())
-        if key not in seen:
-            seen.add(key)
-            out.append(h)
-    return out
-
-
-# the stream of the trials' random elements (apart from the trials' inputs, default_rng([seed, t]))
-RANDOM_ELEMENTS = 1 << 30
 
 
 def _largest(values: np.ndarray, e: int = 0) -> float:
