@@ -69,3 +69,26 @@ def test_a_check_walks_the_state_four_times(monkeypatch):
     monkeypatch.setattr(state, "snapshot", lambda module: walks.append(module) or original(module))
     result = gdlcheck.verify_callable(torch.nn.Linear(D, D), "cyclic", shape=(N, D))
     assert result.verdict == "holds" and len(walks) == 4
+
+
+@pytest.mark.parametrize("change", ["hook", "set", "list", "tuple", "dict subclass"])
+def test_a_change_inside_a_container_attribute_is_seen(change):
+    """Containers met by their exact type (a module's hook tables are OrderedDicts) are walked as before."""
+
+    class Table(dict):
+        pass
+
+    module = torch.nn.Linear(D, D)
+    module.names, module.rows, module.pair, module.table = {1}, [1, [2]], (1, [2]), Table(a=[1])
+    before = state.snapshot(module)
+    if change == "hook":
+        module.register_forward_hook(lambda *args: None)
+    elif change == "set":
+        module.names.add(2)
+    elif change == "list":
+        module.rows[1].append(3)
+    elif change == "tuple":
+        module.pair[1][0] = 3
+    else:
+        module.table["a"][0] = 2
+    assert state.changed(before, state.snapshot(module))

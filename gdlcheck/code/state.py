@@ -13,6 +13,7 @@ fingerprint is refused rather than cut short (the proof stops, saying so).
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import random
 import types
@@ -26,6 +27,12 @@ MAX_STATE_NODES = 200_000
 
 _BY_IDENTITY = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
                 types.CodeType, types.FrameType, staticmethod, classmethod, property)
+
+
+# the plain values and containers by their exact type, ahead of the isinstance chain (same fingerprint;
+# a subclass, a tensor or an array goes the long way)
+_AS_VALUE = frozenset((int, float, str, bool, type(None), complex, bytes))
+_CONTAINERS = frozenset((list, tuple, set, frozenset, dict, collections.OrderedDict))
 
 
 class StateTooLarge(Exception):
@@ -85,6 +92,9 @@ class _Fingerprint:
                                                  if not isinstance(v, _BY_IDENTITY)))
 
     def of(self, value):
+        kind = type(value)
+        if kind in _AS_VALUE:
+            return value
         torch = self.torch
         if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
             return value
@@ -93,6 +103,8 @@ class _Fingerprint:
         key = self._visit(value)
         if isinstance(key, tuple):
             return key
+        if kind in _CONTAINERS:   # most of a module's attributes (its hook tables): what the chain below gives
+            return self._container(value)
         if isinstance(value, torch.Tensor):
             return ("tensor", id(value), content_digest(value))
         if isinstance(value, np.ndarray):
@@ -104,12 +116,8 @@ class _Fingerprint:
             return ("generator", repr(value.bit_generator.state))
         if isinstance(value, torch.Generator):
             return ("generator", value.get_state().numpy().tobytes())
-        if isinstance(value, (list, tuple)):
-            return (type(value).__name__, tuple(self.of(v) for v in value))
-        if isinstance(value, (set, frozenset)):
-            return (type(value).__name__, tuple(sorted((self.of(v) for v in value), key=repr)))
-        if isinstance(value, dict):
-            return ("dict", tuple((self.of(k), self.of(v)) for k, v in list(value.items())))
+        if isinstance(value, (list, tuple, set, frozenset, dict)):
+            return self._container(value)
         if isinstance(value, np.generic):
             return ("number", repr(value))
         fields = []
@@ -123,6 +131,14 @@ class _Fingerprint:
         if not fields and attrs is None:
             return ("object", type(value).__qualname__, id(value))
         return ("object", type(value).__qualname__, tuple(fields))
+
+    def _container(self, value):
+        """A list, tuple, set or dict (or a subclass) by its items: a set's sorted, the others in order."""
+        if isinstance(value, (list, tuple)):
+            return (type(value).__name__, tuple(self.of(v) for v in value))
+        if isinstance(value, (set, frozenset)):
+            return (type(value).__name__, tuple(sorted((self.of(v) for v in value), key=repr)))
+        return ("dict", tuple((self.of(k), self.of(v)) for k, v in list(value.items())))
 
     def _visit(self, value):
         """The object's first-visit number, or ``("again", number)`` when it was met before."""
