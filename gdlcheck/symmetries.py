@@ -17,7 +17,7 @@ from gdlcheck.errors import GroupError
 from gdlcheck.groups import FAMILIES, PermGroup, fixes, grid_shape
 from gdlcheck.groups.automorphisms import coloured_automorphisms
 from gdlcheck.groups.catalogue import make
-from gdlcheck.groups.colours import colour_classes, value_classes
+from gdlcheck.groups.colours import colour_classes, has_edges, value_classes
 from gdlcheck.shown import Shown, presenter_of
 from gdlcheck.tolerances import TOL
 
@@ -127,21 +127,53 @@ def _keeper(C: np.ndarray):
     """
     n = C.shape[0]
     diag = np.diag(C)
-    off = np.bincount(C.ravel(), minlength=int(C.max()) + 1) - np.bincount(diag, minlength=int(C.max()) + 1)
-    if np.count_nonzero(off) <= 1:
+    if not has_edges(C):
         return lambda g: bool(np.array_equal(diag[g], diag))
     probe = np.unique(np.linspace(0, n - 1, num=min(n, 8)).astype(np.int64))
 
     seen: dict[bytes, bool] = {}   # grid shapes share generators (the shift by W is the first axis of H x W)
+    cycles: list[tuple[np.ndarray, np.ndarray]] = []   # keepers that are one n-cycle: (its points in order, place)
 
     def keeps(g: np.ndarray) -> bool:
-        key = g.astype(np.int64).tobytes()
+        g = g.astype(np.int64)
+        key = g.tobytes()
         if key not in seen:
-            seen[key] = bool(np.array_equal(diag[g], diag)
-                             and np.array_equal(C[np.ix_(g[probe], g)], C[probe]) and fixes(g, C))
+            if any(_power_of(g, order, place) for order, place in cycles):
+                seen[key] = True    # a power of a permutation that keeps C keeps it: no full compare
+            else:
+                seen[key] = bool(np.array_equal(diag[g], diag)
+                                 and np.array_equal(C[np.ix_(g[probe], g)], C[probe]) and fixes(g, C))
+                if seen[key]:
+                    cycle = _one_cycle(g)
+                    if cycle is not None:
+                        cycles.append(cycle)
         return seen[key]
 
     return keeps
+
+
+def _one_cycle(g: np.ndarray):
+    """``(order, place)`` of a permutation that is one cycle through every point: ``order[t]`` is
+    ``g^t(0)`` and ``place`` its inverse; None for any other permutation."""
+    n = len(g)
+    order = np.empty(n, dtype=np.int64)
+    point = 0
+    for t in range(n):   # O(n); a cycle that closes early is not one n-cycle
+        order[t] = point
+        point = int(g[point])
+        if point == 0 and t < n - 1:
+            return None
+    place = np.empty(n, dtype=np.int64)
+    place[order] = np.arange(n)
+    return order, place
+
+
+def _power_of(g: np.ndarray, order: np.ndarray, place: np.ndarray) -> bool:
+    """Whether ``g`` is a power ``s^k`` of the n-cycle ``s`` with ``order[t] = s^t(0)``:
+    ``s^k`` moves ``order[t]`` to ``order[t + k]``, ``k`` read off ``g(0)``."""
+    n = len(order)
+    k = int(place[g[0]])
+    return bool(np.array_equal(g[order], order[(np.arange(n) + k) % n]))
 
 
 def _grid_shapes(n: int) -> list[tuple[int, ...]]:

@@ -340,13 +340,8 @@ def _ring_ids(n=N):
 
 
 # equivariant, not proved, and why (each a line of docs/code.md's "what is not proved")
-SPLIT = "no rule for aten.unsafe_split (a recurrent cell's gates; issue 36 adds it)"
 NOT_PROVED = {
     "circular convolution by F.pad and conv1d": "circular padding is periodic, not a permutation of the padded axis",
-    "PyG GCN model, jk='lstm', moving graph": SPLIT,
-    "LSTM over a short sequence per point": SPLIT,
-    "GRU over a short sequence per point": SPLIT,
-    "GRUCell": SPLIT,
 }
 
 

@@ -52,7 +52,7 @@ def test_sparse_and_quantized_tensors_are_read_as_their_values(run, tmp_path, ma
     broken = circulant()
     broken[0, 1] += 1.0
     torch.save({"conv": make(circulant()), "mix": make(broken)}, path)
-    result = run(["verify", path, "--group", "cyclic", "--format", "json"])
+    result = run(["verify", path, "--group", "cyclic", "-n", N, "--format", "json"])
     assert result.exit_code == 1, result.stderr
     assert verdicts(result) == {"conv": "holds", "mix": "fails"}
     (conv, _) = weights.read_tensors(str(path))
@@ -183,7 +183,7 @@ def test_plot_takes_the_tensor_named(run, tmp_path):
     broken[0, 1] += 1.0
     np.savez(path, conv=circulant().numpy(), mix=broken)
     picture = tmp_path / "w.png"
-    result = run(["verify", path, "--group", "cyclic", "--tensor", "mix", "--plot", picture])
+    result = run(["verify", path, "--group", "cyclic", "-n", N, "--tensor", "mix", "--plot", picture])
     assert result.exit_code == 1, result.stderr
     assert picture.stat().st_size > 0 and "mix" in result.stdout and "conv" not in result.stdout
     result = run(["verify", path, "--group", "cyclic", "--tensor", "mix", "--tensor", "conv", "--plot", picture])

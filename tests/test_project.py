@@ -2,14 +2,17 @@
 
 import io
 import json
+import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gdlcheck import groups
 from gdlcheck.derivation import derive, project
+from gdlcheck.derivation.project import _distance
+from gdlcheck.scale import frobenius_ratio
 
 
 def group_average(W, g):
@@ -146,3 +149,16 @@ def test_a_mean_that_rounds_past_its_orbit_is_pinned_to_the_orbit():
     assert np.bincount(derive(g).pattern.ravel(), weights=W.ravel())[0] / 3 != 0.1
     P, dist = project(W, g)
     assert np.array_equal(P, W) and dist == 0.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 12), st.integers(-1074, 0), st.integers(0, 2**32 - 1))
+def test_the_distance_in_one_pass_is_the_scale_free_ratio(n, power, seed):
+    """One sum of squares each (issue 33 item 3) where nothing underflows enough to matter, else
+    the ratio of the separately scaled norms: the same distance to rounding for every scale of D."""
+    rng = np.random.default_rng(seed)
+    flat = rng.uniform(-1, 1, n * n)
+    flat[0] = 0.75                                     # the projection's scaled input: max |entry| in [0.5, 1)
+    D = np.ldexp(rng.standard_normal(n * n), power)
+    assert _distance(D, flat) == pytest.approx(frobenius_ratio(D, flat), rel=1e-12)
+    assert _distance(np.zeros(n * n), flat) == 0 and math.isfinite(_distance(D, flat))

@@ -5,9 +5,12 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gdlcheck import groups
-from gdlcheck.symmetries import find_symmetries
+from gdlcheck.groups.colours import colour_classes, has_edges, value_classes
+from gdlcheck.symmetries import _one_cycle, _power_of, find_symmetries
 
 
 def circulant(theta):
@@ -80,3 +83,47 @@ def test_cli_bad_matrices(run, tmp_path, content, message):
     path.write_text(content)
     result = run(["symmetries", path])
     assert result.exit_code == 2 and result.stderr.startswith("gdlcheck: error:")
+
+
+# --------------------------------------------------------------------------- the fast paths' laws
+# (issue 33: colours by a hash table, edges found by the first block, powers of a kept n-cycle)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 12), st.sampled_from([0.0, 1e-9, 0.25]), st.integers(0, 2**32 - 1))
+def test_colours_by_hash_are_the_binary_search_colours(n, distinct, tol, seed):
+    rng = np.random.default_rng(seed)
+    values = np.r_[rng.standard_normal(distinct), 0.0, -0.0, 1e-320, -1e300]
+    W = rng.choice(values, size=(n, n))
+    uniq, cluster = value_classes(W.ravel(), tol)
+    expected = cluster[np.searchsorted(uniq, W.ravel())].reshape(n, n)
+    assert np.array_equal(colour_classes(W, tol), expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_has_edges_is_more_than_one_colour_off_the_diagonal(n, colours, seed):
+    C = np.random.default_rng(seed).integers(0, colours, (n, n))
+    off = C[~np.eye(n, dtype=bool)]
+    assert has_edges(C) == (np.unique(off).size > 1)
+
+
+@given(st.permutations(range(9)), st.integers(0, 20))
+def test_a_power_of_an_n_cycle_is_told_from_any_other_permutation(g, k):
+    s = np.roll(np.arange(9), 1)
+    power = np.arange(9)
+    for _ in range(k):
+        power = s[power]
+    order, place = _one_cycle(s)
+    assert _power_of(power, order, place)
+    g = np.asarray(g)
+    assert _power_of(g, order, place) == any(np.array_equal(g, np.roll(np.arange(9), t)) for t in range(9))
+    assert (_one_cycle(g) is not None) == (len({*range(9)}) == len(_cycle_of_zero(g)))
+
+
+def _cycle_of_zero(g):
+    seen, point = [], 0
+    while point not in seen:
+        seen.append(point)
+        point = int(g[point])
+    return seen

@@ -48,26 +48,53 @@ def test_safetensors_rows_one_per_square_tensor_with_the_distance(run, tmp_path,
     path = tmp_path / "model.safetensors"
     safetensors.numpy.save_file(trained, str(path))
     monkeypatch.setenv("COLUMNS", "100")
-    result = run(["verify", path, "--group", "cyclic"])
+    result = run(["verify", path, "--group", "cyclic", "-n", N])
     assert result.exit_code == 1, result.stderr
     rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line.endswith(tuple("0123456789"))}
     assert rows["conv.weight"] == ["6", "x", "6", "6", "PASS", "0"]
     assert rows["mix.weight"][:5] == ["6", "x", "6", "6", "FAIL"]
     assert float(rows["mix.weight"][5]) == pytest.approx(cyclic_distance(trained["mix.weight"]), rel=1e-3)
-    # without -n a vector is not judged (the bias of which points?), nor a 3 x 6 matrix: listed, with why
+    assert "head.weight: not on the points (3 x 6): check the model with --callable" in " ".join(result.stdout.split())
+    assert "4 tensors: 2 hold, 1 fail, 1 not judged" in result.stdout
+
+
+def test_without_a_size_a_square_tensor_that_does_not_commute_is_not_called_failing(run, tmp_path, trained,
+                                                                                   monkeypatch):
+    # nothing says whether a 6 x 6 tensor maps the points or mixes 6 features: one that commutes
+    # holds, one that does not is listed with its distance and the -n that would judge it
+    path = tmp_path / "model.safetensors"
+    safetensors.numpy.save_file(trained, str(path))
+    monkeypatch.setenv("COLUMNS", "100")
+    result = run(["verify", path, "--group", "cyclic"])
+    assert result.exit_code == 0, result.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line.endswith(tuple("0123456789"))}
+    assert rows["conv.weight"] == ["6", "x", "6", "6", "PASS", "0"]
+    assert rows["mix.weight"][:5] == ["6", "x", "6", "6", "-"]
+    assert float(rows["mix.weight"][5]) == pytest.approx(cyclic_distance(trained["mix.weight"]), rel=1e-3)
+    assert "FAIL" not in result.stdout
     words = " ".join(result.stdout.split())
+    assert "mix.weight: does not commute with cyclic on its own 6 points (" in words
+    assert "give -n 6 to judge it as a map on the points, or check the model with --callable" in words
+    # without -n a vector is not judged (the bias of which points?), nor a 3 x 6 matrix: listed, with why
     assert "mix.bias: a vector (n = 6): give the group's size (-n N) to check it as a bias on its points" in words
     assert "head.weight: not on the points (3 x 6): check the model with --callable" in words
-    assert "4 tensors: 1 hold, 1 fail, 2 not judged" in result.stdout
+    assert "4 tensors: 1 hold, 3 not judged" in result.stdout
+    listed = {o["tensor"]: o for o in lines(run(["verify", path, "--group", "cyclic", "--format", "json"]).stdout)}
+    mix = listed["mix.weight"]
+    assert (mix["verdict"], mix["passed"], mix["role"], mix["n"]) == ("not_judged", None, "matrix", 6)
+    assert mix["checks"][0]["passed"] is False and mix["checks"][0]["counterexample"] is not None
+    assert mix["relative_distance"] == pytest.approx(cyclic_distance(trained["mix.weight"]), rel=1e-12)
+    (checked,) = [c for c in gdlcheck.verify_weights(path, "cyclic") if c.name == "mix.weight"]
+    assert checked.undecided and not checked.judged and checked.result.verdict == "fails"
 
 
 def test_json_lines_one_object_per_tensor(run, tmp_path, trained):
     path = tmp_path / "model.safetensors"
     safetensors.numpy.save_file(trained, str(path))
-    listed = lines(run(["verify", path, "--group", "cyclic", "--format", "json"]).stdout)
+    listed = lines(run(["verify", path, "--group", "cyclic", "-n", N, "--format", "json"]).stdout)
     assert {o["tensor"]: (o["role"], o["verdict"]) for o in listed if o["verdict"] == "not_judged"} == {
-        "head.weight": ("other", "not_judged"), "mix.bias": ("other", "not_judged")}
-    out = [o for o in listed if o["verdict"] != "not_judged"]
+        "head.weight": ("other", "not_judged")}
+    out = [o for o in listed if o["verdict"] != "not_judged" and o["role"] == "matrix"]
     assert [(o["tensor"], o["verdict"]) for o in out] == [("conv.weight", "holds"), ("mix.weight", "fails")]
     assert all(o["input"] == str(path) and o["shape"] == [N, N] and o["schema_version"] == 1 for o in out)
     assert out[0]["relative_distance"] == 0
@@ -89,7 +116,8 @@ def test_a_pt_checkpoint_nested_state_dict_and_tensor_globs(run, tmp_path, train
                   "--tensor", "model.head.weight"])
     assert result.exit_code == 2
     verdicts = {o["tensor"]: o["verdict"] for o in lines(result.stdout)}
-    assert verdicts == {"model.conv.weight": "holds", "model.mix.weight": "fails", "model.head.weight": "error"}
+    # (without -n the near-circulant may mix 6 features: not judged)
+    assert verdicts == {"model.conv.weight": "holds", "model.mix.weight": "not_judged", "model.head.weight": "error"}
     assert result.stderr == f"gdlcheck: error: {path}: tensor model.head.weight is 3 x 6, not a square matrix\n"
     result = run(["verify", path, "--group", "cyclic", "--tensor", "model.mix.b*"])
     assert result.exit_code == 2 and "--tensor 'model.mix.b*' matches no tensor on the points" in result.stderr
@@ -114,7 +142,7 @@ def test_npz_and_pth_are_read_the_same(run, tmp_path, trained):
     torch.save({k: torch.tensor(v) for k, v in trained.items()}, tmp_path / "w.pth")
     for name in ("w.npz", "w.pth"):
         out = lines(run(["verify", tmp_path / name, "--group", "cyclic", "--format", "json"]).stdout)
-        assert [(o["tensor"], o["verdict"]) for o in out] == [("conv.weight", "holds"), ("mix.weight", "fails"),
+        assert [(o["tensor"], o["verdict"]) for o in out] == [("conv.weight", "holds"), ("mix.weight", "not_judged"),
                                                               ("mix.bias", "not_judged"), ("head.weight", "not_judged")]
 
 
@@ -216,7 +244,7 @@ def test_tensor_without_a_weights_file_is_refused(run, samples):
 def test_python_verify_weights_and_verify_of_a_single_tensor_file(tmp_path, trained):
     path = tmp_path / "w.safetensors"
     safetensors.numpy.save_file(trained, str(path))
-    checked = [c for c in gdlcheck.verify_weights(path, "cyclic") if c.judged]
+    checked = [c for c in gdlcheck.verify_weights(path, "cyclic", n=N) if c.role == "matrix"]
     assert [(c.name, c.verdict) for c in checked] == [("conv.weight", "holds"), ("mix.weight", "fails")]
     assert checked[1].distance == pytest.approx(cyclic_distance(trained["mix.weight"]), rel=1e-12)
     assert repr(checked[0]) == "<TensorChecked conv.weight holds: distance 0>"

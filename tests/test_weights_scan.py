@@ -51,6 +51,14 @@ def test_deepsets_features_are_not_on_the_points(run, tmp_path):
     roles = {o["tensor"]: (o["role"], o["n"]) for o in out}
     assert roles["phi.2.weight"] == ("matrix", 32) and roles["phi.2.bias"] == ("bias", 32)
     assert roles["phi.0.weight"] == ("other", None) and roles["rho.2.bias"] == ("other", 1)
+    # without the group's size nothing says the 32 x 32 weights act on points: checked at their own n,
+    # they do not commute, and they are listed as not judged, never as FAIL (exit 0)
+    result = run(["verify", path, "--group", "symmetric", "--format", "json"])
+    assert result.exit_code == 0, result.stderr
+    out = {o["tensor"]: o for o in lines(result.stdout)}
+    assert {k for k, o in out.items() if o["role"] == "matrix"} == {"phi.2.weight", "rho.0.weight"}
+    assert {o["verdict"] for o in out.values()} == {"not_judged"}
+    assert "give -n 32 to judge it as a map on the points" in out["phi.2.weight"]["note"]
 
 
 def test_a_cnn_has_its_kernels_judged_and_the_rest_listed(run, tmp_path):

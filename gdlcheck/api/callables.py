@@ -109,8 +109,9 @@ def verify_callable(f: Callable[..., Any], group: PermGroup | str, shape: Shape 
     Returns
     -------
     Verified
-        ``passed``, ``verdict`` (``holds_numerically``, ``fails``, or ``inconclusive`` for
-        random code), ``checks`` (one per generator: error, and for a failure the trial,
+        ``passed``, ``verdict`` (``holds``: proved for every input, from the call the module
+        runs; ``holds_numerically``: the trials pass; ``fails``; ``inconclusive``: random code,
+        or ``method="exact"`` where the proof stops), ``checks`` (one per generator: error, and for a failure the trial,
         seed, output and entry), ``culprit`` (a failing torch module: the first submodule
         that breaks it), ``notes``, ``to_json()``.
 
@@ -177,6 +178,7 @@ def _verify_built(f, g, dims, axes, label, run, *, expect, trials, tol, seed, dt
 
 def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
     tol = options.tol
+    before = layer.state()
     result = verify_layer(layer, g, expect=layer.expect, channels=layer.in_channels, options=options,
                           input=layer.label, kind=kind)
     # random code fails (two calls differ, so f(PX) and P f(X) do): asked only then, it costs a
@@ -199,6 +201,9 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
         notes[-1] = Fact("moves", {"text": sig.describe()})  # now with the outputs' resolved axes
     if layer.reads_grad_mode:   # known once the proof ran
         notes.append(Fact("grad_mode"))
+    changed = layer.state_changed(before)
+    if changed:   # the trials' calls too: a verdict of calls that change what the next one computes
+        notes.append(Fact("state_changed", {"places": ", ".join(changed[:4])}))
     result.notes = notes + result.notes
     return result
 

@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from gdlcheck.api.groups import group as group_of
 from gdlcheck.api.groups import group_options
 from gdlcheck.code import torch_bridge
 from gdlcheck.code.boundary import running_code
@@ -13,13 +14,14 @@ from gdlcheck.code.layerwise import Measured, group_elements, measure_layers
 from gdlcheck.code.loading import build_callable, callable_name, load_callable
 from gdlcheck.code.trained import load_weights
 from gdlcheck.errors import CallableError, GdlcheckError, SpecError, param
-from gdlcheck.groups import cycle_string
+from gdlcheck.groups import cycle_string, find_family
 
 MAX_DATA_ENTRIES = 1 << 26    # entries of the data batch (as float64: 512 MiB)
 
 
 def measure(model, group, data, *, n: int | None = None, shape=None, generators=None, points_axis: int | None = None,
-            elements: int = 8, seed: int = 0, weights=None, progress=None, name: str | None = None) -> Measured:
+            elements: int = 8, seed: int = 0, weights=None, progress=None, name: str | None = None,
+            graph=None) -> Measured:
     """The equivariance error of each submodule of a torch model on the user's data, and each
     one's own contribution (``gdlcheck measure``).
 
@@ -32,7 +34,13 @@ def measure(model, group, data, *, n: int | None = None, shape=None, generators=
     data : a batch of inputs: a torch tensor or numpy array ``(B, n, ...)`` (one input
         ``(n, ...)`` is a batch of one), or the path of a ``.pt``/``.pth``, ``.npy``, ``.npz`` or
         ``.safetensors`` file holding one such array.
-    points_axis : the data's axis of the points (default 1: axis 0 is the batch).
+    points_axis : the data's axis of the points (default 1: axis 0 is the batch; 0 with a graph).
+    graph : the graph the model takes besides the data, ``model(data, graph)``, moved with the
+        nodes: an ``edge_index`` ``(2, E)`` of integers (relabelled, PyG's convention), a dense
+        adjacency ``(n, n)`` (``P A P^T``), a scipy.sparse matrix ``A[target, source]`` (given to
+        the model as its edge_index), or the path of a graph file (as ``--graph FILE``).  The
+        data is then the nodes' features as the model takes them, ``(n, ...)``, no batch axis
+        added; with ``group="automorphisms"`` the group is the graph's.
     elements : seeded random group elements, applied besides the generators.
     weights : a trained state_dict loaded into a copy of the model first (as ``verify_callable``).
     progress : called with a short text before each group element (the command line's progress).
@@ -55,11 +63,11 @@ def measure(model, group, data, *, n: int | None = None, shape=None, generators=
     with running_code(label) as run:   # the user's code: what it prints, raises or closes stays its own
         return _measure_built(model, label, run, group, data, n=n, shape=shape, generators=generators,
                               points_axis=points_axis, elements=elements, seed=seed, weights=weights,
-                              progress=progress)
+                              progress=progress, graph=graph)
 
 
 def _measure_built(model, label, run, group, data, *, n, shape, generators, points_axis, elements, seed, weights,
-                   progress) -> Measured:
+                   progress, graph) -> Measured:
     import torch
 
     model = run.subject = build_callable(model, label)
@@ -70,25 +78,59 @@ def _measure_built(model, label, run, group, data, *, n, shape, generators, poin
     if isinstance(elements, bool) or not isinstance(elements, int) or elements < 0:
         raise CallableError(f"{param('elements')} must be a whole number >= 0, got {elements!r}")
     x, data_label = read_data(data)
-    axis = 1 if points_axis is None else int(points_axis)
-    if x.dim() == 1 or (points_axis is None and x.dim() == 2):
-        x = x.unsqueeze(0)   # one input: a batch of one
+    axis = (0 if graph is not None else 1) if points_axis is None else int(points_axis)
+    if x.dim() == 1 or (points_axis is None and graph is None and x.dim() == 2):
+        x = x.unsqueeze(0)   # one input: a batch of one (a graph model takes its nodes' features as they are)
     if not -x.dim() <= axis < x.dim():
         raise CallableError(f"{param('points_axis', literal=axis)} is not an axis of the data of shape "
                             f"{tuple(x.shape)}", file=data_label)
     axis %= x.dim()
+    points = int(x.shape[axis])
+    A, graph_label = (None, None) if graph is None else _graph_input(graph, n or points)
     opts = group_options(group, n, shape, generators, None)
     if not opts.given:
         raise CallableError(f"measure needs a group: give {param('group', 'NAME')}")
-    g = opts.build(n_default=int(x.shape[axis]))
-    if g.n != x.shape[axis]:
-        raise CallableError(f"the data has {x.shape[axis]} points on axis {axis} (shape {tuple(x.shape)}) but the "
+    if A is not None and opts.group is None and opts.name is not None and find_family(opts.name).of_a_graph:
+        g = group_of(opts.name, graph=A, n=n or points)   # the automorphisms of the graph the model is given
+    else:
+        g = opts.build(n_default=points)
+    if g.n != points:
+        raise CallableError(f"the data has {points} points on axis {axis} (shape {tuple(x.shape)}) but the "
                             f"group acts on n = {g.n}", file=data_label)
     perms, kinds = group_elements(g, elements, seed)
     names = [cycle_string(tuple(int(v) for v in p)) for p in perms]
     with torch_bridge.preserved_rng():
         return measure_layers(model, g, x.to(torch.float64), axis, perms, label, data_label, names, kinds,
-                              progress=progress)
+                              progress=progress, graph=None if A is None else _graph_tensor(A),
+                              graph_label=graph_label)
+
+
+def _graph_input(graph, n: int):
+    """The graph given with the data, checked against the ``n`` nodes: ``(value, label)`` in one of
+    :mod:`gdlcheck.code.graphs`' forms (a sparse matrix as its edge_index)."""
+    from gdlcheck.code import graphs
+
+    if isinstance(graph, (str, os.PathLike)):
+        label = os.fspath(graph)
+        A = graphs.load_graph_file(label, n=n)
+    else:
+        label = "<graph>"
+        A = graphs.as_graph(graph, where="graph", n=n, error=CallableError)
+    if graphs.form(A) == "sparse":   # A[target, source]: the edge_index of its stored entries
+        coo = A.tocoo()
+        A = np.stack([coo.col, coo.row]).astype(np.int64)
+    return A, label
+
+
+def _graph_tensor(A):
+    """The graph as the model gets it: an int64 edge_index, or a float64 dense adjacency."""
+    import torch
+
+    from gdlcheck.code import graphs
+
+    if graphs.form(A) == "edge_index":
+        return torch.from_numpy(np.ascontiguousarray(A, dtype=np.int64))
+    return torch.from_numpy(np.ascontiguousarray(A, dtype=np.float64))
 
 
 def read_data(data) -> tuple:
@@ -137,14 +179,16 @@ def _data_file(path: str) -> np.ndarray:
 
 def measure_target(target: str, data, group_opts, *, points_axis=None, elements: int = 8, seed: int = 0,
                    weights=None, progress=None) -> Measured:
-    """``gdlcheck measure --callable MODULE:ATTR --data FILE``: import the model, then :func:`measure`."""
+    """``gdlcheck measure --callable MODULE:ATTR --data FILE``: import the model, then :func:`measure`
+    (``group_opts.graph``, ``--graph FILE``, is the graph the model takes besides the data)."""
     with running_code(target):   # importing the module runs its code
         model = load_callable(target, None)
     if not group_opts.given:
         raise CallableError(f"measure needs a group: give {param('group', 'NAME')}", file=target)
-    return measure(model, group_opts.group or group_opts.name, data, n=group_opts.n, shape=group_opts.shape,
+    name = group_opts.name or ("automorphisms" if group_opts.graph and not group_opts.generators else None)
+    return measure(model, group_opts.group or name, data, n=group_opts.n, shape=group_opts.shape,
                    generators=list(group_opts.generators) or None, points_axis=points_axis, elements=elements,
-                   seed=seed, weights=weights, progress=progress, name=target)
+                   seed=seed, weights=weights, progress=progress, name=target, graph=group_opts.graph)
 
 
 def _npy(path: str) -> np.ndarray:

@@ -117,7 +117,8 @@ def verify_weights(path, group=None, *, n: int | None = None, shape=None, genera
     generators or a built group), a square matrix of its ``n`` as the layer ``Y = W X``, a vector
     of length ``n`` as a bias (constant on each orbit), a convolution kernel under the grid's
     rotations and mirrors; everything else is listed as not on the points.  Without a size, each
-    square tensor is judged at its own n, and kernels under the group's kind.
+    square tensor is checked at its own n: one that commutes holds, one that does not is not judged
+    (it may mix features; ``undecided``, its check kept), and kernels are checked under the group's kind.
 
     Returns
     -------

@@ -22,14 +22,18 @@ from gdlcheck.cli.streams import code_writes_to_stderr
 @click.option("--shape", metavar="HxW", help="Grid shape for translations, p4, p4m (e.g. 8x8).")
 @click.option("--generators", "generators", multiple=True, metavar="PERM",
               help="A generator in cycle notation '(0 1)(2 3)' or array form '[1, 0, 3, 2]'; repeatable.")
+@click.option("--graph", metavar="FILE", type=click.Path(dir_okay=False), shell_complete=complete_files,
+              help="The graph the model takes besides the data, model(x, graph), moved with the nodes: a 2 x E "
+                   "edge_index, an n x n adjacency or a scipy.sparse .npz; with no --group, the group is its "
+                   "automorphisms.")
 @click.option("--points-axis", type=int, default=None, metavar="AXIS",
-              help="The data's axis of the points [default: 1, axis 0 being the batch].")
+              help="The data's axis of the points [default: 1, axis 0 being the batch; 0 with --graph].")
 @click.option("--elements", type=Integer(min=0, max=200), default=8, show_default=True,
               help="Seeded random group elements applied besides the generators.")
 @click.option("--seed", type=Integer(min=0), default=0, show_default=True, help="Seed of the random elements.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @plot_option("each layer's error and own contribution by its place in the model")
-def command(target, data, weights, group, n, shape, generators, points_axis, elements, seed, fmt, plot):
+def command(target, data, weights, group, n, shape, generators, graph, points_axis, elements, seed, fmt, plot):
     """Measure how equivariant a trained model is, layer by layer, on your data.
 
     For each submodule m, in the order the model runs them, and over the group's generators and
@@ -42,12 +46,13 @@ def command(target, data, weights, group, n, shape, generators, points_axis, ele
       gdlcheck measure --callable model.py:Net --weights ckpt.safetensors --data batch.pt --group symmetric
       gdlcheck measure --callable model.py:Net --data batch.npy -g cyclic --format json
       gdlcheck measure --callable model.py:Net --data batch.npy -g cyclic --plot layers.png
+      gdlcheck measure --callable gnn.py:GNN --data x.npy --graph edge_index.npy -g symmetric
     """
     from gdlcheck import api
     from gdlcheck.output.report import dumps
 
     check_plot(plot)
-    opts = api.GroupOptions(name=group, n=n, shape=shape, generators=tuple(generators))
+    opts = api.GroupOptions(name=group, n=n, shape=shape, generators=tuple(generators), graph=graph)
     progress = Progress("measure") if fmt == "text" else None
     try:
         with code_writes_to_stderr():   # standard output carries gdlcheck's report alone

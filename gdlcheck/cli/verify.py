@@ -183,7 +183,7 @@ def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, 
             error_line(message(c.error))
             codes.append(EXIT_INPUT)
             entries.append((label, None, message(c.error)))
-        elif c.result is not None:
+        elif c.result is not None and c.judged:   # one not judged (it may mix features) counts for nothing
             codes.append(_exit_code(c.result))
             entries.append((label, c.result, ()))
         elif c.kernel is not None:   # a kernel judged by its conditions (no Verified): its code, no JUnit case

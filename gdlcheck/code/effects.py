@@ -54,6 +54,7 @@ def _views_of(walk, t, func) -> None:
                                   else Abstract(False, [halt] * len(walk.gens)))
 
 
+
 def unknown_index(walk, func, args, kwargs) -> None:
     """An index whose values the proof does not know (neither constant nor labels it follows)
     may be out of range in the moved call: whether the operation raises, and so the path,
@@ -65,8 +66,8 @@ def unknown_index(walk, func, args, kwargs) -> None:
         for t in _tensors(bound.get(name)):
             a = walk.of(t)
             if not a.const and any(isinstance(m, Halt) for m in a.per):
-                walk.stop_everywhere(f"an index the proof does not know ({_op_text(func)}): whether it is in "
-                                     "range may depend on the values", "asks_value")
+                walk.stop_each(f"an index the proof does not know ({_op_text(func)}): whether it is in "
+                               "range may depend on the values", "asks_value", a.per)
                 return
 
 
@@ -79,6 +80,7 @@ def shape_read(walk, func, args, kwargs, out) -> None:
     bools = any(t.dtype == torch.bool for t in _tensors((args, kwargs)))
     if torch.Tag.data_dependent_output not in func.tags and not (bools and func in _SELECTING):
         return
-    if any(not a.const and any(isinstance(m, Halt) for m in a.per)
-           for a in (walk.values.get(t) for t in _tensors(out)) if a is not None):
-        walk.stop_everywhere(f"a shape that depends on the values ({_op_text(func)})", "asks_value")
+    for a in (walk.values.get(t) for t in _tensors(out)):
+        if a is not None and not a.const and any(isinstance(m, Halt) for m in a.per):
+            walk.stop_each(f"a shape that depends on the values ({_op_text(func)})", "asks_value", a.per)
+            return

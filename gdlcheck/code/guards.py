@@ -80,7 +80,7 @@ def _foreign_type(walk, op: Op) -> bool:
 
 
 def _value_read(walk, op: Op) -> bool:
-    if _scalar_result(op.out) and op.func not in _SHAPE_ONLY and not all(walk.knowable(t) for t in op.tensors):
+    if _scalar_result(op.out) and op.func not in _SHAPE_ONLY and not walk.read(op.tensors, repr(op.out)):
         walk.stop_everywhere(f"the code asks for a value ({_op_text(op.func)})", "asks_value")
         return True
     return False
@@ -169,7 +169,9 @@ GUARDS = (
                           "class's code, not the operation a rule is about: the proof stops.", _foreign_type),
     Guard("value read", "A value of a tensor that depends on the random points, handed to Python, may choose the "
                         "path: the proof stops (values of constants and of given values the group does not move "
-                        "are the same in every call).", _value_read),
+                        "are the same in every call, and a value of given inputs that every generator leaves "
+                        "where it is, a count or a maximum over every moving axis, is the same in the moved call, "
+                        "which must read it alike).", _value_read),
     Guard("foreign write", "A write into a tensor the call did not make is seen by the next call, which may then "
                            "compute something else: the proof stops.", _foreign_write),
     Guard("constant", "An operation of constants gives a constant, the same in the moved call.", _constant),

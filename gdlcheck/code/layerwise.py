@@ -19,7 +19,12 @@ contributions are the errors each layer makes on its own, which need not add up 
 
 How ``g`` acts on a value inside the model: a tensor of the data's rank whose axis
 ``points_axis`` has the ``n`` points (and, past axis 0, the data's batch size) moves along that
-axis; any other tensor (pooled, reshaped) is taken as invariant and compared as it is.
+axis; any other tensor (pooled, reshaped) is taken as invariant and compared as it is.  A graph
+given with the data moves with the nodes (the model is called ``model(x, graph)``): an
+``edge_index`` ``(2, E)`` is relabelled (node ``i`` becomes ``g(i)``; a sorted edge list stays
+sorted, :func:`gdlcheck.code.graphs.relabel`), so an integer ``(2, E)`` value is relabelled and a
+value with ``E`` rows follows its edges; a dense ``(n, n)`` adjacency becomes ``P A P^T``, and so
+does every ``(n, n)`` value.
 """
 
 from __future__ import annotations
@@ -82,6 +87,7 @@ class Measured(Shown):
     elements: list[str]
     kinds: list[str]
     layers: list[LayerMeasure]
+    graph: str | None = None   # the graph given with the data (its label), moved with the nodes
 
     @property
     def model(self) -> LayerMeasure:
@@ -109,13 +115,51 @@ def moved(torch, value, p: np.ndarray, axis: int):
     return value.index_select(axis, inverse)
 
 
+class _Acting:
+    """``g . value`` for one group element ``p``: the points on ``axis`` where a value has them
+    (``fits``), and the graph's edges and labels where a graph is given (see the module)."""
+
+    def __init__(self, torch, p: np.ndarray, axis: int, fits, graph=None):
+        self.torch, self.p, self.axis, self.fits = torch, p, axis, fits
+        self.edges, self.labels, self.order, self.dense = None, None, None, False
+        if graph is not None and not graph.is_floating_point():   # an edge_index: relabelled
+            from gdlcheck.code.graphs import relabel
+
+            _, order = relabel(p, graph.numpy(), len(p))
+            self.edges = int(graph.shape[1])
+            self.labels = torch.as_tensor(np.asarray(p, dtype=np.int64))
+            self.order = None if order is None else torch.as_tensor(order, dtype=torch.long)
+        self.dense = graph is not None and graph.is_floating_point()
+
+    def __call__(self, value):
+        torch = self.torch
+        if not isinstance(value, torch.Tensor):
+            return value
+        if self.labels is not None and value.dim() == 2 and tuple(value.shape) == (2, self.edges) and \
+                not value.is_floating_point() and value.dtype != torch.bool:
+            out = self.labels[value]
+            return out if self.order is None else out[:, self.order]
+        n = len(self.p)
+        if self.dense and value.dim() == 2 and tuple(value.shape) == (n, n):
+            return moved(torch, moved(torch, value, self.p, 0), self.p, 1)
+        if self.fits(value):
+            return moved(torch, value, self.p, self.axis)
+        if self.order is not None and value.dim() >= 1 and value.shape[0] == self.edges:
+            return value[self.order]   # an edge value: the moved run has edge order[k] in place k
+        return value
+
+
 def measure_layers(module, group: PermGroup, x, points_axis: int, elements: list[np.ndarray], label: str,
-                   data_label: str, names: list[str], kinds: list[str], progress=None) -> Measured:
+                   data_label: str, names: list[str], kinds: list[str], progress=None, graph=None,
+                   graph_label: str | None = None) -> Measured:
     """Measure ``module`` (a torch module) on the batch ``x`` (a float64 tensor whose
-    ``points_axis`` holds the group's points) under each permutation of ``elements``."""
+    ``points_axis`` holds the group's points) under each permutation of ``elements``; with
+    ``graph`` (an int64 ``edge_index`` ``(2, E)`` or a float64 ``(n, n)`` adjacency) the model is
+    called ``model(x, graph)`` and the graph moves with the nodes."""
     import torch
 
     model = copy.deepcopy(module).to(torch.float64).eval()
+    extra = () if graph is None else (graph,)
     named = list(model.named_modules())
     if len(named) > MAX_SUBMODULES:
         raise CallableError(f"the model has {len(named)} submodules, over the limit of {MAX_SUBMODULES}")
@@ -151,7 +195,7 @@ def measure_layers(module, group: PermGroup, x, points_axis: int, elements: list
     handles += [sub.register_forward_pre_hook(pre_hook_for(path)) for path, sub in named]
     try:
         with torch.no_grad():
-            model(x)
+            model(x, *extra)
             first = dict(calls)
             for path, layer in layers.items():
                 layer.order = started.get(path, layer.order)
@@ -160,14 +204,14 @@ def measure_layers(module, group: PermGroup, x, points_axis: int, elements: list
                     progress(f"element {k + 1} of {len(elements)}")
                 calls.clear()
                 recording[0] = True
-                model(moved(torch, x, p, points_axis))
+                act = _Acting(torch, p, points_axis, fits, graph)
+                model(act(x), *map(act, extra))
                 recording[0] = False
                 for path, (args, output) in first.items():
                     layer = layers[path]
-                    target = _acted(torch, output, p, points_axis, fits)
                     got = calls.get(path, (None, None))[1]
-                    layer.errors.append(_relative(torch, got, target))
-                    layer.own.append(_own(torch, named_module(model, path), args, output, p, points_axis, fits))
+                    layer.errors.append(_relative(torch, got, act(output)))
+                    layer.own.append(_own(torch, named_module(model, path), args, output, act))
     except (RuntimeError, TypeError, ValueError, IndexError) as err:
         raise CallableError(f"the model raised {type(err).__name__} on the data: {str(err).splitlines()[0][:200]}",
                             file=label) from err
@@ -175,31 +219,23 @@ def measure_layers(module, group: PermGroup, x, points_axis: int, elements: list
         for handle in handles:
             handle.remove()
     ordered = sorted(layers.values(), key=lambda m: m.order)
-    return Measured(label, data_label, tuple(x.shape), points_axis, group, names, kinds, ordered)
+    return Measured(label, data_label, tuple(x.shape), points_axis, group, names, kinds, ordered, graph_label)
 
 
 def named_module(model, path: str):
     return model.get_submodule(path) if path else model
 
 
-def _acted(torch, value, p, axis, fits):
-    """``g . value``: moved along the points axis where it has one, else as it is."""
-    if isinstance(value, torch.Tensor):
-        return moved(torch, value, p, axis) if fits(value) else value
-    return value
-
-
-def _own(torch, sub, args, output, p, axis, fits) -> float | None:
+def _own(torch, sub, args, output, act: _Acting) -> float | None:
     """``|m(g . u) - g . m(u)| / |g . m(u)|`` for the call ``m(*args) = output``, its tensor
     arguments moved; None where the call has no tensor argument or the layer cannot be re-run."""
     if not isinstance(output, torch.Tensor) or not any(isinstance(a, torch.Tensor) for a in args):
         return None
-    moved_args = tuple(_acted(torch, a, p, axis, fits) for a in args)
     try:
-        again = sub(*moved_args)
+        again = sub(*map(act, args))
     except Exception:  # a submodule that cannot be called alone (it needs keywords or state): no own share
         return None
-    return _relative(torch, again, _acted(torch, output, p, axis, fits))
+    return _relative(torch, again, act(output))
 
 
 def _relative(torch, got, target) -> float:

@@ -83,11 +83,17 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
     if changed:
         walk.stop_everywhere("the call changes state: " + ", ".join(changed[:4]), "state")
-    error = None
-    if walk.everywhere is None:
-        error = _moved_call(walk, layer, module, signature, X, group.random_element(rng), out)
     proof = _conclude(walk, top, names, gens, signature, out)
-    if error is not None and proof.holds:   # the rules said holds, and one numeric trial says not
+    kept = [k for k, name in enumerate(names) if proof.proven[name]]
+    if not kept:
+        return proof
+    # the moved call takes a random element of what is proved: the group, or the subgroup of the
+    # generators whose proofs went on (one that is no automorphism stops only its own)
+    sub = group if len(kept) == len(names) else group.subgroup(kept)
+    error = _moved_call(walk, layer, module, signature, X, sub.random_element(rng), out)
+    if walk.everywhere is not None:
+        return _everywhere(top, names, walk.everywhere)
+    if error is not None:   # the rules said holds, and one numeric trial says not
         return _everywhere(top, names, Halt("call", f"the moved call's output is not the output moved by a random "
                                                     f"element of the group (relative error {error:.3g})", "moved"))
     return proof
@@ -164,7 +170,7 @@ def _reads(walk: Walk, owner: int):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
             if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
-                    and not walk.knowable(self):
+                    and not walk.read([self], values.outside_digest(self)):
                 walk.stop_everywhere("the code reads the values of a tensor that depends on the inputs", "asks_value")
             return original(self, *args, **kwargs)
         return method
@@ -231,6 +237,9 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> float | None
         k = next((i for i, (a, b) in enumerate(zip(walk.signature, again.signature)) if a != b),
                  min(len(walk.signature), len(again.signature)))
         walk.stop_everywhere(f"the moved call dispatched other operations (from operation {k} on)", "path")
+    elif any(walk.reads[i] != again.reads[i] for i in walk.checked_reads if i < len(again.reads)) \
+            or len(again.reads) != len(walk.reads):
+        walk.stop_everywhere("the moved call read another value into Python than the first", "path")
     elif again.foreign != walk.foreign:
         walk.stop_everywhere("a tensor made outside torch's operations (neither a parameter, a buffer nor an input) "
                              "differs between the calls", "random")
@@ -290,6 +299,9 @@ def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
     steps = [top] + _steps(walk)
     proven = dict.fromkeys(names, True)
     stops: dict = {}
+    for k, halt in walk.stopped.items():   # a generator whose own proof stopped on the way
+        proven[names[k]] = False
+        stops[names[k]] = _stop(halt, 1)
     try:
         leaves = list(_walk(signature.outputs, out, "", "callable"))
     except Exception as err:  # the output does not match its description: the trials report it

@@ -70,6 +70,24 @@ class CallableLayer(Layer):
         with torch_bridge.calls_of(self.f):   # a deep module tree's traced calls recurse deeper still
             return prove_call(self, group)
 
+    def state(self):
+        """The module's state (:func:`gdlcheck.code.state.snapshot`), to tell what the calls of a
+        check changed (None for code that is not a torch module)."""
+        if not self.is_torch:
+            return None
+        from gdlcheck.code import state
+
+        return state.snapshot(self.f)
+
+    def state_changed(self, before) -> list[str]:
+        """The places whose state differs from ``before`` (a WLConv's colour table grows as it
+        is used: a later call may give other values for the same input)."""
+        if before is None:
+            return []
+        from gdlcheck.code import state
+
+        return state.changed(before, state.snapshot(self.f))
+
     def graph(self):
         return self.signature.bundle
 

@@ -64,11 +64,12 @@ def user_line() -> str:
     """``file:line`` of the innermost frame outside torch and gdlcheck: the code that asked."""
     import torch
 
-    torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+    # with the separator: site-packages/torch_geometric/... is not under site-packages/torch
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(torch_dir) and not path.startswith(_HERE):
+        if not path.startswith(torch_dir) and not path.startswith(_HERE + os.sep):
             return f"{os.path.basename(path)}:{frame.f_lineno}"
         frame = frame.f_back
     return "an unknown place"
@@ -126,6 +127,15 @@ def content_digest(t):
         return (str(t.dtype), tuple(t.shape), hashlib.blake2b(torch._C.TensorBase.numpy(flat), digest_size=16).digest())
     except (TypeError, RuntimeError):
         return (str(t.dtype), tuple(t.shape), "version", t._version)
+
+
+def outside_digest(t):
+    """:func:`content_digest` of a tensor the code reads, computed outside the walk's dispatch
+    mode (none of its operations is the code's)."""
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        return content_digest(t)
 
 
 def own_dispatch(cls) -> bool:

@@ -59,6 +59,7 @@ class Walk:
         self.values = Values(self.moving)
         self.budget, self.count = budget, 0
         self.everywhere: Halt | None = None        # a stop for every generator (a value asked for ...)
+        self.stopped: dict = {}                    # generator k -> the stop of its own proof only
         self.steps: list = []                      # (where, op, rule, conditions) for the proof
         self.module_names = module_names
         self.stack: list[str] = []
@@ -71,6 +72,8 @@ class Walk:
         self.grad_read = False                     # the code asked torch.is_grad_enabled()
         self.foreign: list = []                    # content of each foreign tensor, in the order met
         self.made: set = set()                     # storages of every tensor an operation returned
+        self.reads: list = []                      # every value the code read into Python, in order
+        self.checked_reads: set = set()            # which of them the moved call must read alike
 
     # ---------------------------------------------------------------- inputs and lookups
 
@@ -85,6 +88,23 @@ class Walk:
         if a.const:
             return True
         return not a.free and all(isinstance(m, mv.Moves) and m.still for m in a.per)
+
+    def read(self, tensors, value) -> bool:
+        """The code reads ``value``, computed from ``tensors``, into Python: whether it may (the
+        path may then depend on it).  It may where each tensor is knowable (:meth:`knowable`): a
+        constant, or a value of the given inputs only that every generator leaves where it is (a
+        count of nodes or edges, a degree, the largest graph of a batch, a number of relations):
+        the moved call reads the same value, which is checked (every read is kept, in order).  A
+        value of the random points is never read, even one no generator changes (a count of
+        positive entries): another draw may read another value and take a path the proof did not
+        follow."""
+        self.reads.append(value)
+        if all(self.of(t).const for t in tensors):
+            return True
+        if all(self.knowable(t) for t in tensors):
+            self.checked_reads.add(len(self.reads) - 1)
+            return True
+        return False
 
     def of(self, tensor) -> Abstract:
         found = self.values.get(tensor)
@@ -109,6 +129,17 @@ class Walk:
     def place(self) -> str:
         """The submodule running now (its qualified name), for the proof's steps."""
         return self.stack[-1] if self.stack else ""
+
+    def stop_each(self, what: str, reason: str, per) -> None:
+        """Stop the proof of each generator whose moves in ``per`` are not known, with the first
+        cause they carry (a generator that is no automorphism of a fixed graph stops only its own
+        proof); where none is known, every generator's, with ``what``."""
+        halted = [k for k, m in enumerate(per) if isinstance(m, Halt)]
+        if len(halted) == len(self.gens) or not halted:
+            self.stop_everywhere(what, reason)
+            return
+        for k in halted:
+            self.stopped.setdefault(k, per[k])
 
     def stop_everywhere(self, what: str, reason: str) -> None:
         if self.everywhere is None:
@@ -163,12 +194,13 @@ class Walk:
         op = Op(func, args, kwargs, out, before or {}, list(_tensors((args, kwargs))), list(_tensors(out)))
         self.made.update(storage(t) for t in op.outs)
         self.signature.append((func, tuple(tuple(t.shape) for t in op.outs), path_key(func, args, kwargs)))
+        # before the rule: an in-place operation's output is its argument, which the rule rewrites
+        free = any(a is not None and a.free for a in (self.values.get(t) for t in op.tensors))
         for guard in BEFORE:
             if guard.check(self, op):
                 break
         for guard in AFTER:
             guard.check(self, op)
-        free = any(self.of(t).free for t in op.tensors)
         for t in op.outs:
             a = self.values.get(t)
             if a is not None and not a.const:

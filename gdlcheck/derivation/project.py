@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,7 +59,7 @@ def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:
     # Scale-free: the orbit sums and the norms are taken of W scaled by a power of two
     # (exact), so neither 1e308 (sums overflow) nor 1e-320 (squares underflow) goes wrong.
     e = exponent(W)
-    flat = scaled(W, e).ravel()
+    flat = (scaled(W, e) if e else W).ravel()
     sums = np.bincount(labels, weights=flat, minlength=d.dimension)
     counts = np.bincount(labels, minlength=d.dimension)
     means = sums / counts
@@ -77,12 +78,27 @@ def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:
         Ps = means[labels]
         np.subtract(flat, Ps, out=D)
         np.sign(D, out=signs)
-    dist = frobenius_ratio(D, flat)
+    dist = _distance(D, flat)
     # entries equal to W's (equal orbits, sign 0) come back bit for bit; W itself where
     # nothing moved
-    P = scaled(Ps, -e, out=Ps).reshape(W.shape)
+    P = (scaled(Ps, -e, out=Ps) if e else Ps).reshape(W.shape)
     np.copyto(P, W, where=(signs == 0).reshape(W.shape))
     return P, dist
+
+
+def _distance(D: np.ndarray, flat: np.ndarray) -> float:
+    """``|D| / |flat|`` for ``flat`` scaled into ``[0.5, 1)`` (its sum of squares cannot overflow or
+    underflow): each sum of squares taken once, where ``D``'s is far from the subnormals; else
+    both scaled by their own powers of two (:func:`~gdlcheck.scale.frobenius_ratio`)."""
+    squares = float(np.einsum("i,i->", D, D))
+    if squares >= _SAFE_SQUARES:   # squares lost to underflow weigh under 2^-90 of the sum: none
+        return math.sqrt(squares) / math.sqrt(float(np.einsum("i,i->", flat, flat)))
+    return frobenius_ratio(D, flat)
+
+
+# a sum of squares past this is exact to rounding even where some squares underflowed (each under
+# 2^-1022, at most 2^52 of them: 2^-970 in all)
+_SAFE_SQUARES = math.ldexp(1.0, -880)
 
 
 def _extremes(labels: np.ndarray, flat: np.ndarray, orbits: np.ndarray, lowest: np.ndarray,

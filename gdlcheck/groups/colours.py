@@ -34,10 +34,8 @@ def colour_classes(values: np.ndarray, tol: float = 0.0, classes=None) -> np.nda
     dtype = np.int32 if flat.size < 2**31 else np.int64
     labels = np.empty(flat.size, dtype=dtype)
     if uniq.size <= 1 << 16:
-        # few distinct values: a binary search per entry (the table stays in cache), in blocks
-        step = 1 << 20
-        for s0 in range(0, flat.size, step):
-            labels[s0:s0 + step] = cluster[np.searchsorted(uniq, flat[s0:s0 + step])]
+        # few distinct values: each entry looked up in a hash table of their bit patterns
+        _hashed_labels(flat, uniq, cluster, labels)
     else:
         # many distinct values: a binary search per entry misses the cache; rank by one argsort
         order = np.argsort(flat)
@@ -48,6 +46,38 @@ def colour_classes(values: np.ndarray, tol: float = 0.0, classes=None) -> np.nda
         del ranked
         labels[order] = cluster[np.cumsum(new, dtype=np.int64) - 1]
     return labels.reshape(np.shape(values))
+
+
+# Fibonacci hashing of a float64's bits (the odd constant nearest 2^64 / golden ratio)
+_HASH = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _hashed_labels(flat: np.ndarray, uniq: np.ndarray, cluster: np.ndarray, labels: np.ndarray) -> None:
+    """``labels = cluster[searchsorted(uniq, flat)]`` for values that all appear in ``uniq``, by a
+    hash table of ``uniq``'s bit patterns (a few passes where a binary search takes ~log2(k)
+    dependent steps per entry).  An entry whose slot is shared by two values, or whose bits are not
+    its value's (``-0.0`` where ``uniq`` holds ``0.0``), is found by the binary search, so the
+    labels are the search's exactly.  In blocks: the temporaries stay small."""
+    bits_of = int(uniq.size).bit_length() + 2          # 2^bits slots, at most a quarter used
+    shift = np.uint64(64 - bits_of)
+    keys = np.ascontiguousarray(uniq).view(np.uint64)
+    slots = (keys * _HASH) >> shift
+    shared = np.bincount(slots.astype(np.intp), minlength=1 << bits_of) > 1
+    table_keys = np.zeros(1 << bits_of, dtype=np.uint64)
+    table_keys[slots] = keys
+    table = np.full(1 << bits_of, -1, dtype=labels.dtype)
+    table[slots] = cluster[np.arange(uniq.size)]
+    table[shared] = -1
+    step = 1 << 20
+    for s0 in range(0, flat.size, step):
+        values = flat[s0:s0 + step]
+        bits = values.view(np.uint64)
+        where = (bits * _HASH) >> shift
+        found = table[where]
+        miss = (table_keys[where] != bits) | (found < 0)
+        if miss.any():
+            found[miss] = cluster[np.searchsorted(uniq, values[miss])]
+        labels[s0:s0 + step] = found
 
 
 def value_classes(flat: np.ndarray, tol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -144,6 +174,20 @@ def compact(values: np.ndarray) -> np.ndarray:
 
 
 def has_edges(C: np.ndarray) -> bool:
-    """Whether the off-diagonal entries hold more than one colour (else: no edges at all)."""
-    counts = np.bincount(C.ravel()) - np.bincount(np.diag(C), minlength=int(C.max()) + 1)
-    return int(np.count_nonzero(counts)) > 1
+    """Whether the off-diagonal entries hold more than one colour (else: no edges at all).
+
+    Rows are compared with one off-diagonal colour a block at a time, and the first block with
+    another off its diagonal answers (most matrices: the first row)."""
+    n = C.shape[0]
+    if n < 3:
+        return n == 2 and C[0, 1] != C[1, 0]
+    first = C[0, 1]
+    step = max(1, (1 << 16) // n)
+    for start in range(0, n, step):
+        block = C[start:start + step]
+        other = block != first
+        rows = np.arange(start, start + block.shape[0])
+        other[rows - start, rows] = False   # the diagonal is not an edge
+        if other.any():
+            return True
+    return False

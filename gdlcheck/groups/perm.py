@@ -198,8 +198,11 @@ def is_sparse(A) -> bool:
     return sparse is not None and sparse.issparse(A)
 
 
-# Past this many points a permutation's cycle string is remembered (the last few): a check names
-# each generator in its residuals, its conditions and its report, and a 10^6-cycle took 0.5 s each.
+# Past this many points a permutation's cycle string is remembered: a check names each generator
+# in its residuals, its conditions and its report (seven times a tensor in a checkpoint scan, 0.3 ms
+# each at 512 points), and a 10^6-cycle took 0.5 s each.  Strings of up to LONG_PERM points are
+# kept by the dozens, longer ones (megabytes) the last few.
+SHORT_PERM = 64
 LONG_PERM = 10_000
 
 
@@ -207,11 +210,18 @@ def cycle_string(p: Perm) -> str:
     """Disjoint-cycle notation, 0-based, fixed points left out; the identity is ``()``."""
     if len(p) > LONG_PERM:
         return _long_cycle_string(np.asarray(p, dtype=np.int64).tobytes())
+    if len(p) > SHORT_PERM:
+        return _mid_cycle_string(np.asarray(p, dtype=np.int64).tobytes())
     return _cycles(p)
 
 
 @functools.lru_cache(maxsize=4)
 def _long_cycle_string(array_bytes: bytes) -> str:
+    return _cycles(np.frombuffer(array_bytes, dtype=np.int64).tolist())
+
+
+@functools.lru_cache(maxsize=64)
+def _mid_cycle_string(array_bytes: bytes) -> str:
     return _cycles(np.frombuffer(array_bytes, dtype=np.int64).tolist())
 
 

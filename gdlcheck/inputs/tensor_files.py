@@ -163,13 +163,18 @@ def read_safetensors(path: str) -> list[Tensor]:
     def loader(name: str, shape: tuple[int, ...], dtype: str) -> Callable[[], np.ndarray]:
         def load() -> np.ndarray:
             begin, end = offsets[name]
+            # read straight into the array (no bytes object, no copy for float64: each tensor's
+            # values are read once)
+            a = np.empty(math.prod(shape), dtype=_SAFETENSORS_DTYPES[dtype])
             with open(path, "rb") as fh:
                 fh.seek(start + begin)
-                data = fh.read(end - begin)
-            a = np.frombuffer(data, dtype=_SAFETENSORS_DTYPES[dtype], count=math.prod(shape))
+                got = fh.readinto(memoryview(a).cast("B"))
+            if got != a.nbytes or end - begin != a.nbytes:
+                raise SpecError(f"tensor {printable(shorten(name, 60))}: the file holds {min(got, end - begin)} "
+                                f"bytes of its data, its shape and dtype need {a.nbytes}", file=path)
             if dtype == "BF16":  # the 16 bits of a bfloat16 are the top half of a float32
                 a = (a.astype(np.uint32) << 16).view("<f4")
-            return a.astype(np.float64).reshape(shape)
+            return a.astype(np.float64, copy=False).reshape(shape)
         return load
 
     return [Tensor(name, shape, np.dtype(_SAFETENSORS_DTYPES[dtype]).str if dtype in _SAFETENSORS_DTYPES else dtype,

@@ -134,12 +134,18 @@ def generator_text(s: np.ndarray) -> str:
 
 
 def commutes_condition(W: np.ndarray, s: np.ndarray, parameter: str) -> Condition:
-    """``W[g i, g j] = W[i, j]`` for all ``i, j`` (numbers bit for bit, expressions structurally)."""
-    image = W[np.ix_(s, s)]
-    differ = np.argwhere(image != W)
-    if not differ.size:
+    """``W[g i, g j] = W[i, j]`` for all ``i, j`` (numbers bit for bit, expressions structurally).
+
+    The identity commutes with every matrix (no gather); otherwise one gather and one compare,
+    and the first differing pair is looked for only where one differs."""
+    s = np.asarray(s)
+    if np.array_equal(s, np.arange(len(s))):
         return Condition("weights", generator_text(s), True, parameter)
-    i, j = (int(v) for v in differ[0])
+    image = W[np.ix_(s, s)]
+    neq = image != W
+    if not np.any(neq):
+        return Condition("weights", generator_text(s), True, parameter)
+    i, j = (int(v) for v in np.argwhere(neq)[0])
     return Condition("weights", generator_text(s), False, parameter, (i, j), (int(s[i]), int(s[j])),
                      (W[i, j], image[i, j]))
 

@@ -28,7 +28,8 @@ def render_measure(measured) -> RGroup:
     """The table, then the line that names the largest own contribution."""
     title = Text(f"{measured.input}: {len(measured.layers)} layer(s) against {measured.group.describe()}, on "
                  f"{measured.data} {' x '.join(map(str, measured.data_shape))} (points on axis "
-                 f"{measured.points_axis}), {len(measured.elements)} group elements", style="bold")
+                 f"{measured.points_axis}){'' if measured.graph is None else ' with the graph ' + measured.graph}, "
+                 f"{len(measured.elements)} group elements", style="bold")
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     table.add_column("layer", overflow="fold", min_width=10)
     table.add_column("kind", overflow="fold")

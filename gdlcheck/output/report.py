@@ -116,7 +116,8 @@ def tensor_json(checked: TensorChecked, message: str | None = None) -> dict:
     """``verify FILE --format json`` for one tensor of a weights file: ``verify``'s object with
     ``"input"`` the file, ``"tensor"`` its name, ``"shape"``, ``"role"`` (matrix, bias, kernel,
     other), ``"n"`` (its own) and ``"relative_distance"``; a kernel's object with its conditions as
-    ``"checks"``; ``"verdict": "not_judged"`` and a ``"note"`` for a tensor not on the points; an
+    ``"checks"``; ``"verdict": "not_judged"`` and a ``"note"`` for a tensor not on the points (and for
+    one checked at its own n that does not commute: it may mix features); an
     error's object for one that could not be checked (``message``: the error as the caller words it)."""
     head = {"schema_version": SCHEMA_VERSION, "input": checked.input, "tensor": checked.name,
             "shape": list(checked.shape), "role": checked.role, "n": checked.n}
@@ -128,6 +129,8 @@ def tensor_json(checked: TensorChecked, message: str | None = None) -> dict:
         out = verify_json(checked.result)
         out = {**head, **{k: v for k, v in out.items() if k not in head}}
         out["relative_distance"] = json_float(checked.distance)   # project's key
+        if checked.undecided:   # checked at its own n, it may mix features: not judged, its checks kept
+            out.update(passed=None, verdict=checked.verdict)
     elif checked.kernel is not None:
         kernel = checked.kernel
         out = {**head, "passed": kernel.passed, "verdict": kernel.verdict,
@@ -258,6 +261,7 @@ def measure_json(measured) -> dict:
         "input": measured.input,
         "group": group_json(measured.group),
         "data": {"input": measured.data, "shape": list(measured.data_shape), "points_axis": measured.points_axis},
+        "graph": measured.graph,
         "elements": [{"element": e, "kind": k} for e, k in zip(measured.elements, measured.kinds)],
         "error": json_float(measured.model.error),
         "largest_contributor": None if largest is None else largest.path,

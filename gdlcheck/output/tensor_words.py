@@ -15,9 +15,12 @@ def tensor_note(checked) -> str | None:
     if checked.role == "matrix" and checked.verdict == "fails" and 0 < (checked.distance or 0) < NEAR_DISTANCE:
         return (f"near miss: {distance_text(checked.distance)} from the nearest equivariant matrix; "
                 f"{project_command(checked)} gives it")
-    if checked.why == OWN_N and checked.verdict == "fails":
-        return (f"judged as a map on its own {checked.n} points; if it mixes features, give the group's size "
-                "(-n N) or check the model with --callable")
+    if checked.why == OWN_N and checked.undecided:
+        far = "" if checked.distance is None else \
+            f" ({distance_text(checked.distance)} from the nearest equivariant matrix)"
+        return (f"does not commute with {checked.result.group.name} on its own {checked.n} points{far}; a map on the "
+                f"points breaks the symmetry, a map on features need not: give -n {checked.n} to judge it as a map "
+                "on the points, or check the model with --callable")
     if checked.why == NOT_POINTS:
         return f"not on the points ({size}): check the model with --callable"
     if checked.why == NO_SIZE:

@@ -209,6 +209,8 @@ _TEMPLATES = {
     "fixed_input_moved": "this generator is not an automorphism of the fixed graph ({input}): a graph the code holds "
                          "fixed keeps the symmetry only for its automorphisms (gdlcheck.group('automorphisms', "
                          "graph=...)); to move it with the points, describe it as graph",
+    "state_changed": "the calls of this check changed the module's state ({places}): each compared its own "
+                     "call, and a fresh module, or a later call, may compute something else",
     "moves": "moved by the group: {text}",
     "zero_padding": "{module} pads with zeros at the boundary, so a shift that wraps around meets zeros where the "
                     "other end's values should be: padding_mode='circular' makes it a circular convolution",

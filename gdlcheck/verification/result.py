@@ -31,6 +31,9 @@ FAILS = "fails"
 INCONCLUSIVE = "inconclusive"
 ERROR = "error"
 NOT_JUDGED = "not_judged"                         # a tensor of a weights file that is not a map on the points
+# why a square tensor of a weights file was checked at its own n: the group's size was not given
+# (TensorChecked.why; gdlcheck.verification.tensors says what each tensor is)
+OWN_N = "own_n"
 
 
 def generator_name(s: np.ndarray) -> str:
@@ -245,14 +248,20 @@ class TensorChecked(Serialised):
     @property
     def verdict(self) -> str:
         if self.result is not None:
-            return self.result.verdict
+            return NOT_JUDGED if self.undecided else self.result.verdict
         if self.kernel is not None:
             return self.kernel.verdict
         return NOT_JUDGED if self.error is None else ERROR
 
     @property
+    def undecided(self) -> bool:
+        """Checked at its own n (the group's size not given) and found not to commute: it may mix
+        features rather than points, so it is not judged (``result`` keeps the check)."""
+        return self.why == OWN_N and self.result is not None and self.result.verdict == FAILS
+
+    @property
     def judged(self) -> bool:
-        return self.result is not None or self.kernel is not None
+        return (self.result is not None and not self.undecided) or self.kernel is not None
 
     def to_json(self, message: str | None = None) -> dict:
         """``verify FILE --format json`` for one tensor: ``verify``'s object with ``"input"`` the

@@ -12,6 +12,11 @@ A tensor is judged as a map on the points only where that is what it is:
 
 Anything else (a square matrix of another size mixes features, not points) is *not on the
 points*: nothing about the symmetry can be read from it alone, and it is never judged.
+
+Without the group's size (``--group cyclic`` alone) nothing says which square tensors act on the
+points: each is checked at its own n, and one that commutes holds; one that does not is *not
+judged* (a feature map need not commute), with its check, its distance and a note that says to
+give ``-n`` (:attr:`~gdlcheck.verification.result.TensorChecked.undecided`).
 """
 
 from __future__ import annotations
@@ -22,13 +27,12 @@ import numpy as np
 
 from gdlcheck.groups import PermGroup
 from gdlcheck.scale import frobenius_ratio
-from gdlcheck.verification.result import FAILS, HOLDS, HOLDS_WITHIN_TOLERANCE
+from gdlcheck.verification.result import FAILS, HOLDS, HOLDS_WITHIN_TOLERANCE, OWN_N  # noqa: F401  (OWN_N: a why)
 
 # what a tensor is (TensorChecked.role)
 MATRIX, BIAS, KERNEL, OTHER = "matrix", "bias", "kernel", "other"
 # why a tensor is not judged (OTHER), worded by gdlcheck.output.words.tensor_note
 NOT_POINTS, NO_SIZE, EVEN_KERNEL, KERNEL_GROUP = "not_on_points", "no_size", "even_kernel", "kernel_group"
-OWN_N = "own_n"   # judged, at its own n: the group's size was not given
 # the roles of generators a kernel condition answers for; a shift or translation sets none
 _KERNEL_ROLES = {1: {"shift", "translation", "reflection"}, 2: {"translation", "rotation", "grid-reflection"}}
 

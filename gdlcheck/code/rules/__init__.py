@@ -10,6 +10,8 @@
   ``Hardswish``, ``LogSigmoid``) and ``transpose_``;
 * :mod:`~gdlcheck.code.rules.reduce`: reductions, sorts and cumulative sums;
 * :mod:`~gdlcheck.code.rules.index`: gathers by labels and scatters into nodes (message passing);
+* :mod:`~gdlcheck.code.rules.puts`: writes at indices (``index_put``, ``index_copy``) and
+  ``unsafe_split``;
 * :mod:`~gdlcheck.code.rules.attention`: attention kernels (Theorem 4) and the encoder layer;
 * :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions).
 """
@@ -21,6 +23,7 @@ from gdlcheck.code.rules import (  # noqa: F401
     layout,
     linalg,
     operators,
+    puts,
     reduce,
     stacking,
     units,

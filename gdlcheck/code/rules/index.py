@@ -158,10 +158,24 @@ def _scatter(call, base, index, src, dim, one_dimensional):
     if not mv.same(src_axes[d], along):
         if ms is None and along is not None:
             return _with(Fixed(s, {d: along}), t, mt, nd, d, lam, src_axes)
+        if mi is None:   # a constant index (a batch vector held) the generator maps onto itself
+            return _with(_index_kept(idx, s, src_axes, d, one_dimensional), t, mt, nd, d, None, src_axes)
         raise NoRule("values scattered that do not move as their index does")
     if not one_dimensional and any(not mv.same(a, b) for k, (a, b) in enumerate(zip(idx_axes, src_axes)) if k != d):
         raise NoRule("an index moved otherwise than the values it scatters")
     return _with(None, t, mt, nd, d, lam, src_axes)
+
+
+def _index_kept(idx, s, src_axes, d: int, one_dimensional: bool) -> Fixed:
+    """A constant index with values that move under it: ``out[j]`` sums ``src[k]`` over the ``k``
+    with ``idx[k] = j``; moved, ``src'[p[k]] = src[k]``, and where ``idx[p[k]] = idx[k]`` (the
+    generator maps the index onto itself, checked bit for bit) each sum has the same terms: the
+    output stays where it is."""
+    if one_dimensional:
+        return Fixed(idx, {0: src_axes[d]}, "index")
+    if tuple(idx.shape) != tuple(s.shape):
+        raise NoRule("a constant index of another shape than the values it scatters")
+    return Fixed(idx, {k: p for k, p in enumerate(src_axes) if p is not None}, "index")
 
 
 def _with(condition, t, mt, nd, d, lam, src_axes):

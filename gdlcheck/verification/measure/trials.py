@@ -15,7 +15,7 @@ from gdlcheck.errors import LayerError, LimitError, SpecError, param
 from gdlcheck.groups import PermGroup, act, act_rows, conjugate
 from gdlcheck.layers import Layer, Linear
 from gdlcheck.limits import MAX_MATRIX_ENTRIES, MAX_TRIAL_OPS, TRIAL_PASS_OPS
-from gdlcheck.scale import SUBNORMAL_STEP, exponent, scaled, unscaled
+from gdlcheck.scale import SUBNORMAL_STEP, scaled, unscaled
 from gdlcheck.tolerances import SUBNORMAL_ULPS
 from gdlcheck.verification.result import Law, Residual, TrialWitness, generator_name
 
@@ -134,6 +134,11 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
     if form is None and not syms:
         form = layer.linear_form()
     fixed_form = _numeric_form(form) if not syms else None
+    if fixed_form is not None and A is None and moves is None:   # a plain matrix of numbers
+        fast = _matrix_trials(fixed_form, gens, law, n, channels, range(first_trial, first_trial + trials), seed)
+        if fast is not None:
+            return [Residual(generator_name(s), "numeric", max_abs_error=err, relative_error=rel, witness=witness,
+                             trials=trials, magnitude=top) for s, (err, rel, witness), top in zip(gens, *fast)]
     for t in range(first_trial, first_trial + trials):
         rng = np.random.default_rng([seed, t])
         X = rng.standard_normal((n, channels))
@@ -177,6 +182,49 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
                 worst[k] = (unscaled(err, e), rel, witness)
     return [Residual(generator_name(s), "numeric", max_abs_error=err, relative_error=rel, witness=witness,
                      trials=trials, magnitude=top) for s, (err, rel, witness), top in zip(gens, worst, largest)]
+
+
+def _matrix_trials(linear, gens, law: Law, n: int, channels: int, trial_ids, seed: int):
+    """The trial loop below for ``W X + b`` with numbers and no graph, its bookkeeping done on all
+    the trials at once: the same inputs, the same products (one per trial and element, as the loop
+    makes them), so the same errors, witnesses and magnitudes bit for bit.  None (the loop then
+    runs, and words the error) where an output is not finite or the layer does not keep the points."""
+    f, e, bound = linear
+    trial_ids = list(trial_ids)
+    if not trial_ids:
+        return None
+    Xs = [np.random.default_rng([seed, t]).standard_normal((n, channels)) for t in trial_ids]
+    with np.errstate(all="ignore"):
+        FX = np.stack([np.asarray(f.forward(X), dtype=np.float64) for X in Xs])
+        if not np.all(np.isfinite(FX)) or (law.output != "none" and FX.shape[1] != n):
+            return None
+        scales = [bound(X) for X in Xs]
+        seen = [max(_largest(X), unscaled(float(np.max(np.abs(fx))), e) or 0.0 if fx.size else 0.0,
+                    _largest(np.array([scale]), e)) for X, fx, scale in zip(Xs, FX, scales)]
+        worst, largest = [], []
+        for s in gens:
+            FGX = np.stack([np.asarray(f.forward(act(s, X)), dtype=np.float64) for X in Xs])
+            if not np.all(np.isfinite(FGX)) or FGX.shape != FX.shape:
+                return None
+            target = FX
+            if law.output != "none":
+                target = np.empty_like(FX)
+                target[:, s if law.output == "P" else np.argsort(s)] = FX
+            diff = np.abs(FGX - target).reshape(len(Xs), -1)
+            errs = diff.max(axis=1) if diff.shape[1] else np.zeros(len(Xs))
+            tops = np.abs(FGX).reshape(len(Xs), -1).max(axis=1) if diff.shape[1] else np.zeros(len(Xs))
+            largest.append(max(max(seen), max(unscaled(float(v), e) or 0.0 for v in tops)))
+            best: tuple = (0.0, 0.0, None)
+            for k, t in enumerate(trial_ids):
+                err = float(errs[k])
+                rel = err / scales[k] if err > 0 and scales[k] > 0 else 0.0
+                if rel > best[1]:
+                    entry = np.unravel_index(int(np.argmax(diff[k])), FX.shape[1:])
+                    witness = TrialWitness(t, seed, tuple(int(i) for i in entry),
+                                           unscaled(float(target[k][entry]), e), unscaled(float(FGX[k][entry]), e))
+                    best = (unscaled(err, e), rel, witness)
+            worst.append(best)
+    return worst, largest
 
 
 def random_elements(group: PermGroup, count: int, seed: int, gens) -> list[np.ndarray]:
@@ -229,11 +277,14 @@ def _numeric_form(form):
     bias = None if b is None else np.asarray(b, dtype=np.float64)
     if not (np.all(np.isfinite(W)) and (bias is None or np.all(np.isfinite(bias)))):
         return None
-    e = exponent(W, bias)
-    Ws = scaled(W, e)
-    bs = None if bias is None else scaled(bias, e)
-    top = max(float(np.max(np.abs(Ws))) if Ws.size else 0.0, float(np.max(np.abs(bs))) if bs is not None and bs.size
-              else 0.0)
+    # gdlcheck.scale.exponent's two passes, kept: the largest |entry| scaled by 2^-e is the scaled matrix's own
+    # (a product by a power of two is exact), so no pass over the scaled copy
+    largest = max(_extreme(W), _extreme(bias))
+    e = math.frexp(largest)[1] if largest > 0 else 0
+    # by 2^-e, an exact product (none needed for e = 0: a full copy of W saved)
+    Ws = scaled(W, e) if e else W
+    bs = None if bias is None else (scaled(bias, e) if e else bias)
+    top = math.ldexp(largest, -e)
 
     def bound(X: np.ndarray) -> float:
         # |(D X)[i, c]| <= max|D| * sum_j |X[j, c]|, and a bias adds at most max|d b|
@@ -241,6 +292,13 @@ def _numeric_form(form):
         return top * (columns + (1.0 if bs is not None else 0.0))
 
     return Linear(Ws, bs), e, bound
+
+
+def _extreme(a) -> float:
+    """``max |a|`` (0 for None or empty) from the two extremes: no temporary the size of ``a``."""
+    if a is None or not a.size:
+        return 0.0
+    return max(float(np.max(a)), -float(np.min(a)))
 
 
 def _moved_graph(law: Law, s: np.ndarray, A, moves=None):
