@@ -145,12 +145,11 @@ def cases():
 MOVING = {"shape": (8, 4), "inputs": ["points", gdlcheck.graph(RING)]}
 CASES = (cases() + coverage_models.models() + coverage_models.pyg_models(gnn, MOVING)
          + coverage_models.wrapped() + coverage_models.grid_models())
-PROVED = 103   # of 110 (issue 29's closing note; 45 of 48 before it)
+PROVED = 105   # of 111 (issue 29's closing note; 45 of 48 before it)
 ROTATION = "a rotation swaps the grid's axes: moves are kept per axis (issue 29, item 3)"
 # equivariant, not proved, and why (each a line of docs/code.md's "what is not proved")
 NOT_PROVED = {
     "Conv2d with kernel 1 under p4": ROTATION,
-    "ChebConv, moving graph": "its Laplacian drops self loops by a mask whose selection the proof does not follow",
     **{name: ROTATION for name, *_ in coverage_models.grid_models()},
     **coverage_models.NOT_PROVED,
 }

@@ -183,7 +183,7 @@ class Walk:
         out = {}
         for name in set(written) - set(_out_arguments(func)):
             t = bound.get(name)
-            if isinstance(t, torch.Tensor) and self.of(t).const:
+            if isinstance(t, torch.Tensor) and (self.of(t).const or not self.of(t).free):   # values a rule reads
                 out[name] = t.detach().clone()
                 self.made.add(storage(out[name]))   # the walk's own copy: not a foreign tensor
         return out

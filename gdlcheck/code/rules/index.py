@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from gdlcheck.code import conditions as conditions_of
 from gdlcheck.code import moves as mv
 from gdlcheck.code.rules.common import axes_of
 from gdlcheck.code.table import Broken, Fixed, NoRule, Out, rule, step
@@ -62,12 +63,15 @@ def index(call):
     t, m = call.args["self"], call.moves["self"]
     indices, ms = list(call.args["indices"]), list(call.moves["indices"] or [None] * len(call.args["indices"]))
     used = [k for k, i in enumerate(indices) if i is not None]
+    if len(used) == 1 and indices[used[0]].dtype == torch.bool and indices[used[0]].dim() > 1:
+        return _masked_block(t, m, used[0], indices[used[0]], ms[used[0]])
     if len(used) != 1 or indices[used[0]].dim() != 1:
         raise NoRule("advanced indexing by more than one 1-D index")
     d = used[0]
     idx, mi = indices[d], ms[d]
     axes = axes_of(m, t.dim())
     if idx.dtype == torch.bool:
+        axes = _as_the_mask_moves(t, m, axes, d, mi)
         q, conditions = _masked(axes[d], idx, mi)
     else:
         q, conditions = gathered(axes[d], idx, mi)
@@ -76,6 +80,36 @@ def index(call):
     out = list(axes)
     out[d] = q
     return mv.Moves(tuple(out), None if m is None else m.labels)
+
+
+def _as_the_mask_moves(t, m, axes, d: int, m_mask) -> tuple:
+    """A selected tensor that does not move on the mask's axis but whose values the rule may read
+    (a constant, or values of given inputs only: PyG's edge weights beside self loops of weight 1)
+    and which the mask's permutation keeps there, bit for bit, moves by it as well: the mask and
+    the tensor then agree."""
+    pm = None if m_mask is None else m_mask.axes[0]
+    if (m_mask is None or m_mask.labels is not None or axes[d] is not None or not mv.moving(pm)
+            or isinstance(pm, mv.Unordered) or not readable(t) or (m is not None and m.labels is not None)):
+        return axes
+    if conditions_of.first_moved(t, {d: pm}) is not None:
+        return axes
+    return tuple(pm if a == d else p for a, p in enumerate(axes))
+
+
+def _masked_block(t, m, d: int, mask, m_mask):
+    """``T[mask]`` with a bool mask over the ``k`` axes from ``d`` (``h[mask]`` after
+    ``to_dense_batch``): the mask over those axes flattened (row-major), as a 1-D mask of the
+    flattened axis, which moves by the product of their permutations."""
+    k = mask.dim()
+    axes = axes_of(m, t.dim())
+    sizes = list(t.shape[d:d + k])
+    if m_mask is not None and m_mask.labels is not None:
+        raise NoRule("a mask of node labels")
+    flat_m = None if m_mask is None else mv.Moves((mv.product(list(m_mask.axes), sizes),))
+    q, conditions = _masked(mv.product(list(axes[d:d + k]), sizes), mask.reshape(-1), flat_m)
+    if conditions:
+        return Out(None, conditions)
+    return mv.Moves(tuple(axes[:d]) + (q,) + tuple(axes[d + k:]), None if m is None else m.labels)
 
 
 def _masked(p, mask, m_mask):
