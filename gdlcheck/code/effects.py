@@ -29,10 +29,21 @@ def aliases(walk, func, args, kwargs, out, constant: bool) -> None:
                 halt = Halt(walk.place() or _op_text(func), f"written by {_op_text(func)}", "no_op_rule")
                 walk.values[t] = Abstract(False, [halt] * len(walk.gens))
             if not constant:   # constants written with constants stay constants, views and all
-                _views_of(walk, t, func)
+                _views_of(walk, t, func, _overwritten_with_constants(walk, func, bound, written))
 
 
-def _views_of(walk, t, func) -> None:
+def _overwritten_with_constants(walk, func, bound, written) -> bool:
+    """The write replaces every written entry by constants (``copy_`` of a constant, ``fill_``,
+    ``zero_``): what the written cells held before does not matter."""
+    import torch
+
+    aten = torch.ops.aten
+    if func not in (aten.copy_.default, aten.fill_.Scalar, aten.fill_.Tensor, aten.zero_.default):
+        return False
+    return all(walk.of(v).const for name, v in bound.items() if name not in written and isinstance(v, torch.Tensor))
+
+
+def _views_of(walk, t, func, constant_block: bool = False) -> None:
     """The other tensors on ``t``'s storage that share a cell with ``t`` are changed by a write into
     it: a container the call made, written block by block, gets the moves of its blocks
     (:func:`~gdlcheck.code.regions.refill`); any other is unknown.  A view apart from ``t`` keeps
@@ -50,9 +61,8 @@ def _views_of(walk, t, func) -> None:
             how = regions.relation(t, written, other)
             if how == "apart":
                 continue
-            walk.values[other] = (regions.refill(walk, t, other, halt) if how == "contains"
+            walk.values[other] = (regions.refill(walk, t, other, halt, constant_block) if how == "contains"
                                   else Abstract(False, [halt] * len(walk.gens)))
-
 
 
 def unknown_index(walk, func, args, kwargs) -> None:
