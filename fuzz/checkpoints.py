@@ -197,4 +197,6 @@ def checkpoint_case(rng: random.Random, folder: str):
         args += ["--tensor", rng.choice(["*", "t0", "w1", "*.weight*", "loop.0", "0", "nothing"])]
     if command == "verify" and rng.random() < 0.5:
         args += ["--format", "json"]
+    if command == "verify" and rng.random() < 0.5:   # sized: a square tensor of that n is judged (can FAIL)
+        args += ["-n", str(rng.choice([2, 3, 4, 6]))]
     return "checkpoints", "cli", args

@@ -161,7 +161,7 @@ def _convs() -> dict:
         "GCN2Conv": lambda: X0(C.GCN2Conv(F, alpha=0.2)),
         "GCNConv": lambda: C.GCNConv(F, 4),
         "GENConv": lambda: C.GENConv(F, 4),
-        "GMMConv": lambda: Pos(_gmm(), x=True),
+        "GMMConv": lambda: _gmm(),
         "GPSConv": lambda: C.GPSConv(F, C.GINConv(nn.Linear(F, F)), heads=2),
         "GatedGraphConv": lambda: C.GatedGraphConv(F, num_layers=3),
         "GINConv": lambda: C.GINConv(_mlp(F, 4), train_eps=True),

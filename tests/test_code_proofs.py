@@ -73,12 +73,13 @@ class FlipOnCall(nn.Module):
 
 
 class FlipImpl(FlipOnCall):
-    """Cause 2 again: ``_call_impl`` on the class."""
+    """Cause 2 again: ``_call_impl`` on the class.  (A flip, not a roll: a roll of the points
+    commutes with the cyclic generator, and the proof rightly proves that generator.)"""
 
     __call__ = nn.Module.__call__
 
     def _call_impl(self, x):
-        return self.forward(x).roll(1, -2)
+        return self.forward(x).flip(-2)
 
 
 class Inspects(nn.Module):
@@ -159,7 +160,8 @@ def test_each_cause_stops_the_exact_proof(name):
     module, shape, axis, inputs = causes(6)[name]
     result = gdlcheck.verify_callable(seeded(module), "symmetric", shape=shape, points_axis=axis, inputs=inputs,
                                       method="exact")
-    assert result.verdict == "inconclusive", notes(result)
+    # a guard stops it (inconclusive), or the proof's moved call shows the counterexample (fails)
+    assert result.verdict in ("inconclusive", "fails"), notes(result)
     assert not any(result.proof.proven.values())
 
 
@@ -428,5 +430,5 @@ def test_a_node_index_feature_stops_the_proof_at_that_constant():
 
     result = gdlcheck.verify_callable(seeded(WithIndex()), "symmetric", shape=(10, 4),
                                       inputs=["points", gdlcheck.graph(petersen())], method="exact")
-    assert result.verdict == "inconclusive" and "P E = E" in " ".join(
+    assert result.verdict in ("inconclusive", "fails") and "P E = E" in " ".join(
         c["what"] for s in result.to_json()["proof"] for c in s["conditions"])

@@ -89,6 +89,26 @@ OPS = ["linear", "relu", "tanh_square", "bias", "table", "residual_pool", "softm
        # Python around the computation: the call takes the path it takes
        "default_mask", "isinstance_branch", "type_branch", "try_float", "counter", "buffer_write",
        "python_random", "numpy_random", "class_name"]
+# issue 28's numbered causes, each an operation of the search (test_proof_soundness.py has each at its size)
+SELECTIONS = ["mask_row", "nonzero_row", "where_row", "two_masks", "mask_sum"]   # 1: selections by moving values
+COUNTERS = ["np_counter", "namespace_counter", "data_rebind", "hooks_counter", "deep_counter", "class_counter"]   # 2
+FOREIGN = ["subclass_bias", "urandom", "fresh_tensor", "tensorbase_read", "storage_read", "out_buffer"]   # 4, 5, 6
+OPS += SELECTIONS + COUNTERS + FOREIGN
+# the operations that make the next calls differ (state), and those that read moving values in Python
+STATE_OPS = {"counter", "buffer_write", "python_random", "numpy_random", *COUNTERS}
+VALUE_OPS = {"try_float", "tensorbase_read", "storage_read"}
+
+
+class RowZeroBias(torch.Tensor):
+    """A bias whose ``add`` also adds the other operand's row 0 (cause 4: a subclass's own dispatch)."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        out = super().__torch_function__(func, types, args, kwargs or {})
+        if func is torch.Tensor.add or func is torch.add or func.__name__ == "__add__":
+            other = next(a for a in args if not isinstance(a, RowZeroBias))
+            out = out.as_subclass(torch.Tensor) + other.as_subclass(torch.Tensor)[0]
+        return out
 
 
 class RandomModule(torch.nn.Module):
@@ -109,9 +129,15 @@ class RandomModule(torch.nn.Module):
                 self.register_buffer(f"c{k}", _point_table(rng, n, keep))
             elif op in ("mix", "mask_fill", "sdpa", "default_mask"):
                 self.register_buffer(f"c{k}", _pair_matrix(rng, n, keep))
-            elif op == "buffer_write":
+            elif op in ("buffer_write", "data_rebind"):
                 self.register_buffer(f"c{k}", torch.zeros(()))
+            elif op == "subclass_bias":
+                self.register_buffer(f"c{k}", torch.ones(N_D))
         self.calls = 0
+        self.array = np.zeros(1)                               # counters the state check must see (cause 2)
+        self.namespace = __import__("types").SimpleNamespace(k=0)
+        self.calls_hooks = 0                                   # a name that ends in "hooks"
+        self.deep = {"a": {"b": {"c": 0}}}                     # three dicts deep
         with torch.no_grad():
             for p in self.parameters():
                 p.copy_(torch.as_tensor(rng.standard_normal(tuple(p.shape)) / 2))
@@ -214,7 +240,64 @@ class RandomModule(torch.nn.Module):
                 x = x * float(np.random.rand())
             elif op == "class_name":
                 x = x.tanh() if x.__class__.__name__ == "Tensor" else x.flip(0)
+            else:
+                x = self._cause(op, x, c)
         return x.sum(0) if self.pool else x
+
+    def _cause(self, op, x, c):
+        """Issue 28's numbered causes: the first row a moving threshold keeps (not equivariant), an
+        order-blind sum of it (equivariant), counters the state check must see (add row 0 after 3
+        calls), a subclass constant, random numbers made without torch, values read through the
+        C type or a storage, and an out= buffer (equivariant)."""
+        n = x.shape[0]
+        if op in ("mask_row", "nonzero_row", "where_row", "two_masks"):
+            mask = x[:, 0] > x[:, 0].sort().values[n - 3]   # the top two rows
+            if op == "mask_row":
+                return x + x[mask][0]
+            if op == "nonzero_row":
+                return x + x.index_select(0, torch.nonzero(mask)[:1, 0])
+            if op == "where_row":
+                return x + x[torch.where(mask)[0][:1]]
+            other = x[:, 1] > x[:, 1].sort().values[n - 3]
+            return x + x[mask][0] + x[other][0]
+        if op == "mask_sum":
+            return x + x[x[:, 0] > 0].sum(0)
+        if op in COUNTERS:
+            return x + x[0] if self._tick(op, c) > 3 else x
+        if op == "subclass_bias":
+            return x + c.as_subclass(RowZeroBias)
+        if op == "urandom":
+            noise = torch.frombuffer(bytearray(__import__("os").urandom(x.shape[1])), dtype=torch.uint8)
+            return x + noise.to(x.dtype)
+        if op == "fresh_tensor":   # past the first 4,096 numbers only
+            fresh = [0.0] * 4096 + np.random.default_rng().standard_normal(N_D).tolist()
+            return x + torch.tensor(fresh, dtype=x.dtype)[4096:]
+        if op == "tensorbase_read":
+            return x * torch._C.TensorBase.tolist(x[0, :1])[0]
+        if op == "storage_read":
+            return x + x.contiguous().untyped_storage().tolist()[0]
+        buffer = torch.empty_like(x)   # out_buffer
+        torch.mul(x, 2.0, out=buffer)
+        return buffer
+
+    def _tick(self, op, c) -> int:
+        if op == "np_counter":
+            self.array += 1
+            return int(self.array[0])
+        if op == "namespace_counter":
+            self.namespace.k += 1
+            return self.namespace.k
+        if op == "data_rebind":   # the same buffer object, new values
+            c.data = c.data + 1
+            return int(c)
+        if op == "hooks_counter":
+            self.calls_hooks += 1
+            return self.calls_hooks
+        if op == "deep_counter":
+            self.deep["a"]["b"]["c"] += 1
+            return self.deep["a"]["b"]["c"]
+        type(self).count += 1   # class_counter, read through type(self)
+        return type(self).count
 
     def _masked(self, x, mask=None, c=None):
         if mask is None:
@@ -230,7 +313,8 @@ def modules(draw):
     group = draw(st.sampled_from(["symmetric", "cyclic", "dihedral", "ring"]))
     group = groups.automorphism_group(_pair_matrix(None, n, "ring").numpy()) if group == "ring" else \
         groups.build_group(group, n=n)
-    return RandomModule(ops, n, draw(st.integers(0, 2**16)), draw(st.booleans())).double().eval(), group, n
+    cls = type("RandomModule", (RandomModule,), {"count": 0})   # a class of its own: its counter starts at 0
+    return cls(ops, n, draw(st.integers(0, 2**16)), draw(st.booleans())).double().eval(), group, n
 
 
 def _proof(case):
@@ -247,13 +331,80 @@ def _numeric(case) -> dict:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(modules())
 def test_whenever_the_tracer_says_holds_the_module_commutes(case):
-    proof = _proof(case)
+    from gdlcheck.code import prove as prover
+
+    with pytest.MonkeyPatch.context() as patch:   # the guards and rules alone, the stronger claim: the
+        patch.setattr(prover, "_disagreement", lambda *args, **kwargs: None)   # moved call only adds stops
+        proof = _proof(case)
     if not any(proof.proven.values()):
         return   # nothing proven: no claim for the trials to contradict (they would cost as much as the proof)
     numeric = _numeric(case)
     for generator, proven in proof.proven.items():
         if proven:
             assert numeric[generator], (case[0].ops, generator)
+
+
+@pytest.mark.parametrize("op", [op for op in SELECTIONS + COUNTERS + FOREIGN if op not in ("mask_sum", "out_buffer")])
+def test_each_cause_of_issue_28_alone_is_not_proved_by_the_guards(op, monkeypatch):
+    """Each numbered cause, as the search draws it, with the moved call's cross-check off: the
+    guards alone stop it (the cross-check is the net, not the argument)."""
+    from gdlcheck.code import prove as prover
+
+    monkeypatch.setattr(prover, "_disagreement", lambda *args, **kwargs: None)
+    n = 6
+    for seed in range(3):
+        cls = type("RandomModule", (RandomModule,), {"count": 0})
+        case = (cls([op], n, seed, False).double().eval(), groups.build_group("symmetric", n=n), n)
+        assert not any(_proof(case).proven.values()), (op, seed)
+    assert not all(_numeric(case).values()), op   # the module does not commute: the test means something
+
+
+@pytest.mark.parametrize("op", ["mask_sum", "out_buffer"])
+def test_the_equivariant_uses_among_them_stay_proved(op):
+    cls = type("RandomModule", (RandomModule,), {"count": 0})
+    case = (cls([op], 6, 0, False).double().eval(), groups.build_group("symmetric", n=6), 6)
+    assert _proof(case).holds and all(_numeric(case).values())
+
+
+class DropAgreeing(torch.nn.Module):
+    """Message passing that drops the edges whose endpoints agree after a cast (cause 3)."""
+
+    CASTS = {"int8": torch.int8, "uint8": torch.uint8, "int16": torch.int16, "int32": torch.int32,
+             "bool": torch.bool, "half": torch.half, "float": torch.float32, "long": torch.long}
+
+    def __init__(self, cast):
+        super().__init__()
+        self.cast = cast
+
+    def forward(self, x, edge_index):
+        row, col = edge_index
+        dtype = self.CASTS[self.cast]
+        keep = row.to(dtype) != col.to(dtype)
+        return torch.zeros_like(x).index_add(0, col[keep], x[row[keep]])
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(257, 320), st.sampled_from(sorted(DropAgreeing.CASTS)), st.integers(0, 60), st.integers(0, 99))
+def test_whenever_labels_cast_are_proved_the_message_passing_commutes(n, cast, chords, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n, chords)
+    s = np.arange(n)
+    ei = np.concatenate([np.stack([s, (s + 1) % n]), np.stack([a, (a + 256) % n])], axis=1)   # 256 apart: int8 agrees
+    ei = np.concatenate([ei, ei[::-1]], axis=1)
+    module = DropAgreeing(cast)
+    result = gdlcheck.verify_callable(module, "symmetric", shape=(n, 2), inputs=["points", gdlcheck.graph(ei)],
+                                      method="exact")
+    if result.verdict != "holds":
+        return
+    x = torch.as_tensor(rng.standard_normal((n, 2)))
+    g = rng.permutation(n)   # point j moves to g[j]
+    moved_x = torch.empty_like(x)
+    moved_x[torch.as_tensor(g)] = x
+    with torch.no_grad():
+        want = torch.empty_like(x)
+        want[torch.as_tensor(g)] = module(x, torch.as_tensor(ei))
+        got = module(moved_x, torch.as_tensor(g[ei]))
+    assert torch.allclose(got, want, rtol=1e-12, atol=1e-12), (n, cast, chords)
 
 
 def _unsound(case) -> bool:
@@ -307,12 +458,12 @@ def test_a_state_check_that_sees_nothing_is_caught():
     from gdlcheck.code import state
 
     case = _search(state, "changed", lambda before, after: [])
-    assert {"counter", "buffer_write", "python_random", "numpy_random"} & set(case[0].ops)
+    assert STATE_OPS & set(case[0].ops)
 
 
 def test_a_walk_that_ignores_value_reads_is_caught():
     case = _search(walk.Walk, "stop_everywhere", lambda self, what, reason: None)
-    assert {"try_float", "counter", "buffer_write", "python_random", "numpy_random"} & set(case[0].ops)
+    assert (STATE_OPS | VALUE_OPS | set(FOREIGN)) & set(case[0].ops)
 
 
 def test_the_random_modules_reach_both_verdicts():

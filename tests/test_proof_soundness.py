@@ -196,6 +196,18 @@ def test_state_the_call_changes_stops_the_proof(how, method, size):
     assert result.proof is not None and not any(result.proof.proven.values())
 
 
+def test_a_counter_on_a_subclass_named_as_its_base_stops_the_proof(monkeypatch):
+    """``class Counted(Counted)``: the state fingerprint keys each class of the MRO apart (it once
+    keyed them by name, and the base's entry hid the subclass's counter: proved, found by the search)."""
+    from gdlcheck.code import prove
+
+    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)   # the state check alone
+    base = type("Counted", (Counting,), {"count": 0})
+    module = type("Counted", (base,), {"count": 0})("class")
+    result = gdlcheck.verify_callable(module, "symmetric", shape=(8, 2), method="exact")
+    assert result.verdict == "inconclusive" and "changes state" in str(result.proof.stops)
+
+
 # --------------------------------------------------------------------------- cause 3: labels cast
 
 

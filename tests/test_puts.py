@@ -89,3 +89,23 @@ def test_a_write_into_a_view_leaves_the_views_it_does_not_touch():
     assert check(disjoint) == "holds"
     assert check(overlapping) == "inconclusive"   # b is written through a: what it holds is not followed
     assert check(overlapping, method="auto") == "holds_numerically"
+
+
+def test_a_mask_of_several_leading_axes_selects_as_one():
+    whole = torch.ones(1, N, dtype=torch.bool)
+    assert check(lambda x: x[None][whole]) == "holds"   # to_dense_batch's mask, read back (GPSConv)
+    kept = lambda x: x[None][x[None, :, 0] > 0]  # noqa: E731
+    assert check(lambda x: kept(x).sum(0), expect="invariant") == "holds"
+    assert check(lambda x: kept(x)[:1].sum(0), expect="invariant") == "inconclusive"
+
+
+def test_flip_gather_and_one_hot_codes():
+    assert check(lambda x: x.flip(0)) == "inconclusive"   # the reversal moves by another permutation
+    assert check(lambda x: x.flip(0).sum(0), expect="invariant") == "holds"
+    code = lambda x: torch.zeros(N, 2, dtype=F64).scatter_(1, (x[:, :1] > 0).long(), 1.0)  # noqa: E731
+    assert check(code) == "holds"
+    assert check(lambda x: x.gather(1, torch.zeros(N, 1, dtype=torch.long))) == "holds"
+    # rows read at a constant index that the generators do not map onto itself
+    rows = lambda x: x.gather(0, torch.arange(N)[:, None].expand(N, D).flip(0).contiguous())  # noqa: E731
+    assert check(rows) == "inconclusive"
+    assert check(rows, method="auto") == "fails"

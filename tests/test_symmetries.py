@@ -127,3 +127,23 @@ def _cycle_of_zero(g):
         seen.append(point)
         point = int(g[point])
     return seen
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(65, 400), st.integers(1, 40), st.integers(0, 5), st.integers(0, 2**32 - 1))
+def test_distinct_values_from_a_sample_are_numpys_unique(size, distinct, rare, seed):
+    """The distinct values read from a sample and checked by the bit table (a small SAMPLE here, so
+    that small arrays take that path) are np.unique's, rare values past the sample included."""
+    import gdlcheck.groups.colours as colours
+
+    rng = np.random.default_rng(seed)
+    flat = rng.choice(np.r_[rng.standard_normal(distinct), 0.0], size=size)
+    flat[rng.integers(0, size, rare)] = rng.standard_normal(rare) * 1e-300
+    flat[rng.integers(0, size, 2)] = -0.0
+    saved = colours.SAMPLE
+    colours.SAMPLE = 16
+    try:
+        found = colours._sorted_distinct(flat)
+    finally:
+        colours.SAMPLE = saved
+    assert np.array_equal(found, np.unique(flat))

@@ -130,3 +130,20 @@ def test_parse_expr_entries_are_exact_numbers_beside_symbols():
     assert W[0, 1] == parse_expr("1/10")
     assert verify_layer(Linear(W), groups.symmetric(2)).verdict == "holds"
 
+
+
+def test_the_trials_draws_are_kept_as_they_were_drawn():
+    """The trial inputs and random elements kept for later tensors of one size (issue 33) are the
+    seeded draws themselves, read-only, and a later call gets the same ones."""
+    from gdlcheck.verification.measure import draws
+
+    X = draws.trial_input(3, 5, 7, 2)
+    assert np.array_equal(X, np.random.default_rng([3, 5]).standard_normal((7, 2))) and not X.flags.writeable
+    assert draws.trial_input(3, 5, 7, 2) is X
+    g = groups.symmetric(6)
+    first = draws.random_elements(g, 2, 0, g.gen_arrays())
+    again = draws.random_elements(g, 2, 0, g.gen_arrays())
+    assert [a.tolist() for a in first] == [a.tolist() for a in again] and len(first) == 2
+    assert all(sorted(a.tolist()) == list(range(6)) and not a.flags.writeable for a in first)
+    other = draws.random_elements(groups.cyclic(6), 2, 0, groups.cyclic(6).gen_arrays())
+    assert all(any(np.array_equal(a, np.roll(np.arange(6), k)) for k in range(6)) for a in other)

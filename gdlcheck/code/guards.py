@@ -198,9 +198,9 @@ GUARDS = (
 
 # What the proof checks around the call (gdlcheck.code.prove), for what no guard of an operation sees
 CALL_CHECKS = (
-    ("value readers", "Tensor methods that read values without an operation (tolist, numpy, storages, ...) stop "
-                      "the proof when the tensor depends on the random points; they are patched for the proving "
-                      "thread only, under one lock."),
+    ("value readers", "Tensor methods that read values without an operation (tolist, numpy, storages, ...), on "
+                      "torch.Tensor and on torch._C.TensorBase, stop the proof when the tensor depends on the random "
+                      "points; they are patched for the proving thread only, under one lock (code/patches.py)."),
     ("state", "The module's state (every attribute of every submodule and its classes, at any depth, tensors by "
               "content) and the random states are the same before and after each call."),
     ("foreign tensors", "A tensor no operation made, neither state nor argument, has the same content in both "
@@ -208,7 +208,8 @@ CALL_CHECKS = (
     ("path", "The moved call dispatches the same operations with the same plain arguments, and the same fresh "
              "tensors (hashed whole)."),
     ("moved call", "The module called on g . X for a uniformly random element g of the group returns g . f(X) "
-                   "within the tolerance and rounding: a holds always carries this numeric trial."),
+                   "within the tolerance and rounding: a holds always carries this numeric trial, and where it "
+                   "does not, the module does not commute with g: the check fails, with this counterexample."),
 )
 
 

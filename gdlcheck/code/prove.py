@@ -4,13 +4,15 @@
    given values as given) and say how each generator moves each of them
    (:func:`_input_moves`).
 2. Call the module, as the user's code calls it, under the :class:`~gdlcheck.code.walk.Walk`
-   dispatch mode; the tensor methods that read memory outside torch's operations (``.tolist()``,
-   ``.numpy()``, ``repr``) are watched, and the state (parameters, buffers, every attribute
+   dispatch mode, with every process-wide patch of :mod:`~gdlcheck.code.patches` (the tensor
+   methods that read memory outside torch's operations, ``.tolist()``, ``.numpy()``, ``repr``,
+   are watched), and the state (parameters, buffers, every attribute
    of every submodule, Python's, numpy's and torch's random state) is compared before and after.
 3. Call it a second time on the points moved by a uniformly random element ``g`` of the group: the
    operations it dispatches must be the same (else its path depends on the values or on state it
    keeps elsewhere), and its output must be the first output moved by ``g`` (a numeric trial
-   inside every proof, at no extra pass: a proof that holds is never without one).
+   inside every proof, at no extra pass: a proof that holds is never without one; where it
+   disagrees, the proof carries the counterexample, and the module fails).
 4. Read each output's moves against the move the check expects (:func:`_conclude`).
 
 The proof is of this computation: the module's code as it ran, for these shapes and given values,
@@ -19,31 +21,29 @@ for every value of the random inputs.
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import sys
-import threading
-
 import numpy as np
 
-from gdlcheck.code import inputs, state, torch_bridge, values
+from gdlcheck.code import inputs, patches, state, torch_bridge, values
 from gdlcheck.code import moves as mv
 from gdlcheck.code.guards import OverBudget
 from gdlcheck.code.table import Halt
 from gdlcheck.code.walk import Abstract, Walk
 from gdlcheck.groups import act
-from gdlcheck.layers.rules import Condition, Proof, Reason, Step, Stop, generator_text
+from gdlcheck.layers.rules import Condition, Disagreement, Proof, Reason, Step, Stop, generator_text
 from gdlcheck.scale import SUBNORMAL_STEP
 from gdlcheck.tolerances import DEFAULT_TOL, ROUNDING, SUBNORMAL_ULPS
 
 # operations one traced call may dispatch; past them the call is stopped (a 5,000-layer Sequential
 # of activations dispatches 5,000)
 TRACE_OPERATIONS = 50_000
+# the proof's input is trial PROOF_TRIAL of the trials' draws, default_rng([seed, PROOF_TRIAL]); its
+# moved call's element comes from default_rng([seed, PROOF_ELEMENT])
+PROOF_TRIAL = 1 << 29
+PROOF_ELEMENT = (1 << 29) + 1
 
 def prove_call(layer, group, seed: int = 0) -> Proof:
     """Prove the torch module of ``layer`` (a :class:`~gdlcheck.code.user_code.CallableLayer`)
     against ``group``, for the call its signature describes."""
-    import torch
 
     import gdlcheck.code.rules  # noqa: F401  (fills the rule table)
 
@@ -54,10 +54,9 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     unsupported = inputs.unsupported(signature)
     if unsupported:
         return _everywhere(top, names, Halt("call", unsupported, "not_traced"))
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((signature.n, max(signature.channels, 1)))
-    args, kwargs = layer.call_arguments(X[:, :signature.channels] if signature.channels else X[:, :0],
-                                        signature.bundle, tensors=True)
+    # the input as a trial draws it (a counterexample of the moved call is a trial the user can rerun)
+    X = np.random.default_rng([seed, PROOF_TRIAL]).standard_normal((signature.n, signature.channels))
+    args, kwargs = layer.call_arguments(X, signature.bundle, tensors=True)
     walk = Walk(gens, names, TRACE_OPERATIONS, inputs.module_names(module))
     walk.constant_names.update(inputs.constant_names(module))
     walk.given_ids = {id(t) for t in values._tensors((args, kwargs))}
@@ -68,17 +67,14 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     if halt is not None:
         return _everywhere(top, names, halt)
     before = state.snapshot(module)
-    with torch.random.fork_rng(devices=[]):
-        rng_before = torch.get_rng_state()
-        try:
-            out = _run(walk, module, args, kwargs)
-        except OverBudget:
-            return _everywhere(top, names, walk.everywhere)
-        except RecursionError:
-            return _everywhere(top, names, Halt("call", "a call that nests too deep (RecursionError)", "not_traced"))
-        except Exception as err:  # the call itself fails: the trials report it
-            return _everywhere(top, names, Halt("call", f"a call that raises {type(err).__name__}", "not_traced"))
-        rng_changed = not torch.equal(rng_before, torch.get_rng_state())
+    try:
+        out, rng_changed = patches.traced_call(walk, module, args, kwargs)
+    except OverBudget:
+        return _everywhere(top, names, walk.everywhere)
+    except RecursionError:
+        return _everywhere(top, names, Halt("call", "a call that nests too deep (RecursionError)", "not_traced"))
+    except Exception as err:  # the call itself fails: the trials report it
+        return _everywhere(top, names, Halt("call", f"a call that raises {type(err).__name__}", "not_traced"))
     layer.reads_grad_mode = walk.grad_read
     changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
     if changed:
@@ -89,131 +85,49 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
         return proof
     # the moved call takes a random element of what is proved: the group, or the subgroup of the
     # generators whose proofs went on (one that is no automorphism stops only its own)
-    sub = group if len(kept) == len(names) else group.subgroup(kept)
-    error = _moved_call(walk, layer, module, signature, X, sub.random_element(rng), out)
+    g = _element(group if len(kept) == len(names) else group.subgroup(kept), seed)
+    found = _moved_call(walk, layer, module, signature, X, g, out)
     if walk.everywhere is not None:
-        return _everywhere(top, names, walk.everywhere)
-    if error is not None:   # the rules said holds, and one numeric trial says not
-        return _everywhere(top, names, Halt("call", f"the moved call's output is not the output moved by a random "
-                                                    f"element of the group (relative error {error:.3g})", "moved"))
+        proof = _everywhere(top, names, walk.everywhere)
+    if found is not None:   # one numeric trial shows the module does not commute with g
+        found = Disagreement(tuple(int(v) for v in g), seed, PROOF_TRIAL, *found)
+        # the proofs it contradicts are wrong (a rule, a thread, a dispatch the walk did not see)
+        proof = _everywhere(top, names, Halt("call", f"the moved call's output is not the output moved by a "
+                                                     f"random element of the group (relative error "
+                                                     f"{found.relative_error:.3g})", "moved"))
+        proof.disagreement = found   # the counterexample: the check fails
     return proof
 
 
-def _run(walk: Walk, module, args, kwargs):
-    """The call, under the walk's dispatch mode, module hooks naming the running submodule, and
-    the tensor methods that read memory outside torch's operations watched."""
-
-    owner = threading.get_ident()   # the patches are process-wide; the walk is this thread's
-
-    def pre(mod, _inputs):
-        if threading.get_ident() == owner:
-            walk.stack.append(walk.module_names.get(id(mod), type(mod).__name__))
-
-    def post(mod, inputs, output):
-        if threading.get_ident() != owner:
-            return
-        walk.unit(mod, inputs, output)
-        if walk.stack:
-            walk.stack.pop()
-
-    with _PATCHES:   # the patches below are process-wide: a second proof in another thread waits
-        return _run_patched(walk, module, args, kwargs, pre, post, owner)
+def _element(group, seed: int) -> np.ndarray:
+    """A uniformly random element of the group for the moved call, other than the identity where
+    the group has another (the identity would cross-check nothing but determinism)."""
+    rng = np.random.default_rng([seed, PROOF_ELEMENT])
+    identity = np.arange(group.n)
+    g = group.random_element(rng)
+    for _ in range(16):
+        if not np.array_equal(g, identity):
+            break
+        g = group.random_element(rng)
+    return np.asarray(g, dtype=np.int64)
 
 
-def _run_patched(walk: Walk, module, args, kwargs, pre, post, owner: int):
-    import torch
-
-    hooks = torch.nn.modules.module
-    walk.foreign_hooks = bool(hooks._global_forward_hooks or hooks._global_forward_pre_hooks
-                              or getattr(hooks, "_global_forward_hooks_always_called", None))
-    handles = [hooks.register_module_forward_pre_hook(pre), hooks.register_module_forward_hook(post)]
-    grad_enabled = torch.is_grad_enabled
-
-    def asked():   # the code branches on grad mode (attention's fast path): the proof says it ran without
-        if threading.get_ident() == owner and not sys._getframe(1).f_code.co_filename.endswith("grad_mode.py"):
-            walk.grad_read = True
-        return grad_enabled()
-
-    try:
-        with torch.no_grad(), _reads(walk, owner), walk.mode():
-            torch.is_grad_enabled = asked
-            try:
-                return module(*args, **kwargs)
-            finally:
-                torch.is_grad_enabled = grad_enabled
-    finally:
-        for h in handles:
-            h.remove()
-
-
-# Tensor methods that read values without a torch operation the dispatcher sees (a storage read
-# element by element dispatches an operation per element: stopped at the first, it stays linear)
-_READERS = ("tolist", "numpy", "__array__", "__repr__", "__format__", "data_ptr", "untyped_storage", "storage",
-            "_typed_storage", "__reduce_ex__", "__dlpack__")
-# every process-wide patch of a proof (tensor readers, global module hooks) is made under this lock
-_PATCHES = threading.RLock()
-# Tensor methods that run Python on the values and write them back, with no operation dispatched
-_PYTHON_WRITERS = ("apply_", "map_", "map2_")
-
-
-@contextlib.contextmanager
-def _reads(walk: Walk, owner: int):
-    """For the call only, each tensor method that reads values outside torch's operations checks
-    first whether the tensor depends on the inputs: the proof stops there (the path may depend on
-    the values read).  A profile hook would see every call but costs a Python call per call."""
-    import torch
-
-    saved = {name: torch.Tensor.__dict__.get(name) for name in _READERS}
-    originals = {name: getattr(torch.Tensor, name) for name in _READERS if hasattr(torch.Tensor, name)}
-
-    def watched(original):
-        @functools.wraps(original)
-        def method(self, *args, **kwargs):
-            if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
-                    and not walk.read([self], values.outside_digest(self)):
-                walk.stop_everywhere("the code reads the values of a tensor that depends on the inputs", "asks_value")
-            return original(self, *args, **kwargs)
-        return method
-
-    def refused(original):
-        @functools.wraps(original)
-        def method(self, *args, **kwargs):
-            if threading.get_ident() == owner and not walk.busy:
-                walk.stop_everywhere("the code computes values in Python (Tensor.apply_ / map_)", "asks_value")
-            return original(self, *args, **kwargs)
-        return method
-
-    writers = {name: getattr(torch.Tensor, name) for name in _PYTHON_WRITERS if hasattr(torch.Tensor, name)}
-    saved.update({name: torch.Tensor.__dict__.get(name) for name in writers})
-    try:
-        for name, original in originals.items():
-            setattr(torch.Tensor, name, watched(original))
-        for name, original in writers.items():
-            setattr(torch.Tensor, name, refused(original))
-        yield
-    finally:
-        for name in list(originals) + list(writers):
-            if saved[name] is None:
-                delattr(torch.Tensor, name)
-            else:
-                setattr(torch.Tensor, name, saved[name])
-
-
-def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> float | None:
+def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None:
     """Call the module on ``g . X`` for a uniformly random element ``g`` of the group (not a
     generator), also under a dispatch mode: the operations dispatched must be the same (else its
-    path depends on the values or on state kept elsewhere).  Returns the relative error of its
-    output against the first output moved by ``g`` where it is past the tolerance rule and
-    rounding (a proof that holds is then wrong about this module, whatever the reason: a rule, a
-    thread, a dispatch the walk did not see), else None."""
-    import torch
+    path depends on the values or on state kept elsewhere).  Returns, where its output is not
+    the first output moved by ``g`` past the tolerance rule and rounding, the fields of a
+    :class:`~gdlcheck.layers.rules.Disagreement` after its element and draw (a proof that holds
+    is then wrong about this module, whatever the reason: a rule, a thread, a dispatch the walk
+    did not see); else None.  Where the outputs cannot be compared the proof stops: it never
+    holds without this cross-check."""
 
     try:   # before the moved call, which may write into what the first returned
         first = signature.flatten(out, layer.label)
     except Exception:  # an output the trials cannot compare: they report it
-        first = None
-    gX = act(g, X)
-    moved_args, moved_kwargs = layer.call_arguments(gX[:, :signature.channels] if signature.channels else gX[:, :0],
+        walk.stop_everywhere("the output cannot be compared with the moved call's", "moved")
+        return None
+    moved_args, moved_kwargs = layer.call_arguments(act(g, X),
                                                     signature.move_inputs(g, signature.bundle, signature.graph_law),
                                                     tensors=True)
     again = Walk([], [], TRACE_OPERATIONS, walk.module_names)
@@ -221,15 +135,14 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> float | None
     again.given_ids = {id(t) for t in values._tensors((moved_args, moved_kwargs))}
     again.made.update(values.storage(t) for t in values._tensors((moved_args, moved_kwargs)))
     before = state.snapshot(module)
-    with torch.random.fork_rng(devices=[]):
-        try:
-            moved_out = _run(again, module, moved_args, moved_kwargs)
-        except OverBudget:
-            walk.stop_everywhere("the moved call dispatches more operations than the first", "path")
-            return None
-        except Exception as err:  # the moved call fails where the first did not: not the same path
-            walk.stop_everywhere(f"the moved call raised {type(err).__name__}", "path")
-            return None
+    try:
+        moved_out, _ = patches.traced_call(again, module, moved_args, moved_kwargs)
+    except OverBudget:
+        walk.stop_everywhere("the moved call dispatches more operations than the first", "path")
+        return None
+    except Exception as err:  # the moved call fails where the first did not: not the same path
+        walk.stop_everywhere(f"the moved call raised {type(err).__name__}", "path")
+        return None
     changed = state.changed(before, state.snapshot(module))
     if changed:
         walk.stop_everywhere("a second call changes state: " + ", ".join(changed[:4]), "state")
@@ -243,35 +156,50 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> float | None
     elif again.foreign != walk.foreign:
         walk.stop_everywhere("a tensor made outside torch's operations (neither a parameter, a buffer nor an input) "
                              "differs between the calls", "random")
-    elif first is not None:
-        return _disagreement(layer, signature, g, X, first, moved_out)
+    else:
+        try:
+            second = signature.flatten(moved_out, layer.label)
+        except Exception:  # an output the trials cannot compare: they report it
+            walk.stop_everywhere("the moved call's output cannot be compared with the first", "moved")
+            return None
+        return _disagreement(layer, signature, g, X, first, second)
     return None
 
 
-def _disagreement(layer, signature, g, X, first: np.ndarray, moved_out) -> float | None:
-    """The relative error of ``f(g X)`` against ``g f(X)`` (``first``, flat) when it is past the
+def _disagreement(layer, signature, g, X, first: np.ndarray, second: np.ndarray) -> tuple | None:
+    """``f(g X)`` (``second``, flat) against ``g f(X)`` (``first`` moved), where they differ past the
     tolerance of the layer's dtype (the trials' measure) and past rounding (float32's ulps of the
-    largest magnitude on the way: the inputs, the outputs, the module's parameters), else None."""
-    try:
-        second = signature.flatten(moved_out, layer.label)
-    except Exception:  # an output the trials cannot compare: they report it
-        return None
+    largest magnitude on the way: the inputs, the outputs, the module's parameters): the first
+    entry that differs so, in the output's own coordinates, its two values, the largest error,
+    the relative error and the magnitude; else None."""
     target = first if signature.invariant else signature.move_output(g, first)
     if target.shape != second.shape:
-        return float("inf")
+        return (), None, None, None, float("inf"), float("inf"), 0.0
     with np.errstate(all="ignore"):
         diff = np.abs(second - target)
-        if not diff.size:
+        if not diff.size or np.array_equal(second, target, equal_nan=True):
             return None
-        err = float(np.max(diff))
-        scale = max(float(np.max(np.abs(second))), float(np.max(np.abs(target))))
-        if not np.isfinite(err):
-            return None if np.array_equal(second, target, equal_nan=True) else float("inf")
+        finite = np.isfinite(diff)
+        scale = max(float(np.max(np.abs(second), initial=0.0, where=np.isfinite(second))),
+                    float(np.max(np.abs(target), initial=0.0, where=np.isfinite(target))))
+        err = float(np.max(diff)) if finite.all() else float("inf")
         magnitude = max(scale, float(np.max(np.abs(X))) if X.size else 0.0, torch_bridge.largest_entry(layer.f))
-    if err <= ROUNDING["float32"] * magnitude or err <= SUBNORMAL_ULPS * second.size * SUBNORMAL_STEP:
-        return None
-    rel = err / scale if scale > 0 else float("inf")
-    return rel if rel > DEFAULT_TOL.get(layer.dtype, DEFAULT_TOL["float64"]) else None
+        tol = DEFAULT_TOL.get(layer.dtype, DEFAULT_TOL["float64"])
+        bound = max(ROUNDING["float32"] * magnitude, SUBNORMAL_ULPS * second.size * SUBNORMAL_STEP, tol * scale)
+        if err <= bound:
+            return None
+        same = (second == target) | (np.isnan(second) & np.isnan(target))
+        k = int(np.flatnonzero(~same & ~(diff <= bound))[0])
+    entry = np.unravel_index(k, diff.shape)
+    output, where = signature.locate(entry)
+    rel = err / scale if scale > 0 and np.isfinite(err) else float("inf")
+    return (tuple(int(v) for v in where), output, _number(target[entry]), _number(second[entry]), err, rel,
+            magnitude)
+
+
+def _number(x) -> float | None:
+    x = float(x)
+    return x if np.isfinite(x) else None
 
 
 # --------------------------------------------------------------------------- the conclusion

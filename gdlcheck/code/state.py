@@ -56,8 +56,11 @@ def _snapshot(module) -> dict:
                     out[(name, k)] = walk.of(v)
             else:
                 out[(name, key)] = walk.of(value)
-        for cls in type(m).__mro__[:-1]:   # every class but object
-            out[(name, f"<class {cls.__qualname__}>")] = walk.of_class(cls)
+        for i, cls in enumerate(type(m).__mro__[:-1]):   # every class but object; a subclass named as its
+            key = (name, f"<class {cls.__qualname__}>")    # base (class Linear(nn.Linear)) is a key of its own
+            if key in out:
+                key = (name, f"<class {cls.__module__}.{cls.__qualname__}, base {i}>")
+            out[key] = walk.of_class(cls)
     out[("", "python random")] = random.getstate()
     state = np.random.get_state()
     out[("", "numpy random")] = (state[0], state[1].tobytes(), state[2:])

@@ -19,6 +19,8 @@ a tensor made from Python numbers): it is the same in the moved call.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from gdlcheck.code import conditions
@@ -153,6 +155,11 @@ class Walk:
         walk = self
 
         class Mode(TorchDispatchMode):
+            @classmethod
+            def _should_skip_dynamo(cls) -> bool:   # torch wraps the mode in dynamo's disable, whose first
+                return "torch._dynamo" in sys.modules   # call imports dynamo (seconds): where nothing loaded it,
+                # nothing compiles, and there is nothing to disable (issue 33: the first proof as the next)
+
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 before = walk.before(func, args, kwargs or {})
                 try:

@@ -54,14 +54,13 @@ def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:
     W = np.asarray(W, dtype=float)
     if W.shape != (group.n, group.n):
         raise GroupError(f"matrix is {'x'.join(map(str, W.shape))} but the group acts on n = {group.n} points")
-    d = derive(group)
-    labels = d.pattern.ravel().astype(np.intp)  # bincount and indexing cast int32 labels on every call
+    labels, counts = _orbits(group)
+    dimension = counts.size
     # Scale-free: the orbit sums and the norms are taken of W scaled by a power of two
     # (exact), so neither 1e308 (sums overflow) nor 1e-320 (squares underflow) goes wrong.
     e = exponent(W)
     flat = (scaled(W, e) if e else W).ravel()
-    sums = np.bincount(labels, weights=flat, minlength=d.dimension)
-    counts = np.bincount(labels, minlength=d.dimension)
+    sums = np.bincount(labels, weights=flat, minlength=dimension)
     means = sums / counts
     Ps = means[labels]
     D = flat - Ps
@@ -71,10 +70,10 @@ def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:
     # cannot overflow). The signs of W - P summed per orbit find both in one pass: the mean
     # is below every entry (sum = count) or above every entry (sum = -count).
     signs = np.sign(D)
-    tilt = np.bincount(labels, weights=signs, minlength=d.dimension)
+    tilt = np.bincount(labels, weights=signs, minlength=dimension)
     outside = np.flatnonzero((np.abs(tilt) == counts) & (counts > 0))
     if outside.size:
-        means[outside] = _extremes(labels, flat, outside, tilt[outside] > 0, d.dimension)
+        means[outside] = _extremes(labels, flat, outside, tilt[outside] > 0, dimension)
         Ps = means[labels]
         np.subtract(flat, Ps, out=D)
         np.sign(D, out=signs)
@@ -84,6 +83,32 @@ def project(W: np.ndarray, group: PermGroup) -> tuple[np.ndarray, float]:
     P = (scaled(Ps, -e, out=Ps) if e else Ps).reshape(W.shape)
     np.copyto(P, W, where=(signs == 0).reshape(W.shape))
     return P, dist
+
+
+# the orbit labels of the last few groups projected onto, up to this many cells each (8 MiB as
+# intp): a checkpoint scan projects many tensors of one size, and building the labels is an
+# eighth of a projection at n = 256
+CACHED_CELLS = 1 << 20
+_ORBITS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _orbits(group: PermGroup) -> tuple[np.ndarray, np.ndarray]:
+    """The orbit of each cell of the n x n matrix (row-major, as ``intp``: bincount and indexing
+    would cast int32 labels on every call) and the size of each orbit, for ``group``'s generators."""
+    key = (group.name, group.n, None if group.shape is None else tuple(group.shape), group.family is not None,
+           b"".join(np.asarray(g, dtype=np.int64).tobytes() for g in group.gen_arrays()))
+    if key in _ORBITS:
+        return _ORBITS[key]
+    d = derive(group)
+    labels = d.pattern.ravel().astype(np.intp)
+    found = labels, np.bincount(labels, minlength=d.dimension)
+    if labels.size <= CACHED_CELLS:
+        if len(_ORBITS) >= 2:
+            _ORBITS.pop(next(iter(_ORBITS)))
+        for array in found:
+            array.flags.writeable = False   # shared by later calls
+        _ORBITS[key] = found
+    return found
 
 
 def _distance(D: np.ndarray, flat: np.ndarray) -> float:

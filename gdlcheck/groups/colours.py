@@ -52,32 +52,46 @@ def colour_classes(values: np.ndarray, tol: float = 0.0, classes=None) -> np.nda
 _HASH = np.uint64(0x9E3779B97F4A7C15)
 
 
+class _BitTable:
+    """A hash table of distinct float64 values by their bit patterns: :meth:`find` gives each value's
+    index among them, or -1 where the bits cannot tell (a slot two values share, or other bits for
+    an equal value: ``-0.0`` where the table holds ``0.0``).  A few passes per lookup, where a
+    binary search takes ~log2(k) dependent steps per value."""
+
+    def __init__(self, uniq: np.ndarray):
+        bits_of = int(uniq.size).bit_length() + 2          # 2^bits slots, at most a quarter used
+        self.shift = np.uint64(64 - bits_of)
+        keys = np.ascontiguousarray(uniq, dtype=np.float64).view(np.uint64)
+        slots = (keys * _HASH) >> self.shift
+        self.keys = np.zeros(1 << bits_of, dtype=np.uint64)
+        self.keys[slots] = keys
+        self.index = np.full(1 << bits_of, -1, dtype=np.int64)
+        self.index[slots] = np.arange(uniq.size)
+        self.index[np.bincount(slots.astype(np.intp), minlength=1 << bits_of) > 1] = -1
+
+    def find(self, values: np.ndarray) -> np.ndarray:
+        bits = np.ascontiguousarray(values).view(np.uint64)
+        where = (bits * _HASH) >> self.shift
+        found = self.index[where]
+        found[self.keys[where] != bits] = -1
+        return found
+
+
+_BLOCK = 1 << 20   # entries looked up at a time: the temporaries stay small
+
+
 def _hashed_labels(flat: np.ndarray, uniq: np.ndarray, cluster: np.ndarray, labels: np.ndarray) -> None:
     """``labels = cluster[searchsorted(uniq, flat)]`` for values that all appear in ``uniq``, by a
-    hash table of ``uniq``'s bit patterns (a few passes where a binary search takes ~log2(k)
-    dependent steps per entry).  An entry whose slot is shared by two values, or whose bits are not
-    its value's (``-0.0`` where ``uniq`` holds ``0.0``), is found by the binary search, so the
-    labels are the search's exactly.  In blocks: the temporaries stay small."""
-    bits_of = int(uniq.size).bit_length() + 2          # 2^bits slots, at most a quarter used
-    shift = np.uint64(64 - bits_of)
-    keys = np.ascontiguousarray(uniq).view(np.uint64)
-    slots = (keys * _HASH) >> shift
-    shared = np.bincount(slots.astype(np.intp), minlength=1 << bits_of) > 1
-    table_keys = np.zeros(1 << bits_of, dtype=np.uint64)
-    table_keys[slots] = keys
-    table = np.full(1 << bits_of, -1, dtype=labels.dtype)
-    table[slots] = cluster[np.arange(uniq.size)]
-    table[shared] = -1
-    step = 1 << 20
-    for s0 in range(0, flat.size, step):
-        values = flat[s0:s0 + step]
-        bits = values.view(np.uint64)
-        where = (bits * _HASH) >> shift
-        found = table[where]
-        miss = (table_keys[where] != bits) | (found < 0)
+    :class:`_BitTable`; what it cannot tell is found by the binary search, so the labels are the
+    search's exactly."""
+    table = _BitTable(uniq)
+    for s0 in range(0, flat.size, _BLOCK):
+        values = flat[s0:s0 + _BLOCK]
+        found = table.find(values)
+        miss = found < 0
         if miss.any():
-            found[miss] = cluster[np.searchsorted(uniq, values[miss])]
-        labels[s0:s0 + step] = found
+            found[miss] = np.searchsorted(uniq, values[miss])
+        labels[s0:s0 + _BLOCK] = cluster[found]
 
 
 def value_classes(flat: np.ndarray, tol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -102,8 +116,43 @@ def value_classes(flat: np.ndarray, tol: float = 0.0) -> tuple[np.ndarray, np.nd
     return uniq, np.cumsum(starts, dtype=np.int32 if uniq.size < 2**31 else np.int64) - 1
 
 
+# entries of the sample the distinct values are first read from (twice this many: the first ones,
+# and a stride through all)
+SAMPLE = 1 << 16
+
+
 def _sorted_distinct(flat: np.ndarray) -> np.ndarray:
-    """``np.unique(flat)`` in about twice the memory of ``flat`` (numpy's own takes 3.5x)."""
+    """``np.unique(flat)`` in about twice the memory of ``flat`` (numpy's own takes 3.5x); for a
+    large matrix of few distinct values (a layer's tied weights), without sorting its entries."""
+    if flat.size > 4 * SAMPLE:
+        found = _distinct_by_sample(flat)
+        if found is not None:
+            return found
+    return _sort_distinct(flat)
+
+
+def _distinct_by_sample(flat: np.ndarray) -> np.ndarray | None:
+    """The distinct values of a sample (the first entries and a stride through all), then every
+    entry looked up among them (:class:`_BitTable`) and the few it misses added; None where the
+    sample holds many distinct values or misses many entries (the sort is then the way)."""
+    sample = _sort_distinct(np.concatenate([flat[:SAMPLE], flat[::flat.size // SAMPLE]]))
+    if sample.size > SAMPLE // 4:
+        return None
+    table = _BitTable(sample)
+    misses, missed = [], 0
+    for s0 in range(0, flat.size, _BLOCK):
+        values = flat[s0:s0 + _BLOCK]
+        out = values[table.find(values) < 0]
+        missed += out.size
+        if missed > flat.size // 64:
+            return None
+        if out.size:
+            misses.append(out)
+    return _sort_distinct(np.concatenate([sample, *misses])) if misses else sample
+
+
+def _sort_distinct(flat: np.ndarray) -> np.ndarray:
+    """The sorted distinct values, by one sort."""
     ranked = np.sort(flat)
     keep = np.empty(ranked.size, dtype=bool)
     keep[0] = True

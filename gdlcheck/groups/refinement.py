@@ -47,7 +47,9 @@ def refine(C: np.ndarray, col: np.ndarray, tables) -> np.ndarray:
         _, new = np.unique(keys, axis=0, return_inverse=True)
         new = new.ravel().astype(np.int64)
         classes = int(new.max()) + 1
-        if classes == k:
+        # no class split, or every point alone (a discrete colouring cannot split again, and the
+        # round that would confirm it numbers the points as they are now)
+        if classes == k or classes == n:
             return new
         col, k = new, classes
 

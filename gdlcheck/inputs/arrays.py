@@ -133,6 +133,8 @@ def _flatten(data):
 
 
 def check_finite(a: np.ndarray, where: str | None = None) -> np.ndarray:
+    if a.dtype.kind == "f" and a.size and math.isfinite(float(a.min())) and math.isfinite(float(a.max())):
+        return a   # a NaN or an infinity shows in one of the two extremes: no temporary the size of a
     if a.dtype != object and not np.all(np.isfinite(a)):
         bad = np.argwhere(~np.isfinite(a))[0]
         raise SpecError(f"entry [{', '.join(map(str, bad))}] is {a[tuple(bad)]}, not a finite number", where=where)

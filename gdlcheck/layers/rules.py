@@ -107,17 +107,39 @@ class Stop:
         self.reason = Reason(self.reason)
 
 
+@dataclass(frozen=True)
+class Disagreement:
+    """A traced proof's moved call against its first call: ``f(g X)`` is not ``g f(X)`` past the
+    tolerance rule, for the group element ``element`` (array form), X drawn from
+    ``numpy.random.default_rng([seed, trial])``.  ``entry`` is the first output entry that differs
+    (``output`` names which of several outputs), ``got`` its value in ``f(g X)``, ``expected`` in
+    ``g f(X)``; the errors are over the whole output, ``magnitude`` the largest value on the way."""
+
+    element: tuple[int, ...]
+    seed: int
+    trial: int
+    entry: tuple[int, ...]
+    output: str | None
+    expected: float | None
+    got: float | None
+    max_abs_error: float
+    relative_error: float
+    magnitude: float
+
+
 @dataclass
 class Proof:
     """The layer tree, proved rule by rule: ``steps`` in the order the layers run (a
     combinator before its parts), and for each generator whether the whole layer commutes
     with it as expected, or where the proof stopped.  ``source`` says what was read: the
-    layers' ``rules``, or a torch module's ``trace``."""
+    layers' ``rules``, or a torch module's ``trace``.  ``disagreement``: a traced proof whose
+    moved call contradicts it (the module is then shown not to commute with that element)."""
 
     steps: list[Step]
     proven: dict[str, bool]
     stops: dict[str, Stop] = field(default_factory=dict)
     source: str = "rules"
+    disagreement: Disagreement | None = None
 
     @property
     def holds(self) -> bool:

@@ -17,7 +17,15 @@ from gdlcheck.limits import (
 )
 from gdlcheck.output.proof import stop_text
 from gdlcheck.text import safe_str, short_cycles, shorten
-from gdlcheck.verification.result import Law, OutputWitness, ShapeWitness, TrialWitness, Verified, WeightWitness
+from gdlcheck.verification.result import (
+    Law,
+    MovedCallWitness,
+    OutputWitness,
+    ShapeWitness,
+    TrialWitness,
+    Verified,
+    WeightWitness,
+)
 
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
 DETAILS = {
@@ -95,6 +103,8 @@ def counterexample(witness) -> dict | None:
                "entry": list(witness.entry), "expected": json_float(witness.expected), "got": json_float(witness.got)}
         if witness.output is not None:
             out["output"] = witness.output
+        if isinstance(witness, MovedCallWitness):
+            out.update({"moved_call": True, "element": witness.element})
         return out
     if isinstance(witness, OutputWitness):
         return {"entry": list(witness.entry), "expected": shorten(witness.expected, 160),
@@ -110,6 +120,10 @@ def witness_text(witness, shape: tuple[int, ...] | None = None) -> str:
         if witness.largest is not None:
             text += f" (differing most: {witness_text(witness.largest, shape)})"
         return text
+    if isinstance(witness, MovedCallWitness):
+        return (f"the proof's moved call f(g X), X from default_rng([{witness.seed}, {witness.trial}]): first "
+                f"differing entry {list(witness.entry)}{' of output' + witness.output if witness.output else ''} is "
+                f"{json_float(witness.got)!r}, in g f(X) {json_float(witness.expected)!r}")
     if isinstance(witness, TrialWitness):
         return (f"trial {witness.trial} (input from default_rng([{witness.seed}, {witness.trial}])): "
                 f"output{witness.output or ''} entry {list(witness.entry)} is {json_float(witness.got)!r}, expected "
@@ -321,7 +335,9 @@ def failure_lines(result: Verified) -> list[str]:
         else:
             line += "fails"
         w = c.witness
-        if isinstance(w, TrialWitness):
+        if isinstance(w, MovedCallWitness):
+            line += f": {witness_text(w)}"
+        elif isinstance(w, TrialWitness):
             line += (f", trial {w.trial} with seed {w.seed} (input numpy.random.default_rng([{w.seed}, {w.trial}]))"
                      f": output entry {list(w.entry)} is {json_float(w.got)!r}, expected {json_float(w.expected)!r}")
         elif w is not None:

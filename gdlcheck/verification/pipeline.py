@@ -30,7 +30,16 @@ from gdlcheck.verification.measure import (
     weight_residuals,
 )
 from gdlcheck.verification.prove import prove
-from gdlcheck.verification.result import FAILS, Options, Proof, Residual, Verified, generator_name
+from gdlcheck.verification.result import (
+    FAILS,
+    Disagreement,
+    MovedCallWitness,
+    Options,
+    Proof,
+    Residual,
+    Verified,
+    generator_name,
+)
 from gdlcheck.verification.symbolic import solve_constraints
 from gdlcheck.verification.verdict import decide, judge
 
@@ -80,6 +89,8 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
             if not settled:
                 raise
             notes.append(Fact("numeric_skipped", {"error": err.what}))
+    if proof is not None and proof.disagreement is not None:   # the proof's own trial: a counterexample
+        residuals.append(moved_call_residual(proof.disagreement))
     checks = [judge(r, options.tol, method) for r in residuals]
     verdict, passed, verdict_notes = decide(checks, method=method, has_generators=bool(group.gens),
                                             rounding=options.rounding, magnitude=options.magnitude,
@@ -94,6 +105,16 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
                     verdict=verdict, checks=checks, constraints=constraints, unsatisfiable=unsatisfiable,
                     name=name, notes=notes, diagnosis=diagnosis, proof=proof,
                     culprit=_culprit(proof, checks) if verdict == FAILS else None)
+
+
+def moved_call_residual(found: Disagreement) -> Residual:
+    """A traced proof's moved call that contradicts it, as a numeric check of its group element
+    (one trial) with the first differing entry as its counterexample."""
+    g = generator_name(np.asarray(found.element))
+    witness = MovedCallWitness(found.trial, found.seed, found.entry, found.expected, found.got, found.output,
+                               element=g)
+    return Residual(g, "numeric", max_abs_error=found.max_abs_error, relative_error=found.relative_error,
+                    witness=witness, trials=1, magnitude=found.magnitude)
 
 
 def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof | None):

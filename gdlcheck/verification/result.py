@@ -17,7 +17,7 @@ import numpy as np
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import PermGroup, cycle_string
 from gdlcheck.layers import Fact
-from gdlcheck.layers.rules import Proof, Step, Stop  # noqa: F401  (re-exported)
+from gdlcheck.layers.rules import Disagreement, Proof, Step, Stop  # noqa: F401  (re-exported)
 from gdlcheck.shown import Serialised, Shown, presenter_of
 from gdlcheck.tolerances import ROUNDING, TOL
 
@@ -100,6 +100,15 @@ class TrialWitness:
 
 
 @dataclass(frozen=True)
+class MovedCallWitness(TrialWitness):
+    """A traced proof's own trial (:class:`~gdlcheck.layers.rules.Disagreement`): its second call, on
+    ``g X`` for the group element ``element`` (cycles), X drawn as trial ``trial`` would be;
+    ``entry`` is the first output entry that differs past the tolerance rule."""
+
+    element: str = ""
+
+
+@dataclass(frozen=True)
 class OutputWitness:
     """The symbolic forward pass: output ``entry`` of ``f(PX)`` is ``got``, the law wants ``expected``."""
 
@@ -116,7 +125,7 @@ class ShapeWitness:
     expected: tuple[int, ...]
 
 
-Witness = WeightWitness | TrialWitness | OutputWitness | ShapeWitness
+Witness = WeightWitness | TrialWitness | MovedCallWitness | OutputWitness | ShapeWitness
 
 
 # --------------------------------------------------------------------------- residuals and checks

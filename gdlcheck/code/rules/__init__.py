@@ -10,6 +10,7 @@
   ``Hardswish``, ``LogSigmoid``) and ``transpose_``;
 * :mod:`~gdlcheck.code.rules.reduce`: reductions, sorts and cumulative sums;
 * :mod:`~gdlcheck.code.rules.index`: gathers by labels and scatters into nodes (message passing);
+* :mod:`~gdlcheck.code.rules.reindex`: ``flip``, ``gather`` and one-hot codes (``scatter`` of a value);
 * :mod:`~gdlcheck.code.rules.puts`: writes at indices (``index_put``, ``index_copy``) and
   ``unsafe_split``;
 * :mod:`~gdlcheck.code.rules.attention`: attention kernels (Theorem 4) and the encoder layer;
@@ -25,6 +26,7 @@ from gdlcheck.code.rules import (  # noqa: F401
     operators,
     puts,
     reduce,
+    reindex,
     stacking,
     units,
     units_more,

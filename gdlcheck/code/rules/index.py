@@ -63,8 +63,8 @@ def index(call):
     t, m = call.args["self"], call.moves["self"]
     indices, ms = list(call.args["indices"]), list(call.moves["indices"] or [None] * len(call.args["indices"]))
     used = [k for k, i in enumerate(indices) if i is not None]
-    if len(used) == 1 and indices[used[0]].dtype == torch.bool and indices[used[0]].dim() > 1:
-        return _masked_block(t, m, used[0], indices[used[0]], ms[used[0]])
+    if used == [0] and indices[0].dtype == torch.bool and indices[0].dim() > 1:
+        return _mask_of_leading_axes(t, m, indices[0], ms[0])
     if len(used) != 1 or indices[used[0]].dim() != 1:
         raise NoRule("advanced indexing by more than one 1-D index")
     d = used[0]
@@ -96,20 +96,19 @@ def _as_the_mask_moves(t, m, axes, d: int, m_mask) -> tuple:
     return tuple(pm if a == d else p for a, p in enumerate(axes))
 
 
-def _masked_block(t, m, d: int, mask, m_mask):
-    """``T[mask]`` with a bool mask over the ``k`` axes from ``d`` (``h[mask]`` after
-    ``to_dense_batch``): the mask over those axes flattened (row-major), as a 1-D mask of the
-    flattened axis, which moves by the product of their permutations."""
+def _mask_of_leading_axes(t, m, mask, m_mask):
+    """``T[mask]`` with a bool mask of ``T``'s first axes: the selection of one 1-D mask on those
+    axes flattened (row-major), each moved by its own permutation."""
     k = mask.dim()
+    sizes = list(t.shape[:k])
     axes = axes_of(m, t.dim())
-    sizes = list(t.shape[d:d + k])
     if m_mask is not None and m_mask.labels is not None:
         raise NoRule("a mask of node labels")
-    flat_m = None if m_mask is None else mv.Moves((mv.product(list(m_mask.axes), sizes),))
-    q, conditions = _masked(mv.product(list(axes[d:d + k]), sizes), mask.reshape(-1), flat_m)
+    flat = None if m_mask is None else mv.Moves((mv.product(list(m_mask.axes), sizes),))
+    q, conditions = _masked(mv.product(list(axes[:k]), sizes), mask.reshape(-1), flat)
     if conditions:
         return Out(None, conditions)
-    return mv.Moves(tuple(axes[:d]) + (q,) + tuple(axes[d + k:]), None if m is None else m.labels)
+    return mv.Moves((q,) + tuple(axes[k:]), None if m is None else m.labels)
 
 
 def _masked(p, mask, m_mask):

@@ -17,6 +17,7 @@ from gdlcheck.layers import Layer, Linear
 from gdlcheck.limits import MAX_MATRIX_ENTRIES, MAX_TRIAL_OPS, TRIAL_PASS_OPS
 from gdlcheck.scale import SUBNORMAL_STEP, scaled, unscaled
 from gdlcheck.tolerances import SUBNORMAL_ULPS
+from gdlcheck.verification.measure.draws import random_elements, trial_input
 from gdlcheck.verification.result import Law, Residual, TrialWitness, generator_name
 
 # the trial loop keeps each generator's moved dense graph up to this many entries in all
@@ -102,7 +103,8 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
                     gens: list[np.ndarray] | None = None, first_trial: int = 0, form=None,
                     elements: int = 0) -> list[Residual]:
     """Probe ``f(g.X)`` against the law's target with seeded random inputs, per generator, and
-    per each of ``elements`` uniformly random elements of the group (:func:`random_elements`):
+    per each of ``elements`` uniformly random elements of the group
+    (:func:`~gdlcheck.verification.measure.draws.random_elements`):
     a generator alone rarely moves the maximum of 64 points, a random permutation does.
 
     Trial ``t`` draws its input from ``numpy.random.default_rng([seed, first_trial + t])`` (then
@@ -133,12 +135,13 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
     moved = [_moved_graph(law, s, A, moves) for s in gens] if keep else None
     if form is None and not syms:
         form = layer.linear_form()
-    fixed_form = _numeric_form(form) if not syms else None
-    if fixed_form is not None and A is None and moves is None:   # a plain matrix of numbers
-        fast = _matrix_trials(fixed_form, gens, law, n, channels, range(first_trial, first_trial + trials), seed)
+    matrix = _matrix_form(form) if not syms and A is None and moves is None else None
+    if matrix is not None:   # a plain matrix of numbers
+        fast = _matrix_trials(matrix, gens, law, n, channels, range(first_trial, first_trial + trials), seed)
         if fast is not None:
             return [Residual(generator_name(s), "numeric", max_abs_error=err, relative_error=rel, witness=witness,
                              trials=trials, magnitude=top) for s, (err, rel, witness), top in zip(gens, *fast)]
+    fixed_form = _numeric_form(form) if not syms else None
     for t in range(first_trial, first_trial + trials):
         rng = np.random.default_rng([seed, t])
         X = rng.standard_normal((n, channels))
@@ -185,34 +188,42 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
 
 
 def _matrix_trials(linear, gens, law: Law, n: int, channels: int, trial_ids, seed: int):
-    """The trial loop below for ``W X + b`` with numbers and no graph, its bookkeeping done on all
-    the trials at once: the same inputs, the same products (one per trial and element, as the loop
-    makes them), so the same errors, witnesses and magnitudes bit for bit.  None (the loop then
-    runs, and words the error) where an output is not finite or the layer does not keep the points."""
-    f, e, bound = linear
+    """The trial loop below for ``W X + b`` with numbers and no graph, on all the trials at once:
+    the same inputs side by side, so ``W`` is read by two products (the inputs, then every moved
+    input) rather than one per trial and element (at n = 512 each read missed the cache), and the
+    same errors, witnesses and magnitudes, to rounding.  None (the loop then runs, and words the
+    error) where an output is not finite or the layer does not keep the points."""
+    f, e, bound, post = linear
     trial_ids = list(trial_ids)
     if not trial_ids:
         return None
-    Xs = [np.random.default_rng([seed, t]).standard_normal((n, channels)) for t in trial_ids]
+    T = len(trial_ids)
+    Xs = [trial_input(seed, t, n, channels) for t in trial_ids]
+    X = np.concatenate(Xs, axis=1)                      # (n, T c): trial t in columns t c .. (t + 1) c
     with np.errstate(all="ignore"):
-        FX = np.stack([np.asarray(f.forward(X), dtype=np.float64) for X in Xs])
-        if not np.all(np.isfinite(FX)) or (law.output != "none" and FX.shape[1] != n):
+        try:   # a bias that does not broadcast over the trials side by side: the loop runs
+            FX = _per_trial(_affine(f, X, post), T)
+            moved = _affine(f, np.concatenate([act(s, X) for s in gens], axis=1), post) if gens \
+                else np.zeros((FX.shape[1], 0))
+        except ValueError:
             return None
-        scales = [bound(X) for X in Xs]
-        seen = [max(_largest(X), unscaled(float(np.max(np.abs(fx))), e) or 0.0 if fx.size else 0.0,
-                    _largest(np.array([scale]), e)) for X, fx, scale in zip(Xs, FX, scales)]
+        if not (np.all(np.isfinite(FX)) and np.all(np.isfinite(moved))) or moved.shape[0] != FX.shape[1] \
+                or (law.output != "none" and FX.shape[1] != n):
+            return None
+        scales = [bound(x) for x in Xs]
+        seen = [max(_largest(x), unscaled(float(np.max(np.abs(fx))), e) or 0.0 if fx.size else 0.0,
+                    _largest(np.array([scale]), e)) for x, fx, scale in zip(Xs, FX, scales)]
         worst, largest = [], []
-        for s in gens:
-            FGX = np.stack([np.asarray(f.forward(act(s, X)), dtype=np.float64) for X in Xs])
-            if not np.all(np.isfinite(FGX)) or FGX.shape != FX.shape:
-                return None
+        width = FX.shape[2] * T
+        for k_gen, s in enumerate(gens):
+            FGX = _per_trial(moved[:, k_gen * width:(k_gen + 1) * width], T)
             target = FX
             if law.output != "none":
                 target = np.empty_like(FX)
                 target[:, s if law.output == "P" else np.argsort(s)] = FX
-            diff = np.abs(FGX - target).reshape(len(Xs), -1)
-            errs = diff.max(axis=1) if diff.shape[1] else np.zeros(len(Xs))
-            tops = np.abs(FGX).reshape(len(Xs), -1).max(axis=1) if diff.shape[1] else np.zeros(len(Xs))
+            diff = np.abs(FGX - target).reshape(T, -1)
+            errs = diff.max(axis=1) if diff.shape[1] else np.zeros(T)
+            tops = np.abs(FGX).reshape(T, -1).max(axis=1) if diff.shape[1] else np.zeros(T)
             largest.append(max(max(seen), max(unscaled(float(v), e) or 0.0 for v in tops)))
             best: tuple = (0.0, 0.0, None)
             for k, t in enumerate(trial_ids):
@@ -227,27 +238,31 @@ def _matrix_trials(linear, gens, law: Law, n: int, channels: int, trial_ids, see
     return worst, largest
 
 
-def random_elements(group: PermGroup, count: int, seed: int, gens) -> list[np.ndarray]:
-    """``count`` uniformly random elements of ``group``, drawn from ``default_rng([seed, RANDOM_ELEMENTS])``,
-    leaving out the identity and the elements already checked (a small group may give them)."""
-    if count <= 0 or not group.gens:
-        return []
-    rng = np.random.default_rng([seed, RANDOM_ELEMENTS])
-    seen = {tuple(int(v) for v in s) for s in gens} | {tuple(range(group.n))}
-    out: list[np.ndarray] = []
-    for _ in range(8 * count):
-        if len(out) == count:
-            break
-        h = np.asarray(group.random_element(rng), dtype=np.int64)
-        key = tuple(h.tolist())
-        if key not in seen:
-            seen.add(key)
-            out.append(h)
-    return out
+# a product of at most this many multiply-adds stays on one BLAS thread (OpenBLAS's own threshold,
+# 65536 x 4): on a small input, threads cost more than the arithmetic, 20x on a busy machine
+ONE_THREAD_PRODUCT = 1 << 18
 
 
-# the stream of the trials' random elements (apart from the trials' inputs, default_rng([seed, t]))
-RANDOM_ELEMENTS = 1 << 30
+def _affine(f: Linear, X: np.ndarray, post: int = 0) -> np.ndarray:
+    """``(W X + b) / 2^post`` of the numeric layer ``f``, ``W X`` by blocks of rows small enough
+    that BLAS runs each on one thread (:data:`ONE_THREAD_PRODUCT`)."""
+    W = f.W
+    rows = max(1, ONE_THREAD_PRODUCT // max(1, W.shape[1] * X.shape[1]))
+    if rows >= W.shape[0]:
+        Y = W @ X
+    else:
+        Y = np.empty((W.shape[0], X.shape[1]))
+        for start in range(0, W.shape[0], rows):
+            np.matmul(W[start:start + rows], X, out=Y[start:start + rows])
+    if f.b is not None:
+        b = np.asarray(f.b, dtype=np.float64)
+        Y = Y + (b[:, None] if b.ndim == 1 else b)
+    return scaled(Y, post, out=Y) if post else Y
+
+
+def _per_trial(Y: np.ndarray, trials: int) -> np.ndarray:
+    """``(n, T c')`` outputs side by side as ``(T, n, c')``, one block per trial."""
+    return np.ascontiguousarray(Y.reshape(Y.shape[0], trials, -1).transpose(1, 0, 2))
 
 
 def _largest(values: np.ndarray, e: int = 0) -> float:
@@ -267,6 +282,37 @@ def _numeric_form(form):
 
     None for no form or a symbolic one (symbolic weights get values per trial first).
     """
+    parts = _form_parts(form)
+    if parts is None:
+        return None
+    W, bias, top, e = parts
+    # by 2^-e, an exact product (none needed for e = 0: a full copy of W saved)
+    Ws = scaled(W, e) if e else W
+    bs = None if bias is None else (scaled(bias, e) if e else bias)
+    return Linear(Ws, bs), e, _bound(top, bs is not None)
+
+
+def _matrix_form(form):
+    """:func:`_numeric_form` for :func:`_matrix_trials`, and the power of two its outputs still
+    take: a matrix whose largest entry is from 1 to 2^UNSCALED_UP is not copied scaled, its
+    outputs ``W X + b`` are scaled instead (the same numbers where nothing over- or underflows,
+    and no more rounding where something does: the scaled copy's products are the smaller)."""
+    parts = _form_parts(form)
+    if parts is None:
+        return None
+    W, bias, top, e = parts
+    if not 0 <= e <= UNSCALED_UP:
+        return (*_numeric_form(form), 0)
+    return Linear(W, bias), e, _bound(top, bias is not None), e
+
+
+# the largest entry of a matrix whose trials run it unscaled: its products and sums stay far from overflow
+UNSCALED_UP = 900
+
+
+def _form_parts(form):
+    """``(W, b, top, e)``: the form as float64, ``e`` with ``max|W, b| < 2^e <= 2 max``, and
+    ``top = max|W, b| / 2^e`` (in ``[0.5, 1)``); None for no form, a symbolic one, or one not finite."""
     if form is None:
         return None
     W, b = form
@@ -275,23 +321,23 @@ def _numeric_form(form):
         return None
     W = np.asarray(W, dtype=np.float64)
     bias = None if b is None else np.asarray(b, dtype=np.float64)
-    if not (np.all(np.isfinite(W)) and (bias is None or np.all(np.isfinite(bias)))):
+    # gdlcheck.scale.exponent's two passes, kept: the largest |entry| scaled by 2^-e is the scaled
+    # matrix's own (a product by a power of two is exact), so no pass over a scaled copy; they
+    # also tell a NaN or an infinity (max and min pass a NaN on), so no pass of isfinite
+    extremes = (_extreme(W), _extreme(bias))
+    if not all(math.isfinite(v) for v in extremes):
         return None
-    # gdlcheck.scale.exponent's two passes, kept: the largest |entry| scaled by 2^-e is the scaled matrix's own
-    # (a product by a power of two is exact), so no pass over the scaled copy
-    largest = max(_extreme(W), _extreme(bias))
+    largest = max(extremes)
     e = math.frexp(largest)[1] if largest > 0 else 0
-    # by 2^-e, an exact product (none needed for e = 0: a full copy of W saved)
-    Ws = scaled(W, e) if e else W
-    bs = None if bias is None else (scaled(bias, e) if e else bias)
-    top = math.ldexp(largest, -e)
+    return W, bias, math.ldexp(largest, -e), e
 
+
+def _bound(top: float, has_bias: bool):
     def bound(X: np.ndarray) -> float:
         # |(D X)[i, c]| <= max|D| * sum_j |X[j, c]|, and a bias adds at most max|d b|
         columns = float(np.max(np.sum(np.abs(X), axis=0))) if X.size else 0.0
-        return top * (columns + (1.0 if bs is not None else 0.0))
-
-    return Linear(Ws, bs), e, bound
+        return top * (columns + (1.0 if has_bias else 0.0))
+    return bound
 
 
 def _extreme(a) -> float:

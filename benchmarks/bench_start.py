@@ -1,0 +1,103 @@
+"""The first proof in a process against the next, and ``verify --callable`` against ``import torch``.
+
+    python benchmarks/bench_start.py [--repeat 5]
+
+Issue 33, item 1. Two lines, each beside its floor in the same run:
+
+* the first proof of a fresh process (a 2-layer TransformerEncoder, 8 tokens, ``method="exact"``)
+  against the second proof in that process: a dispatch mode's first use once imported
+  ``torch._dynamo`` (seconds); target within 2x. Each repeat is a new process; medians.
+* ``gdlcheck verify --callable samples/torchlayers.py:encoder`` as a whole process against
+  ``python -c "import torch"``, run alternately (pairs keep the ratio on a drifting machine);
+  target within 1.3x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import emit, fmt_seconds, results_option, table  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# one fresh process: import, build, then the first and the second proof, timed apart
+FIRST_AND_SECOND = """
+import time, torch, gdlcheck
+torch.manual_seed(0)
+layer = torch.nn.TransformerEncoderLayer(16, 4, dim_feedforward=32)
+enc = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
+times = []
+for _ in range(2):
+    start = time.perf_counter()
+    verdict = gdlcheck.verify_callable(enc, "symmetric", shape=(8, 2, 16), method="exact").verdict
+    times.append(time.perf_counter() - start)
+    assert verdict == "holds", verdict
+print(times[0], times[1])
+"""
+
+
+def _env() -> dict:
+    return {**os.environ, "PYTHONPATH": ROOT}
+
+
+def first_and_second(repeat: int) -> tuple[float, float, float]:
+    """Medians of the first proof, the second, and of their ratio, over ``repeat`` processes."""
+    firsts, seconds = [], []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", FIRST_AND_SECOND], capture_output=True, text=True, env=_env(),
+                             check=True)
+        a, b = (float(v) for v in out.stdout.split())
+        firsts.append(a)
+        seconds.append(b)
+    return statistics.median(firsts), statistics.median(seconds), statistics.median(
+        a / b for a, b in zip(firsts, seconds))
+
+
+def _wall(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=os.path.join(ROOT, "samples"))
+    return time.perf_counter() - start
+
+
+def callable_start(repeat: int) -> tuple[float, float, float]:
+    """Medians of the whole ``verify --callable`` process, of ``import torch``, and of their
+    ratio pair by pair (run alternately, after one warm-up pair)."""
+    check = [sys.executable, "-m", "gdlcheck", "verify", "--callable", "torchlayers:encoder", "--input-shape",
+             "8x2x16", "--group", "symmetric"]
+    floor = [sys.executable, "-c", "import torch"]
+    _wall(check)
+    _wall(floor)
+    a, b = [], []
+    for _ in range(repeat):
+        a.append(_wall(check))
+        b.append(_wall(floor))
+    return statistics.median(a), statistics.median(b), statistics.median(x / y for x, y in zip(a, b))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    results_option(parser)
+    args = parser.parse_args()
+    first, second, ratio = first_and_second(args.repeat)
+    whole, floor, start_ratio = callable_start(args.repeat)
+    rows = [
+        ["first proof in a process (encoder, 8 tokens, exact)", fmt_seconds(first), "second proof, same process",
+         fmt_seconds(second), f"{ratio:.2f}", f"<= 2x: {'met' if ratio <= 2 else 'MISSED'}"],
+        ["gdlcheck verify --callable torchlayers:encoder (whole process)", fmt_seconds(whole),
+         'python -c "import torch"', fmt_seconds(floor), f"{start_ratio:.2f}",
+         f"<= 1.3x: {'met' if start_ratio <= 1.3 else 'MISSED'}"],
+    ]
+    emit("start", table("The first proof and the process start (medians)",
+                        ["case", "time", "floor", "floor time", "ratio", "target"], rows),
+         update_results=args.update_results)
+
+
+if __name__ == "__main__":
+    main()

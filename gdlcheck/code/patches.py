@@ -1,0 +1,164 @@
+"""Every process-wide patch a proof makes, in one place, behind one lock: :func:`traced_call`.
+
+A traced call (:mod:`gdlcheck.code.prove`) runs the module under the walk's dispatch mode, and
+around it changes what every thread of the process sees, for the call only:
+
+* the tensor methods that read values without an operation the dispatcher sees (``tolist``,
+  ``numpy``, ``repr``, ``data_ptr``, storages, ...), on the class that defines each one: the
+  Python ``torch.Tensor`` or the C ``torch._C.TensorBase`` (so ``torch._C.TensorBase.tolist(x)``
+  is watched too).  Reading a tensor that depends on the inputs stops the proof;
+* the tensor methods that run Python on the values (``apply_``, ``map_``, ``map2_``): they stop it;
+* torch's global module hooks, which name the running submodule and apply a unit's theorem;
+* ``torch.is_grad_enabled``, to note code that branches on grad mode (the proof runs without it);
+* torch's random state, forked: a call that draws leaves it as it was (and the proof says so).
+
+A second proof in another thread waits for the lock; each patch acts only for the thread that
+holds it (``owner``), and everything is put back as it was, whatever the call raises.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import gc
+import sys
+import threading
+
+from gdlcheck.code import values
+
+# every process-wide patch of a proof is made under this lock
+LOCK = threading.RLock()
+
+# Tensor methods that read values without a torch operation the dispatcher sees (a storage read
+# element by element dispatches an operation per element: stopped at the first, it stays linear)
+READERS = ("tolist", "numpy", "__array__", "__repr__", "__format__", "data_ptr", "untyped_storage", "storage",
+           "_typed_storage", "__reduce_ex__", "__dlpack__")
+# Tensor methods that run Python on the values and write them back, with no operation dispatched
+PYTHON_WRITERS = ("apply_", "map_", "map2_")
+
+
+def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
+    """``module(*args, **kwargs)`` under the walk's dispatch mode and every patch, without grad,
+    torch's random state forked: its output, and whether the call changed torch's random state."""
+    import torch
+
+    owner = threading.get_ident()   # the patches are process-wide; the walk is this thread's
+
+    def pre(mod, _inputs):
+        if threading.get_ident() == owner:
+            walk.stack.append(walk.module_names.get(id(mod), type(mod).__name__))
+
+    def post(mod, inputs, output):
+        if threading.get_ident() != owner:
+            return
+        walk.busy = True   # the unit's theorem reads as the walk, not as the code
+        try:
+            walk.unit(mod, inputs, output)
+        finally:
+            walk.busy = False
+        if walk.stack:
+            walk.stack.pop()
+
+    with LOCK, torch.random.fork_rng(devices=[]):
+        rng_before = torch.get_rng_state()
+        with _module_hooks(walk, pre, post), _grad_mode(walk, owner), _reads(walk, owner), torch.no_grad(), \
+                walk.mode():
+            out = module(*args, **kwargs)
+        return out, not torch.equal(rng_before, torch.get_rng_state())
+
+
+@contextlib.contextmanager
+def _module_hooks(walk, pre, post):
+    import torch
+
+    hooks = torch.nn.modules.module
+    walk.foreign_hooks = bool(hooks._global_forward_hooks or hooks._global_forward_pre_hooks
+                              or getattr(hooks, "_global_forward_hooks_always_called", None))
+    handles = [hooks.register_module_forward_pre_hook(pre), hooks.register_module_forward_hook(post)]
+    try:
+        yield
+    finally:
+        for h in handles:
+            h.remove()
+
+
+@contextlib.contextmanager
+def _grad_mode(walk, owner: int):
+    """The code branches on grad mode (attention's fast path): the proof says it ran without."""
+    import torch
+
+    grad_enabled = torch.is_grad_enabled
+
+    def asked():
+        if threading.get_ident() == owner and not sys._getframe(1).f_code.co_filename.endswith("grad_mode.py"):
+            walk.grad_read = True
+        return grad_enabled()
+
+    torch.is_grad_enabled = asked
+    try:
+        yield
+    finally:
+        torch.is_grad_enabled = grad_enabled
+
+
+@contextlib.contextmanager
+def _reads(walk, owner: int):
+    """For the call only, each tensor method that reads values outside torch's operations checks
+    first whether the tensor depends on the inputs: the proof stops there (the path may depend on
+    the values read).  A profile hook would see every call but costs a Python call per call."""
+    import torch
+
+    def watched(original):
+        @functools.wraps(original)
+        def method(self, *args, **kwargs):
+            if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
+                    and not _ours(sys._getframe(1)):
+                walk.busy = True   # the walk's own look at the tensor reads nothing of the code's
+                try:
+                    if not walk.read([self], values.outside_digest(self)):
+                        walk.stop_everywhere("the code reads the values of a tensor that depends on the inputs",
+                                             "asks_value")
+                finally:
+                    walk.busy = False
+            return original(self, *args, **kwargs)
+        return method
+
+    def refused(original):
+        @functools.wraps(original)
+        def method(self, *args, **kwargs):
+            if threading.get_ident() == owner and not walk.busy:
+                walk.stop_everywhere("the code computes values in Python (Tensor.apply_ / map_)", "asks_value")
+            return original(self, *args, **kwargs)
+        return method
+
+    saved = []   # (class, name, the descriptor it held)
+    try:
+        for names, wrap in ((READERS, watched), (PYTHON_WRITERS, refused)):
+            for name in names:
+                owner_class = next((c for c in torch.Tensor.__mro__ if name in vars(c)), None)
+                if owner_class is None:
+                    continue
+                saved.append((owner_class, name, vars(owner_class)[name]))
+                _set(owner_class, name, wrap(getattr(torch.Tensor, name)))
+        yield
+    finally:
+        for cls, name, descriptor in reversed(saved):
+            _set(cls, name, descriptor)
+
+
+def _ours(frame) -> bool:
+    """The caller is the prover's own code (its digests and storages read tensors as the walk)."""
+    return frame.f_globals.get("__name__", "").startswith("gdlcheck.code.")
+
+
+def _set(cls, name: str, value) -> None:
+    """``cls.name = value``, also for a C type such as ``torch._C.TensorBase``, whose attributes
+    Python does not let one set: its dictionary is written, then the type's method cache told."""
+    try:
+        setattr(cls, name, value)
+        return
+    except TypeError:   # "cannot set attribute of immutable type"
+        pass
+    gc.get_referents(vars(cls))[0][name] = value   # the dict behind the type's read-only mappingproxy
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
