@@ -144,6 +144,7 @@ SAMPLES = {
     aten.linear.default: eq(_inference(lambda x: F.linear(x, c(3, D), c(3)))),
     aten.lift_fresh.default: eq(lambda x: aten.lift_fresh(torch.ones(D, dtype=F64)) + x),
     aten.lift_fresh_copy.default: eq(lambda x: aten.lift_fresh_copy(c(D)) + x),
+    aten.linalg_cross.default: eq(lambda x: torch.linalg.cross(x[:, :3], c(3).expand(N, 3))),
     aten.linalg_vector_norm.default: eq(lambda x: x.norm(dim=1)),
     aten.log_sigmoid_forward.default: eq(lambda x: F.logsigmoid(x)),
     aten.logcumsumexp.default: eq(lambda x: x.logcumsumexp(1)),

@@ -31,8 +31,6 @@ UNBUILT = {"CuGraphGATConv": "pylibcugraphops", "CuGraphRGCNConv": "pylibcugraph
 _SORTED = "the code asks for a value (aten._local_scalar_dense.default) at base.py"
 # equivariant, not proved, and why: (class, setting) -> words of the stop note
 NOT_PROVED = {
-    # a cross product of the points' positions (issue 29's stack rule reaches it)
-    **{("PPFConv", s): "aten.linalg_cross.default" for s in ("moving", "ring")},
     # two graphs held: its LSTM's query, one per graph, broadcast against the nodes it attends to
     ("Set2Set", "ring"): "does not move where the others do",
     # a maximum of node labels (num_nodes, num_edges): a relabelling changes which labels occur
@@ -97,9 +95,9 @@ def test_the_share_proved(setting):
     equivariant = [n for n, s in CASES if s == setting and n not in pc.NOT_EQUIVARIANT]
     proved = [n for n in equivariant if (n, setting) not in NOT_PROVED]
     # issue 36 starts at 53/83 overall and 24/35 on the ring (its own sweep); this sweep started
-    # at 49 and 35 of 83; stack and repeat (issue 29) add DNAConv, HANConv and PNAConv in each, and
-    # Set2Set on a moving graph
-    assert (len(proved), len(equivariant)) == {"moving": (63, 75), "ring": (60, 75)}[setting]
+    # at 49 and 35 of 83; issue 29's stack, repeat and cross add DNAConv, HANConv, PNAConv and PPFConv
+    # in each, and Set2Set on a moving graph
+    assert (len(proved), len(equivariant)) == {"moving": (64, 75), "ring": (61, 75)}[setting]
 
 
 @pytest.mark.xfail(strict=True, reason="issue 36's target: 90% of the equivariant classes proved; not reached")
