@@ -407,6 +407,28 @@ def test_whenever_labels_cast_are_proved_the_message_passing_commutes(n, cast, c
     assert torch.allclose(got, want, rtol=1e-12, atol=1e-12), (n, cast, chords)
 
 
+class ConvMax(torch.nn.Module):
+    """A circular convolution over the points, then their max (cause 7): invariant under the shift,
+    and a transposition (0 1) rarely moves the maximum; a random permutation does."""
+
+    def __init__(self, taps):
+        super().__init__()
+        self.taps = [float(t) for t in taps]
+
+    def forward(self, x):
+        a, b, c = self.taps
+        return (a * x + b * torch.roll(x, 1, 0) + c * torch.roll(x, -1, 0)).amax(0)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(64, 200), st.integers(0, 99))
+def test_the_trials_see_the_whole_group(n, seed):
+    """The trials alone (``method="numeric"``: no proof, no moved call) apply a random element."""
+    module = ConvMax(np.random.default_rng(seed).standard_normal(3))
+    result = gdlcheck.verify_callable(module, "symmetric", shape=(n, 1), expect="invariant", method="numeric")
+    assert result.verdict == "fails", (n, seed)
+
+
 def _unsound(case) -> bool:
     proof = _proof(case)
     if not any(proof.proven.values()):

@@ -62,3 +62,30 @@ def test_the_moved_call_must_read_the_same_value(monkeypatch):
 
     monkeypatch.setattr(prove, "_moved_call", reads_differ)
     assert verdict(Largest(), inputs=["points", gdlcheck.points(BATCH)]) == "inconclusive"
+
+
+class Nodes(torch.nn.Module):
+    """PyG's num_nodes: the largest label of the edges, plus one."""
+
+    def forward(self, x, edge_index):
+        return x * (int(edge_index.max()) + 1)
+
+
+def test_the_largest_label_is_read_where_the_labels_that_occur_stay():
+    ring = torch.tensor([[0, 1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 6, 7, 0]])
+    assert verdict(Nodes(), graph=ring) == "holds"          # every node is in an edge
+    path = ring[:, :6]                                      # node 7 is in none: a relabelling moves the largest
+    assert verdict(Nodes(), graph=path) == "inconclusive"
+    assert verdict(Nodes(), graph=path, method="auto") == "fails"
+
+
+def test_a_storage_freed_and_reused_is_no_longer_a_member():
+    from gdlcheck.code.values import Storages
+
+    seen = Storages()
+    t = torch.randn(4096)
+    seen.add(t)
+    assert t[5:] in seen and t.view(64, 64) in seen   # views share the storage
+    del t
+    fresh = [torch.zeros(4096) for _ in range(8)]     # likely at the freed address: never a member
+    assert all(u not in seen for u in fresh)

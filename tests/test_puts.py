@@ -109,3 +109,35 @@ def test_flip_gather_and_one_hot_codes():
     rows = lambda x: x.gather(0, torch.arange(N)[:, None].expand(N, D).flip(0).contiguous())  # noqa: E731
     assert check(rows) == "inconclusive"
     assert check(rows, method="auto") == "fails"
+
+
+def test_a_mask_reads_values_moved_by_another_description_of_the_same_move():
+    # weights of a fixed graph's edges then its self loops (one value): the loops' mask moves
+    # the loop block by the loops' permutation, the weights by none; both give the same tensor
+    ring = torch.tensor([[0, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 0], [1, 2, 3, 4, 5, 0, 0, 1, 2, 3, 4, 5]])
+
+    def chebyshev(x, edge_index):
+        loops = torch.arange(N).repeat(2, 1)
+        ei = torch.cat([edge_index, loops], 1)
+        w = torch.cat([torch.ones(edge_index.shape[1], dtype=F64), torch.full((N,), 2.0, dtype=F64)])
+        w[ei[0] == ei[1]] -= 1
+        return torch.zeros(N, D, dtype=F64).index_add(0, ei[1], x[ei[0]] * w[:, None])
+
+    autos = gdlcheck.group("automorphisms", graph=ring)
+    assert check(chebyshev, autos, inputs=["points", gdlcheck.fixed(ring)]) == "holds"
+    assert check(chebyshev, inputs=["points", gdlcheck.graph(ring)]) == "holds"
+
+
+def test_a_softmax_within_held_groups():
+    batch = torch.tensor([0, 0, 0, 1, 1, 1])
+
+    def grouped(x, b):   # PyG's softmax over each graph, pooled
+        top = torch.zeros(2, D, dtype=F64).scatter_reduce(0, b[:, None].expand(N, D), x, "amax", include_self=False)
+        e = (x - top.index_select(0, b)).exp()
+        return torch.zeros(2, D, dtype=F64).index_add(0, b, e / torch.zeros(2, D, dtype=F64).index_add(0, b, e)[b] * x)
+
+    held = {"inputs": ["points", gdlcheck.unchanged(batch)], "expect": "invariant"}
+    within = gdlcheck.group("generators", n=N, generators=["(0 1 2)", "(0 1)", "(3 4 5)", "(3 4)"])
+    assert check(grouped, within, **held) == "holds"
+    assert check(grouped, **held) == "inconclusive"     # a generator that mixes the graphs
+    assert check(grouped, method="auto", **held) == "fails"

@@ -60,7 +60,7 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     walk = Walk(gens, names, TRACE_OPERATIONS, inputs.module_names(module))
     walk.constant_names.update(inputs.constant_names(module))
     walk.given_ids = {id(t) for t in values._tensors((args, kwargs))}
-    walk.made.update(values.storage(t) for t in values._tensors((args, kwargs)))
+    walk.made.update(values._tensors((args, kwargs)))
     walk.kinds.update({name: "parameter" for name, _ in module.named_parameters()})
     walk.kinds.update({name: "buffer" for name, _ in module.named_buffers()})
     halt = inputs.input_moves(walk, signature, args, kwargs, gens)
@@ -133,7 +133,7 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
     again = Walk([], [], TRACE_OPERATIONS, walk.module_names)
     again.constant_names, again.kinds = walk.constant_names, walk.kinds
     again.given_ids = {id(t) for t in values._tensors((moved_args, moved_kwargs))}
-    again.made.update(values.storage(t) for t in values._tensors((moved_args, moved_kwargs)))
+    again.made.update(values._tensors((moved_args, moved_kwargs)))
     before = state.snapshot(module)
     try:
         moved_out, _ = patches.traced_call(again, module, moved_args, moved_kwargs)

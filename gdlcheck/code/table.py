@@ -118,6 +118,7 @@ class Call:
     args: dict
     moves: dict
     out: object
+    gen: object = None   # the generator (array form): a fact about constants it may state, never values
 
     def value(self, name):
         return self.args.get(name)

@@ -18,7 +18,7 @@ class Values:
     """Tensor -> Abstract, holding the tensors weakly (a call's intermediates are freed as they
     would be) and cheaply: by ``id`` with a weak reference that tells a reused id from its tensor."""
 
-    def __init__(self, moving: set | None = None):
+    def __init__(self, moving: Storages | None = None):
         self._d: dict = {}
         self.moving = moving   # storages of the non-constant tensors, kept up to date
 
@@ -33,13 +33,49 @@ class Values:
 
         self._d[id(tensor)] = (weakref.ref(tensor), value)
         if not value.const and self.moving is not None:
-            self.moving.add(storage(tensor))
+            self.moving.add(tensor)
 
     def items(self):
         for ref, value in list(self._d.values()):
             t = ref()
             if t is not None:
                 yield t, value
+
+
+class Storages:
+    """A set of tensor storages, by the storage itself (held weakly): torch keeps one Python object
+    per storage, so a storage freed and its address reused by another tensor is not a member
+    (an address alone would make a fresh constant look like a view of a value that moves, or a
+    tensor from outside look like one the call made)."""
+
+    def __init__(self):
+        self._d: dict = {}
+
+    def add(self, tensor) -> None:
+        import weakref
+
+        s = _storage_object(tensor)
+        if s is not None:
+            refs = self._d.setdefault(s.data_ptr(), [])
+            if not any(r() is s for r in refs):
+                refs[:] = [r for r in refs if r() is not None] + [weakref.ref(s)]
+
+    def update(self, tensors) -> None:
+        for t in tensors:
+            self.add(t)
+
+    def __contains__(self, tensor) -> bool:
+        s = _storage_object(tensor)
+        return s is not None and any(r() is s for r in self._d.get(s.data_ptr(), ()))
+
+
+def _storage_object(t):
+    import torch
+
+    try:
+        return torch._C.TensorBase.untyped_storage(t)
+    except Exception:  # sparse, meta or nested tensors: no storage to share
+        return None
 
 
 def _tensors(obj, depth: int = 0):

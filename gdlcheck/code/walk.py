@@ -39,12 +39,12 @@ from gdlcheck.code.table import (
 )
 from gdlcheck.code.values import (
     Abstract,
+    Storages,
     Values,
     _op_text,
     _tensors,
     content_digest,
     path_key,
-    storage,
     user_line,
 )
 
@@ -57,7 +57,7 @@ class Walk:
 
     def __init__(self, gens, names, budget: int, module_names: dict):
         self.gens, self.names = [np.asarray(s, dtype=np.int64) for s in gens], names
-        self.moving: set = set()                   # storages of tensors that depend on the inputs
+        self.moving = Storages()                   # storages of tensors that depend on the inputs
         self.values = Values(self.moving)
         self.budget, self.count = budget, 0
         self.everywhere: Halt | None = None        # a stop for every generator (a value asked for ...)
@@ -73,7 +73,7 @@ class Walk:
         self.given_ids: set = set()                # the call's own arguments (never foreign)
         self.grad_read = False                     # the code asked torch.is_grad_enabled()
         self.foreign: list = []                    # content of each foreign tensor, in the order met
-        self.made: set = set()                     # storages of every tensor an operation returned
+        self.made = Storages()                     # storages of every tensor an operation returned
         self.reads: list = []                      # every value the code read into Python, in order
         self.checked_reads: set = set()            # which of them the moved call must read alike
 
@@ -111,7 +111,7 @@ class Walk:
     def of(self, tensor) -> Abstract:
         found = self.values.get(tensor)
         if found is None:
-            if storage(tensor) in self.moving:   # an alias made without torch's operations (Parameter(x))
+            if tensor in self.moving:   # an alias made without torch's operations (Parameter(x))
                 found = Abstract(False, [Halt(self.place() or "call", "a view of a value that moves, made outside "
                                               "torch's operations", "no_op_rule")] * len(self.gens))
             else:
@@ -126,7 +126,7 @@ class Walk:
     def _made(self, tensor) -> bool:
         """The tensor is (a view of) one an operation of the call returned, or of an argument: torch
         may hand the code a view object the dispatcher never saw."""
-        return storage(tensor) in self.made
+        return tensor in self.made
 
     def place(self) -> str:
         """The submodule running now (its qualified name), for the proof's steps."""
@@ -192,14 +192,14 @@ class Walk:
             t = bound.get(name)
             if isinstance(t, torch.Tensor) and (self.of(t).const or not self.of(t).free):   # values a rule reads
                 out[name] = t.detach().clone()
-                self.made.add(storage(out[name]))   # the walk's own copy: not a foreign tensor
+                self.made.add(out[name])   # the walk's own copy: not a foreign tensor
         return out
 
     def step(self, func, args, kwargs, out, before=None) -> None:
         """One operation: the guards of :data:`~gdlcheck.code.guards.GUARDS`, in order, until one
         settles it (the last applies its rule), then the guards that run after."""
         op = Op(func, args, kwargs, out, before or {}, list(_tensors((args, kwargs))), list(_tensors(out)))
-        self.made.update(storage(t) for t in op.outs)
+        self.made.update(op.outs)
         self.signature.append((func, tuple(_shape(t) for t in op.outs), path_key(func, args, kwargs)))
         # before the rule: an in-place operation's output is its argument, which the rule rewrites
         free = any(a is not None and a.free for a in (self.values.get(t) for t in op.tensors))
@@ -324,7 +324,7 @@ class Walk:
     def _one(self, found, func, bound, moves, out, k: int, count: int) -> list:
         where = self.place() or _op_text(func)
         try:
-            result = found(Call(func, bound, moves, out))
+            result = found(Call(func, bound, moves, out, self.gens[k]))
         except NoRule as why:
             return [Halt(where, f"{_op_text(func)} ({why})", "no_op_rule")] * count
         except Exception as err:  # a rule's bug is a stop at its operation, never a crash or a holds

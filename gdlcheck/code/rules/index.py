@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from gdlcheck.code import conditions as conditions_of
 from gdlcheck.code import moves as mv
 from gdlcheck.code.rules.common import axes_of
 from gdlcheck.code.table import Broken, Fixed, NoRule, Out, rule, step
@@ -24,9 +23,13 @@ from gdlcheck.code.table import Broken, Fixed, NoRule, Out, rule, step
 aten = torch.ops.aten
 
 
-def gathered(p, index, m_index, what="an index"):
-    """How the gathered positions move, for an axis moved by ``p`` read at ``index`` (1-D)."""
+def gathered(p, index, m_index, what="an index", table=None, d: int = 0):
+    """How the gathered positions move, for an axis moved by ``p`` read at ``index`` (1-D); a
+    constant ``table`` read at labels must be fixed by their relabelling along ``d`` (a vector of
+    ones per hyperedge)."""
     if m_index is not None and m_index.labels is not None:
+        if p is None and table is not None:
+            return m_index.axes[0], [Fixed(table, {d: m_index.labels})]
         if not mv.same(m_index.labels, p):
             raise NoRule(f"{what} relabelled otherwise than the axis it reads")
         return m_index.axes[0], []
@@ -48,12 +51,12 @@ def index_select(call):
     axes = axes_of(m, t.dim())
     if idx.dim() > 1:
         raise NoRule("an index of more than one axis")
-    q, conditions = gathered(axes[d], idx, call.moves["index"])
-    if conditions:
+    q, conditions = gathered(axes[d], idx, call.moves["index"], table=t if m is None else None, d=d)
+    if any(isinstance(c, Broken) for c in conditions):
         return Out(None, conditions)
     out = list(axes)
-    out[d] = q
-    return mv.Moves(tuple(out), None if m is None else m.labels)
+    out[d] = q if q is not None else _kept_by_generator(idx, call.moves["index"], call.gen)
+    return Out(mv.Moves(tuple(out), None if m is None else m.labels), conditions)
 
 
 @rule(aten.index.Tensor)
@@ -71,29 +74,50 @@ def index(call):
     idx, mi = indices[d], ms[d]
     axes = axes_of(m, t.dim())
     if idx.dtype == torch.bool:
-        axes = _as_the_mask_moves(t, m, axes, d, mi)
+        axes = redescribed(t, axes, d, mi)
         q, conditions = _masked(axes[d], idx, mi)
     else:
-        q, conditions = gathered(axes[d], idx, mi)
-    if conditions:
+        q, conditions = gathered(axes[d], idx, mi, table=t if m is None else None, d=d)
+        q = q if q is not None else _kept_by_generator(idx, mi, call.gen)
+    if any(isinstance(c, Broken) for c in conditions):
         return Out(None, conditions)
     out = list(axes)
     out[d] = q
-    return mv.Moves(tuple(out), None if m is None else m.labels)
+    return Out(mv.Moves(tuple(out), None if m is None else m.labels), conditions)
 
 
-def _as_the_mask_moves(t, m, axes, d: int, m_mask) -> tuple:
-    """A selected tensor that does not move on the mask's axis but whose values the rule may read
-    (a constant, or values of given inputs only: PyG's edge weights beside self loops of weight 1)
-    and which the mask's permutation keeps there, bit for bit, moves by it as well: the mask and
-    the tensor then agree."""
-    pm = None if m_mask is None else m_mask.axes[0]
-    if (m_mask is None or m_mask.labels is not None or axes[d] is not None or not mv.moving(pm)
-            or isinstance(pm, mv.Unordered) or not readable(t) or (m is not None and m.labels is not None)):
+def redescribed(t, axes: tuple, d: int, m_mask) -> tuple:
+    """``t``'s axis permutations, with axis ``d`` described as the mask's where ``t``'s values may
+    be read (a constant, or a value of given inputs only) and moving ``t`` by either gives the same
+    tensor, bit for bit: PyG's self loops' weights are one value, so any permutation of their block
+    moves them, and the loops' mask moves that block by the loops' own.  Else ``axes`` as given."""
+    if m_mask is None or m_mask.labels is not None or not readable(t) or mv.same(axes[d], m_mask.axes[0]):
         return axes
-    if conditions_of.first_moved(t, {d: pm}) is not None:
+    p, q = axes[d], m_mask.axes[0]
+    if isinstance(p, mv.Unordered) or isinstance(q, mv.Unordered):
         return axes
-    return tuple(pm if a == d else p for a, p in enumerate(axes))
+    values = t.detach().cpu().numpy()
+    n = values.shape[d]
+    moved = [np.ascontiguousarray(np.take(values, np.arange(n) if r is None else mv.inverse(r), axis=d))
+             for r in (p, q)]
+    if moved[0].tobytes() != moved[1].tobytes():
+        return axes
+    out = list(axes)
+    out[d] = q
+    return tuple(out)
+
+
+def _kept_by_generator(idx, m_idx, gen):
+    """Rows read at a constant index that the generator maps onto itself (``idx[g[k]] = idx[k]``,
+    one entry per point: a batch vector held, each node read its graph's maximum) are the same
+    at ``k`` and ``g[k]``: they may be said to move by ``g``, as the points they sit beside do
+    (PyG's grouped softmax at a held index).  None where that is not so, or not known."""
+    if m_idx is not None or gen is None or idx.dim() != 1 or len(idx) != len(gen) or not readable(idx):
+        return None
+    values = idx.detach().cpu().numpy()
+    if mv.is_identity(gen) or not np.array_equal(values[gen], values):
+        return None
+    return gen
 
 
 def _mask_of_leading_axes(t, m, mask, m_mask):

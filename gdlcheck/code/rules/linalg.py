@@ -175,3 +175,17 @@ def convolution(call):
     if mv.moving(m.axes[1]):
         raise NoRule("a convolution over channels that move")
     return mv.Moves((m.axes[0], None) + tuple(m.axes[2:]))
+
+
+@rule(aten.linalg_cross.default)
+def cross(call):
+    """The cross product of 3-vectors along ``dim``, broadcast elementwise on the other axes (the
+    point pair features of PPFConv); the vectors' axis must not move."""
+    a, b = call.args["self"], call.args["other"]
+    ma, mb = call.moves["self"], call.moves["other"]
+    nd = max(a.dim(), b.dim())
+    d = call.args["dim"] % nd
+    perms, conditions = broadcast([(a, ma), (b, mb)], nd)
+    if mv.moving(perms[d]):
+        raise NoRule("a cross product along an axis that moves")
+    return Out(mv.Moves(tuple(perms)), conditions)

@@ -22,7 +22,7 @@ import torch
 
 from gdlcheck.code import moves as mv
 from gdlcheck.code.rules.common import axes_of, broadcast
-from gdlcheck.code.rules.index import _as_the_mask_moves, _masked, _with, readable
+from gdlcheck.code.rules.index import _masked, _with, readable, redescribed
 from gdlcheck.code.table import NoRule, Out, rule
 
 aten = torch.ops.aten
@@ -59,7 +59,7 @@ def _masked_put(t, mt, mask, mmask, v, mv_, d: int):
         return Out(mv.Moves(tuple(perms)), conditions)
     if d != 0 or mask.dim() != 1 or v.dim() != t.dim() or (mv_ is not None and mv_.labels is not None):
         raise NoRule("a masked write of values that are not whole rows")
-    axes = _as_the_mask_moves(t, mt, axes_of(mt, t.dim()), 0, mmask)
+    axes = redescribed(t, axes_of(mt, t.dim()), 0, mmask)
     q, conditions = _masked(axes[0], mask, mmask)
     if conditions:
         return Out(None, conditions)

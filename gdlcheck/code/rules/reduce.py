@@ -38,7 +38,34 @@ def reduction(call):
     m = call.moves["self"]
     nd = call.ndim("self")
     dims = _dims(call, nd)
-    return mv.Moves(_reduced(m, nd, dims, bool(call.args.get("keepdim"))))
+    keep = bool(call.args.get("keepdim"))
+    if m.labels is not None and call.func in _EXTREMES and dims == set(range(nd)) \
+            and _keeps_its_labels(call.args["self"], m.labels):
+        return mv.Moves((None,) * nd if keep else ())
+    return mv.Moves(_reduced(m, nd, dims, keep))
+
+
+def _extremes():
+    return frozenset({aten.amax.default, aten.amin.default, aten.max.default, aten.min.default})
+
+
+_EXTREMES = _extremes()
+
+
+def _keeps_its_labels(t, lam) -> bool:
+    """The largest (or smallest) label of ``t`` is the same in the moved call where the relabelling
+    maps the labels that occur onto themselves (every node of a graph is in an edge): then every
+    element of the group does, and PyG's ``int(edge_index.max()) + 1`` is read alike.  The labels
+    are read only where the rule may read them (a value of given inputs only); a relabelling
+    that changes which labels occur changes the maximum, and there is no rule."""
+    import numpy as np
+
+    if t.device.type == "meta" or isinstance(lam, mv.Unordered):
+        return False
+    occur = np.unique(t.detach().cpu().numpy().astype(np.int64))
+    if occur.size == 0 or occur.min() < 0 or occur.max() >= len(lam):
+        return False
+    return bool(np.array_equal(np.unique(lam[occur]), occur))
 
 
 @rule(aten.var_mean.correction, aten.std_mean.correction)

@@ -12,7 +12,6 @@
 * ``linear`` and ``layer_norm`` (inference mode keeps them whole) are the product's and
   ``native_layer_norm``'s rules;
 * ``_embedding_bag`` (``nn.EmbeddingBag``) sums or averages rows over bags;
-* ``linalg_cross`` mixes the three components of its axis only (PyG's ``PPFConv``);
 * what inference mode keeps whole (``reshape``, ``dropout`` outside training,
   ``scaled_dot_product_attention``) has its decomposition's rule.
 """
@@ -194,14 +193,3 @@ def sdpa_whole(call):
     causal = bool(call.args.get("is_causal"))
     return _sdpa(call, q, k, v, call.args.get("attn_mask"), call.moves.get("attn_mask"), causal)
 
-
-@rule(aten.linalg_cross.default)
-def cross(call):
-    """``cross(a, b, dim)``: per entry of the other axes, broadcast as elementwise operations are;
-    the three components along ``dim`` mix, so that axis must not move."""
-    ops = [(call.args["self"], call.moves["self"]), (call.args["other"], call.moves["other"])]
-    nd = call.out.dim()
-    perms, conditions = broadcast(ops, nd)
-    if mv.moving(perms[call.args["dim"] % nd]):
-        raise NoRule("a cross product along an axis that moves")
-    return Out(mv.Moves(tuple(perms)), conditions)

@@ -1,0 +1,54 @@
+"""Every process-wide patch of a proof lives in ``gdlcheck/code/patches.py``, behind one lock: the
+value readers on ``torch.Tensor`` and on the C type ``torch._C.TensorBase`` (issue 28, cause 6),
+the Python writers, the module hooks, grad mode and torch's random state.  Each is watched for the
+call only and put back exactly, whatever the call does."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import gdlcheck  # noqa: E402
+from gdlcheck.code import patches, prove  # noqa: E402
+
+NAMES = patches.READERS + patches.PYTHON_WRITERS
+
+
+def _descriptors():
+    return {(cls.__name__, name): vars(cls)[name] for cls in (torch.Tensor, torch._C.TensorBase)
+            for name in NAMES if name in vars(cls)}
+
+
+class BaseRead(torch.nn.Module):
+    """Reads a moving value through the C type, past any method of torch.Tensor."""
+
+    def forward(self, x):
+        return x * torch._C.TensorBase.tolist(x[0, :1])[0]
+
+
+class Raises(torch.nn.Module):
+    def forward(self, x):
+        raise RuntimeError("no")
+
+
+def test_a_read_through_the_c_type_stops_the_proof_by_itself(monkeypatch):
+    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)   # the watch alone, not the trial
+    result = gdlcheck.verify_callable(BaseRead(), "symmetric", shape=(6, 2), method="exact")
+    assert result.verdict == "inconclusive"
+    assert "reads the values" in " ".join(str(s.step.kind) for s in result.proof.stops.values())
+
+
+@pytest.mark.parametrize("module", [BaseRead, Raises, lambda: torch.nn.Linear(2, 2)], ids=["read", "raises", "linear"])
+def test_every_patched_method_is_put_back_as_it_was(module):
+    before, grad, hooks = _descriptors(), torch.is_grad_enabled, dict(torch.nn.modules.module._global_forward_hooks)
+    gdlcheck.verify_callable(module(), "symmetric", shape=(6, 2), method="exact")
+    assert _descriptors() == before   # the same objects, on the class that held each
+    assert torch.is_grad_enabled is grad and dict(torch.nn.modules.module._global_forward_hooks) == hooks
+    x = torch.arange(3.0)
+    assert x.tolist() == torch._C.TensorBase.tolist(x) == [0.0, 1.0, 2.0]
+
+
+def test_the_provers_own_reads_are_not_the_codes():
+    """The walk hashes and locates tensors through the C type's readers while they are watched:
+    a module that reads nothing is proved."""
+    layer = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU())
+    assert gdlcheck.verify_callable(layer, "symmetric", shape=(6, 2), method="exact").verdict == "holds"
