@@ -137,6 +137,22 @@ class _Result:
         return self.data
 
 
+class InfAtRow0(torch.nn.Module):
+    """Writes inf at entry [0, 0] where the walk does not see it: the same in every call on an input."""
+
+    def forward(self, x):
+        y = x * 1.0
+        with _disable_current_modes():
+            y[0, 0] = float("inf")
+        return y
+
+
+def test_an_inf_in_both_calls_is_not_randomness():
+    result = gdlcheck.verify_callable(InfAtRow0(), "symmetric", shape=(6, 2), method="exact")
+    assert result.verdict == "fails", result.to_json()["notes"]
+    assert _moved(result)["counterexample"]["got"] is None   # inf: JSON has none
+
+
 @pytest.mark.parametrize("n", [2, 3])
 def test_the_moved_calls_element_is_not_the_identity(n):
     group = cyclic(n)

@@ -139,8 +139,9 @@ def _reads(walk, owner: int):
                 owner_class = next((c for c in torch.Tensor.__mro__ if name in vars(c)), None)
                 if owner_class is None:
                     continue
-                saved.append((owner_class, name, vars(owner_class)[name]))
-                _set(owner_class, name, wrap(getattr(torch.Tensor, name)))
+                descriptor = vars(owner_class)[name]
+                if _set(owner_class, name, wrap(getattr(torch.Tensor, name))):   # (the moved call stays the net
+                    saved.append((owner_class, name, descriptor))                # where a C type cannot be set)
         yield
     finally:
         for cls, name, descriptor in reversed(saved):
@@ -152,13 +153,18 @@ def _ours(frame) -> bool:
     return frame.f_globals.get("__name__", "").startswith("gdlcheck.code.")
 
 
-def _set(cls, name: str, value) -> None:
+def _set(cls, name: str, value) -> bool:
     """``cls.name = value``, also for a C type such as ``torch._C.TensorBase``, whose attributes
-    Python does not let one set: its dictionary is written, then the type's method cache told."""
+    Python does not let one set: its dictionary is written, then the type's method cache told.
+    False where neither can be done (an interpreter other than CPython)."""
     try:
         setattr(cls, name, value)
-        return
+        return True
     except TypeError:   # "cannot set attribute of immutable type"
         pass
-    gc.get_referents(vars(cls))[0][name] = value   # the dict behind the type's read-only mappingproxy
+    found = gc.get_referents(vars(cls))   # the dict behind the type's read-only mappingproxy
+    if len(found) != 1 or not isinstance(found[0], dict) or not hasattr(ctypes, "pythonapi"):
+        return False
+    found[0][name] = value
     ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
+    return True

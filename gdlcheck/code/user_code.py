@@ -195,7 +195,8 @@ class CallableLayer(Layer):
             diff = np.abs(first - second)
         if not diff.size:
             return None
-        diff = np.where(np.isnan(diff), np.inf, diff)
+        same = (first == second) | (np.isnan(first) & np.isnan(second))   # an inf in both calls is no difference
+        diff = np.where(same, 0.0, np.where(np.isnan(diff), np.inf, diff))
         worst = float(diff.max())
         scale = float(np.max(np.abs(first))) if np.all(np.isfinite(first)) else math.inf
         rel = worst / scale if scale > 0 and math.isfinite(scale) else (0.0 if worst == 0 else math.inf)
