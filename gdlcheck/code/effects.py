@@ -28,15 +28,16 @@ def aliases(walk, func, args, kwargs, out, constant: bool) -> None:
             if id(t) not in outs and not constant:
                 halt = Halt(walk.place() or _op_text(func), f"written by {_op_text(func)}", "no_op_rule")
                 walk.values[t] = Abstract(False, [halt] * len(walk.gens))
-            if not constant:   # constants written with constants stay constants, views and all
-                _views_of(walk, t, func)
+            _views_of(walk, t, func, constant)
 
 
-def _views_of(walk, t, func) -> None:
+def _views_of(walk, t, func, constant: bool = False) -> None:
     """The other tensors on ``t``'s storage that share a cell with ``t`` are changed by a write into
     it: a container the call made, written block by block, gets the moves of its blocks
     (:func:`~gdlcheck.code.regions.refill`); any other is unknown.  A view apart from ``t`` keeps
-    what was known of it."""
+    what was known of it.  Constants written with constants stay constants, views and all; but a
+    constant view of a container that holds moving values also changes that container (its
+    constant cells were checked before the write)."""
     mine, key = walk.values.get(t), storage(t)
     if key is None:   # a tensor without storage: nothing shares it
         return
@@ -44,6 +45,8 @@ def _views_of(walk, t, func) -> None:
                 "no_op_rule")
     written = None
     for other, a in list(walk.values.items()):
+        if constant and a.const:
+            continue
         if other is not t and a is not mine and storage(other) == key:
             if written is None:
                 written = regions.cells(t)
