@@ -9,7 +9,7 @@ unknown, or stops the proof where the path itself may differ.
 from __future__ import annotations
 
 from gdlcheck.code import regions
-from gdlcheck.code.table import _INDEXED, _SELECTING, Halt, bind, writes
+from gdlcheck.code.table import _INDEXED, _SELECTING, Halt, bind, lookup, writes
 from gdlcheck.code.values import Abstract, _op_text, _tensors, storage
 
 
@@ -76,12 +76,15 @@ def unknown_index(walk, func, args, kwargs) -> None:
 
 def shape_read(walk, func, args, kwargs, out) -> None:
     """An operation whose output's shape depends on the values (a bool mask's selection,
-    ``nonzero``, ``masked_select``): where its moves are not known, its shape, which the code
-    reads without a torch operation, may differ in the moved call."""
+    ``nonzero``, ``masked_select``, and those without a rule that torch tags of a dynamic output
+    shape: ``unique``, ``unique_consecutive``): where its moves are not known, its shape, which the
+    code reads without a torch operation, may differ in the moved call."""
     import torch
 
     bools = any(t.dtype == torch.bool for t in _tensors((args, kwargs)))
-    if torch.Tag.data_dependent_output not in func.tags and not (bools and func in _SELECTING):
+    dynamic = torch.Tag.data_dependent_output in func.tags or (torch.Tag.dynamic_output_shape in func.tags
+                                                               and lookup(func) is None)
+    if not dynamic and not (bools and func in _SELECTING):
         return
     for a in (walk.values.get(t) for t in _tensors(out)):
         if a is not None and not a.const and any(isinstance(m, Halt) for m in a.per):
