@@ -208,6 +208,8 @@ class Signature:
         point_dims = tuple(inp.shape[a] for a in inp.action.axes)
         rest = tuple(d for a, d in enumerate(inp.shape) if a not in inp.action.axes)
         block = X[:, inp.offset:inp.offset + inp.width].reshape(point_dims + rest)
+        if inp.action.axes == tuple(range(k)):   # the points lead already (moveaxis would return the same)
+            return block
         return np.moveaxis(block, tuple(range(k)), inp.action.axes)
 
     def flatten(self, out, label: str = "callable") -> np.ndarray:

@@ -196,8 +196,9 @@ def device_of(f):
 
 def to_tensor(x: np.ndarray, device=None):
     """A numpy array as a tensor of the same dtype (float64 stays float64)."""
-    torch = _torch()
-    return torch.from_numpy(np.ascontiguousarray(x)).to(device=device or "cpu")
+    tensor = _torch().from_numpy(np.ascontiguousarray(x))
+    # from_numpy's tensor is on the CPU already (a trial's pass makes one per input: no call to move it)
+    return tensor if device is None or getattr(device, "type", device) == "cpu" else tensor.to(device=device)
 
 
 def to_numpy(t) -> np.ndarray:
