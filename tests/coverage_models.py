@@ -286,6 +286,7 @@ def pyg_models(gnn, moving):
             ("GAT model", gnn.GAT(D, 8, 2, 5, heads=2)), ("EdgeCNN model", gnn.EdgeCNN(D, 8, 2, 5)),
             ("PNA model", gnn.PNA(D, 8, 2, 5, aggregators=["mean", "max", "std"],
                                   scalers=["identity", "amplification"], deg=deg)),
+            ("GPSConv (to_dense_batch, then h[mask])", gnn.GPSConv(D, gnn.GCNConv(D, D), heads=2)),
             ("DeepGCNLayer, res+", gnn.DeepGCNLayer(gnn.GENConv(D, D), nn.LayerNorm(D), nn.ReLU(), block="res+"))]
     out = [(f"PyG {name}, moving graph", OnGraph(m), "symmetric", moving) for name, m in made]
     out.append(("PyG MLP", gnn.MLP([D, 8, 5]), "symmetric", {"shape": (N, D)}))

@@ -116,3 +116,26 @@ def test_a_kept_buffer_is_not_a_suspect():
         warnings.simplefilter("ignore")
         obj = gdlcheck.verify_callable(Reads().double(), reversal, shape=(N, D)).to_json()
     assert obj["verdict"] == "fails" and "attn.alibi" not in str(obj["culprit"].get("suspects", []))
+
+
+class Waves(torch.nn.Module):
+    """A sinusoidal position code made inside forward from nothing named."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.inp = torch.nn.Linear(D, D)
+
+    def forward(self, x):
+        t = torch.arange(x.shape[0], dtype=x.dtype)[:, None] * torch.arange(D, dtype=x.dtype)
+        return self.inp(x) + torch.sin(t)
+
+
+def test_a_constant_made_inside_forward_is_named_by_its_line():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        obj = gdlcheck.verify_callable(Waves().double(), "symmetric", shape=(N, D)).to_json()
+    notes = " ".join(obj["notes"])
+    assert obj["verdict"] == "fails"
+    assert "rows 0 and 1 of the constant made at test_culprit_worst.py:" in notes
+    assert "rows 0 and 1 of Waves differ" not in notes

@@ -115,3 +115,31 @@ def test_a_rule_that_reads_a_moving_value_is_caught_by_the_two_draws(monkeypatch
             said.append(repr(_prove(key, seed, patch)[1]))
     assert len(set(said)) > 1
     assert len({repr(_prove(key, seed, monkeypatch)[1]) for seed in range(1, 7)}) == 1   # the rule as it is
+
+
+def _gather_reading(call):
+    """``gather``'s rule made to read its index: the gathered axis said to move by the order of the
+    index's first row (values of the random points, another in each draw)."""
+    from gdlcheck.code.rules import reindex
+    from gdlcheck.code.table import Out
+
+    out = reindex.gather(call)
+    idx, d = call.args["index"], call.args["dim"] % call.args["index"].dim()
+    first = idx.detach().cpu().numpy().reshape(-1, idx.shape[-1])[0]
+    axes = list(out.moves.axes)
+    if len(first) == idx.shape[d]:
+        axes[d] = np.argsort(first, kind="stable").astype(np.int64)
+    return Out(mv.Moves(tuple(axes)), out.conditions)
+
+
+def test_a_new_rule_that_reads_a_moving_index_is_caught_by_the_two_draws(monkeypatch):
+    """The same check for a rule of today's (``gather``, at an index of the random points)."""
+    key = torch.ops.aten.gather.default
+    said = []
+    for seed in range(1, 7):
+        with monkeypatch.context() as patch:
+            patch.setattr(walk.Walk, "blind", lambda self, value: value)   # the rules see the values
+            patch.setitem(table.RULES, key, _gather_reading)
+            said.append(repr(_prove(key, seed, patch)[1]))
+    assert len(set(said)) > 1
+    assert len({repr(_prove(key, seed, monkeypatch)[1]) for seed in range(1, 7)}) == 1   # the rule as it is

@@ -119,3 +119,25 @@ def test_an_embedding_bag_of_moving_ids_is_invariant(mode):
 def test_an_embedding_bag_by_maximum_is_left_to_the_trials():
     obj = verdict(Bag("max"), shape=(N,), inputs=[gdlcheck.points(IDS)], expect="invariant")
     assert obj["verdict"] == "inconclusive"
+
+
+class Padded(nn.Module):
+    """An encoder given a padding mask: torch runs it on nested (ragged) tensors."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        layer = nn.TransformerEncoderLayer(D, 2, 8, batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, 2).double().eval()
+        self.register_buffer("pad", torch.zeros(1, N, dtype=torch.bool))
+
+    def forward(self, x):
+        return self.enc(x, src_key_padding_mask=self.pad)
+
+
+def test_an_encoder_on_nested_tensors_stops_cleanly_and_the_trials_decide():
+    kw = {"shape": (1, N, D), "points_axis": 1}
+    obj = verdict(Padded(), **kw)
+    assert obj["verdict"] == "inconclusive"
+    assert not any("raises" in note for note in obj["notes"])
+    assert verdict(Padded(), method="auto", **kw)["verdict"] == "holds_numerically"

@@ -9,7 +9,7 @@ unknown, or stops the proof where the path itself may differ.
 from __future__ import annotations
 
 from gdlcheck.code import regions
-from gdlcheck.code.table import _INDEXED, _SELECTING, Halt, bind, writes
+from gdlcheck.code.table import _INDEXED, _SELECTING, Halt, bind, lookup, writes
 from gdlcheck.code.values import Abstract, _op_text, _tensors, storage
 
 
@@ -28,15 +28,27 @@ def aliases(walk, func, args, kwargs, out, constant: bool) -> None:
             if id(t) not in outs and not constant:
                 halt = Halt(walk.place() or _op_text(func), f"written by {_op_text(func)}", "no_op_rule")
                 walk.values[t] = Abstract(False, [halt] * len(walk.gens))
-            if not constant:   # constants written with constants stay constants, views and all
-                _views_of(walk, t, func)
+            _views_of(walk, t, func, constant, _overwritten_with_constants(walk, func, bound, written))
 
 
-def _views_of(walk, t, func) -> None:
+def _overwritten_with_constants(walk, func, bound, written) -> bool:
+    """The write replaces every written entry by constants (``copy_`` of a constant, ``fill_``,
+    ``zero_``): what the written cells held before does not matter."""
+    import torch
+
+    aten = torch.ops.aten
+    if func not in (aten.copy_.default, aten.fill_.Scalar, aten.fill_.Tensor, aten.zero_.default):
+        return False
+    return all(walk.of(v).const for name, v in bound.items() if name not in written and isinstance(v, torch.Tensor))
+
+
+def _views_of(walk, t, func, constant: bool = False, constant_block: bool = False) -> None:
     """The other tensors on ``t``'s storage that share a cell with ``t`` are changed by a write into
     it: a container the call made, written block by block, gets the moves of its blocks
     (:func:`~gdlcheck.code.regions.refill`); any other is unknown.  A view apart from ``t`` keeps
-    what was known of it."""
+    what was known of it.  Constants written with constants stay constants, views and all; but a
+    constant view of a container that holds moving values also changes that container (its
+    constant cells were checked before the write)."""
     mine, key = walk.values.get(t), storage(t)
     if key is None:   # a tensor without storage: nothing shares it
         return
@@ -44,15 +56,16 @@ def _views_of(walk, t, func) -> None:
                 "no_op_rule")
     written = None
     for other, a in list(walk.values.items()):
+        if constant and a.const:
+            continue
         if other is not t and a is not mine and storage(other) == key:
             if written is None:
                 written = regions.cells(t)
             how = regions.relation(t, written, other)
             if how == "apart":
                 continue
-            walk.values[other] = (regions.refill(walk, t, other, halt) if how == "contains"
+            walk.values[other] = (regions.refill(walk, t, other, halt, constant_block) if how == "contains"
                                   else Abstract(False, [halt] * len(walk.gens)))
-
 
 
 def unknown_index(walk, func, args, kwargs) -> None:
@@ -73,12 +86,15 @@ def unknown_index(walk, func, args, kwargs) -> None:
 
 def shape_read(walk, func, args, kwargs, out) -> None:
     """An operation whose output's shape depends on the values (a bool mask's selection,
-    ``nonzero``, ``masked_select``): where its moves are not known, its shape, which the code
-    reads without a torch operation, may differ in the moved call."""
+    ``nonzero``, ``masked_select``, and those without a rule that torch tags of a dynamic output
+    shape: ``unique``, ``unique_consecutive``): where its moves are not known, its shape, which the
+    code reads without a torch operation, may differ in the moved call."""
     import torch
 
     bools = any(t.dtype == torch.bool for t in _tensors((args, kwargs)))
-    if torch.Tag.data_dependent_output not in func.tags and not (bools and func in _SELECTING):
+    dynamic = torch.Tag.data_dependent_output in func.tags or (torch.Tag.dynamic_output_shape in func.tags
+                                                               and lookup(func) is None)
+    if not dynamic and not (bools and func in _SELECTING):
         return
     for a in (walk.values.get(t) for t in _tensors(out)):
         if a is not None and not a.const and any(isinstance(m, Halt) for m in a.per):

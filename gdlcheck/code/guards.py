@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from gdlcheck.code import effects
 from gdlcheck.code.table import Halt, bind, lookup, writes
-from gdlcheck.code.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch
+from gdlcheck.code.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
 
 
 class OverBudget(BaseException):
@@ -103,11 +103,18 @@ def _constant(walk, op: Op) -> bool:
         return False
     # a value made from constants is named by the parameter or buffer it came from, else by the
     # submodule that made it; a view of a parameter is that parameter
-    origin = next((a.origin for a in op.inputs if a.origin), "") or walk.place()
+    origin = next((a.origin for a in op.inputs if a.origin), "") or _made_here(walk)
     role = op.inputs[0].role if op.inputs and op.func.is_view else "constant"
     for t in op.outs:
         walk.values[t] = Abstract(True, origin=origin, role=role)
     return True
+
+
+def _made_here(walk) -> str:
+    """How a constant made inside ``forward`` from nothing named is called: by the user's line that
+    made it (``the constant made at model.py:17``; the note adds the submodule running), not by the
+    module alone."""
+    return f"the constant made at {user_line()}"
 
 
 def _data_shape(walk, op: Op) -> bool:
@@ -132,7 +139,7 @@ def _shape_only_rule(walk, op: Op) -> bool:
     if found is None or not getattr(found, "constant", False):
         return False
     for t in op.outs:
-        walk.values[t] = Abstract(True, origin=walk.place())
+        walk.values[t] = Abstract(True, origin=_made_here(walk))
     return True
 
 

@@ -64,60 +64,67 @@ def _box(block, whole):
     return [(s, s + block.shape[a]) for a, s in enumerate(starts)]
 
 
-def refill(walk, block, whole, halt: Halt) -> Abstract:
+def refill(walk, block, whole, halt: Halt, constant_block: bool = False) -> Abstract:
     """The container ``whole`` once ``block`` (a view into it) was written: per generator its moves,
-    or ``halt`` where they are not known."""
+    or ``halt`` where they are not known.  A block written with a constant does not move; the
+    container's other cells must then move as it does, or be fixed where it does not."""
     old, new = walk.of(whole), walk.of(block)
-    if old.foreign or new.const:
+    if old.foreign:
         return Abstract(False, [halt] * len(walk.gens))
     box = _box(block, whole)
     partial = [] if box is None else [a for a, (s, e) in enumerate(box) if (s, e) != (0, whole.shape[a])]
     if box is None or len(partial) > 1:
         return Abstract(False, [halt] * len(walk.gens))
-    per = [_one(whole, old, new.per[k], k, box, partial, halt) for k in range(len(walk.gens))]
+    constant_block = constant_block or new.const   # its values are read only then: the same in every call
+    per = [_one(whole, block, old, None if constant_block else new.per[k], k, box, partial, halt)
+           for k in range(len(walk.gens))]
     return Abstract(False, per, free=old.free or new.free)
 
 
-def _one(whole, old, pv, k: int, box, partial, halt: Halt):
+def _one(whole, block, old, pv, k: int, box, partial, halt: Halt):
+    """The container's moves for generator ``k``: its old moves outside the block, the block's
+    (``pv``; None for a constant block) inside."""
     if isinstance(pv, Halt):
         return pv
     po = None if old.const else old.per[k]
     if isinstance(po, Halt):
         return po
-    if pv.labels is not None or (po is not None and po.labels is not None):
+    if (pv is not None and pv.labels is not None) or (po is not None and po.labels is not None):
+        return halt
+    old_axes = mv.still(whole.dim()).axes if po is None else po.axes
+    new_axes = mv.still(whole.dim()).axes if pv is None else pv.axes
+    if any(isinstance(p, mv.Unordered) for p in old_axes + new_axes):
         return halt
     if not partial:   # every cell written: the block's moves
-        return mv.Moves(pv.axes)
+        return mv.Moves(new_axes)
     b = partial[0]
     s, e = box[b]
-    old_axes = mv.still(whole.dim()).axes if po is None else po.axes
-    if any(isinstance(p, mv.Unordered) for p in old_axes + pv.axes):
-        return halt
-    axes = []
+    axes = list(new_axes)
     for a in range(whole.dim()):
-        if a == b:
+        if a == b or mv.same(old_axes[a], new_axes[a]):
             continue
-        if not mv.same(old_axes[a], pv.axes[a]):
-            if po is not None or not _fixed_outside(whole, b, s, e, a, pv.axes[a]):
-                return halt
+        if po is None and _fixed(whole, b, s, e, a, new_axes[a], outside=True):
+            continue                  # the constant rest is fixed where the block moves
+        if pv is None and _fixed(block, b, 0, e - s, a, old_axes[a], outside=False):
+            axes[a] = old_axes[a]     # the constant block is fixed where the rest moves
+            continue
+        return halt
     pb = old_axes[b]
     inside = np.arange(s, e)
     if pb is not None and not np.array_equal(np.sort(pb[inside]), inside):
         return halt   # the old moves carry cells across the block's border
     q = np.arange(whole.shape[b]) if pb is None else np.array(pb, copy=True)
-    q[inside] = s + (np.arange(e - s) if pv.axes[b] is None else pv.axes[b])
-    for a in range(whole.dim()):
-        axes.append(None if a == b and mv.is_identity(q) else q if a == b else pv.axes[a])
+    q[inside] = s + (np.arange(e - s) if new_axes[b] is None else new_axes[b])
+    axes[b] = None if mv.is_identity(q) else q
     return mv.Moves(tuple(axes))
 
 
-def _fixed_outside(whole, b: int, s: int, e: int, a: int, p) -> bool:
-    """The constant cells of ``whole`` outside ``[s, e)`` on axis ``b`` are the same when axis ``a``
-    is moved by ``p`` (bit for bit): the container was a constant, read as constants are."""
+def _fixed(t, b: int, s: int, e: int, a: int, p, outside: bool) -> bool:
+    """The constant cells of ``t`` outside (or inside) ``[s, e)`` on axis ``b`` are the same when
+    axis ``a`` is moved by ``p``, bit for bit: a constant, read as constants are."""
     import torch
 
-    outside = torch.cat([torch.arange(0, s), torch.arange(e, whole.shape[b])])
-    if not outside.numel():
+    rows = torch.cat([torch.arange(0, s), torch.arange(e, t.shape[b])]) if outside else torch.arange(s, e)
+    if not rows.numel() or p is None:
         return True
-    part = whole.detach().index_select(b, outside)
-    return conditions.first_moved(part, {a: p}) is None
+    return conditions.first_moved(t.detach().index_select(b, rows), {a: p}) is None

@@ -190,7 +190,7 @@ class Walk:
         out = {}
         for name in set(written) - set(_out_arguments(func)):
             t = bound.get(name)
-            if isinstance(t, torch.Tensor) and self.of(t).const:
+            if isinstance(t, torch.Tensor) and (self.of(t).const or not self.of(t).free):   # values a rule reads
                 out[name] = t.detach().clone()
                 self.made.add(out[name])   # the walk's own copy: not a foreign tensor
         return out
@@ -200,7 +200,7 @@ class Walk:
         settles it (the last applies its rule), then the guards that run after."""
         op = Op(func, args, kwargs, out, before or {}, list(_tensors((args, kwargs))), list(_tensors(out)))
         self.made.update(op.outs)
-        self.signature.append((func, tuple(tuple(t.shape) for t in op.outs), path_key(func, args, kwargs)))
+        self.signature.append((func, tuple(_shape(t) for t in op.outs), path_key(func, args, kwargs)))
         # before the rule: an in-place operation's output is its argument, which the rule rewrites
         free = any(a is not None and a.free for a in (self.values.get(t) for t in op.tensors))
         for guard in BEFORE:
@@ -251,6 +251,9 @@ class Walk:
     def _apply(self, found, func, args, kwargs, out, before: dict) -> None:
         """Each output's moves, per generator: the rule gives one per top-level output (a tensor,
         a None, or a list of tensors for a split), in order."""
+        if any(t.is_nested for t in _tensors((args, kwargs, out))):   # ragged: no rule sees its shape
+            halt = Halt(self.place() or _op_text(func), f"{_op_text(func)} (on a nested tensor)", "no_op_rule")
+            return self._halt_outputs(list(_tensors(out)), halt)
         bound = bind(func, args, kwargs)
         for name in _out_arguments(func):   # an out= buffer is written whole: its old values do not count
             bound.pop(name, None)
@@ -366,6 +369,13 @@ class Walk:
         # "parameter" or "buffer" only for the tensor itself or a view of it; a value made from one
         # is a constant
         return Halt(where, self.of(value).role, "condition", condition)
+
+
+def _shape(t) -> tuple:
+    """A tensor's shape for the path check; a nested (ragged) tensor's by the sizes of its pieces."""
+    if t.is_nested:
+        return ("nested",) + tuple(tuple(r) for r in t._nested_tensor_size().tolist())
+    return tuple(t.shape)
 
 
 def _out_arguments(func) -> list[str]:

@@ -26,7 +26,7 @@ from gdlcheck.code.rules.attention import _sdpa
 from gdlcheck.code.rules.common import axes_of, broadcast
 from gdlcheck.code.rules.layout import transpose, view
 from gdlcheck.code.rules.linalg import contract, layer_norm
-from gdlcheck.code.table import Fixed, NoRule, Out, rule, step
+from gdlcheck.code.table import Fixed, Halt, NoRule, Out, rule, step
 
 aten = torch.ops.aten
 
@@ -161,7 +161,10 @@ def embedding_bag(call):
             inside = np.arange(start, stop)
             if not np.array_equal(np.sort(p[inside]), inside):
                 raise NoRule("ids moved across bags")
-    return tuple(mv.still(t.dim()) for t in call.out)
+    # the bags' sums and sizes, and which bag each id is in, do not move; the positions of the
+    # maxima (the fourth output) are not followed
+    outs = [mv.still(t.dim()) for t in call.out[:3]]
+    return tuple(outs) + (Halt("", "an embedding bag's positions of maxima", "no_op_rule"),)
 
 
 @rule(aten.dropout.default, aten.feature_dropout.default, aten.alpha_dropout.default,
@@ -189,3 +192,4 @@ def sdpa_whole(call):
     q, k, v = call.args["query"], call.args["key"], call.args["value"]
     causal = bool(call.args.get("is_causal"))
     return _sdpa(call, q, k, v, call.args.get("attn_mask"), call.moves.get("attn_mask"), causal)
+
