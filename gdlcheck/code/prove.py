@@ -66,7 +66,7 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     halt = inputs.input_moves(walk, signature, args, kwargs, gens)
     if halt is not None:
         return _everywhere(top, names, halt)
-    before = layer.state_before_call()
+    before = state.snapshot(module)
     try:
         out, rng_changed = patches.traced_call(walk, module, args, kwargs)
     except OverBudget:
@@ -76,8 +76,7 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     except Exception as err:  # the call itself fails: the trials report it
         return _everywhere(top, names, Halt("call", f"a call that raises {type(err).__name__}", "not_traced"))
     layer.reads_grad_mode = walk.grad_read
-    after = state.snapshot(module)
-    changed = state.changed(before, after) + (["torch's random state"] if rng_changed else [])
+    changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
     if changed:
         walk.stop_everywhere("the call changes state: " + ", ".join(changed[:4]), "state")
     proof = _conclude(walk, top, names, gens, signature, out)
@@ -87,7 +86,7 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     # the moved call takes a random element of what is proved: the group, or the subgroup of the
     # generators whose proofs went on (one that is no automorphism stops only its own)
     g = _element(group if len(kept) == len(names) else group.subgroup(kept), seed)
-    found = _moved_call(walk, layer, module, signature, X, g, out, after)
+    found = _moved_call(walk, layer, module, signature, X, g, out)
     if walk.everywhere is not None:
         proof = _everywhere(top, names, walk.everywhere)
     if found is not None:   # one numeric trial shows the module does not commute with g
@@ -113,7 +112,7 @@ def _element(group, seed: int) -> np.ndarray:
     return np.asarray(g, dtype=np.int64)
 
 
-def _moved_call(walk: Walk, layer, module, signature, X, g, out, before: dict) -> tuple | None:
+def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None:
     """Call the module on ``g . X`` for a uniformly random element ``g`` of the group (not a
     generator), also under a dispatch mode: the operations dispatched must be the same (else its
     path depends on the values or on state kept elsewhere).  Returns, where its output is not
@@ -121,8 +120,7 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out, before: dict) -
     :class:`~gdlcheck.layers.rules.Disagreement` after its element and draw (a proof that holds
     is then wrong about this module, whatever the reason: a rule, a thread, a dispatch the walk
     did not see); else None.  Where the outputs cannot be compared the proof stops: it never
-    holds without this cross-check.  ``before`` is the state the first call left (nothing runs
-    the module between the calls: the rules read the walk, the inputs are made from numpy)."""
+    holds without this cross-check."""
 
     try:   # before the moved call, which may write into what the first returned
         first = signature.flatten(out, layer.label)
@@ -136,6 +134,7 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out, before: dict) -
     again.constant_names, again.kinds = walk.constant_names, walk.kinds
     again.given_ids = {id(t) for t in values._tensors((moved_args, moved_kwargs))}
     again.made.update(values._tensors((moved_args, moved_kwargs)))
+    before = state.snapshot(module)
     try:
         moved_out, _ = patches.traced_call(again, module, moved_args, moved_kwargs)
     except OverBudget:

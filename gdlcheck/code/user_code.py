@@ -55,7 +55,6 @@ class CallableLayer(Layer):
         self._converted: list[tuple[object, object]] = []  # (given value, its tensor), reused across calls
         self._first = None  # (X, A, output) of the first call
         self.reads_grad_mode = False  # the proof saw the code ask whether gradients are on
-        self._unrun_state = None  # the last snapshot, while no call of the module has run since
 
     @property
     def uses_graph(self) -> bool:  # type: ignore[override]
@@ -78,17 +77,7 @@ class CallableLayer(Layer):
             return None
         from gdlcheck.code import state
 
-        self._unrun_state = state.snapshot(self.f)
-        return self._unrun_state
-
-    def state_before_call(self) -> dict:
-        """The state before the module's next call: the snapshot :meth:`state` took, if no call of
-        the module ran since (only gdlcheck's own reading of the module did: one walk fewer per
-        check), else a new one.  Taken once: the next asks for a new one."""
-        from gdlcheck.code import state
-
-        kept, self._unrun_state = self._unrun_state, None
-        return kept if kept is not None else state.snapshot(self.f)
+        return state.snapshot(self.f)
 
     def state_changed(self, before) -> list[str]:
         """The places whose state differs from ``before`` (a WLConv's colour table grows as it
@@ -103,7 +92,6 @@ class CallableLayer(Layer):
         return self.signature.bundle
 
     def forward(self, X, A=None):
-        self._unrun_state = None   # the call below may change the state
         try:
             out = self._call(X, A)
         except GdlcheckError:
