@@ -8,7 +8,8 @@
   where ``lam`` puts them, as a scatter's sums do (:mod:`gdlcheck.code.rules.index`);
 * ``idx`` is a constant and ``V``'s rows move by ``p``: row ``idx[p[k]]`` of the moved call holds
   what row ``idx[k]`` holds, so the written rows move by ``r`` with ``r[idx[k]] = idx[p[k]]``, and
-  the others stay.
+  the others stay; with ``accumulate`` the rows are added to ``T``'s, which must then be fixed by
+  ``r``.
 
 Either way each row must be written once: with a repeated index the last write wins, and which
 one is last depends on the order, which moves.  The index's values are read only where the rule
@@ -23,7 +24,7 @@ import torch
 from gdlcheck.code import moves as mv
 from gdlcheck.code.rules.common import axes_of, broadcast
 from gdlcheck.code.rules.index import _masked, _with, readable, redescribed
-from gdlcheck.code.table import NoRule, Out, rule
+from gdlcheck.code.table import Fixed, NoRule, Out, rule
 
 aten = torch.ops.aten
 
@@ -93,6 +94,8 @@ def _put(t, mt, idx, mi, v, mv_, d: int, accumulate: bool = False):
     r[rows] = rows[mv.known(p)]
     out = [None] * t.dim()
     out[d] = None if mv.is_identity(r) else r
+    if accumulate and out[d] is not None:   # the rows are added to T's: those must move alike
+        return Out(mv.Moves(tuple(out)), [Fixed(t, {d: r})])
     return mv.Moves(tuple(out))
 
 
