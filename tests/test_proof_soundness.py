@@ -96,10 +96,29 @@ class MaskedMax(torch.nn.Module):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("module", [MaskedSum, MaskedMax], ids=lambda m: m.__name__)
-def test_an_order_blind_use_of_a_selection_stays_proved(module, size):
-    result = gdlcheck.verify_callable(module(), "symmetric", shape=size, expect="invariant", method="exact")
-    assert result.verdict == "holds"
-    assert result.proof is not None and result.proof.holds
+def test_a_selection_by_the_points_own_values_is_left_to_the_trials(module, size):
+    """Equivariant, but not proved: the selection's size is this draw's, and code may read it
+    (``k = x[mask].shape[0]``) and branch, which neither the walk nor the moved call sees (a moved
+    input keeps the count); the trials decide, and pass."""
+    exact = gdlcheck.verify_callable(module(), "symmetric", shape=size, expect="invariant", method="exact")
+    assert exact.verdict == "inconclusive" and "a shape that depends on the values" in str(exact.proof.stops)
+    numeric = gdlcheck.verify_callable(module(), "symmetric", shape=size, expect="invariant", method="numeric")
+    assert numeric.passed
+
+
+class ReadsTheCount(torch.nn.Module):
+    """The soundness hunt's case: equivariant only for the draws whose selection has 5 rows."""
+
+    def forward(self, x):
+        k = x[x[:, 0] > 0].shape[0]
+        return x if k == 5 else x.flip(0)
+
+
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_code_that_reads_the_size_of_a_selection_is_not_proved(method):
+    for seed in range(8):
+        result = gdlcheck.verify_callable(ReadsTheCount().double(), "cyclic", shape=(6, 3), method=method, seed=seed)
+        assert result.verdict != "holds", seed
 
 
 class ConvMax(torch.nn.Module):

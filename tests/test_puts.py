@@ -95,7 +95,8 @@ def test_a_mask_of_several_leading_axes_selects_as_one():
     whole = torch.ones(1, N, dtype=torch.bool)
     assert check(lambda x: x[None][whole]) == "holds"   # to_dense_batch's mask, read back (GPSConv)
     kept = lambda x: x[None][x[None, :, 0] > 0]  # noqa: E731
-    assert check(lambda x: kept(x).sum(0), expect="invariant") == "holds"
+    # a mask of the points' own values: its count is this draw's, which code may read and branch on
+    assert check(lambda x: kept(x).sum(0), expect="invariant") == "inconclusive"
     assert check(lambda x: kept(x)[:1].sum(0), expect="invariant") == "inconclusive"
 
 

@@ -96,6 +96,14 @@ def shape_read(walk, func, args, kwargs, out) -> None:
                                                                and lookup(func) is None)
     if not dynamic and not (bools and func in _SELECTING):
         return
+    # the shape comes from the masks (a selection by bools) or from every input: where it depends on
+    # the random points, another draw has another shape, which the code may read (``.shape``, ``len``)
+    # and branch on without any operation the walk or the moved call (which keeps the count) sees
+    deciding = [t for t in _tensors((args, kwargs)) if t.dtype == torch.bool] if bools else _tensors((args, kwargs))
+    if any(walk.of(t).free for t in deciding):
+        walk.stop_everywhere(f"a shape that depends on the values of the points ({_op_text(func)}): another "
+                             "input may give another shape, and the code another path", "asks_value")
+        return
     for a in (walk.values.get(t) for t in _tensors(out)):
         if a is not None and not a.const and any(isinstance(m, Halt) for m in a.per):
             walk.stop_each(f"a shape that depends on the values ({_op_text(func)})", "asks_value", a.per)
