@@ -339,3 +339,24 @@ class TensorBaseRead(torch.nn.Module):
 def test_values_read_through_tensorbase_are_not_proved(method, size):
     result = gdlcheck.verify_callable(TensorBaseRead(), "symmetric", shape=size, method=method)
     assert result.verdict != "holds"
+
+
+class WritesThroughAnArray(torch.nn.Module):
+    """The soundness hunt's case: an array handle on a tensor the call made, taken while it is a
+    constant, written after the points' values entered it (no operation sees that write)."""
+
+    def forward(self, x):
+        base = torch.zeros(6, 4, dtype=x.dtype)
+        handle = base.numpy()
+        base[:, :2] = x[:, :2]
+        handle[:, 2] = np.array([0, 0, 1, 0, 1, 0.0])
+        return base
+
+
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_a_write_through_a_handle_on_memory_the_call_made_is_not_proved(method):
+    group = gdlcheck.group(generators=["(0 1)", "(2 3 4 5)"], n=6)
+    result = gdlcheck.verify_callable(WritesThroughAnArray(), group, shape=(6, 2), method=method)
+    assert result.verdict != "holds"
+    if method == "exact":
+        assert "a handle on the memory of a tensor the call made" in str(result.proof.stops)

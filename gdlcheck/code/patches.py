@@ -34,6 +34,9 @@ LOCK = threading.RLock()
 # element by element dispatches an operation per element: stopped at the first, it stays linear)
 READERS = ("tolist", "numpy", "__array__", "__repr__", "__format__", "data_ptr", "untyped_storage", "storage",
            "_typed_storage", "__reduce_ex__", "__dlpack__")
+# the readers among them that hand out the tensor's memory itself (an array, a storage, an address):
+# a write through it later is no operation, so none may be taken of a tensor the call made
+ALIASES = ("numpy", "__array__", "__dlpack__", "untyped_storage", "storage", "_typed_storage", "data_ptr")
 # Tensor methods that run Python on the values and write them back, with no operation dispatched
 PYTHON_WRITERS = ("apply_", "map_", "map2_")
 
@@ -109,14 +112,17 @@ def _reads(walk, owner: int):
     the values read).  A profile hook would see every call but costs a Python call per call."""
     import torch
 
-    def watched(original):
+    def watched(original, name):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
             if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
                     and not _ours(sys._getframe(1)):
                 walk.busy = True   # the walk's own look at the tensor reads nothing of the code's
                 try:
-                    if not walk.read([self], values.outside_digest(self)):
+                    if name in ALIASES and self in walk.made:   # (a parameter's or buffer's: the state walk)
+                        walk.stop_everywhere(f"the code takes a handle on the memory of a tensor the call made "
+                                             f"(Tensor.{name}): a write through it is no operation", "asks_value")
+                    elif not walk.read([self], values.outside_digest(self)):
                         walk.stop_everywhere("the code reads the values of a tensor that depends on the inputs",
                                              "asks_value")
                 finally:
@@ -124,7 +130,7 @@ def _reads(walk, owner: int):
             return original(self, *args, **kwargs)
         return method
 
-    def refused(original):
+    def refused(original, _name):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
             if threading.get_ident() == owner and not walk.busy:
@@ -140,7 +146,7 @@ def _reads(walk, owner: int):
                 if owner_class is None:
                     continue
                 descriptor = vars(owner_class)[name]
-                if _set(owner_class, name, wrap(getattr(torch.Tensor, name))):   # (the moved call stays the net
+                if _set(owner_class, name, wrap(getattr(torch.Tensor, name), name)):   # (the moved call stays the net
                     saved.append((owner_class, name, descriptor))                # where a C type cannot be set)
         yield
     finally:
