@@ -86,14 +86,16 @@ def unknown_index(walk, func, args, kwargs) -> None:
 
 def shape_read(walk, func, args, kwargs, out) -> None:
     """An operation whose output's shape depends on the values (a bool mask's selection,
-    ``nonzero``, ``masked_select``, and those without a rule that torch tags of a dynamic output
-    shape: ``unique``, ``unique_consecutive``): where its moves are not known, its shape, which the
-    code reads without a torch operation, may differ in the moved call."""
+    ``nonzero`` and ``argwhere`` whatever the dtype, ``masked_select``, and those without a rule
+    that torch tags of a dynamic output shape: ``unique``, ``unique_consecutive``): where its moves
+    are not known, its shape, which the code reads without a torch operation, may differ in the
+    moved call."""
     import torch
 
     bools = any(t.dtype == torch.bool for t in _tensors((args, kwargs)))
+    # ``nonzero`` has a rule for its moves, yet its length is the count of the values not zero
     dynamic = torch.Tag.data_dependent_output in func.tags or (torch.Tag.dynamic_output_shape in func.tags
-                                                               and lookup(func) is None)
+                                                               and (lookup(func) is None or func not in _SELECTING))
     if not dynamic and not (bools and func in _SELECTING):
         return
     # the shape comes from the masks (a selection by bools) or from every input: where it depends on
