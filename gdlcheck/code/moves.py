@@ -139,14 +139,6 @@ def restrict(p, index: np.ndarray):
     return False if r is None else r
 
 
-def shifted(p, before: int, after: int):
-    """``p`` on a block of an axis with ``before`` indices ahead of it and ``after`` behind."""
-    if known(p) is None:
-        return None
-    n = len(p)
-    return np.concatenate([np.arange(before), before + p, np.arange(before + n, before + n + after)])
-
-
 def concat(parts: list, sizes: list[int]):
     """The permutation of an axis made by concatenating blocks, each moved by its own permutation."""
     if all(known(p) is None for p in parts):

@@ -173,9 +173,6 @@ class Derived(Shown):
         entry names (one Python string per cell); otherwise only the pattern, written row by row."""
         return MAX_JSON_CELLS if (self.out_order, self.in_order) == (1, 1) else MAX_JSON_PATTERN_CELLS
 
-    def orbit_sizes(self) -> np.ndarray:
-        return np.bincount(self.pattern.ravel(), minlength=self.dimension)
-
     @property
     def basis(self) -> np.ndarray:
         """The basis array: ``dimension x (out shape) x (in shape)``, 0/1 entries (int8)."""
