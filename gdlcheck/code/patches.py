@@ -8,6 +8,7 @@ around it changes what every thread of the process sees, for the call only:
   Python ``torch.Tensor`` or the C ``torch._C.TensorBase`` (so ``torch._C.TensorBase.tolist(x)``
   is watched too).  Reading a tensor that depends on the inputs stops the proof;
 * the tensor methods that run Python on the values (``apply_``, ``map_``, ``map2_``): they stop it;
+* the setter of ``Tensor.data`` (a swap of memory no operation sees): it stops the proof;
 * torch's global module hooks, which name the running submodule and apply a unit's theorem;
 * ``torch.is_grad_enabled``, to note code that branches on grad mode (the proof runs without it);
 * torch's random state, forked: a call that draws leaves it as it was (and the proof says so).
@@ -65,8 +66,8 @@ def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
 
     with LOCK, torch.random.fork_rng(devices=[]):
         rng_before = torch.get_rng_state()
-        with _module_hooks(walk, pre, post), _grad_mode(walk, owner), _reads(walk, owner), torch.no_grad(), \
-                walk.mode():
+        with _module_hooks(walk, pre, post), _grad_mode(walk, owner), _reads(walk, owner), _data_set(walk, owner), \
+                torch.no_grad(), walk.mode():
             out = module(*args, **kwargs)
         return out, not torch.equal(rng_before, torch.get_rng_state())
 
@@ -152,6 +153,30 @@ def _reads(walk, owner: int):
     finally:
         for cls, name, descriptor in reversed(saved):
             _set(cls, name, descriptor)
+
+
+@contextlib.contextmanager
+def _data_set(walk, owner: int):
+    """``t.data = other`` swaps a tensor's memory for another's with no operation dispatched: the
+    walk would still say ``t`` holds what it held (the points' values, say) while it holds
+    ``other`` (a constant).  For the call, the setter of ``Tensor.data`` stops the proof."""
+    import torch
+
+    descriptor = vars(torch._C.TensorBase)["data"]
+
+    def set_data(self, value):
+        if threading.get_ident() == owner and not walk.busy and not _ours(sys._getframe(1)):
+            walk.stop_everywhere("the code sets a tensor's .data: its memory is swapped with no operation",
+                                 "asks_value")
+        descriptor.__set__(self, value)
+
+    watched = property(descriptor.__get__, set_data, doc=descriptor.__doc__)
+    done = _set(torch._C.TensorBase, "data", watched)   # (the moved call stays the net where it cannot be set)
+    try:
+        yield
+    finally:
+        if done:
+            _set(torch._C.TensorBase, "data", descriptor)
 
 
 def _ours(frame) -> bool:
