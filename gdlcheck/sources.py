@@ -15,7 +15,7 @@ import numpy as np
 from gdlcheck.code import graphs
 from gdlcheck.errors import GdlcheckError, GroupError, SpecError, param, spell
 from gdlcheck.groups import PermGroup, build_group, find_family
-from gdlcheck.inputs.arrays import check_finite, check_square, plain_array
+from gdlcheck.inputs.arrays import check_square
 from gdlcheck.inputs.files import decode_text, read_bytes
 from gdlcheck.inputs.graph_files import load_graph_file
 from gdlcheck.inputs.matrices import SPEC_SUFFIXES, load_matrix
@@ -65,24 +65,6 @@ def group_graph(path: str, n: int | None = None):
         return A
     # an edge list has n nodes when its labels fit (the last ones may have no edge), else as many as it names
     return graphs.to_sparse(A, n if n is not None and n >= graphs.nodes(A) else None)
-
-
-def load_graph(path: str) -> np.ndarray:
-    A = load_matrix(path, what="graph")
-    if A.dtype == object:
-        raise SpecError("a graph's adjacency matrix must hold numbers", file=path)
-    return check_square(A, file=path)
-
-
-def graph_array(graph) -> np.ndarray:
-    """An adjacency matrix given as a path, an array or nested lists, checked square and finite."""
-    if isinstance(graph, (str, os.PathLike)):
-        return load_graph(os.fspath(graph))
-    try:
-        A = np.asarray(plain_array(graph, "graph"), dtype=np.float64)
-    except (TypeError, ValueError):
-        raise GroupError("a graph is an adjacency matrix of numbers (or the path of a matrix file)") from None
-    return check_finite(check_square(A, where="graph"), where="graph")
 
 
 @dataclass

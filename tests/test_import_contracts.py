@@ -52,14 +52,9 @@ MUTANTS = [
 
 
 def scratch_copy(tmp_path: Path) -> Path:
-    """The package and its configuration, without caches; a ``gdlcheck.code`` package (the code
-    checks' new home) exists in the copy whether or not it does yet in the tree."""
+    """The package and its configuration, without caches."""
     shutil.copytree(ROOT / "gdlcheck", tmp_path / "gdlcheck", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    code = tmp_path / "gdlcheck" / "code" / "__init__.py"
-    if not code.exists():
-        code.parent.mkdir()
-        code.write_text('"""Checks of code (a stand-in for the contract tests)."""\n')
     return tmp_path
 
 

@@ -71,7 +71,7 @@ def test_the_constructors_and_the_words_give_members():
 
 
 def test_what_each_kind_answers():
-    """The table of DESIGN.md section 9, as the members' properties."""
+    """The kinds of docs/architecture.md ("An action's kind is one record"), as the members' properties."""
     table = {m: (m.takes_axes, m.moves_each_axis, m.may_be_drawn, m.is_graph, m.is_held, m.follows_edges,
                  m.is_constant, m.is_invariant, m.is_compared) for m in Motion}
     assert table == {

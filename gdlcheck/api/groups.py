@@ -62,14 +62,6 @@ def _graph_value(graph, n: int | None):
     return graphs.to_sparse(A, n)
 
 
-def as_group(g, n: int | None = None) -> PermGroup:
-    if isinstance(g, PermGroup):
-        return g
-    if isinstance(g, str):
-        return group(g, n=n)
-    raise GroupError(f"expected a group (gdlcheck.group(...)) or a group name, got {type(g).__name__}")
-
-
 def group_options(g, n, shape, generators, graph) -> GroupOptions:
     """A group given as a PermGroup, or a name and the options that size it."""
     if graph is not None and not isinstance(graph, (str, os.PathLike)):

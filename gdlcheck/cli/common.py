@@ -1,7 +1,7 @@
 """What every command shares: exit codes, the flag spelling of parameters, error lines,
 the group options, the Console, and writing output to standard output or ``-o FILE``.
 
-The command line is the only code that prints or exits (DESIGN.md section 3).
+The command line is the only code that prints or exits (docs/architecture.md).
 """
 
 from __future__ import annotations

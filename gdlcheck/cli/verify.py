@@ -97,7 +97,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
 
     opts = make_group_options(group, n, shape, generators, graph)
     code_options = (input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, weights)
-    _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt, quiet, plot)
+    _refuse_what_does_not_apply(inputs, target, code_options, method, fmt, quiet, plot)
     if allow and target is not None:
         raise click.UsageError("--allow-path lets a spec's {file: ...} read a folder; --callable reads no spec")
     if explain and fmt != "text":
@@ -213,7 +213,7 @@ def _exit_code(result) -> int:
     return EXIT_OK if result.passed else (EXIT_INCONCLUSIVE if result.verdict == "inconclusive" else EXIT_FAIL)
 
 
-def _refuse_what_does_not_apply(inputs, opts, target, code_options, method, fmt, quiet, plot) -> None:
+def _refuse_what_does_not_apply(inputs, target, code_options, method, fmt, quiet, plot) -> None:
     """Every option given must do something for this command and these inputs (else exit 2, saying why)."""
     if inputs.count("-") > 1:
         raise click.UsageError("standard input '-' can be read only once")

@@ -27,8 +27,6 @@ from gdlcheck.groups import act_rows, conjugate, fixes, is_sparse
 from gdlcheck.groups.perm import match
 from gdlcheck.inputs.graph_files import load_graph_file  # noqa: F401  (read by the API from here)
 
-FORMS = ("dense", "sparse", "edge_index")
-
 
 def form(A) -> str:
     """``"dense"``, ``"sparse"`` or ``"edge_index"`` for a value :func:`as_graph` returned (an edge

@@ -103,14 +103,14 @@ def _constant(walk, op: Op) -> bool:
         return False
     # a value made from constants is named by the parameter or buffer it came from, else by the
     # submodule that made it; a view of a parameter is that parameter
-    origin = next((a.origin for a in op.inputs if a.origin), "") or _made_here(walk)
+    origin = next((a.origin for a in op.inputs if a.origin), "") or _made_here()
     role = op.inputs[0].role if op.inputs and op.func.is_view else "constant"
     for t in op.outs:
         walk.values[t] = Abstract(True, origin=origin, role=role)
     return True
 
 
-def _made_here(walk) -> str:
+def _made_here() -> str:
     """How a constant made inside ``forward`` from nothing named is called: by the user's line that
     made it (``the constant made at model.py:17``; the note adds the submodule running), not by the
     module alone."""
@@ -139,7 +139,7 @@ def _shape_only_rule(walk, op: Op) -> bool:
     if found is None or not getattr(found, "constant", False):
         return False
     for t in op.outs:
-        walk.values[t] = Abstract(True, origin=_made_here(walk))
+        walk.values[t] = Abstract(True, origin=_made_here())
     return True
 
 

@@ -8,7 +8,7 @@ labels of an ``edge_index``, a batch of positions), a relabelling ``lam`` of tho
 
     T'[q_0[i_0], q_1[i_1], ...] = lam[T[i_0, i_1, ...]]        (lam = identity when None)
 
-The points axis of ``X`` moves by ``g`` itself (``(P x)[g[j]] = x[j]``, DESIGN.md section 1); an
+The points axis of ``X`` moves by ``g`` itself (``(P x)[g[j]] = x[j]``, docs/groups.md); an
 ``edge_index`` that moves with the points has ``lam = g``; the edges of a fixed graph move by the
 edge permutation ``g`` induces; the rows of ``cat([cls, x])`` by ``g`` shifted past the row.
 A constant (a parameter, a buffer, a value computed from them) is the same in both calls, so it
@@ -137,14 +137,6 @@ def restrict(p, index: np.ndarray):
         return None
     r = match(index, p[index])
     return False if r is None else r
-
-
-def shifted(p, before: int, after: int):
-    """``p`` on a block of an axis with ``before`` indices ahead of it and ``after`` behind."""
-    if known(p) is None:
-        return None
-    n = len(p)
-    return np.concatenate([np.arange(before), before + p, np.arange(before + n, before + n + after)])
 
 
 def concat(parts: list, sizes: list[int]):

@@ -54,7 +54,7 @@ class Derived(Shown):
     free_parameters : int
         ``dimension * channels_in * channels_out``.
 
-    ``to_json()`` is the ``derive --format json`` object (DESIGN.md section 6), ``report()``
+    ``to_json()`` is the ``derive --format json`` object (its keys are stable: added, never renamed), ``report()``
     the text report, ``plot()`` the ``derive --plot`` picture.
     """
 
@@ -172,9 +172,6 @@ class Derived(Shown):
         """The cells of the pattern its JSON may hold: at 1 -> 1 the JSON also carries the matrix of
         entry names (one Python string per cell); otherwise only the pattern, written row by row."""
         return MAX_JSON_CELLS if (self.out_order, self.in_order) == (1, 1) else MAX_JSON_PATTERN_CELLS
-
-    def orbit_sizes(self) -> np.ndarray:
-        return np.bincount(self.pattern.ravel(), minlength=self.dimension)
 
     @property
     def basis(self) -> np.ndarray:

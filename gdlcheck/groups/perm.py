@@ -1,4 +1,4 @@
-"""Permutations in array form, and how they act (DESIGN.md section 1).
+"""Permutations in array form, and how they act (docs/groups.md).
 
 The convention, as runnable examples (pytest runs them with ``--doctest-modules``):
 

@@ -158,7 +158,7 @@ def _node(e, values, ctx, memo):
         if name in ("sin", "cos", "tan"):
             return _trig(name, e.args[0], arg, values, ctx)
         if name == "exp":
-            _check_exp(ctx, arg)
+            _check_exp(arg)
         if name == "log" and arg == 0:
             raise ZeroDivisionError
         return getattr(ctx, _FUNCTIONS[name])(arg)
@@ -192,7 +192,7 @@ def _real(v):
     return None
 
 
-def _check_exp(ctx, arg) -> None:
+def _check_exp(arg) -> None:
     """exp(x) past the magnitude bound is refused before it is computed."""
     re = arg.real if _is_complex(arg) else arg
     if abs(re) > MAX_VALUE_BITS * 0.69:  # |x| ln 2 .. : e^x = 2^(x / ln 2)

@@ -58,14 +58,14 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix", inte
         data = read_bytes(path)
     try:
         if suffix == ".npy" or data[:6] == b"\x93NUMPY":
-            a = _load_npy(data, path, integers)
+            a = _load_npy(data, integers)
         else:
             if b"\x00" in data:
                 raise SpecError("binary data where text was expected; save an array with numpy.save('W.npy', W), "
                                 f"or trained weights as {' '.join(WEIGHTS_SUFFIXES)}")
             text = decode_text(data, path)
             if suffix == ".json" or (not suffix and text.lstrip().startswith("[")):
-                a = _load_json(text, path, ndim)
+                a = _load_json(text, ndim)
             else:
                 a = parse_table(text, {".csv": ",", ".tsv": "\t"}.get(suffix), integers)
     except GdlcheckError as err:
@@ -95,7 +95,7 @@ def read_npy_header(fh) -> tuple[tuple[int, ...], bool, np.dtype]:
         raise SpecError(f"not a readable .npy file ({printable(shorten(reason, 120))})") from None
 
 
-def _load_npy(data: bytes, path: str, integers: bool = False) -> np.ndarray:
+def _load_npy(data: bytes, integers: bool = False) -> np.ndarray:
     """A ``.npy`` matrix, its header read and checked (dtype, shape, size) before any allocation:
     a 128-byte file may claim (1000000, 1000000) or a 2 GB record dtype.  Integers stay int64
     with ``integers`` (node labels), else every dtype becomes float64."""
@@ -120,7 +120,7 @@ def _load_npy(data: bytes, path: str, integers: bool = False) -> np.ndarray:
     return check_finite(a.astype(np.float64, copy=False))   # float64 data stays in the file's buffer
 
 
-def _load_json(text: str, path: str, ndim: int | None = 2) -> np.ndarray:
+def _load_json(text: str, ndim: int | None = 2) -> np.ndarray:
     """A JSON matrix: nesting bounded before parsing (no recursion on 990 brackets), a plain
     numeric 2-D list parsed in C without a Python object per entry, anything else entry by
     entry within the budgets."""

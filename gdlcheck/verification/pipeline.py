@@ -53,7 +53,7 @@ TRIAL_ELEMENTS = 1
 def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant", channels: int = 1,
                  options: Options | None = None, input: str = "-", kind: str | None = None,
                  name: str | None = None) -> Verified:
-    """Run the checks ``options.method`` asks for and reach a verdict (DESIGN.md section 5).
+    """Run the checks ``options.method`` asks for and reach a verdict (docs/verdicts.md).
 
     Floating-point warnings are silenced: overflow is detected and reported explicitly.
     """
@@ -66,7 +66,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     method = options.method
     notes: list[Fact] = []
     form = layer.linear_form()
-    # DESIGN.md section 5: symbolic weights pass only when the exact check holds, so
+    # docs/verdicts.md: symbolic weights pass only when the exact check holds, so
     # --method numeric on them runs the exact checks as well.
     symbolic_weights = form is not None and bool(layer.symbols())
     if method == "numeric" and symbolic_weights and group.gens:
@@ -98,7 +98,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
                                             exact_applies=bool(exact), why_not=why_not)
     notes.extend(n for n in verdict_notes if n.what != "exact_undecided" or proof is None)
     if any(c.method == "exact" and c.passed is None for c in checks):   # "not proven": the notes say where
-        notes.extend(_not_proven(proof, checks))
+        notes.extend(_not_proven(proof))
     constraints, unsatisfiable = solve_constraints(equations) if equations and not passed else ([], False)
     diagnosis = diagnose(layer, group, expect, channels, options, checks, proof) if verdict == FAILS else None
     return Verified(input=input, kind=kind or layer.kind, group=group, expect=expect, passed=passed,
@@ -150,7 +150,7 @@ def _restricted(group: PermGroup, gens) -> PermGroup:
                      roles=tuple(r for _, r in kept), family=None, order_formula=1, graph=group.graph)
 
 
-def _not_proven(proof: Proof | None, checks) -> list[Fact]:
+def _not_proven(proof: Proof | None) -> list[Fact]:
     """Where the proof stopped, for each generator it did not prove (a note per generator)."""
     if proof is None:
         return []
