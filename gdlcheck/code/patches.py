@@ -67,7 +67,7 @@ def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
     with LOCK, torch.random.fork_rng(devices=[]):
         rng_before = torch.get_rng_state()
         with _module_hooks(walk, pre, post), _grad_mode(walk, owner), _reads(walk, owner), _data_set(walk, owner), \
-                torch.no_grad(), walk.mode():
+                _index_reads(walk, owner), torch.no_grad(), walk.mode():
             out = module(*args, **kwargs)
         return out, not torch.equal(rng_before, torch.get_rng_state())
 
@@ -177,6 +177,52 @@ def _data_set(walk, owner: int):
     finally:
         if done:
             _set(torch._C.TensorBase, "data", descriptor)
+
+
+# torch functions whose C++ reads the values of a tensor argument with no operation dispatched
+# (``tensor_split`` by a 1-D tensor of indices reads them through a pointer, then slices)
+INDEX_READERS = ("tensor_split",)
+
+
+@contextlib.contextmanager
+def _index_reads(walk, owner: int):
+    """For the call, each of :data:`INDEX_READERS` (the torch function, the Tensor method and
+    ``torch._C._VariableFunctions``'s) stops the proof where a tensor argument past the first has
+    values the code may not read: the moved call, given moved points, reads the same count.  A
+    name the code bound before the call (``from torch import tensor_split``) is not seen."""
+    import torch
+
+    def watched(original):
+        @functools.wraps(original)
+        def fn(*args, **kwargs):
+            if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
+                    and not _ours(sys._getframe(1)):
+                walk.busy = True
+                try:
+                    if not all(walk.knowable(t) for t in values._tensors((list(args[1:]), kwargs))):
+                        walk.stop_everywhere(f"the code passes values that depend on the inputs to "
+                                             f"{original.__name__}, which reads them with no operation", "asks_value")
+                finally:
+                    walk.busy = False
+            return original(*args, **kwargs)
+        return fn
+
+    saved = []   # (where, name, what it held)
+    try:
+        for name in INDEX_READERS:
+            for where in (torch, torch._C.TensorBase, torch._C._VariableFunctionsClass):
+                held = vars(where).get(name)
+                if held is None:
+                    continue
+                wrapped = watched(getattr(torch.Tensor if where is torch._C.TensorBase else torch, name))
+                if where is torch._C._VariableFunctionsClass:
+                    wrapped = staticmethod(wrapped)
+                if _set(where, name, wrapped):
+                    saved.append((where, name, held))
+        yield
+    finally:
+        for where, name, held in reversed(saved):
+            _set(where, name, held)
 
 
 def _ours(frame) -> bool:
