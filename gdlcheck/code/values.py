@@ -68,6 +68,21 @@ class Storages:
         s = _storage_object(tensor)
         return s is not None and any(r() is s for r in self._d.get(s.data_ptr(), ()))
 
+    def overlaps(self, tensor) -> bool:
+        """The tensor's memory lies over a member's, though its storage is another object (an alias
+        made outside torch, from a DLPack capsule or an address): a member alive holds its memory,
+        so no other allocation can have taken it."""
+        s = _storage_object(tensor)
+        if s is None or s.nbytes() == 0:
+            return False
+        start, end = s.data_ptr(), s.data_ptr() + s.nbytes()
+        for refs in self._d.values():
+            for r in refs:
+                m = r()
+                if m is not None and m.nbytes() and m.data_ptr() < end and start < m.data_ptr() + m.nbytes():
+                    return True
+        return False
+
 
 def _storage_object(t):
     import torch

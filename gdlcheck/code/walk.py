@@ -111,7 +111,8 @@ class Walk:
     def of(self, tensor) -> Abstract:
         found = self.values.get(tensor)
         if found is None:
-            if tensor in self.moving:   # an alias made without torch's operations (Parameter(x))
+            if tensor in self.moving or self.moving.overlaps(tensor):   # an alias made without torch's
+                # operations (Parameter(x)), or over the same memory (a DLPack capsule's round trip)
                 found = Abstract(False, [Halt(self.place() or "call", "a view of a value that moves, made outside "
                                               "torch's operations", "no_op_rule")] * len(self.gens))
             else:
