@@ -179,27 +179,36 @@ def _data_set(walk, owner: int):
             _set(torch._C.TensorBase, "data", descriptor)
 
 
-# torch functions whose C++ reads the values of a tensor argument with no operation dispatched
-# (``tensor_split`` by a 1-D tensor of indices reads them through a pointer, then slices)
-INDEX_READERS = ("tensor_split",)
+# torch functions whose C++ reads the values of tensors among their arguments with no operation
+# dispatched: ``tensor_split``'s 1-D tensor of indices (through a pointer, then it slices), and the
+# constructors' sequences holding tensors (``torch.tensor([k, 1])`` copies ``k`` with the Python
+# dispatch key excluded); a tensor given whole to a constructor is left to the walk
+INDEX_READERS = {"tensor_split": "after the first", "tensor": "in a sequence", "as_tensor": "in a sequence",
+                 "asarray": "in a sequence", "new_tensor": "in a sequence"}
+
+
+def _read(args, kwargs, how: str) -> list:
+    if how == "after the first":
+        return list(values._tensors((list(args[1:]), kwargs)))
+    return [t for a in (*args, *kwargs.values()) if isinstance(a, (list, tuple)) for t in values._tensors(a)]
 
 
 @contextlib.contextmanager
 def _index_reads(walk, owner: int):
     """For the call, each of :data:`INDEX_READERS` (the torch function, the Tensor method and
-    ``torch._C._VariableFunctions``'s) stops the proof where a tensor argument past the first has
-    values the code may not read: the moved call, given moved points, reads the same count.  A
-    name the code bound before the call (``from torch import tensor_split``) is not seen."""
+    ``torch._C._VariableFunctions``'s) stops the proof where a tensor it reads has values the code
+    may not read: the moved call, given moved points, may read the same numbers.  A name the code
+    bound before the call (``from torch import tensor_split``) is not seen."""
     import torch
 
-    def watched(original):
+    def watched(original, how):
         @functools.wraps(original)
         def fn(*args, **kwargs):
             if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
                     and not _ours(sys._getframe(1)):
                 walk.busy = True
                 try:
-                    if not all(walk.knowable(t) for t in values._tensors((list(args[1:]), kwargs))):
+                    if not all(walk.knowable(t) for t in _read(args, kwargs, how)):
                         walk.stop_everywhere(f"the code passes values that depend on the inputs to "
                                              f"{original.__name__}, which reads them with no operation", "asks_value")
                 finally:
@@ -209,12 +218,12 @@ def _index_reads(walk, owner: int):
 
     saved = []   # (where, name, what it held)
     try:
-        for name in INDEX_READERS:
+        for name, how in INDEX_READERS.items():
             for where in (torch, torch._C.TensorBase, torch._C._VariableFunctionsClass):
                 held = vars(where).get(name)
                 if held is None:
                     continue
-                wrapped = watched(getattr(torch.Tensor if where is torch._C.TensorBase else torch, name))
+                wrapped = watched(getattr(torch.Tensor if where is torch._C.TensorBase else torch, name), how)
                 if where is torch._C._VariableFunctionsClass:
                     wrapped = staticmethod(wrapped)
                 if _set(where, name, wrapped):
