@@ -156,7 +156,9 @@ def path_key(func, args, kwargs) -> tuple:
             if func in _FRESH:   # every entry: 5,000 fresh random numbers differ past the 4,096th too
                 out.append(content_digest(v))
             continue
-        if isinstance(v, (list, tuple)):
+        if isinstance(v, (torch.UntypedStorage, torch.TypedStorage)):   # its repr lists every entry: a
+            out.append((type(v).__name__, v.nbytes()))                     # read per entry was quadratic
+        elif isinstance(v, (list, tuple)):
             out.append(tuple(repr(x) for x in v if not isinstance(x, torch.Tensor)))
         else:
             out.append(repr(v))
