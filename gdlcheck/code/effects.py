@@ -62,9 +62,10 @@ def _views_of(walk, t, func, constant: bool = False, constant_block: bool = Fals
             if written is None:
                 written = regions.cells(t)
             how = regions.relation(t, written, other)
-            if how == "apart":
+            if how is regions.Relation.APART:
                 continue
-            walk.values[other] = (regions.refill(walk, t, other, halt, constant_block) if how == "contains"
+            contains = how is regions.Relation.CONTAINS
+            walk.values[other] = (regions.refill(walk, t, other, halt, constant_block) if contains
                                   else Abstract(False, [halt] * len(walk.gens)))
 
 

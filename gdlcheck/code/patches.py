@@ -183,14 +183,18 @@ def _data_set(walk, owner: int):
 # dispatched: ``tensor_split``'s 1-D tensor of indices (through a pointer, then it slices), and the
 # constructors' sequences holding tensors (``torch.tensor([k, 1])`` copies ``k`` with the Python
 # dispatch key excluded); a tensor given whole to a constructor is left to the walk
-INDEX_READERS = {"tensor_split": "after the first", "tensor": "in a sequence", "as_tensor": "in a sequence",
-                 "asarray": "in a sequence", "new_tensor": "in a sequence"}
+def _after_the_first(args, kwargs) -> list:
+    """The tensors a call reads besides the one it splits."""
+    return list(values._tensors((list(args[1:]), kwargs)))
 
 
-def _read(args, kwargs, how: str) -> list:
-    if how == "after the first":
-        return list(values._tensors((list(args[1:]), kwargs)))
+def _in_a_sequence(args, kwargs) -> list:
+    """The tensors inside the lists and tuples a constructor is given."""
     return [t for a in (*args, *kwargs.values()) if isinstance(a, (list, tuple)) for t in values._tensors(a)]
+
+
+INDEX_READERS = {"tensor_split": _after_the_first, "tensor": _in_a_sequence, "as_tensor": _in_a_sequence,
+                 "asarray": _in_a_sequence, "new_tensor": _in_a_sequence}
 
 
 @contextlib.contextmanager
@@ -201,14 +205,14 @@ def _index_reads(walk, owner: int):
     bound before the call (``from torch import tensor_split``) is not seen."""
     import torch
 
-    def watched(original, how):
+    def watched(original, read):
         @functools.wraps(original)
         def fn(*args, **kwargs):
             if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
                     and not _ours(sys._getframe(1)):
                 walk.busy = True
                 try:
-                    if not all(walk.knowable(t) for t in _read(args, kwargs, how)):
+                    if not all(walk.knowable(t) for t in read(args, kwargs)):
                         walk.stop_everywhere(f"the code passes values that depend on the inputs to "
                                              f"{original.__name__}, which reads them with no operation", "asks_value")
                 finally:
@@ -218,12 +222,12 @@ def _index_reads(walk, owner: int):
 
     saved = []   # (where, name, what it held)
     try:
-        for name, how in INDEX_READERS.items():
+        for name, read in INDEX_READERS.items():
             for where in (torch, torch._C.TensorBase, torch._C._VariableFunctionsClass):
                 held = vars(where).get(name)
                 if held is None:
                     continue
-                wrapped = watched(getattr(torch.Tensor if where is torch._C.TensorBase else torch, name), how)
+                wrapped = watched(getattr(torch.Tensor if where is torch._C.TensorBase else torch, name), read)
                 if where is torch._C._VariableFunctionsClass:
                     wrapped = staticmethod(wrapped)
                 if _set(where, name, wrapped):

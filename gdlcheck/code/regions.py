@@ -12,6 +12,8 @@ Cells, offsets and strides follow from the shapes, which the moved call repeats 
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from gdlcheck.code import conditions
@@ -35,18 +37,25 @@ def cells(t):
     return np.unique(at)
 
 
-def relation(written, written_cells, other) -> str:
-    """How ``other`` stands to the written view: ``"apart"`` (no common cell), ``"contains"`` (it holds
-    every written cell, and more or as many), or ``"overlaps"`` (anything else, or not known)."""
+class Relation(enum.Enum):
+    """How a view stands to a written one."""
+
+    APART = "no common cell"
+    CONTAINS = "holds every written cell, and more or as many"
+    OVERLAPS = "anything else, or not known"
+
+
+def relation(written, written_cells, other) -> Relation:
+    """How ``other`` stands to the written view."""
     if written_cells is False or other.element_size() != written.element_size():
-        return "overlaps"
+        return Relation.OVERLAPS
     mine = cells(other)
     if mine is False:
-        return "overlaps"
+        return Relation.OVERLAPS
     common = np.intersect1d(written_cells, mine, assume_unique=True).size
     if not common:
-        return "apart"
-    return "contains" if common == written_cells.size else "overlaps"
+        return Relation.APART
+    return Relation.CONTAINS if common == written_cells.size else Relation.OVERLAPS
 
 
 def _box(block, whole):
