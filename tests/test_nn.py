@@ -246,9 +246,11 @@ def test_bad_inputs_are_layer_errors():
 # ------------------------------------------------------------------------- proofs by gdlcheck
 # What verify_callable says of each path today.  The symmetric group's sums from an order-1 input
 # are proved exactly, and so is the gathered weight: ``theta[pattern]`` is an operator on the points
-# that the group keeps (P W P^T = W, the product's operator law).  The convolution (FFT) passes its
-# trials but has no rule yet, and an order-2 input has no way to move in verify_callable: their
-# exact expectations wait in tests/pending_nn_proofs.py (not collected).
+# that the group keeps (P W P^T = W, the product's operator law).  The convolution is circular
+# padding and a convolution: proved under shifts and, with the kernel's taps symmetric, under
+# reflections.  A rotation of a grid swaps its axes, which the tracer's moves (per axis) do not follow,
+# and an order-2 input has no way to move in verify_callable: their exact expectations wait in
+# tests/pending_nn_proofs.py (not collected).
 
 PROVED = [
     ("symmetric-1-1", lambda: gdlcheck.group("symmetric", n=6), 1, 1, {}),
@@ -257,9 +259,14 @@ PROVED = [
     ("alternating-1-1", lambda: gdlcheck.group("alternating", n=6), 1, 1, {}),
     ("petersen, gathered", lambda: gdlcheck.group("automorphisms", graph=petersen()), 1, 1, {}),
     ("generators, gathered", lambda: gdlcheck.group(generators=["(0 1 2)(3 4)"], n=6), 1, 1, {}),
+    ("cyclic, convolution", lambda: gdlcheck.group("cyclic", n=8), 1, 1, {}),
+    ("dihedral, convolution", lambda: gdlcheck.group("dihedral", n=7), 1, 1, {}),
+    ("dihedral even, convolution", lambda: gdlcheck.group("dihedral", n=6), 1, 1, {}),
+    ("torus, convolution", lambda: gdlcheck.group("translations", shape="3x4"), 1, 1, {"points_axis": (0, 1)}),
+    ("3-d torus, convolution", lambda: gdlcheck.group("translations", shape="2x3x2"), 1, 1,
+     {"points_axis": (0, 1, 2)}),
 ]
 TRIALS_ONLY = [
-    ("cyclic", lambda: gdlcheck.group("cyclic", n=8), {}),
     ("p4-5x5", lambda: gdlcheck.group("p4", shape="5x5"), {"points_axis": (0, 1)}),
 ]
 

@@ -10,6 +10,8 @@ around it changes what every thread of the process sees, for the call only:
 * the tensor methods that run Python on the values (``apply_``, ``map_``, ``map2_``): they stop it;
 * the setter of ``Tensor.data`` (a swap of memory no operation sees): it stops the proof;
 * torch's global module hooks, which name the running submodule and apply a unit's theorem;
+* a torch function mode, which applies the theorem of a function proved whole (``F.pad`` in
+  circular mode) to its result;
 * ``torch.is_grad_enabled``, to note code that branches on grad mode (the proof runs without it);
 * torch's random state, forked: a call that draws leaves it as it was (and the proof says so).
 
@@ -67,7 +69,7 @@ def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
     with LOCK, torch.random.fork_rng(devices=[]):
         rng_before = torch.get_rng_state()
         with _module_hooks(walk, pre, post), _grad_mode(walk, owner), _reads(walk, owner), _data_set(walk, owner), \
-                _index_reads(walk, owner), torch.no_grad(), walk.mode():
+                _index_reads(walk, owner), torch.no_grad(), walk.mode(), _functions(walk, owner):
             out = module(*args, **kwargs)
         return out, not torch.equal(rng_before, torch.get_rng_state())
 
@@ -85,6 +87,30 @@ def _module_hooks(walk, pre, post):
     finally:
         for h in handles:
             h.remove()
+
+
+@contextlib.contextmanager
+def _functions(walk, owner: int):
+    """The torch functions proved whole (``F.pad`` in circular mode, :data:`~gdlcheck.code.table.FUNCTIONS`):
+    a function mode sees each call of them, however the code reached them, and hands the result to
+    the walk, whose theorem then says how it moves."""
+    from torch.overrides import TorchFunctionMode
+
+    from gdlcheck.code.table import FUNCTIONS
+
+    class Theorems(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            if func in FUNCTIONS and threading.get_ident() == owner and not walk.busy:
+                walk.busy = True   # the theorem reads as the walk, not as the code
+                try:
+                    walk.function(func, args, kwargs or {}, out)
+                finally:
+                    walk.busy = False
+            return out
+
+    with Theorems():
+        yield
 
 
 @contextlib.contextmanager

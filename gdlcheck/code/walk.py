@@ -238,12 +238,43 @@ class Walk:
         for k in range(len(self.gens)):
             m = a.per[k]
             try:   # where the theorem does not apply, what the operations inside said stands
-                per.append(inner.per[k] if isinstance(m, Halt) else found(module, m, *blind))
+                per.append(inner.per[k] if isinstance(m, Halt) or mv.wrapped(m) else found(module, m, *blind))
             except Exception:   # NoRule, or an axis in an order not known (moves.Unordered)
                 per.append(inner.per[k])
         self.values[output] = Abstract(False, per, free=a.free)
         if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
             self.steps.append((self.place(), type(module).__name__, "theorem1", []))
+
+    def function(self, func, args, kwargs, output) -> None:
+        """A torch function's theorem (:data:`~gdlcheck.code.table.FUNCTIONS`: ``F.pad`` in circular
+        mode) says how its output moves, in place of the operations inside it; where it does not
+        speak (another mode, or its rule does not apply), what those operations said stands."""
+        import torch
+
+        from gdlcheck.code.table import FUNCTIONS
+
+        found = FUNCTIONS.get(func)
+        if found is None or self.everywhere is not None or not args:
+            return
+        x = args[0]
+        if type(x) is not torch.Tensor or type(output) is not torch.Tensor:
+            return
+        a, inner = self.of(x), self.values.get(output)
+        if a.const or inner is None or inner.const:
+            return
+        from torch.utils._python_dispatch import _disable_current_modes
+
+        with _disable_current_modes():   # made outside the walk: not operations of the call
+            blind = (_without_values(x), _without_values(output))
+        per = []
+        for k in range(len(self.gens)):
+            m = a.per[k]
+            try:
+                said = None if isinstance(m, Halt) or mv.wrapped(m) else found(args, kwargs, m, *blind)
+            except Exception:   # NoRule, or an axis in an order not known
+                said = None
+            per.append(inner.per[k] if said is None else said)
+        self.values[output] = Abstract(False, per, free=a.free)
 
     def _halt_outputs(self, outs, halt: Halt) -> None:
         for t in outs:
@@ -324,6 +355,10 @@ class Walk:
 
     def _one(self, found, func, bound, moves, out, k: int, count: int) -> list:
         where = self.place() or _op_text(func)
+        if not getattr(found, "wrapped", False) and any(mv.wrapped(m) for m in moves.values()):
+            # an axis padded circularly is no permutation of its entries: only the rules written for it
+            return [Halt(where, f"{_op_text(func)} (of an axis padded circularly, which only a convolution reads)",
+                         "no_op_rule")] * count
         try:
             result = found(Call(func, bound, moves, out, self.gens[k]))
         except NoRule as why:
