@@ -42,7 +42,9 @@ from gdlcheck.code.values import (
     Storages,
     Values,
     _op_text,
+    _shape,
     _tensors,
+    _without_values,
     content_digest,
     path_key,
     user_line,
@@ -217,51 +219,34 @@ class Walk:
     def unit(self, module, inputs, output) -> None:
         """A ``torch.nn`` unit's theorem (:mod:`gdlcheck.code.rules.units`) says how its output
         moves, in place of the operations inside it."""
-        import torch
-
         found = unit_of(module)
-        if found is None or self.everywhere is not None or len(inputs) != 1 or self.foreign_hooks:
+        if found is None or len(inputs) != 1 or self.foreign_hooks:
             return
         if not all(self.of(p).const for p in list(module.parameters(recurse=False)) + list(module.buffers(False))):
             return   # its weights come from the inputs (torch.func.functional_call): not the class's theorem
-        x = inputs[0]
-        if not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
-            return
-        a, inner = self.of(x), self.values.get(output)
-        if a.const or inner is None or inner.const:
-            return
-        from torch.utils._python_dispatch import _disable_current_modes
-
-        with _disable_current_modes():   # made outside the walk: not operations of the call
-            blind = (_without_values(x), _without_values(output))
-        per = []
-        for k in range(len(self.gens)):
-            m = a.per[k]
-            try:   # where the theorem does not apply, what the operations inside said stands
-                per.append(inner.per[k] if isinstance(m, Halt) or mv.wrapped(m) else found(module, m, *blind))
-            except Exception:   # NoRule, or an axis in an order not known (moves.Unordered)
-                per.append(inner.per[k])
-        self.values[output] = Abstract(False, per, free=a.free)
-        if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
+        if self._theorem(inputs[0], output, lambda m, *blind: found(module, m, *blind)):
             self.steps.append((self.place(), type(module).__name__, "theorem1", []))
 
     def function(self, func, args, kwargs, output) -> None:
         """A torch function's theorem (:data:`~gdlcheck.code.table.FUNCTIONS`: ``F.pad`` in circular
-        mode) says how its output moves, in place of the operations inside it; where it does not
-        speak (another mode, or its rule does not apply), what those operations said stands."""
-        import torch
-
+        mode) says how its output moves, in place of the operations inside it."""
         from gdlcheck.code.table import FUNCTIONS
 
         found = FUNCTIONS.get(func)
-        if found is None or self.everywhere is not None or not args:
-            return
-        x = args[0]
-        if type(x) is not torch.Tensor or type(output) is not torch.Tensor:
-            return
+        if found is not None and args:
+            self._theorem(args[0], output, lambda m, *blind: found(args, kwargs, m, *blind))
+
+    def _theorem(self, x, output, said) -> bool:
+        """The output's moves by a theorem about the unit or function that made it from ``x``: ``said(m,
+        x, out)`` (``x`` and ``out`` without values); where it does not apply (it raises or says None),
+        what the operations inside said stands.  Whether it settled what those operations did not."""
+        import torch
+
+        if self.everywhere is not None or not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
+            return False
         a, inner = self.of(x), self.values.get(output)
         if a.const or inner is None or inner.const:
-            return
+            return False
         from torch.utils._python_dispatch import _disable_current_modes
 
         with _disable_current_modes():   # made outside the walk: not operations of the call
@@ -269,12 +254,13 @@ class Walk:
         per = []
         for k in range(len(self.gens)):
             m = a.per[k]
-            try:
-                said = None if isinstance(m, Halt) or mv.wrapped(m) else found(args, kwargs, m, *blind)
-            except Exception:   # NoRule, or an axis in an order not known
-                said = None
-            per.append(inner.per[k] if said is None else said)
+            try:   # an axis padded circularly is read by no theorem
+                moved = None if isinstance(m, Halt) or mv.wrapped(m) else said(m, *blind)
+            except Exception:   # NoRule, or an axis in an order not known (moves.Unordered)
+                moved = None
+            per.append(inner.per[k] if moved is None else moved)
         self.values[output] = Abstract(False, per, free=a.free)
+        return all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per)
 
     def _halt_outputs(self, outs, halt: Halt) -> None:
         for t in outs:
@@ -407,29 +393,7 @@ class Walk:
         return Halt(where, self.of(value).role, "condition", condition)
 
 
-def _shape(t) -> tuple:
-    """A tensor's shape for the path check; a nested (ragged) tensor's by the sizes of its pieces."""
-    if t.is_nested:
-        return ("nested",) + tuple(tuple(r) for r in t._nested_tensor_size().tolist())
-    return tuple(t.shape)
-
-
 def _out_arguments(func) -> list[str]:
     """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
     return [a.name for a in func._schema.arguments
             if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
-
-
-def _without_values(value):
-    """Tensors (alone, or in a list or tuple) as meta tensors: the same shape, strides and dtype,
-    no data to read."""
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        try:
-            return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="meta")
-        except (RuntimeError, TypeError, NotImplementedError):   # a sparse or nested layout
-            return torch.empty(value.shape, dtype=value.dtype, device="meta")
-    if isinstance(value, (list, tuple)):
-        return type(value)(_without_values(v) for v in value)
-    return value
