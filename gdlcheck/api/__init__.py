@@ -9,7 +9,7 @@ Re-exported from the package on first use::
     r = gdlcheck.verify("samples/conv.yaml")   # r.passed, r.verdict, r.checks, r.to_json()
     r = gdlcheck.verify_callable(lambda X: X - X.mean(axis=0), g, shape=(6, 2))
 
-Conventions (docs/groups.md): points are ``0 .. n-1``; a permutation ``s`` acts on
+Conventions (docs/design.md section 1): points are ``0 .. n-1``; a permutation ``s`` acts on
 an array by moving the entry at ``j`` to ``s[j]`` (``P[s[j], j] = 1``); the unit shift is
 ``j -> j + 1 mod n``.
 
