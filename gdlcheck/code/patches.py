@@ -16,8 +16,8 @@ around it changes what every thread of the process sees, for the call only:
 * the tensor methods that run Python on the values (``apply_``, ``map_``, ``map2_``): they stop it;
 * the setter of ``Tensor.data`` (a swap of memory no operation sees): it stops the proof;
 * torch's global module hooks, which name the running submodule and apply a unit's theorem;
-* a torch function mode, which applies the theorem of a function proved whole (``F.pad`` in
-  circular mode) to its result;
+* the torch functions proved whole (``torch._C._nn.pad``, which ``F.pad`` calls), whose results
+  the walk's theorem then describes;
 * ``torch.is_grad_enabled``, to note code that branches on grad mode (the proof runs without it);
 * torch's random state, forked: a call that draws leaves it as it was (and the proof says so).
 
@@ -98,26 +98,33 @@ def _module_hooks(walk, pre, post):
 
 @contextlib.contextmanager
 def _functions(walk, owner: int):
-    """The torch functions proved whole (``F.pad`` in circular mode, :data:`~gdlcheck.code.table.FUNCTIONS`):
-    a function mode sees each call of them, however the code reached them, and hands the result to
-    the walk, whose theorem then says how it moves."""
-    from torch.overrides import TorchFunctionMode
-
+    """The torch functions proved whole (:data:`~gdlcheck.code.table.FUNCTIONS`: ``torch._C._nn.pad``,
+    which ``F.pad`` calls), each replaced in its module, for the call, by one that hands its result
+    to the walk, whose theorem then says how it moves.  A patch, not a torch function mode: an active
+    mode makes ``has_torch_function`` true, which turns torch's fast paths (attention's) off."""
     from gdlcheck.code.table import FUNCTIONS
 
-    class Theorems(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            out = func(*args, **(kwargs or {}))
-            if func in FUNCTIONS and threading.get_ident() == owner and not walk.busy:
+    def watched(func):
+        @functools.wraps(func)
+        def call(*args, **kwargs):
+            out = func(*args, **kwargs)
+            if threading.get_ident() == owner and not walk.busy:
                 walk.busy = True   # the theorem reads as the walk, not as the code
                 try:
-                    walk.function(func, args, kwargs or {}, out)
+                    walk.function(func, args, kwargs, out)
                 finally:
                     walk.busy = False
             return out
+        return call
 
-    with Theorems():
+    saved = [(sys.modules[func.__module__], func.__name__, func) for func in FUNCTIONS]
+    for home, name, func in saved:
+        setattr(home, name, watched(func))
+    try:
         yield
+    finally:
+        for home, name, func in saved:
+            setattr(home, name, func)
 
 
 @contextlib.contextmanager

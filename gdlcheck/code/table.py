@@ -21,7 +21,7 @@ from gdlcheck.layers.rules import Reason
 
 RULES: dict = {}
 UNITS: dict = {}   # torch.nn class -> the rule of the whole module (a theorem about the class)
-FUNCTIONS: dict = {}   # a torch function (F.pad) -> the rule of the whole call (a theorem about the function)
+FUNCTIONS: dict = {}   # a torch function (torch._C._nn.pad) -> the rule of the whole call (a theorem about it)
 
 
 class NoRule(Exception):

@@ -1,8 +1,9 @@
 """A circular convolution written by hand: ``F.pad(x, pad, mode="circular")`` and the convolution
 that reads what it padded (Theorem 1 without ``nn.ConvNd``).
 
-* ``F.pad`` in circular mode is a theorem about torch's function, met where the call enters it (its
-  operations write the pads slice by slice from the middle, which no rule follows): each padded
+* ``F.pad`` in circular mode is a theorem about torch's function, met where the call enters it
+  (``torch._C._nn.pad``; its operations write the pads slice by slice from the middle, which no
+  rule follows): each padded
   axis of length ``left + n + right`` holds at ``i`` the input's entry ``(i - left) mod n``.  Where
   the input's axis moves by ``p``, the padded axis is no permutation of its own entries (the pads
   copy other entries in the two calls): it is a :class:`~gdlcheck.code.moves.Wrapped` axis, which
@@ -27,7 +28,7 @@ from gdlcheck.code.table import Fixed, NoRule, Out, function
 _PAD_ARGS = ("input", "pad", "mode", "value")
 
 
-@function(torch.nn.functional.pad, torch._C._nn.pad)
+@function(torch._C._nn.pad)   # what F.pad calls (and nn.ConvNd, nn.CircularPadNd through it)
 def circular_pad(args, kwargs, moves, x, out):
     """Each axis padded circularly and moved by ``p`` becomes a :class:`~gdlcheck.code.moves.Wrapped`
     axis; the others keep their moves.  Other modes are not this theorem (None)."""
