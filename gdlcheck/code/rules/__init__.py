@@ -16,7 +16,8 @@
 * :mod:`~gdlcheck.code.rules.attention`: attention kernels (Theorem 4) and the encoder layer;
 * :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions);
 * :mod:`~gdlcheck.code.rules.pad`: ``F.pad`` in circular mode, proved whole, and the convolution
-  that reads what it padded (a circular convolution written by hand).
+  that reads what it padded (a circular convolution written by hand);
+* :mod:`~gdlcheck.code.rules.pairs`: values on pairs of points (``diagonal``).
 """
 
 from gdlcheck.code.rules import (  # noqa: F401
@@ -27,6 +28,7 @@ from gdlcheck.code.rules import (  # noqa: F401
     linalg,
     operators,
     pad,
+    pairs,
     puts,
     reduce,
     reindex,
