@@ -203,7 +203,13 @@ class Signature:
         return [args[k] for k in sorted(args)], kwargs
 
     def unblock(self, inp: Input, X: np.ndarray) -> np.ndarray:
-        """Input ``inp``'s columns of the block, in its own layout."""
+        """Input ``inp``'s columns of the block, in its own layout.  A random pairs input holds at
+        ``(i, j)`` a fixed function of rows ``i`` and ``j`` (:func:`pairs_of`), so that moving the
+        block's rows by ``P`` moves it as ``P Y P^T``, bit for bit."""
+        if inp.action.kind.moves_each_axis:
+            rest = tuple(d for a, d in enumerate(inp.shape) if a not in inp.action.axes)
+            Y = pairs_of(X[:, inp.offset:inp.offset + inp.width]).reshape((self.n, self.n) + rest)
+            return np.moveaxis(Y, (0, 1), inp.action.axes)
         k = len(inp.action.axes)
         point_dims = tuple(inp.shape[a] for a in inp.action.axes)
         rest = tuple(d for a, d in enumerate(inp.shape) if a not in inp.action.axes)
@@ -277,8 +283,13 @@ class Signature:
                                     f"row per edge ({E})", file=label)
         return action
 
-    def _check_points(self, shape, axes, name, label, output=False) -> None:
+    def _check_points(self, shape, axes, name, label, output=False, pairs=False) -> None:
         dims = tuple(shape[a] for a in axes)
+        if pairs:   # each axis holds the points
+            if len(axes) != 2 or any(d != self.n for d in dims):
+                raise CallableError(f"has shape {_shape_text(shape)} for {name}: its pairs {_axes_text(axes)} hold "
+                                    f"{'x'.join(map(str, dims))}, not {self.n}x{self.n}", file=label)
+            return
         if self.grid is not None and len(axes) > 1:
             ok = dims == self.grid
             want = "x".join(map(str, self.grid))
@@ -310,6 +321,14 @@ class Signature:
         else:
             outs = "; ".join(f"output{s.label} {s.action.text()}" for s in self.segments)
         return f"{ins}; {outs}"
+
+
+def pairs_of(U: np.ndarray) -> np.ndarray:
+    """``Y[i, j, c] = sin(2 u_i - u_j + 3 u_i u_j) + u_i`` for the rows ``u`` of ``U : (n, c)``: an
+    order-2 value with no symmetry between ``i`` and ``j``, each entry computed elementwise from its two
+    rows alone (so rows moved by ``P`` give ``P Y P^T`` exactly)."""
+    s, t = U[:, None, :], U[None, :, :]
+    return np.sin(2 * s - t + 3 * s * t) + s
 
 
 def _input_text(inp: Input) -> str:
