@@ -248,8 +248,8 @@ def test_bad_inputs_are_layer_errors():
 # are proved exactly, and so is the gathered weight: ``theta[pattern]`` is an operator on the points
 # that the group keeps (P W P^T = W, the product's operator law).  The convolution is circular
 # padding and a convolution: proved under shifts and, with the kernel's taps symmetric, under
-# reflections.  A rotation of a grid swaps its axes, which the tracer's moves (per axis) do not follow,
-# and an order-2 input has no way to move in verify_callable: their exact expectations wait in
+# reflections.  An order-2 input moves as pairs (inputs=["pairs"]).  A rotation of a grid swaps its
+# axes, which the tracer's moves (per axis) do not follow: its exact expectation waits in
 # tests/pending_nn_proofs.py (not collected).
 
 PROVED = [
@@ -291,6 +291,21 @@ def test_verify_callable_passes_the_other_paths_by_trials(make, options):
     obj = verdict_of(layer_of(g, 1, 1, 2, 3).float(), g, **options)
     assert obj["passed"] and obj["verdict"] in ("holds", "holds_numerically")
     assert all(c["passed"] for c in obj["checks"] if c["method"] == "numeric")
+
+
+ORDER_2 = [c for c in CASES if c[2] == 2]
+
+
+@pytest.mark.parametrize("case", ORDER_2, ids=[c[0] for c in ORDER_2])
+def test_verify_callable_proves_every_path_from_an_order_2_input(case):
+    # the input moves as pairs (P X P^T); the symmetric group's path reads its diagonal, the
+    # gathered one flattens it (the operator law on each index of the pair)
+    _, make, k, l, c_in, c_out, _ = case
+    g = make()
+    options = {"inputs": ["pairs"], "outputs": "pairs:0,1" if l == 2 else "points"}
+    obj = gdlcheck.verify_callable(layer_of(g, k, l, c_in, c_out), g, shape=(g.n, g.n, c_in), **options).to_json()
+    assert obj["verdict"] == "holds" and "proof" in obj
+    assert all(c["passed"] for c in obj["checks"] if c["method"] == "exact")
 
 
 def test_a_checkpoint_holds_the_parameters_alone():

@@ -342,3 +342,11 @@ def output_array(value, where: str, label: str) -> np.ndarray:
         text = str(err).strip().splitlines()[0] if str(err).strip() else ""
         raise CallableError(f"{name} is {type(value).__name__}, not an array of numbers ({type(err).__name__}: "
                             f"{text})", file=label) from None
+
+
+def pairs_of(U: np.ndarray) -> np.ndarray:
+    """``Y[i, j, c] = sin(2 u_i - u_j + 3 u_i u_j) + u_i`` for the rows ``u`` of ``U : (n, c)``: an
+    order-2 value with no symmetry between ``i`` and ``j``, each entry computed elementwise from its two
+    rows alone (so rows moved by ``P`` give ``P Y P^T`` exactly)."""
+    s, t = U[:, None, :], U[None, :, :]
+    return np.sin(2 * s - t + 3 * s * t) + s

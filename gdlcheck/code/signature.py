@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gdlcheck.code import graphs, torch_bridge
-from gdlcheck.code.actions import Action, Motion, move_array, normal_axes, output_array
+from gdlcheck.code.actions import Action, Motion, move_array, normal_axes, output_array, pairs_of
 from gdlcheck.errors import CallableError, param
 
 
@@ -203,13 +203,13 @@ class Signature:
         return [args[k] for k in sorted(args)], kwargs
 
     def unblock(self, inp: Input, X: np.ndarray) -> np.ndarray:
-        """Input ``inp``'s columns of the block, in its own layout.  A random pairs input holds at
-        ``(i, j)`` a fixed function of rows ``i`` and ``j`` (:func:`pairs_of`), so that moving the
-        block's rows by ``P`` moves it as ``P Y P^T``, bit for bit."""
+        """Input ``inp``'s columns of the block, in its own layout; a random pairs input built from
+        them by :func:`~gdlcheck.code.actions.pairs_of` (rows moved by ``P`` move it as ``P Y P^T``)."""
         if inp.action.kind.moves_each_axis:
-            rest = tuple(d for a, d in enumerate(inp.shape) if a not in inp.action.axes)
-            Y = pairs_of(X[:, inp.offset:inp.offset + inp.width]).reshape((self.n, self.n) + rest)
-            return np.moveaxis(Y, (0, 1), inp.action.axes)
+            axes, shape = inp.action.axes or (0, 1), inp.shape or ()
+            Y = pairs_of(X[:, inp.offset:inp.offset + inp.width])
+            return np.moveaxis(Y.reshape((self.n, self.n) + tuple(d for a, d in enumerate(shape) if a not in axes)),
+                               (0, 1), axes)
         k = len(inp.action.axes)
         point_dims = tuple(inp.shape[a] for a in inp.action.axes)
         rest = tuple(d for a, d in enumerate(inp.shape) if a not in inp.action.axes)
@@ -321,14 +321,6 @@ class Signature:
         else:
             outs = "; ".join(f"output{s.label} {s.action.text()}" for s in self.segments)
         return f"{ins}; {outs}"
-
-
-def pairs_of(U: np.ndarray) -> np.ndarray:
-    """``Y[i, j, c] = sin(2 u_i - u_j + 3 u_i u_j) + u_i`` for the rows ``u`` of ``U : (n, c)``: an
-    order-2 value with no symmetry between ``i`` and ``j``, each entry computed elementwise from its two
-    rows alone (so rows moved by ``P`` give ``P Y P^T`` exactly)."""
-    s, t = U[:, None, :], U[None, :, :]
-    return np.sin(2 * s - t + 3 * s * t) + s
 
 
 def _input_text(inp: Input) -> str:

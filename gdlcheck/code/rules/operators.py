@@ -83,7 +83,9 @@ def _points_in(p) -> list:
                 found.append(parts[at])
     for k in (2, 3, 4):   # an order-k tensor flattened: the same permutation on each of its k indices
         n = round(total ** (1 / k))
-        parts = mv.factor(p, [n] * k) if n > 1 and n ** k == total else False
-        if parts is not False and parts[0] is not None and all(mv.same(parts[0], q) for q in parts[1:]):
-            found.append(parts[0])
+        if n < 2 or n ** k != total:
+            continue
+        each = mv.factor(p, [n] * k)
+        if each is not False and each[0] is not None and all(mv.same(each[0], q) for q in each[1:]):
+            found.append(each[0])
     return found
