@@ -20,11 +20,17 @@ from dataclasses import dataclass, field
 from gdlcheck.layers.rules import Reason
 
 RULES: dict = {}
+TURNED: dict = {}  # operation object -> its rule for moves that swap axes (a grid's rotation)
 UNITS: dict = {}   # torch.nn class -> the rule of the whole module (a theorem about the class)
 
 
 class NoRule(Exception):
     """The rule does not cover this call (the reason is the message): the output is not known."""
+
+
+class NotUnit(NoRule):
+    """A unit's theorem is not about this module at all (a convolution without circular padding):
+    what the operations inside said is the note, not the theorem's reason."""
 
 
 def rule(*ops):
@@ -36,6 +42,29 @@ def rule(*ops):
             RULES[op] = fn
         return fn
     return register
+
+
+def turned(*ops):
+    """Register the decorated function as the rule of each operation in ``ops`` for moves that
+    swap axes (:attr:`~gdlcheck.code.moves.Moves.order`).  The walker hands such a move only to
+    these rules: the others read a move's axes one by one, and would drop its order."""
+    def register(fn):
+        for op in ops:
+            if op in TURNED:
+                raise ValueError(f"two rules for {op} under swapped axes")
+            TURNED[op] = fn
+        return fn
+    return register
+
+
+def lookup_turned(func):
+    """The rule of ``func`` for moves that swap axes, or None."""
+    import torch
+
+    found = TURNED.get(func)
+    if found is None and torch.Tag.pointwise in getattr(func, "tags", ()):
+        found = TURNED.get(POINTWISE)
+    return found
 
 
 def step(rule_name: str):
