@@ -67,6 +67,14 @@ def lookup_turned(func):
     return found
 
 
+def for_moves(found, func, moves: dict):
+    """The rule that may see ``moves``: ``found`` itself, or where a move swaps axes, the rule of
+    :data:`TURNED` (None: there is none)."""
+    if any(getattr(m, "order", None) is not None for v in moves.values() for m in (v if isinstance(v, list) else [v])):
+        return lookup_turned(func)
+    return found
+
+
 def step(rule_name: str):
     """Mark a rule as a step of the proof worth a line (a theorem of the texts, a scatter): the
     walker records it where it applies.  ``rule_name`` is a key of the proof's sentences."""
@@ -214,6 +222,25 @@ def unit_of(module):
     if any(callable(getattr(cls, name, None)) for name in vars(module)):
         return None   # forward, _conv_forward ... replaced on the instance
     return found
+
+
+def unit_moves(found, module, m, inner, blind, where: str):
+    """A unit's theorem for one generator: the output's moves from the input's ``m``; where the
+    theorem does not apply, what the operations inside said (``inner``) stands, unless they
+    stopped too: then the input's own stop, or the theorem's reason, is the note."""
+    if isinstance(m, Halt):
+        return m if isinstance(inner, Halt) else inner   # the first cause, carried through the unit
+    if getattr(m, "order", None) is not None and not getattr(found, "turns", False):
+        return inner   # a move that swaps axes, for a theorem about each axis on its own
+    try:
+        return found(module, m, *blind)
+    except NotUnit:
+        return inner
+    except NoRule as why:
+        name = type(module).__name__
+        return Halt(where or name, f"{name} ({why})", "no_op_rule") if isinstance(inner, Halt) else inner
+    except Exception:   # an axis in an order not known (moves.Unordered)
+        return inner
 
 
 class Halt:

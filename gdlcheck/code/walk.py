@@ -32,10 +32,10 @@ from gdlcheck.code.table import (
     Fixed,
     Halt,
     NoRule,
-    NotUnit,
     Out,
     bind,
-    lookup_turned,
+    for_moves,
+    unit_moves,
     unit_of,
     writes,
 )
@@ -234,25 +234,9 @@ class Walk:
             return
         from torch.utils._python_dispatch import _disable_current_modes
 
-        with _disable_current_modes():   # made outside the walk: not operations of the call
+        with _disable_current_modes():   # made outside the walk, and reading the kernel: not operations of the call
             blind = (_without_values(x), _without_values(output))
-        per = []
-        for k in range(len(self.gens)):
-            m = a.per[k]
-            try:   # where the theorem does not apply, what the operations inside said stands
-                if isinstance(m, Halt) and isinstance(inner.per[k], Halt):
-                    per.append(m)   # the first cause, carried through the unit
-                elif isinstance(m, Halt) or (mv.turned(m) and not getattr(found, "turns", False)):
-                    per.append(inner.per[k])
-                else:
-                    with _disable_current_modes():   # reading the kernel is no operation of the call
-                        per.append(found(module, m, *blind))
-            except NoRule as why:   # where the operations inside stop too, the theorem's reason is the note
-                per.append(Halt(self.place() or type(module).__name__, f"{type(module).__name__} ({why})",
-                                "no_op_rule") if isinstance(inner.per[k], Halt) and not isinstance(why, NotUnit)
-                           else inner.per[k])
-            except Exception:   # an axis in an order not known (moves.Unordered)
-                per.append(inner.per[k])
+            per = [unit_moves(found, module, m, i, blind, self.place()) for m, i in zip(a.per, inner.per)]
         self.values[output] = Abstract(False, per, free=a.free)
         if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
             self.steps.append((self.place(), type(module).__name__, "theorem1", []))
@@ -336,11 +320,10 @@ class Walk:
 
     def _one(self, found, func, bound, moves, out, k: int, count: int) -> list:
         where = self.place() or _op_text(func)
-        if any(mv.turned(m) for v in moves.values() for m in (v if isinstance(v, list) else [v])):
-            found = lookup_turned(func)   # a move that swaps axes reaches only the rules that follow it
-            if found is None:
-                return [Halt(where, f"{_op_text(func)} (the generator swaps axes here: the rule follows "
-                                    "each axis on its own)", "no_op_rule")] * count
+        found = for_moves(found, func, moves)   # a move that swaps axes reaches only the rules that follow it
+        if found is None:
+            return [Halt(where, f"{_op_text(func)} (the generator swaps axes here: the rule follows each axis on its "
+                                "own)", "no_op_rule")] * count
         try:
             result = found(Call(func, bound, moves, out, self.gens[k]))
         except NoRule as why:

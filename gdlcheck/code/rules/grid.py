@@ -29,7 +29,7 @@ from gdlcheck.code.table import POINTWISE, Broken, NoRule, Out, rule, turned
 aten = torch.ops.aten
 
 
-def _plain(m):
+def plain(m):
     """A move of values that are not labels, with every axis's entries known."""
     if m.labels is not None:
         raise NoRule("node labels under swapped axes")
@@ -38,7 +38,7 @@ def _plain(m):
     return m
 
 
-def _normal(m, shape) -> tuple:
+def normal_order(m, shape) -> tuple:
     """The order of ``m`` with its size-1 axes in their places (a swap of two size-1 axes moves
     nothing); an order maps axes only onto axes of their size, so this is still an order."""
     o = list(mv.order_of(m, len(shape)))
@@ -78,7 +78,7 @@ def rot90(call):
     m = call.moves["self"]
     shape = list(call.shape("self"))
     nd = len(shape)
-    _plain(m)
+    plain(m)
     d0, d1 = (int(d) % nd for d in call.args["dims"])
     for _ in range(int(call.args["k"]) % 4):
         m = _flipped(m, {d1}, shape)
@@ -91,21 +91,20 @@ def rot90(call):
 
 @turned(aten.flip.default)
 def flip(call):
-    m = _plain(call.moves["self"])
+    m = plain(call.moves["self"])
     shape = call.shape("self")
     return _flipped(m, {int(d) % max(len(shape), 1) for d in call.args["dims"]}, shape)
 
 
-@turned(aten.alias.default, aten.detach.default, aten.clone.default, aten.lift_fresh.default,
-        aten.lift_fresh_copy.default, aten._to_copy.default)
+@turned(aten.alias.default, aten.detach.default, aten.clone.default, aten._to_copy.default)
 def same_entries(call):
-    m = _plain(call.moves["self"])
+    m = plain(call.moves["self"])
     return mv.with_order(m.axes, m.order)
 
 
 @turned(aten.transpose.int)
 def transpose(call):
-    m = _plain(call.moves["self"])
+    m = plain(call.moves["self"])
     nd = call.ndim("self")
     a, b = call.args["dim0"] % max(nd, 1), call.args["dim1"] % max(nd, 1)
     rho = list(range(nd))
@@ -115,20 +114,20 @@ def transpose(call):
 
 @turned(aten.t.default)
 def transpose_2d(call):
-    m = _plain(call.moves["self"])
+    m = plain(call.moves["self"])
     return _permuted(m, list(reversed(range(call.ndim("self")))), call.ndim("self"))
 
 
 @turned(aten.permute.default)
 def permute(call):
-    m = _plain(call.moves["self"])
+    m = plain(call.moves["self"])
     nd = call.ndim("self")
     return _permuted(m, [int(d) % nd for d in call.args["dims"]], nd)
 
 
 @turned(aten.unsqueeze.default)
 def unsqueeze(call):
-    m = _plain(call.moves["self"])
+    m = plain(call.moves["self"])
     nd = call.ndim("self")
     d = call.args["dim"] % (nd + 1)
     place = [a if a < d else a + 1 for a in range(nd)]
@@ -143,7 +142,7 @@ def unsqueeze(call):
 
 def _drop(m, shape, gone: set):
     """The move once the size-1 axes ``gone`` are taken away."""
-    o = _normal(m, shape)
+    o = normal_order(m, shape)
     kept = [a for a in range(len(shape)) if a not in gone]
     place = {a: i for i, a in enumerate(kept)}
     return mv.with_order([m.axes[a] for a in kept], [place[o[a]] for a in kept])
@@ -151,7 +150,7 @@ def _drop(m, shape, gone: set):
 
 @turned(aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims)
 def squeeze(call):
-    m = _plain(call.moves["self"])
+    m = plain(call.moves["self"])
     shape = call.shape("self")
     dims = call.args.get("dim", call.args.get("dims"))
     if dims is None:
@@ -165,10 +164,10 @@ def squeeze(call):
 @turned(aten.expand.default)
 def expand(call):
     """New leading axes and size-1 axes broadcast to the new size do not move."""
-    m = _plain(call.moves["self"])
+    m = plain(call.moves["self"])
     old, new = call.shape("self"), tuple(call.out.shape)
     shift = len(new) - len(old)
-    o = _normal(m, old)
+    o = normal_order(m, old)
     axes = [None] * shift + [p if old[a] == new[a + shift] else None for a, p in enumerate(m.axes)]
     return mv.with_order(axes, list(range(shift)) + [shift + o[a] for a in range(len(old))])
 
@@ -176,11 +175,11 @@ def expand(call):
 @turned(aten.select.int)
 def select(call):
     """An entry of an axis that stays in its place, which its permutation keeps."""
-    m = _plain(call.moves["self"])
+    m = plain(call.moves["self"])
     shape = call.shape("self")
     d = call.args["dim"] % len(shape)
     k = call.args["index"] % shape[d]
-    if _normal(m, shape)[d] != d:
+    if normal_order(m, shape)[d] != d:
         raise NoRule("an entry of an axis the generator swaps with another")
     p = m.axes[d]
     if p is not None and int(p[k]) != k:
@@ -233,12 +232,12 @@ def _flat(m, o, group, old):
 def view(call):
     """A reshape keeps swapped axes that it passes through whole, and makes swapped axes that it
     merges into one (``x.flatten(1)`` of a ``(C, H, W)`` image) one permutation of that axis."""
-    m = _plain(call.moves["self"])
+    m = plain(call.moves["self"])
     old, new = call.shape("self"), tuple(call.out.shape)
     found = _groups(old, new)
     if found is None:
         raise NoRule("a reshape that splits or merges a moving axis")
-    o = _normal(m, old)
+    o = normal_order(m, old)
     whole = {gi[0]: gj[0] for gi, gj in found if len(gi) == len(gj) == 1}
     axes, order = [None] * len(new), list(range(len(new)))
     for gi, gj in found:
@@ -268,7 +267,7 @@ def copy(call):
     src, m = call.args["src"], call.moves["src"]
     if m is None or tuple(src.shape) != tuple(call.out.shape) or call.moves.get("self") is not None:
         raise NoRule("a copy into a tensor that moves, or broadcast, under swapped axes")
-    m = _plain(m)
+    m = plain(m)
     return mv.with_order(m.axes, m.order)
 
 
@@ -279,14 +278,14 @@ def elementwise(call):
     out_shape = tuple(call.out.shape)
     nd = len(out_shape)
     order = [None] * nd
-    plain = []
+    stripped = []
     for t, m in _operands(call):
         shift = nd - t.dim()
         if m is None:
-            plain.append((t, m))
+            stripped.append((t, m))
             continue
-        _plain(m)
-        o = _normal(m, tuple(t.shape))
+        plain(m)
+        o = normal_order(m, tuple(t.shape))
         for a in range(t.dim()):
             if t.shape[a] == 1:
                 continue
@@ -295,7 +294,7 @@ def elementwise(call):
                 order[shift + a] = want
             elif order[shift + a] != want:
                 raise NoRule("operands whose axes are swapped otherwise")
-        plain.append((t, mv.Moves(m.axes, uniform=m.uniform)))
+        stripped.append((t, mv.Moves(m.axes, uniform=m.uniform)))
     order = [a if o is None else o for a, o in enumerate(order)]
     if sorted(order) != list(range(nd)):
         raise NoRule("operands whose axes are swapped otherwise")
@@ -304,7 +303,7 @@ def elementwise(call):
         shift = nd - t.dim()
         if m is None and any(a >= shift and t.shape[a - shift] != 1 for a in swapped):
             raise NoRule("a constant laid along axes the generator swaps")
-    perms, conditions = broadcast(plain, nd)
+    perms, conditions = broadcast(stripped, nd)
     return Out(mv.with_order(perms, order), conditions)
 
 
@@ -326,11 +325,11 @@ def _dims(call, nd):
 def reduction(call):
     """A reduction over axes that the order maps onto themselves (both of the swapped axes, or
     neither) does not see the entries' order: the reduced axes' moves disappear."""
-    m = _plain(call.moves["self"])
+    m = plain(call.moves["self"])
     shape = call.shape("self")
     nd = len(shape)
     dims = _dims(call, nd)
-    o = _normal(m, shape)
+    o = normal_order(m, shape)
     if {o[a] for a in dims} != dims:
         raise NoRule("a reduction over one of two axes the generator swaps")
     axes = [None if a in dims else p for a, p in enumerate(m.axes)]
@@ -346,101 +345,14 @@ def convolution(call):
     """A convolution with a kernel of width 1, stride 1 and no padding maps each position on its
     own: the spatial axes keep their moves, swapped or not.  Batch and channels stay in place."""
     w = call.args["weight"]
-    m = _plain(call.moves["input"])
+    m = plain(call.moves["input"])
     if call.moves.get("weight") is not None or call.moves.get("bias") is not None:
         raise NoRule("a convolution whose kernel depends on the inputs")
     pointwise = (all(int(k) == 1 for k in w.shape[2:]) and all(int(s) == 1 for s in call.args["stride"])
                  and all(int(p) == 0 for p in call.args["padding"]) and not call.args["transposed"])
     if not pointwise:
         raise NoRule("a convolution with a kernel wider than 1 under swapped axes")
-    o = _normal(m, call.shape("input"))
+    o = normal_order(m, call.shape("input"))
     if o[0] != 0 or o[1] != 1 or mv.moving(m.axes[1]):
         raise NoRule("a convolution over channels that move")
     return mv.with_order((m.axes[0], None) + tuple(m.axes[2:]), o)
-
-
-# ---------------------------------------------------------------- circular convolution units
-
-
-def _affine(p, n: int):
-    """``p`` as ``i -> e i + t mod n`` with ``e = +1`` or ``-1``: ``(e, t)``, or None."""
-    i = np.arange(n)
-    if p is None:
-        return 1, 0
-    t = int(p[0])
-    for e in (1, -1):
-        if np.array_equal(np.asarray(p), (e * i + t) % n):
-            return e, t
-    return None
-
-
-def turned_kernel(w: np.ndarray, order: tuple, signs: tuple) -> np.ndarray:
-    """The kernel turned as the grid turns: ``W'[..., v] = W[..., u]`` with
-    ``v_k = e_k (u_order[k] - r) + r`` (``r`` the kernel's centre): a permutation of its spatial
-    axes, then a reversal of those whose sign is -1."""
-    lead = w.ndim - len(order)
-    out = np.transpose(w, tuple(range(lead)) + tuple(lead + o for o in order))
-    for k, e in enumerate(signs):
-        if e == -1:
-            out = np.flip(out, lead + k)
-    return out
-
-
-def channel_match(w: np.ndarray, turned_w: np.ndarray, bias, groups: int):
-    """The permutation ``pi`` of the output channels with ``W[pi[o]] = turned W[o]`` and
-    ``b[pi[o]] = b[o]`` bit for bit (equal channels matched in their order), or None.  With
-    grouped channels, each stays in its group."""
-    cout = w.shape[0]
-    b = np.zeros(cout) if bias is None else bias
-    have = [w[o].tobytes() + np.asarray(b[o]).tobytes() for o in range(cout)]
-    want = [turned_w[o].tobytes() + np.asarray(b[o]).tobytes() for o in range(cout)]
-    free: dict = {}
-    for o, key in enumerate(have):
-        free.setdefault(key, []).append(o)
-    pi = np.empty(cout, dtype=np.int64)
-    for o, key in enumerate(want):
-        if not free.get(key):
-            return None
-        pi[o] = free[key].pop(0)
-    size = cout // groups
-    if groups > 1 and not np.array_equal(pi // size, np.arange(cout) // size):
-        return None
-    return pi
-
-
-def turned_convolution(module, moves, x, out):
-    """A circular convolution under a move of its spatial axes that is affine on each
-    (``i -> +-i + t``, perhaps swapping axes): output position ``p`` reads ``x`` at ``p + delta``
-    over the kernel's offsets, so with ``g(p) = A p + t`` the moved output at ``g(p)`` reads
-    ``x`` at ``p + A^-1 delta``; it is the output moved by ``g`` where the kernel turned by ``A``
-    is the kernel, up to a permutation ``pi`` of the output channels (a lifting layer's rotated
-    copies, with their biases), which then moves the channel axis by ``pi``.  The offsets must be
-    centred (symmetric padding) and alike on swapped axes; the input channels stay in place."""
-    spatial = len(module.kernel_size)
-    nd = x.dim()
-    lead = nd - spatial - 1
-    m = _plain(moves)
-    o = _normal(m, tuple(x.shape))
-    if any(o[a] != a for a in range(lead + 1)) or mv.moving(m.axes[lead]):
-        raise NoRule("a convolution over channels that move")
-    sp_order = tuple(o[lead + 1 + k] - lead - 1 for k in range(spatial))
-    signs = []
-    for k in range(spatial):
-        found = _affine(m.axes[lead + 1 + k], x.shape[lead + 1 + k])
-        if found is None:
-            raise NoRule("a circular convolution under a move that is not a turn, mirror or shift")
-        signs.append(found[0])
-    ks, dil = tuple(module.kernel_size), tuple(module.dilation)
-    pad = ([d * (k - 1) // 2 for k, d in zip(ks, dil)] if module.padding == "same" else list(module.padding))
-    if any(2 * pad[k] != dil[k] * (ks[k] - 1) for k in range(spatial)):
-        raise NoRule("a convolution whose offsets are not centred")
-    if any(ks[k] != ks[c] or dil[k] != dil[c] for k, c in enumerate(sp_order)):
-        raise NoRule("a kernel unlike along two axes the generator swaps")
-    w = module.weight.detach().cpu().numpy()
-    bias = None if module.bias is None else module.bias.detach().cpu().numpy()
-    pi = channel_match(w, turned_kernel(w, sp_order, tuple(signs)), bias, module.groups)
-    if pi is None:
-        raise NoRule("the kernel turned as the grid turns is none of its output channels")
-    axes = list(m.axes)
-    axes[lead] = None if mv.is_identity(pi) else pi
-    return mv.with_order(axes, o)

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code import moves as mv
-from gdlcheck.code.rules import grid
+from gdlcheck.code.rules import grid_conv
 from gdlcheck.code.table import NoRule, NotUnit, unit
 
 
@@ -30,7 +30,7 @@ def circular_convolution(module, moves, x, out):
     """Theorem 1: with circular padding that keeps every axis's length and stride 1, output
     position ``i`` reads the input at ``i + offsets`` mod the length, so a shift of the input
     shifts the output alike.  The channels must not move; the batch axis may.  A turn or mirror
-    of the grid is followed where the kernel keeps it (:func:`grid.turned_convolution`)."""
+    of the grid is followed where the kernel keeps it (:func:`grid_conv.turned_convolution`)."""
     spatial = len(module.kernel_size)
     if module.padding_mode != "circular" or any(s != 1 for s in module.stride):
         raise NotUnit("not a circular convolution of stride 1")
@@ -41,7 +41,7 @@ def circular_convolution(module, moves, x, out):
     if mv.moving(axes[lead]) or (moves is not None and moves.labels is not None):
         raise NoRule("a convolution over channels that move")
     if mv.turned(moves) or not all(rotation(p) for p in axes[lead + 1:]):
-        return grid.turned_convolution(module, moves, x, out)   # turns and mirrors: by the kernel's symmetry
+        return grid_conv.turned_convolution(module, moves, x, out)   # turns and mirrors: by the kernel's symmetry
     return mv.Moves(tuple(axes[:lead]) + (None,) + tuple(axes[lead + 1:]))
 
 
