@@ -17,7 +17,7 @@ permuted along itself by ``q_k``)::
 Only the rules of :mod:`gdlcheck.code.rules.grid` see such moves (the walker hands a move with
 an order to no other rule); ``order`` is None on the common path, where every axis stays put.
 
-The points axis of ``X`` moves by ``g`` itself (``(P x)[g[j]] = x[j]``, docs/groups.md); an
+The points axis of ``X`` moves by ``g`` itself (``(P x)[g[j]] = x[j]``, docs/design.md section 1); an
 ``edge_index`` that moves with the points has ``lam = g``; the edges of a fixed graph move by the
 edge permutation ``g`` induces; the rows of ``cat([cls, x])`` by ``g`` shifted past the row.
 A constant (a parameter, a buffer, a value computed from them) is the same in both calls, so it
