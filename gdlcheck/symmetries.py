@@ -189,8 +189,8 @@ def _power_of(g: np.ndarray, order: np.ndarray, place: np.ndarray) -> bool:
 
 def _grid_shapes(n: int) -> list[tuple[int, ...]]:
     """Ordered factorisations of ``n`` into 2 or 3 sides, each at least 2."""
-    two = [(h, n // h) for h in range(2, n // 2 + 1) if n % h == 0 and n // h >= 2]
-    three = [(a,) + rest for a in range(2, n // 4 + 1) if n % a == 0 for rest in _grid_shapes_2(n // a)]
+    two: list[tuple[int, ...]] = [(h, n // h) for h in range(2, n // 2 + 1) if n % h == 0 and n // h >= 2]
+    three = [(a, *rest) for a in range(2, n // 4 + 1) if n % a == 0 for rest in _grid_shapes_2(n // a)]
     return two + three
 
 

@@ -8,7 +8,7 @@ labels of an ``edge_index``, a batch of positions), a relabelling ``lam`` of tho
 
     T'[q_0[i_0], q_1[i_1], ...] = lam[T[i_0, i_1, ...]]        (lam = identity when None)
 
-The points axis of ``X`` moves by ``g`` itself (``(P x)[g[j]] = x[j]``, docs/groups.md); an
+The points axis of ``X`` moves by ``g`` itself (``(P x)[g[j]] = x[j]``, docs/design.md section 1); an
 ``edge_index`` that moves with the points has ``lam = g``; the edges of a fixed graph move by the
 edge permutation ``g`` induces; the rows of ``cat([cls, x])`` by ``g`` shifted past the row.
 A constant (a parameter, a buffer, a value computed from them) is the same in both calls, so it

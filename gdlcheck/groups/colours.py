@@ -104,6 +104,8 @@ class _BitTable:
                 break
             at = later if at is None else at[later]
             bits = bits[later]
+        if found is None:           # no level: an empty table finds nothing
+            return np.full(bits.shape, -1, dtype=np.int64)
         return found
 
 

@@ -80,7 +80,7 @@ def refinement_search(C: np.ndarray, progress=None, compacted: bool = False):
     tables = (_hash_tables(k, 11), _hash_tables(k, 12), _hash_tables(n + MAX_BASE + 2, 13))
     start = refine(C, compact(np.diag(C)).astype(np.int64), tables)
     # the base: individualise the least point of the first smallest class until discrete
-    levels = []             # (partition before, target label, base point)
+    levels: list[tuple[np.ndarray, int, int]] = []     # (partition before, target label, base point)
     P = start
     while True:
         label = _target_class(P)

@@ -58,7 +58,7 @@ CROSS_CHECK_TRIALS = 1
 def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant", channels: int = 1,
                  options: Options | None = None, input: str = "-", kind: str | None = None,
                  name: str | None = None) -> Verified:
-    """Run the checks ``options.method`` asks for and reach a verdict (docs/verdicts.md).
+    """Run the checks ``options.method`` asks for and reach a verdict (docs/design.md section 5).
 
     Floating-point warnings are silenced: overflow is detected and reported explicitly.
     """
@@ -71,7 +71,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     method = options.method
     notes: list[Fact] = []
     form = layer.linear_form()
-    # docs/verdicts.md: symbolic weights pass only when the exact check holds, so
+    # docs/design.md section 5: symbolic weights pass only when the exact check holds, so
     # --method numeric on them runs the exact checks as well.
     symbolic_weights = form is not None and bool(layer.symbols())
     if method == "numeric" and symbolic_weights and group.gens:
@@ -139,7 +139,8 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
     proved = {g for g in names if proof is not None and proof.proven.get(g)}
     residuals = {g: Residual(g, "exact", exact=True, symbolic=True, detail="proved") for g in proved}
     open_gens = [s for s in group.gen_arrays() if generator_name(s) not in proved]
-    equations, why_not = [], None
+    equations: list = []
+    why_not: Fact | None = None
     if open_gens and form is not None:
         W, b = form
         found, equations = weight_residuals(W, b, _restricted(group, open_gens), expect, witness_tol=options.tol)
