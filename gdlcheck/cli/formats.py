@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass
 
 import click
@@ -40,7 +41,7 @@ class Format:
 
     name: str
     extension: str | None
-    writer: Callable[[object, str | None], None]
+    writer: Callable[[Any, str | None], None]
 
     def __str__(self) -> str:
         return self.name

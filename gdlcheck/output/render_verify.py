@@ -320,8 +320,8 @@ def _weights(path: str, checked, width: int) -> RGroup:
                           style="dim"))
     if width < 60:  # one block per tensor
         lines: list = [title]
-        for name, shape, n, verdict, distance in rows:
-            lines.append(Text.assemble(verdict, "  ", name))
+        for name, shape, n, word, distance in rows:
+            lines.append(Text.assemble(word, "  ", name))
             lines.append(Text(f"  {shape}, n = {n}, relative distance {distance}", style="dim"))
         return RGroup(*lines, *notes, count)
     # the title above the table, not in it: rich pads a table's title to the table's width
