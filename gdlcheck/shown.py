@@ -66,7 +66,13 @@ class Shown(Serialised):
 
     def report(self, width: int = REPORT_WIDTH) -> str:
         """The text report ``gdlcheck`` prints for this result, laid out for ``width`` columns."""
-        return presenter_of(self).text(self, width)
+        text = presenter_of(self).text
+        if text is None:
+            raise RuntimeError(f"the presenter of {type(self).__name__} has no text report")
+        return text(self, width)
 
     def _repr_html_(self) -> str:
-        return presenter_of(self).html(self)
+        html = presenter_of(self).html
+        if html is None:
+            raise RuntimeError(f"the presenter of {type(self).__name__} has no HTML report")
+        return html(self)

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+import numpy as np
+
 from gdlcheck.errors import GroupError, param
 from gdlcheck.groups.perm import Perm, cycle_string
 from gdlcheck.text import shorten
@@ -173,7 +175,7 @@ class Family:
     factorial_over: int | None = None
     conclusion: str | None = None
     sentences: dict[str, tuple[str, str]] = field(default_factory=dict)
-    sample: Callable[..., object] | None = None   # (size, rng) -> a uniformly random element
+    sample: Callable[..., np.ndarray] | None = None   # (size, rng) -> a uniformly random element
 
     def sentence(self, role: Role) -> tuple[str, str]:
         """The (matrix, tensor) templates ``--explain`` writes for a generator of this role."""

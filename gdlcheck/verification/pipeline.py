@@ -123,7 +123,8 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
     proved = {g for g in names if proof is not None and proof.proven.get(g)}
     residuals = {g: Residual(g, "exact", exact=True, symbolic=True, detail="proved") for g in proved}
     open_gens = [s for s in group.gen_arrays() if generator_name(s) not in proved]
-    equations, why_not = [], None
+    equations: list = []
+    why_not: Fact | None = None
     if open_gens and form is not None:
         W, b = form
         found, equations = weight_residuals(W, b, _restricted(group, open_gens), expect, witness_tol=options.tol)

@@ -11,6 +11,7 @@ anything: :class:`Verified` (what ``gdlcheck.verify`` returns), its checks and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -21,6 +22,15 @@ from gdlcheck.layers.rules import Disagreement, Proof, Step, Stop  # noqa: F401 
 from gdlcheck.shown import Serialised, Shown, presenter_of
 from gdlcheck.tolerances import ROUNDING, TOL
 from gdlcheck.verdicts import Method, Verdict
+
+
+class Judged(Protocol):
+    """What :class:`TensorChecked` reads of a kernel's check (``tensors.KernelChecked``, which
+    sits above this module): its verdict."""
+
+    @property
+    def verdict(self) -> str: ...
+
 
 METHODS = tuple(m.value for m in Method)
 
@@ -253,7 +263,7 @@ class TensorChecked(Serialised):
     role: str = "matrix"
     n: int | None = None
     why: str | None = None
-    kernel: object | None = None
+    kernel: Judged | None = None
 
     @property
     def verdict(self) -> str:

@@ -32,6 +32,8 @@ def judge(residual: Residual, tol: float, method: str = "auto") -> Check:
     fields = {f.name: getattr(residual, f.name) for f in dataclass_fields(Residual)}
     if residual.symbolic:
         passed = residual.exact
+    elif residual.relative_error is None:
+        raise ValueError(f"the {residual.method} residual of {residual.generator} measured no relative error")
     else:
         passed = bool(residual.relative_error <= tol)
     if residual.method == "numeric" and passed:

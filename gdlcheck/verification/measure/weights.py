@@ -8,6 +8,8 @@ simplification under one budget for the whole check.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from gdlcheck.errors import SpecError
@@ -105,7 +107,8 @@ def _symbolic_weights(W, b, s, expect, budget: Budget | None = None) -> tuple[Re
         W = exact_array(W)  # numeric weights beside a symbolic bias: their differences are equations too
     image = _image(W, s, expect)
     differ = np.argwhere(image != W)
-    pairs = [(image[i, j], W[i, j], (int(i), int(j))) for i, j in differ]
+    pairs: list[tuple[Any, Any, tuple[int, ...]]] = [(image[i, j], W[i, j], (int(i), int(j)))
+                                                     for i, j in differ]
     if b is not None and expect != "invariant" and isinstance(b, np.ndarray) and b.ndim == 1:
         pairs += [(b[s[k]], b[k], (int(k),)) for k in np.argwhere(b[s] != b).ravel()]
     first_bad, undecided, equations = None, False, []
