@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import click
 
