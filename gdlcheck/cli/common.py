@@ -13,8 +13,9 @@ import click
 
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.text import NUMBER_FORMS, is_number_text, printable
+from gdlcheck.verdicts import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_OK  # noqa: F401  (the verdicts' codes)
 
-EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 70
+EXIT_INTERNAL = 70
 EXIT_OUTPUT = 74           # the output could not be written (sysexits' EX_IOERR): full disk, I/O error, closed
 EXIT_INTERRUPTED = 130     # SIGINT (128 + 2)
 # With several inputs the exit code is the worst one: 2 over 1 over 3 over 0.

@@ -8,10 +8,6 @@ import sys
 import click
 
 from gdlcheck.cli.common import (
-    EXIT_FAIL,
-    EXIT_INCONCLUSIVE,
-    EXIT_INPUT,
-    EXIT_OK,
     TOLERANCE,
     Integer,
     check_plot,
@@ -31,12 +27,13 @@ from gdlcheck.cli.common import (
 from gdlcheck.cli.streams import code_writes_to_stderr
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.tolerances import TOL
+from gdlcheck.verdicts import Method, Verdict
 
 
 @click.command("verify")
 @click.argument("inputs", nargs=-1, required=False, metavar="INPUT...", shell_complete=complete_files)
 @group_options
-@click.option("--method", type=click.Choice(["auto", "exact", "numeric", "both"]), default="auto", show_default=True,
+@click.option("--method", type=click.Choice([m.word for m in Method]), default=Method.AUTO.word, show_default=True,
               help="exact: compare weights (sympy for symbols); numeric: random inputs; auto: both where they apply.")
 @click.option("--tol", type=TOLERANCE, default=TOL, show_default=True,
               help="Relative tolerance for numeric weights and trials.")
@@ -138,7 +135,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
             continue
         hints = _hints(result, path, tol_given, opts)
         entries.append((path, result, hints))
-        codes.append(_exit_code(result))
+        codes.append(Verdict(result.verdict).exit_code)
         if quiet:
             continue
         if fmt == "json":
@@ -160,9 +157,8 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
 
         result = entries[0][1]
         projected = api.project(matrix, result.group)
-        word = {"fails": "FAIL", "inconclusive": "INCONCLUSIVE"}.get(result.verdict, "PASS")
-        save_plot(matrix_picture(inputs[0], matrix, projected.matrix, result.group, projected.distance, word,
-                                 tol=tol, cells=counterexample_cells(result)), plot)
+        save_plot(matrix_picture(inputs[0], matrix, projected.matrix, result.group, projected.distance,
+                                 Verdict(result.verdict).word, tol=tol, cells=counterexample_cells(result)), plot)
     sys.exit(worst(codes))
 
 
@@ -181,13 +177,13 @@ def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, 
         label = f"{path}:{c.name}"
         if c.error is not None:
             error_line(message(c.error))
-            codes.append(EXIT_INPUT)
+            codes.append(Verdict.ERROR.exit_code)
             entries.append((label, None, message(c.error)))
         elif c.result is not None and c.judged:   # one not judged (it may mix features) counts for nothing
-            codes.append(_exit_code(c.result))
+            codes.append(Verdict(c.result.verdict).exit_code)
             entries.append((label, c.result, ()))
         elif c.kernel is not None:   # a kernel judged by its conditions (no Verified): its code, no JUnit case
-            codes.append(EXIT_OK if c.kernel.passed else EXIT_FAIL)
+            codes.append(Verdict(c.kernel.verdict).exit_code)
         if fmt == "json" and not quiet:
             click.echo(dumps(c.to_json(message(c.error) if c.error is not None else None)))
     if out is not None:
@@ -203,14 +199,10 @@ def _unreadable(path, err: GdlcheckError, fmt, quiet, codes, entries) -> None:
 
     err.located(file=path)
     error_line(message(err))
-    codes.append(EXIT_INPUT)
+    codes.append(Verdict.ERROR.exit_code)
     entries.append((path, None, message(err)))
     if fmt == "json" and not quiet:
         click.echo(dumps(error_json(path, message(err))))
-
-
-def _exit_code(result) -> int:
-    return EXIT_OK if result.passed else (EXIT_INCONCLUSIVE if result.verdict == "inconclusive" else EXIT_FAIL)
 
 
 def _refuse_what_does_not_apply(inputs, target, code_options, method, fmt, quiet, plot) -> None:
@@ -224,7 +216,7 @@ def _refuse_what_does_not_apply(inputs, target, code_options, method, fmt, quiet
     if target is None and any(code_options):
         raise click.UsageError("--input-shape, --dtype, --expect, --points-axis, --batch-axes, --input, --output and "
                                "--weights go with --callable (a spec says expect:)")
-    if method == "exact" and given("trials"):
+    if method == Method.EXACT and given("trials"):
         raise click.UsageError("--trials sets the numeric trials, and --method exact runs none")
     if quiet and given("fmt"):
         raise click.UsageError(f"--quiet prints nothing, so --format {fmt} would not be printed; give one of them")

@@ -21,6 +21,7 @@ from gdlcheck.layers import Fact
 from gdlcheck.layers.rules import Disagreement, Proof, Step, Stop  # noqa: F401  (re-exported)
 from gdlcheck.shown import Serialised, Shown, presenter_of
 from gdlcheck.tolerances import ROUNDING, TOL
+from gdlcheck.verdicts import Method, Verdict
 
 
 class Judged(Protocol):
@@ -31,16 +32,16 @@ class Judged(Protocol):
     def verdict(self) -> str: ...
 
 
-METHODS = ("auto", "exact", "numeric", "both")
+METHODS = tuple(m.value for m in Method)
 
-# Verdicts (JSON "verdict"); the README's verdict table says what each means.
-HOLDS = "holds"                                   # exact check: holds with no deviation at all
-HOLDS_WITHIN_TOLERANCE = "holds_within_tolerance"  # exact check: deviation within tol of the largest entry
-HOLDS_NUMERICALLY = "holds_numerically"           # only the numeric check applies, and it holds
-FAILS = "fails"
-INCONCLUSIVE = "inconclusive"
-ERROR = "error"
-NOT_JUDGED = "not_judged"                         # a tensor of a weights file that is not a map on the points
+# Verdicts (JSON "verdict"), as the members of gdlcheck.verdicts.Verdict
+HOLDS = Verdict.HOLDS
+HOLDS_WITHIN_TOLERANCE = Verdict.HOLDS_WITHIN_TOLERANCE
+HOLDS_NUMERICALLY = Verdict.HOLDS_NUMERICALLY
+FAILS = Verdict.FAILS
+INCONCLUSIVE = Verdict.INCONCLUSIVE
+ERROR = Verdict.ERROR
+NOT_JUDGED = Verdict.NOT_JUDGED
 # why a square tensor of a weights file was checked at its own n: the group's size was not given
 # (TensorChecked.why; gdlcheck.verification.tensors says what each tensor is)
 OWN_N = "own_n"
