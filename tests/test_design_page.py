@@ -1,12 +1,13 @@
 """The design page (docs/design.md) states what the tool does: the JSON keys of section 6 are in
-the objects the commands print, and the exit codes of section 3 are the command line's."""
+the objects the commands print, and the commands and exit codes of section 3 are the command
+line's."""
 
 import re
 
 import pytest
 
 import gdlcheck
-from gdlcheck.cli import common
+from gdlcheck.cli import cli, common
 from tests.conftest import ROOT, SAMPLES
 
 DESIGN = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
@@ -60,3 +61,9 @@ def test_the_exit_codes_are_the_command_lines():
     table = {int(code) for code in re.findall(r"^\| (\d+) \|", section(3), re.M)}
     assert table == {common.EXIT_OK, common.EXIT_FAIL, common.EXIT_INPUT, common.EXIT_INCONCLUSIVE,
                      common.EXIT_INTERNAL}
+
+
+def test_the_commands_are_the_command_lines():
+    opening = section(3).split("\n\n")[1]   # the paragraph under the heading
+    assert opening.startswith("The commands are")
+    assert set(re.findall(r"`(\w+)`", opening)) == set(cli.commands)
