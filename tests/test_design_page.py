@@ -1,6 +1,6 @@
 """The design page (docs/design.md) states what the tool does: the JSON keys of section 6 are in
-the objects the commands print, and the commands and exit codes of section 3 are the command
-line's."""
+the objects the commands print, the commands and exit codes of section 3 are the command
+line's, and section 2 names every group of the catalogue with its aliases."""
 
 import re
 
@@ -8,6 +8,7 @@ import pytest
 
 import gdlcheck
 from gdlcheck.cli import cli, common
+from gdlcheck.groups import FAMILIES
 from tests.conftest import ROOT, SAMPLES
 
 DESIGN = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
@@ -67,3 +68,10 @@ def test_the_commands_are_the_command_lines():
     opening = section(3).split("\n\n")[1]   # the paragraph under the heading
     assert opening.startswith("The commands are")
     assert set(re.findall(r"`(\w+)`", opening)) == set(cli.commands)
+
+
+def test_the_catalogue_is_the_groups():
+    text = section(2)
+    named = {name for family in FAMILIES.values() for name in (family.name, *family.aliases)}
+    assert len(named) >= 13
+    assert {name for name in named if f"`{name}`" not in text} == set()
