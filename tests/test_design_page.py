@@ -1,12 +1,14 @@
 """The design page (docs/design.md) states what the tool does: the JSON keys of section 6 are in
 the objects the commands print, the commands and exit codes of section 3 are the command
-line's, and section 2 names every group of the catalogue with its aliases."""
+line's, section 2 names every group of the catalogue with its aliases, and section 4 every layer
+kind."""
 
 import re
 
 import pytest
 
 import gdlcheck
+from gdlcheck.api import kinds
 from gdlcheck.cli import cli, common
 from gdlcheck.groups import FAMILIES
 from tests.conftest import ROOT, SAMPLES
@@ -75,3 +77,10 @@ def test_the_catalogue_is_the_groups():
     named = {name for family in FAMILIES.values() for name in (family.name, *family.aliases)}
     assert len(named) >= 13
     assert {name for name in named if f"`{name}`" not in text} == set()
+
+
+def test_the_layer_kinds_are_the_specs():
+    text = section(4)
+    names = [k.name for k in kinds()]
+    assert len(names) >= 12
+    assert [name for name in names if f"`{name}`" not in text] == []
