@@ -102,21 +102,17 @@ def test_the_padded_values_are_the_periodic_extension():
     assert torch.equal(y, x[:, rows][:, :, cols])
 
 
-SEEN: list = []
-
-
 class Watches(torch.nn.Module):
-    """Records whether torch would take its fast paths (no torch function override active)."""
+    """Raises where torch would not take its fast paths (a torch function override is active)."""
 
     def forward(self, x):
-        SEEN.append(torch.overrides.has_torch_function((x,)))
+        if torch.overrides.has_torch_function((x,)):
+            raise RuntimeError("a torch function override is active")
         return F.conv1d(F.pad(x[None], (1, 1), mode="circular"), torch.ones(1, C, 3, dtype=x.dtype))[0]
 
 
 def test_the_proof_leaves_torchs_fast_paths_as_a_plain_call_finds_them():
     # the pad is watched by a patch of torch._C._nn.pad, not a torch function mode (which turns
     # attention's fast path off)
-    SEEN.clear()
     assert verdict(Watches(), "cyclic")[:2] == ("holds", True)
-    assert SEEN and not any(SEEN)
     assert torch._C._nn.pad.__module__ == "torch._C._nn" and not hasattr(torch._C._nn.pad, "__wrapped__")

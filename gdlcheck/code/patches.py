@@ -111,7 +111,7 @@ def _functions(walk, owner: int):
             if threading.get_ident() == owner and not walk.busy:
                 walk.busy = True   # the theorem reads as the walk, not as the code
                 try:
-                    walk.function(func, args, kwargs, out)
+                    _function_result(walk, FUNCTIONS[func], args, kwargs, out)
                 finally:
                     walk.busy = False
             return out
@@ -125,6 +125,36 @@ def _functions(walk, owner: int):
     finally:
         for home, name, func in saved:
             setattr(home, name, func)
+
+
+def _function_result(walk, theorem, args, kwargs, output) -> None:
+    """A function's theorem (``theorem(args, kwargs, m, x, out)``, ``x`` and ``out`` without values)
+    says how its output moves, in place of the operations inside it; where it does not apply (it
+    raises or says None, the input's move swaps axes or holds an axis padded circularly), what those
+    operations said stands."""
+    import torch
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    from gdlcheck.code import moves as mv
+
+    x = args[0] if args else None
+    if walk.everywhere is not None or not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
+        return
+    a, inner = walk.of(x), walk.values.get(output)
+    if a.const or inner is None or inner.const:
+        return
+
+    def said(m, i):
+        if not isinstance(m, mv.Moves) or mv.turned(m) or mv.wrapped(m):
+            return i
+        try:
+            return theorem(args, kwargs, m, *blind) or i
+        except Exception:   # NoRule, or an axis in an order not known (moves.Unordered)
+            return i
+
+    with _disable_current_modes():   # made outside the walk: not operations of the call
+        blind = (values._without_values(x), values._without_values(output))
+    walk.values[output] = values.Abstract(False, [said(m, i) for m, i in zip(a.per, inner.per)], free=a.free)
 
 
 @contextlib.contextmanager

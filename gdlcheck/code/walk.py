@@ -34,6 +34,8 @@ from gdlcheck.code.table import (
     NoRule,
     Out,
     bind,
+    for_moves,
+    unit_moves,
     unit_of,
     writes,
 )
@@ -219,48 +221,28 @@ class Walk:
     def unit(self, module, inputs, output) -> None:
         """A ``torch.nn`` unit's theorem (:mod:`gdlcheck.code.rules.units`) says how its output
         moves, in place of the operations inside it."""
+        import torch
+
         found = unit_of(module)
-        if found is None or len(inputs) != 1 or self.foreign_hooks:
+        if found is None or self.everywhere is not None or len(inputs) != 1 or self.foreign_hooks:
             return
         if not all(self.of(p).const for p in list(module.parameters(recurse=False)) + list(module.buffers(False))):
             return   # its weights come from the inputs (torch.func.functional_call): not the class's theorem
-        if self._theorem(inputs[0], output, lambda m, *blind: found(module, m, *blind)):
-            self.steps.append((self.place(), type(module).__name__, "theorem1", []))
-
-    def function(self, func, args, kwargs, output) -> None:
-        """A torch function's theorem (:data:`~gdlcheck.code.table.FUNCTIONS`: ``F.pad`` in circular
-        mode) says how its output moves, in place of the operations inside it."""
-        from gdlcheck.code.table import FUNCTIONS
-
-        found = FUNCTIONS.get(func)
-        if found is not None and args:
-            self._theorem(args[0], output, lambda m, *blind: found(args, kwargs, m, *blind))
-
-    def _theorem(self, x, output, said) -> bool:
-        """The output's moves by a theorem about the unit or function that made it from ``x``: ``said(m,
-        x, out)`` (``x`` and ``out`` without values); where it does not apply (it raises or says None),
-        what the operations inside said stands.  Whether it settled what those operations did not."""
-        import torch
-
-        if self.everywhere is not None or not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
-            return False
+        x = inputs[0]
+        if not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
+            return
         a, inner = self.of(x), self.values.get(output)
         if a.const or inner is None or inner.const:
-            return False
+            return
         from torch.utils._python_dispatch import _disable_current_modes
 
-        with _disable_current_modes():   # made outside the walk: not operations of the call
+        with _disable_current_modes():   # made outside the walk, and reading the kernel: not operations of the call
             blind = (_without_values(x), _without_values(output))
-        per = []
-        for k in range(len(self.gens)):
-            m = a.per[k]
-            try:   # an axis padded circularly is read by no theorem
-                moved = None if isinstance(m, Halt) or mv.wrapped(m) else said(m, *blind)
-            except Exception:   # NoRule, or an axis in an order not known (moves.Unordered)
-                moved = None
-            per.append(inner.per[k] if moved is None else moved)
+            per = [i if mv.wrapped(m) else unit_moves(found, module, m, i, blind, self.place())   # padded: no unit
+                   for m, i in zip(a.per, inner.per)]
         self.values[output] = Abstract(False, per, free=a.free)
-        return all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per)
+        if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
+            self.steps.append((self.place(), type(module).__name__, "theorem1", []))
 
     def _halt_outputs(self, outs, halt: Halt) -> None:
         for t in outs:
@@ -273,8 +255,8 @@ class Walk:
             halt = Halt(self.place() or _op_text(func), f"{_op_text(func)} (on a nested tensor)", "no_op_rule")
             return self._halt_outputs(list(_tensors(out)), halt)
         bound = bind(func, args, kwargs)
-        for name in _out_arguments(func):   # an out= buffer is written whole: its old values do not count
-            bound.pop(name, None)
+        for name in _out_arguments(func) + _overwritten(func):   # an out= buffer, or copy_'s self, is written
+            bound.pop(name, None)                                # whole: its old values do not count
             before.pop(name, None)
         slots = [out] if not isinstance(out, (tuple, list)) else list(out)
         per_out: list[list] = [[] for _ in slots]
@@ -341,6 +323,10 @@ class Walk:
 
     def _one(self, found, func, bound, moves, out, k: int, count: int) -> list:
         where = self.place() or _op_text(func)
+        found = for_moves(found, func, moves)   # a move that swaps axes reaches only the rules that follow it
+        if found is None:
+            return [Halt(where, f"{_op_text(func)} (the generator swaps axes here: the rule follows each axis on its "
+                                "own)", "no_op_rule")] * count
         if not getattr(found, "wrapped", False) and any(mv.wrapped(m) for m in moves.values()):
             # an axis padded circularly is no permutation of its entries: only the rules written for it
             return [Halt(where, f"{_op_text(func)} (of an axis padded circularly, which only a convolution reads)",
@@ -397,3 +383,11 @@ def _out_arguments(func) -> list[str]:
     """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
     return [a.name for a in func._schema.arguments
             if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+
+
+def _overwritten(func) -> list[str]:
+    """The argument an in-place operation writes whole, whatever it held: ``copy_``'s ``self``
+    (every entry becomes ``src``'s, broadcast)."""
+    import torch
+
+    return ["self"] if func is torch.ops.aten.copy_.default else []
