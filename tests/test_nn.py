@@ -293,6 +293,14 @@ def test_verify_callable_passes_the_other_paths_by_trials(make, options):
     assert all(c["passed"] for c in obj["checks"] if c["method"] == "numeric")
 
 
+def test_a_cyclic_layer_under_reflections_fails_at_its_kernel():
+    # the twin of the dihedral layer: a cyclic layer's kernel is not symmetric in its offsets
+    g, dihedral = gdlcheck.group("cyclic", n=8), gdlcheck.group("dihedral", n=8)
+    obj = gdlcheck.verify_callable(layer_of(g, 1, 1, 2, 3), dihedral, shape=(8, 2)).to_json()
+    assert obj["verdict"] == "fails" and "weight" in obj["culprit"]["suspects"]
+    assert any("at weight" in note and "c[a d] = c[d] fails for (1 7)(2 6)(3 5)" in note for note in obj["notes"])
+
+
 ORDER_2 = [c for c in CASES if c[2] == 2]
 
 
