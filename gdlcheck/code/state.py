@@ -38,6 +38,9 @@ _BY_IDENTITY = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
 # a subclass, a tensor or an array goes the long way)
 _AS_VALUE = frozenset((int, float, str, bool, type(None), complex, bytes))
 _CONTAINERS = frozenset((list, tuple, set, frozenset, dict, collections.OrderedDict))
+# the exact types of _BY_IDENTITY (a class's methods, most of its dict): no isinstance chain
+_IDENTITY_KINDS = frozenset((types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
+                             types.CodeType, types.FrameType, staticmethod, classmethod, property))
 
 
 class StateTooLarge(Exception):
@@ -55,19 +58,21 @@ def snapshot(module) -> dict:
 
 def _snapshot(module) -> dict:
     walk = _Fingerprint()
+    of = walk.of
+    script_method = walk.torch._C.ScriptMethod
     modules = list(module.named_modules())
     for _, m in modules:   # a submodule met as a value is named by its place; its own keys walk it
         walk._visit(m)
     out = {}
     for name, m in modules:
         for key, value in list(vars(m).items()):
-            if isinstance(value, walk.torch._C.ScriptMethod):   # a scripted module binds its compiled
-                continue   # methods on first use: code, not state (its tensors are walked as any module's)
+            if isinstance(value, script_method):   # a scripted module binds its compiled methods on
+                continue   # first use: code, not state (its tensors are walked as any module's)
             if key in ("_parameters", "_buffers", "_modules"):
                 for k, v in list(value.items()):
-                    out[(name, k)] = walk.of(v)
+                    out[(name, k)] = of(v)
             else:
-                out[(name, key)] = walk.of(value)
+                out[(name, key)] = of(value)
         for i, cls in enumerate(type(m).__mro__[:-1]):   # every class but object; a subclass named as its
             key = (name, f"<class {cls.__qualname__}>")    # base (class Linear(nn.Linear)) is a key of its own
             if key in out:
@@ -96,6 +101,7 @@ class _Fingerprint:
         import torch
 
         self.torch = torch
+        self.tensor_kinds = (torch.Tensor, torch.nn.Parameter, getattr(torch.nn, "Buffer", torch.Tensor))
         self.seen: dict[int, int] = {}
         self.keep: list = []   # the objects seen, alive until the walk ends (ids stay theirs)
         self.codes: set[int] = set()   # the functions whose code state was taken
@@ -104,14 +110,24 @@ class _Fingerprint:
         key = self._visit(cls)
         if isinstance(key, tuple):   # fingerprinted once in this walk; a class is itself (no count of
             return ("class again", id(cls))   # objects met before it, which a lazily made cache shifts)
-        return ("class", cls.__qualname__, tuple((k, self.of(v)) for k, v in list(vars(cls).items())
-                                                 if not isinstance(v, _BY_IDENTITY)))
+        of = self.of
+        return ("class", cls.__qualname__, tuple([(k, of(v)) for k, v in list(vars(cls).items())
+                                                  if type(v) not in _IDENTITY_KINDS
+                                                  and not isinstance(v, _BY_IDENTITY)]))
 
     def of(self, value):
         kind = type(value)
         if kind in _AS_VALUE:
             return value
+        if kind in _CONTAINERS:   # most of a module's attributes (its hook tables): what the chain below gives
+            key = self._visit(value)
+            return key if key.__class__ is tuple else self._container(value)
+        if kind in _IDENTITY_KINDS:
+            return ("identity", id(value))
         torch = self.torch
+        if kind in self.tensor_kinds:   # torch's own tensor, parameter and buffer: what the chain below gives
+            key = self._visit(value)
+            return key if key.__class__ is tuple else ("tensor", id(value), content_digest(value))
         if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
             return value
         if isinstance(value, _BY_IDENTITY):
@@ -119,8 +135,6 @@ class _Fingerprint:
         key = self._visit(value)
         if isinstance(key, tuple):
             return key
-        if kind in _CONTAINERS:   # most of a module's attributes (its hook tables): what the chain below gives
-            return self._container(value)
         if isinstance(value, torch.Tensor):
             return ("tensor", id(value), content_digest(value))
         if isinstance(value, np.ndarray):
@@ -178,22 +192,26 @@ class _Fingerprint:
 
     def _container(self, value):
         """A list, tuple, set or dict (or a subclass) by its items: a set's sorted, the others in order."""
+        of = self.of
         if isinstance(value, (list, tuple)):
-            return (type(value).__name__, tuple(self.of(v) for v in value))
+            return (type(value).__name__, tuple([of(v) for v in value]))
         if isinstance(value, (set, frozenset)):
-            return (type(value).__name__, tuple(sorted((self.of(v) for v in value), key=repr)))
-        return ("dict", tuple((self.of(k), self.of(v)) for k, v in list(value.items())))
+            return (type(value).__name__, tuple(sorted([of(v) for v in value], key=repr)))
+        return ("dict", tuple([(of(k), of(v)) for k, v in list(value.items())]) if value else ())
 
     def _visit(self, value):
         """The object's first-visit number, or ``("again", number)`` when it was met before."""
-        found = self.seen.get(id(value))
+        seen = self.seen
+        key = id(value)
+        found = seen.get(key)
         if found is not None:
             return ("again", found)
-        if len(self.seen) >= MAX_STATE_NODES:
+        count = len(seen)
+        if count >= MAX_STATE_NODES:
             raise StateTooLarge(f"more than {MAX_STATE_NODES:,} objects")
-        self.seen[id(value)] = len(self.seen)
+        seen[key] = count
         self.keep.append(value)
-        return len(self.seen) - 1
+        return count
 
 
 _MISSING = object()
@@ -245,6 +263,8 @@ def _digest(data) -> bytes:
 
 
 def changed(before: dict, after: dict) -> list[str]:
+    if before == after:   # the usual answer, in one comparison
+        return []
     keys = list(dict.fromkeys(list(before) + list(after)))
     return [f"{name + '.' if name else ''}{key}" for name, key in keys
             if before.get((name, key)) != after.get((name, key))]
