@@ -190,7 +190,9 @@ def _reads(walk, owner: int):
                     and not _ours(sys._getframe(1)):
                 walk.busy = True   # the walk's own look at the tensor reads nothing of the code's
                 try:
-                    if name in ALIASES and self in walk.made:   # (a parameter's or buffer's: the state walk)
+                    if _unseen() and _out_of_sight(walk, self):
+                        _stop_out_of_sight(walk, name)
+                    elif name in ALIASES and self in walk.made:   # (a parameter's or buffer's: the state walk)
                         walk.stop_everywhere(f"the code takes a handle on the memory of a tensor the call made "
                                              f"(Tensor.{name}): a write through it is no operation", "asks_value")
                     elif not walk.read([self], values.outside_digest(self)):
@@ -255,7 +257,8 @@ def _data_set(walk, owner: int):
 # so the ``item`` inside dispatches nothing the walk sees.  These are type slots: they are set on
 # the Python class ``torch.Tensor``, whose slots Python updates (and on each subclass's), so every
 # caller reaches them, however the constructor was bound.
-NUMBERS = ("__index__", "__int__", "__float__", "__bool__", "__complex__")
+# ``item`` is read alike where the walk does not see it: with the dispatch turned off by the code
+NUMBERS = ("__index__", "__int__", "__float__", "__bool__", "__complex__", "item")
 
 
 @contextlib.contextmanager
@@ -266,18 +269,15 @@ def _number_reads(walk, owner: int):
     read (``int(t)`` in Python dispatches ``_local_scalar_dense``), it is left to the walk."""
     import torch
 
-    python_key = torch._C.DispatchKey.Python
-    excluded = torch._C._dispatch_tls_is_dispatch_key_excluded
-    modes = torch._C._len_torch_dispatch_stack
-
     def watched(original, name):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
-            if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
-                    and (excluded(python_key) or not modes()):
+            if threading.get_ident() == owner and not walk.busy and walk.everywhere is None and _unseen():
                 walk.busy = True
                 try:
-                    if not walk.read([self], values.outside_digest(self)):
+                    if _out_of_sight(walk, self):
+                        _stop_out_of_sight(walk, name)
+                    elif not walk.read([self], values.outside_digest(self)):
                         walk.stop_everywhere(f"the code reads the values of a tensor that depends on the inputs with "
                                              f"no operation (Tensor.{name}, called by torch's C++)", "asks_value")
                 finally:
@@ -296,6 +296,27 @@ def _number_reads(walk, owner: int):
                 setattr(torch.Tensor, name, own[name])
             elif name in vars(torch.Tensor):
                 delattr(torch.Tensor, name)   # the slot inherited from torch._C.TensorBase again
+
+
+def _unseen() -> bool:
+    """The walk's dispatch mode does not see the operations run now: the Python dispatch key is off
+    (inside torch's C++ constructors, or ``torch._C._DisableTorchDispatch``), or no dispatch mode
+    is on (``_disable_current_modes``)."""
+    import torch
+
+    return torch._C._dispatch_tls_is_dispatch_key_excluded(torch._C.DispatchKey.Python) \
+        or not torch._C._len_torch_dispatch_stack()
+
+
+def _stop_out_of_sight(walk, name: str) -> None:
+    walk.stop_everywhere(f"the code reads a value with torch's dispatch turned off (Tensor.{name}): the operations "
+                         f"that made it were not seen", "asks_value")
+
+
+def _out_of_sight(walk, t) -> bool:
+    """``t`` is no tensor the walk knows (none of its operations made it, nor is it a parameter, a
+    buffer or an argument): with the dispatch off, the code may have computed it from the points."""
+    return walk.values.get(t) is None and id(t) not in walk.constant_names and id(t) not in walk.given_ids
 
 
 @contextlib.contextmanager
