@@ -5,7 +5,11 @@ read through ``type(self)``), followed through containers and objects at any dep
 ``__dict__`` and ``__slots__``), once per object (a cycle ends where it began): tensors by
 content (a buffer rebound through ``.data`` is the same object with new values), numpy arrays by
 their bytes, random generators by their state, numbers and strings by value; functions, classes
-and Python modules met as values by identity.  Python's and numpy's global random states are
+and Python modules met as values by identity.  The user's own functions the module holds (its
+classes' methods, functions kept as attributes) add what they keep outside it: their closures'
+cells and the globals their code names (``OTHER.n`` of another module too), through the user's
+functions they name in turn; torch's, the standard library's and installed packages' functions are
+trusted to keep none.  Python's and numpy's global random states are
 part of it; torch's generator is compared by the caller.  A call that changes any of it is not
 proved: its next call may compute something else.  Past :data:`MAX_STATE_NODES` objects the
 fingerprint is refused rather than cut short (the proof stops, saying so).
@@ -14,6 +18,7 @@ fingerprint is refused rather than cut short (the proof stops, saying so).
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import random
 import types
@@ -73,6 +78,16 @@ def _snapshot(module) -> dict:
             if key in out:
                 key = (name, f"<class {cls.__module__}.{cls.__qualname__}, base {i}>")
             out[key] = walk.of_class(cls)
+    for name, m in modules:   # the user's own functions the module may run: what they keep outside it
+        for cls in type(m).__mro__[:-1]:
+            for attr, value in list(vars(cls).items()):
+                fn = _function(value)
+                if fn is not None and _users(fn):
+                    out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
+        for key, value in list(vars(m).items()):
+            fn = _function(value)
+            if fn is not None and _users(fn):
+                out[(name, f"<code {key}>")] = walk.code(fn)
     out[("", "python random")] = random.getstate()
     state = np.random.get_state()
     out[("", "numpy random")] = (state[0], state[1].tobytes(), state[2:])
@@ -89,6 +104,7 @@ class _Fingerprint:
         self.tensor_kinds = (torch.Tensor, torch.nn.Parameter, getattr(torch.nn, "Buffer", torch.Tensor))
         self.seen: dict[int, int] = {}
         self.keep: list = []   # the objects seen, alive until the walk ends (ids stay theirs)
+        self.codes: set[int] = set()   # the functions whose code state was taken
 
     def of_class(self, cls):
         key = self._visit(cls)
@@ -146,6 +162,34 @@ class _Fingerprint:
             return ("object", type(value).__qualname__, id(value))
         return ("object", type(value).__qualname__, tuple(fields))
 
+    def code(self, fn):
+        """What a function of the user's own code keeps outside the module: the contents of its
+        closure's cells, and the globals its code names (a counter in a list, a module's attribute
+        named in it, ``OTHER.n``), through the user's functions it names in turn."""
+        if id(fn) in self.codes:
+            return ("code again", fn.__qualname__)
+        self.codes.add(id(fn))
+        self.keep.append(fn)
+        cells = []
+        for cell in fn.__closure__ or ():
+            try:
+                cells.append(self._held(cell.cell_contents, ()))
+            except ValueError:   # a cell not yet filled
+                cells.append(("empty cell",))
+        names = _names(fn.__code__)
+        held = fn.__globals__
+        named = tuple((n, self._held(held[n], names)) for n in names if n in held)
+        return ("code", fn.__qualname__, tuple(cells), named)
+
+    def _held(self, value, names):
+        fn = _function(value)
+        if fn is not None:
+            return self.code(fn) if _users(fn) else ("identity", id(value))
+        if isinstance(value, types.ModuleType):   # its attributes the code names (OTHER.n)
+            attrs = vars(value)
+            return ("module", value.__name__, tuple((n, self.of(attrs[n])) for n in names if n in attrs))
+        return self.of(value)
+
     def _container(self, value):
         """A list, tuple, set or dict (or a subclass) by its items: a set's sorted, the others in order."""
         of = self.of
@@ -171,6 +215,42 @@ class _Fingerprint:
 
 
 _MISSING = object()
+
+
+def _function(value):
+    """The Python function behind a value (a function, a static or class method), or None."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    return value if isinstance(value, types.FunctionType) else None
+
+
+def _names(code) -> tuple:
+    """The global and attribute names a code object uses, with those of the code inside it
+    (comprehensions, lambdas, nested functions)."""
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.extend(_names(const))
+    return tuple(dict.fromkeys(names))
+
+
+def _users(fn) -> bool:
+    """The function is the user's own code: not torch's, gdlcheck's, the standard library's or an
+    installed package's (those are trusted to keep no state that changes what a call computes)."""
+    return _own_file(fn.__code__.co_filename)
+
+
+@functools.lru_cache(maxsize=4096)
+def _own_file(path: str) -> bool:
+    import os
+    import sysconfig
+
+    if path.startswith("<") and not path.startswith("<string"):   # frozen modules
+        return False
+    path = os.path.abspath(path)
+    trusted = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    trusted.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # gdlcheck
+    return not any(path.startswith(os.path.abspath(t) + os.sep) for t in trusted)
 
 
 def _slots(cls) -> tuple:
