@@ -114,14 +114,19 @@ def expand(call):
 def view(call):
     m = call.moves["self"]
     old, new = call.shape("self"), tuple(call.out.shape)
-    axes = reshape(old, new, m.axes)
-    if axes is None:
+    found = reshape(old, new, m.axes, turns=m.labels is None)
+    if found is None:
         raise NoRule("a reshape that splits or merges a moving axis")
+    axes, order = found if isinstance(found, tuple) else (found, None)
+    if order is not None:   # a grid's points split into its axes, which the move swaps (a rotation)
+        return mv.with_order(axes, order)
     return mv.Moves(tuple(axes), m.labels)
 
 
-def reshape(old, new, perms):
-    """Each axis's permutation after a row-major reshape from ``old`` to ``new``, or None.
+def reshape(old, new, perms, turns: bool = False):
+    """Each axis's permutation after a row-major reshape from ``old`` to ``new``, or None.  With
+    ``turns``, an axis split into axes of one size that its permutation swaps (the points of a
+    square grid under a rotation, :func:`~gdlcheck.code.moves.turn`) gives ``(axes, order)``.
 
     >>> p = np.array([1, 0])
     >>> [None if q is None else q.tolist() for q in reshape((2, 3), (2, 3, 1), (p, None))]
@@ -132,6 +137,7 @@ def reshape(old, new, perms):
     src = [a for a, s in enumerate(old) if s != 1]
     dst = [b for b, s in enumerate(new) if s != 1]
     out = [None] * len(new)
+    order = list(range(len(new)))
     i = j = 0
     while i < len(src) or j < len(dst):
         if i >= len(src) or j >= len(dst):
@@ -161,10 +167,15 @@ def reshape(old, new, perms):
         merged = mv.product(group, [old[a] for a in gi])
         parts = mv.factor(merged, [new[b] for b in gj])
         if parts is False:
-            return None
+            found = mv.turn(merged, [new[b] for b in gj]) if turns else None
+            if found is None:
+                return None
+            swap, parts = found
+            for k, o in enumerate(swap):
+                order[gj[k]] = gj[o]
         for b, q in zip(gj, parts):
             out[b] = q
-    return out
+    return (out, order) if order != list(range(len(new))) else out
 
 
 @rule(aten.select.int)
