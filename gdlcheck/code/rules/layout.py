@@ -114,19 +114,18 @@ def expand(call):
 def view(call):
     m = call.moves["self"]
     old, new = call.shape("self"), tuple(call.out.shape)
-    found = reshape(old, new, m.axes, turns=m.labels is None)
-    if found is None:
+    axes = reshape(old, new, m.axes)
+    if axes is None and m.labels is None:   # a grid's points split into its axes, which the move swaps
+        found = _regroup(old, new, m.axes, turns=True)
+        if found is not None:
+            return mv.with_order(*found)
+    if axes is None:
         raise NoRule("a reshape that splits or merges a moving axis")
-    axes, order = found if isinstance(found, tuple) else (found, None)
-    if order is not None:   # a grid's points split into its axes, which the move swaps (a rotation)
-        return mv.with_order(axes, order)
     return mv.Moves(tuple(axes), m.labels)
 
 
-def reshape(old, new, perms, turns: bool = False):
-    """Each axis's permutation after a row-major reshape from ``old`` to ``new``, or None.  With
-    ``turns``, an axis split into axes of one size that its permutation swaps (the points of a
-    square grid under a rotation, :func:`~gdlcheck.code.moves.turn`) gives ``(axes, order)``.
+def reshape(old, new, perms):
+    """Each axis's permutation after a row-major reshape from ``old`` to ``new``, or None.
 
     >>> p = np.array([1, 0])
     >>> [None if q is None else q.tolist() for q in reshape((2, 3), (2, 3, 1), (p, None))]
@@ -134,6 +133,14 @@ def reshape(old, new, perms, turns: bool = False):
     >>> [None if q is None else q.tolist() for q in reshape((1, 2, 3), (2, 3), (None, p, None))]
     [[1, 0], None]
     """
+    found = _regroup(old, new, perms, turns=False)
+    return None if found is None else found[0]
+
+
+def _regroup(old, new, perms, turns: bool):
+    """``(axes, order)`` after a row-major reshape, or None; with ``turns``, an axis split into axes
+    of one size that its permutation swaps (the points of a square grid under a rotation,
+    :func:`~gdlcheck.code.moves.turn`) gives the order that swaps them."""
     src = [a for a, s in enumerate(old) if s != 1]
     dst = [b for b, s in enumerate(new) if s != 1]
     out = [None] * len(new)
@@ -175,7 +182,7 @@ def reshape(old, new, perms, turns: bool = False):
                 order[gj[k]] = gj[o]
         for b, q in zip(gj, parts):
             out[b] = q
-    return (out, order) if order != list(range(len(new))) else out
+    return out, order
 
 
 @rule(aten.select.int)
