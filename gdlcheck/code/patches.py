@@ -16,6 +16,8 @@ around it changes what every thread of the process sees, for the call only:
 * the tensor methods that run Python on the values (``apply_``, ``map_``, ``map2_``): they stop it;
 * the setter of ``Tensor.data`` (a swap of memory no operation sees): it stops the proof;
 * torch's global module hooks, which name the running submodule and apply a unit's theorem;
+* the torch functions proved whole (``torch._C._nn.pad``, which ``F.pad`` calls), whose results
+  the walk's theorem then describes;
 * ``torch.is_grad_enabled``, to note code that branches on grad mode (the proof runs without it);
 * torch's random state, forked: a call that draws leaves it as it was (and the proof says so).
 
@@ -73,7 +75,8 @@ def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
     with LOCK, torch.random.fork_rng(devices=[]):
         rng_before = torch.get_rng_state()
         with _module_hooks(walk, pre, post), _grad_mode(walk, owner), _reads(walk, owner), _data_set(walk, owner), \
-                _number_reads(walk, owner), _split_reads(walk, owner), torch.no_grad(), walk.mode():
+                _number_reads(walk, owner), _split_reads(walk, owner), torch.no_grad(), walk.mode(), \
+                _functions(walk, owner):
             out = module(*args, **kwargs)
         return out, not torch.equal(rng_before, torch.get_rng_state())
 
@@ -91,6 +94,67 @@ def _module_hooks(walk, pre, post):
     finally:
         for h in handles:
             h.remove()
+
+
+@contextlib.contextmanager
+def _functions(walk, owner: int):
+    """The torch functions proved whole (:data:`~gdlcheck.code.table.FUNCTIONS`: ``torch._C._nn.pad``,
+    which ``F.pad`` calls), each replaced in its module, for the call, by one that hands its result
+    to the walk, whose theorem then says how it moves.  A patch, not a torch function mode: an active
+    mode makes ``has_torch_function`` true, which turns torch's fast paths (attention's) off."""
+    from gdlcheck.code.table import FUNCTIONS
+
+    def watched(func):
+        @functools.wraps(func)
+        def call(*args, **kwargs):
+            out = func(*args, **kwargs)
+            if threading.get_ident() == owner and not walk.busy:
+                walk.busy = True   # the theorem reads as the walk, not as the code
+                try:
+                    _function_result(walk, FUNCTIONS[func], args, kwargs, out)
+                finally:
+                    walk.busy = False
+            return out
+        return call
+
+    saved = [(sys.modules[func.__module__], func.__name__, func) for func in FUNCTIONS]
+    for home, name, func in saved:
+        setattr(home, name, watched(func))
+    try:
+        yield
+    finally:
+        for home, name, func in saved:
+            setattr(home, name, func)
+
+
+def _function_result(walk, theorem, args, kwargs, output) -> None:
+    """A function's theorem (``theorem(args, kwargs, m, x, out)``, ``x`` and ``out`` without values)
+    says how its output moves, in place of the operations inside it; where it does not apply (it
+    raises or says None, the input's move swaps axes or holds an axis padded circularly), what those
+    operations said stands."""
+    import torch
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    from gdlcheck.code import moves as mv
+
+    x = args[0] if args else None
+    if walk.everywhere is not None or not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
+        return
+    a, inner = walk.of(x), walk.values.get(output)
+    if a.const or inner is None or inner.const:
+        return
+
+    def said(m, i):
+        if not isinstance(m, mv.Moves) or mv.turned(m) or mv.wrapped(m):
+            return i
+        try:
+            return theorem(args, kwargs, m, *blind) or i
+        except Exception:   # NoRule, or an axis in an order not known (moves.Unordered)
+            return i
+
+    with _disable_current_modes():   # made outside the walk: not operations of the call
+        blind = (values._without_values(x), values._without_values(output))
+    walk.values[output] = values.Abstract(False, [said(m, i) for m, i in zip(a.per, inner.per)], free=a.free)
 
 
 @contextlib.contextmanager
