@@ -301,7 +301,7 @@ def elementwise(call):
     swapped = {a for a in range(nd) if order[a] != a}
     for t, m in _operands(call):   # an operand that moves swaps them alike (above)
         shift = nd - t.dim()
-        if m is None and any(a >= shift and t.shape[a - shift] != 1 for a in swapped):
+        if m is None and any(a >= shift and t.shape[a - shift] != 1 and t.stride(a - shift) != 0 for a in swapped):
             raise NoRule("a constant laid along axes the generator swaps")
     perms, conditions = broadcast(stripped, nd)
     return Out(mv.with_order(perms, order), conditions)
