@@ -68,6 +68,8 @@ def _steps(rng):
         ("batch norm", lambda x: F.batch_norm(x[None], mix[:, 0, 0, 0] ** 2, mix[0, :, 0, 0] ** 2 + 1)[0]),
         ("layer norm", lambda x: F.layer_norm(x.permute(1, 2, 0), (C,)).permute(2, 0, 1)),
         ("grid layer norm", lambda x: F.layer_norm(x, (S, S), table)),
+        ("linear channels last", lambda x: F.linear(x.permute(1, 2, 0), mix[:, :, 0, 0]).permute(2, 0, 1)),
+        ("pixels and back", lambda x: x.reshape(C, S * S).T.reshape(S, S, C).permute(2, 0, 1)),
     ]
 
 
