@@ -117,8 +117,8 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> str:
 
 
 def emit(name: str, text: str, update_results: bool = False) -> None:
-    """Print the table and write it to benchmarks/out/NAME.md, or with ``update_results`` to the
-    tracked benchmarks/results/NAME.md."""
+    """Print the table and write it to benchmarks/out/{name}.md, or with ``update_results`` to the
+    tracked benchmarks/results/{name}.md."""
     print(text)
     folder = RESULTS if update_results else OUT
     os.makedirs(folder, exist_ok=True)

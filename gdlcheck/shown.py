@@ -54,7 +54,8 @@ def presenter_of(record) -> Presenter:
 
 
 class Serialised:
-    """A record whose JSON object (its keys are stable: added, never renamed) :mod:`gdlcheck.output` makes."""
+    """A record whose JSON object (docs/design.md section 6: keys added, never renamed) :mod:`gdlcheck.output`
+    makes."""
 
     def to_json(self) -> dict:
         """The object ``--format json`` prints for this result."""

@@ -87,13 +87,22 @@ def _near_ties(uniq: np.ndarray, cluster: np.ndarray, tol: float) -> dict:
         return {}
     top = max(abs(float(uniq[0])), abs(float(uniq[-1])))
     e = math.frexp(top)[1] if top > 0 else 0
+    limit = tol * math.ldexp(top, -e)
+    ties, closest, at = 0, math.inf, -1
+    step = 1 << 18      # a block of values at a time: a matrix of distinct entries has n^2 of them
     with np.errstate(over="ignore"):
-        gap = np.ldexp(np.diff(uniq), -e)
-    tie = (np.diff(cluster) != 0) & (gap <= tol * math.ldexp(top, -e))
-    if not tie.any():
+        for s0 in range(0, uniq.size - 1, step):
+            gap = np.ldexp(np.diff(uniq[s0:s0 + step + 1]), -e)
+            part = cluster[s0:s0 + step + 1]
+            tie = (part[1:] != part[:-1]) & (gap <= limit)
+            if tie.any():
+                ties += int(tie.sum())
+                k = int(np.argmin(np.where(tie, gap, np.inf)))
+                if gap[k] < closest:
+                    closest, at = float(gap[k]), s0 + k
+    if not ties:
         return {}
-    k = int(np.argmin(np.where(tie, gap, np.inf)))
-    return {"near_ties": int(tie.sum()), "near_tie": (float(uniq[k]), float(uniq[k + 1]))}
+    return {"near_ties": ties, "near_tie": (float(uniq[at]), float(uniq[at + 1]))}
 
 
 def _without_generators(n: int) -> list[str]:

@@ -43,7 +43,7 @@ def trained(tmp_path_factory):
 
 
 def act(p, t, axis=1):
-    """The entry at j moves to p[j] (docs/groups.md), by hand."""
+    """The entry at j moves to p[j] (docs/design.md section 1), by hand."""
     out = torch.empty_like(t)
     index = [slice(None)] * t.dim()
     source = [slice(None)] * t.dim()

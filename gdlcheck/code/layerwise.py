@@ -116,7 +116,7 @@ class Measured(Shown):
 
 def moved(torch, value, p: np.ndarray, axis: int):
     """``value`` with the entry at ``j`` of ``axis`` moved to ``p[j]`` (the convention of
-    docs/groups.md: ``P[p[j], j] = 1``)."""
+    docs/design.md section 1: ``P[p[j], j] = 1``)."""
     inverse = torch.as_tensor(np.argsort(p), dtype=torch.long, device=value.device)
     return value.index_select(axis, inverse)
 

@@ -34,6 +34,8 @@ from gdlcheck.code.table import (
     NoRule,
     Out,
     bind,
+    for_moves,
+    unit_moves,
     unit_of,
     writes,
 )
@@ -232,15 +234,9 @@ class Walk:
             return
         from torch.utils._python_dispatch import _disable_current_modes
 
-        with _disable_current_modes():   # made outside the walk: not operations of the call
+        with _disable_current_modes():   # made outside the walk, and reading the kernel: not operations of the call
             blind = (_without_values(x), _without_values(output))
-        per = []
-        for k in range(len(self.gens)):
-            m = a.per[k]
-            try:   # where the theorem does not apply, what the operations inside said stands
-                per.append(inner.per[k] if isinstance(m, Halt) else found(module, m, *blind))
-            except Exception:   # NoRule, or an axis in an order not known (moves.Unordered)
-                per.append(inner.per[k])
+            per = [unit_moves(found, module, m, i, blind, self.place()) for m, i in zip(a.per, inner.per)]
         self.values[output] = Abstract(False, per, free=a.free)
         if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
             self.steps.append((self.place(), type(module).__name__, "theorem1", []))
@@ -324,6 +320,10 @@ class Walk:
 
     def _one(self, found, func, bound, moves, out, k: int, count: int) -> list:
         where = self.place() or _op_text(func)
+        found = for_moves(found, func, moves)   # a move that swaps axes reaches only the rules that follow it
+        if found is None:
+            return [Halt(where, f"{_op_text(func)} (the generator swaps axes here: the rule follows each axis on its "
+                                "own)", "no_op_rule")] * count
         try:
             result = found(Call(func, bound, moves, out, self.gens[k]))
         except NoRule as why:

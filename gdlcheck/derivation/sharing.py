@@ -54,7 +54,7 @@ class Derived(Shown):
     free_parameters : int
         ``dimension * channels_in * channels_out``.
 
-    ``to_json()`` is the ``derive --format json`` object (its keys are stable: added, never renamed), ``report()``
+    ``to_json()`` is the ``derive --format json`` object (docs/design.md section 6), ``report()``
     the text report, ``plot()`` the ``derive --plot`` picture.
     """
 

@@ -1,4 +1,4 @@
-"""The catalogue of groups (docs/groups.md): one ``Family`` record per group family.
+"""The catalogue of groups (docs/design.md section 2): one ``Family`` record per group family.
 
 A record (:class:`~gdlcheck.groups.family.Family`) says everything gdlcheck knows about a
 family: its name and aliases, how it is sized, how to build its generators (each with its
@@ -298,7 +298,7 @@ def grid_shape(family: Family, shape=None, n=None) -> tuple[int, ...]:
 
 
 def build_group(name, n=None, shape=None, generators=None, graph=None) -> PermGroup:
-    """Build a group from the catalogue (docs/groups.md).
+    """Build a group from the catalogue (docs/design.md section 2).
 
     Raises :class:`GroupError` for an unknown name, a missing size, or a bad generator.
     """

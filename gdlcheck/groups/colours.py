@@ -161,13 +161,15 @@ def _classes(uniq: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
     width = tol * math.ldexp(top, -e)
     starts = np.zeros(uniq.size, dtype=bool)
     starts[0] = True
-    step = 1 << 22
+    step = 1 << 20      # gaps a block at a time: a matrix of distinct entries has n^2 values
     with np.errstate(over="ignore"):
         for s0 in range(0, uniq.size - 1, step):
             gap = np.ldexp(np.diff(uniq[s0:s0 + step + 1]), -e)   # exact: scaling by a power of two
             starts[s0 + 1:s0 + 1 + gap.size] = gap > width
     _split_long_runs(uniq, starts, e, width)
-    return uniq, np.cumsum(starts, dtype=np.int32 if uniq.size < 2**31 else np.int64) - 1
+    cluster = np.cumsum(starts, dtype=np.int32 if uniq.size < 2**31 else np.int64)
+    cluster -= 1
+    return uniq, cluster
 
 
 # entries of the sample the distinct values are first read from (twice this many: the first ones,

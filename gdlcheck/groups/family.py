@@ -1,6 +1,6 @@
 """What a catalogue family is: its record (``Family``) and what its generators are (``Role``).
 
-A ``Family`` says everything gdlcheck knows about a family of groups (docs/groups.md):
+A ``Family`` says everything gdlcheck knows about a family of groups (docs/design.md section 2):
 its name and aliases, how it is sized, how to build its generators (each with its
 ``Role``), its order where a formula gives it, and the sentences ``derive --explain`` writes
 for its generators and its form.  The records themselves, one per family, are the

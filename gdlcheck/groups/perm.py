@@ -1,4 +1,4 @@
-"""Permutations in array form, and how they act (docs/groups.md).
+"""Permutations in array form, and how they act (docs/design.md section 1).
 
 The convention, as runnable examples (pytest runs them with ``--doctest-modules``):
 

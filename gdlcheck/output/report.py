@@ -1,4 +1,4 @@
-"""Every JSON object gdlcheck prints (keys stable: added, never renamed), built from the library's results.
+"""Every JSON object gdlcheck prints (docs/design.md section 6), built from the library's results.
 
 Pure data with a deterministic key order; floats keep full round-trip precision (``repr``).
 Every object carries ``schema_version``; keys are added, never renamed.

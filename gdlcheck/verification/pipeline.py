@@ -53,7 +53,7 @@ TRIAL_ELEMENTS = 1
 def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant", channels: int = 1,
                  options: Options | None = None, input: str = "-", kind: str | None = None,
                  name: str | None = None) -> Verified:
-    """Run the checks ``options.method`` asks for and reach a verdict (docs/verdicts.md).
+    """Run the checks ``options.method`` asks for and reach a verdict (docs/design.md section 5).
 
     Floating-point warnings are silenced: overflow is detected and reported explicitly.
     """
@@ -66,7 +66,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     method = options.method
     notes: list[Fact] = []
     form = layer.linear_form()
-    # docs/verdicts.md: symbolic weights pass only when the exact check holds, so
+    # docs/design.md section 5: symbolic weights pass only when the exact check holds, so
     # --method numeric on them runs the exact checks as well.
     symbolic_weights = form is not None and bool(layer.symbols())
     if method == "numeric" and symbolic_weights and group.gens:

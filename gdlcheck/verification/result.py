@@ -93,7 +93,8 @@ class WeightWitness:
     value: object
     image_value: object
     # numeric weights: the pair that differs most, where it is not this one (the first pair over the
-    # tolerance, the counterexample a failure names, may be off by rounding where another is off by a trained drift)
+    # tolerance, the counterexample a failure names by docs/design.md section 5, may be off by rounding
+    # where another is off by a trained drift)
     largest: WeightWitness | None = None
 
 

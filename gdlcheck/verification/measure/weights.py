@@ -25,7 +25,7 @@ def weight_residuals(W: np.ndarray, b, group: PermGroup, expect: str,
     """Compare the weights with their images under each generator.
 
     A numeric witness is the first pair in row-major order that deviates by more than
-    ``witness_tol`` times the largest entry, else the largest deviation (docs/verdicts.md: a
+    ``witness_tol`` times the largest entry, else the largest deviation (docs/design.md section 5: a
     failure names the first differing pair); where another pair deviates more than ten times as
     much, the witness carries it as ``largest`` (a trained layer's first pair over the tolerance
     may be off by rounding where another is off by a real drift).  Returns the residuals and,
