@@ -147,7 +147,7 @@ class Proof:
     steps: list[Step]
     proven: dict[str, bool]
     stops: dict[str, Stop] = field(default_factory=dict)
-    source: Source = Source.RULES
+    source: Source | str = Source.RULES   # the word is read into a member
     disagreement: Disagreement | None = None
 
     def __post_init__(self) -> None:
