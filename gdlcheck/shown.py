@@ -53,6 +53,14 @@ def presenter_of(record) -> Presenter:
                        "registered yet: import gdlcheck.api first")
 
 
+def figure_of(record):
+    """``record``'s picture as a matplotlib ``Figure``, drawn by its presenter."""
+    figure = presenter_of(record).figure
+    if figure is None:
+        raise RuntimeError(f"the presenter of {type(record).__name__} draws no picture")
+    return figure(record)
+
+
 class Serialised:
     """A record whose JSON object (docs/design.md section 6: keys added, never renamed) :mod:`gdlcheck.output`
     makes."""

@@ -1,12 +1,16 @@
 """The design page (docs/design.md) states what the tool does: the JSON keys of section 6 are in
-the objects the commands print, and the exit codes of section 3 are the command line's."""
+the objects the commands print, the commands and exit codes of section 3 are the command
+line's, section 2 names every group of the catalogue with its aliases, and section 4 every layer
+kind."""
 
 import re
 
 import pytest
 
 import gdlcheck
-from gdlcheck.cli import common
+from gdlcheck.api import kinds
+from gdlcheck.cli import cli, common
+from gdlcheck.groups import FAMILIES
 from tests.conftest import ROOT, SAMPLES
 
 DESIGN = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
@@ -60,3 +64,23 @@ def test_the_exit_codes_are_the_command_lines():
     table = {int(code) for code in re.findall(r"^\| (\d+) \|", section(3), re.M)}
     assert table == {common.EXIT_OK, common.EXIT_FAIL, common.EXIT_INPUT, common.EXIT_INCONCLUSIVE,
                      common.EXIT_INTERNAL}
+
+
+def test_the_commands_are_the_command_lines():
+    opening = section(3).split("\n\n")[1]   # the paragraph under the heading
+    assert opening.startswith("The commands are")
+    assert set(re.findall(r"`(\w+)`", opening)) == set(cli.commands)
+
+
+def test_the_catalogue_is_the_groups():
+    text = section(2)
+    named = {name for family in FAMILIES.values() for name in (family.name, *family.aliases)}
+    assert len(named) >= 13
+    assert {name for name in named if f"`{name}`" not in text} == set()
+
+
+def test_the_layer_kinds_are_the_specs():
+    text = section(4)
+    names = [k.name for k in kinds()]
+    assert len(names) >= 12
+    assert [name for name in names if f"`{name}`" not in text] == []

@@ -1,5 +1,5 @@
 """One list of public names: ``gdlcheck.__all__`` for the package and ``gdlcheck.api.__all__`` for
-the API. Every name on them imports, the API reference documents it, the names type checkers see
+the API (and ``gdlcheck.testing.__all__``, the pytest helper). Every name on them imports, the API reference documents it, the names type checkers see
 are the same, and nothing else is exported."""
 
 import ast
@@ -73,6 +73,13 @@ def test_every_public_name_imports_once_and_is_documented(module):
         assert getattr(module, name) is not None, name
     assert undocumented(module, REFERENCE.read_text(encoding="utf-8")) == []
     assert exported(module) <= set(module.__all__) | {"__version__"}
+
+
+def test_the_pytest_helpers_export_what_the_reference_documents():
+    import gdlcheck.testing as testing
+
+    assert testing.__all__ == ["assert_equivariant"]
+    assert undocumented(testing, REFERENCE.read_text(encoding="utf-8")) == []
 
 
 def test_the_check_finds_a_name_the_reference_leaves_out():

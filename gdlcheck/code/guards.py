@@ -98,6 +98,14 @@ def _foreign_write(walk, op: Op) -> bool:
     return False
 
 
+def _unwritten(walk, op: Op) -> bool:
+    if op.func not in _EMPTIES:
+        return False
+    walk._halt_outputs(op.outs, Halt(walk.place() or _op_text(op.func), f"memory no operation wrote "
+                                     f"({_op_text(op.func)}): it holds what it held before", "no_op_rule"))
+    return True
+
+
 def _constant(walk, op: Op) -> bool:
     if not all(a.const for a in op.inputs) or op.seeded:
         return False
@@ -181,6 +189,9 @@ GUARDS = (
                         "which must read it alike).", _value_read),
     Guard("foreign write", "A write into a tensor the call did not make is seen by the next call, which may then "
                            "compute something else: the proof stops.", _foreign_write),
+    Guard("unwritten", "Memory no operation wrote (torch.empty, new_empty, empty_like) holds what it held before: "
+                       "values of an earlier call, or of tensors that moved, freed since; it is not known until an "
+                       "operation writes all of it.", _unwritten),
     Guard("constant", "An operation of constants gives a constant, the same in the moved call.", _constant),
     Guard("data shape", "An operation whose output's shape depends on values, with no rule, is followed only "
                         "where those values are the same in every call.", _data_shape),
@@ -235,3 +246,15 @@ def _dropouts():
 
 
 _DROPOUTS = _dropouts()
+
+
+def _empties():
+    import torch
+
+    aten = torch.ops.aten
+    return frozenset({aten.empty.memory_format, aten.empty_like.default, aten.empty_permuted.default,
+                      aten.empty_strided.default, aten.new_empty.default, aten.new_empty_strided.default})
+
+
+# the operations that hand out memory without writing it
+_EMPTIES = _empties()

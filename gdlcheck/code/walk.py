@@ -252,8 +252,8 @@ class Walk:
             halt = Halt(self.place() or _op_text(func), f"{_op_text(func)} (on a nested tensor)", "no_op_rule")
             return self._halt_outputs(list(_tensors(out)), halt)
         bound = bind(func, args, kwargs)
-        for name in _out_arguments(func):   # an out= buffer is written whole: its old values do not count
-            bound.pop(name, None)
+        for name in _out_arguments(func) + _overwritten(func):   # an out= buffer, or copy_'s self, is written
+            bound.pop(name, None)                                # whole: its old values do not count
             before.pop(name, None)
         slots = [out] if not isinstance(out, (tuple, list)) else list(out)
         per_out: list[list] = [[] for _ in slots]
@@ -383,6 +383,14 @@ def _out_arguments(func) -> list[str]:
     """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
     return [a.name for a in func._schema.arguments
             if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+
+
+def _overwritten(func) -> list[str]:
+    """The argument an in-place operation writes whole, whatever it held: ``copy_``'s ``self``
+    (every entry becomes ``src``'s, broadcast)."""
+    import torch
+
+    return ["self"] if func is torch.ops.aten.copy_.default else []
 
 
 def _without_values(value):

@@ -123,8 +123,8 @@ class PermGroup:
         if d is not None:
             count = int(math.lgamma(self.n + 1) / math.log(10)) + 1
             if count > MAX_ORDER_DIGITS:
-                order = f"{self.n}!" + ("" if d == 1 else f"/{d}")
-                raise LimitError(f"the order {order} has about {count} digits, over the limit of "
+                formula = f"{self.n}!" + ("" if d == 1 else f"/{d}")
+                raise LimitError(f"the order {formula} has about {count} digits, over the limit of "
                                  f"{MAX_ORDER_DIGITS} digits that JSON output writes out exactly (the text format "
                                  "prints it approximately)")
         order = self.order

@@ -10,7 +10,8 @@ Per generator, the exact verdict comes from the first of these that decides it:
 
 Trials (``--method``): ``numeric`` and ``both`` always run them, ``exact`` never; ``auto``
 runs them where the exact methods leave a generator undecided, or where they are cheap (an
-input of at most ``CHEAP_TRIALS`` numbers), as a cross-check.
+input of at most ``CHEAP_TRIALS`` numbers), as a cross-check: ``CROSS_CHECK_TRIALS`` of them
+after a torch module's proof that holds for every generator (its moved call was a trial).
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ from gdlcheck.verification.verdict import decide, judge
 CHEAP_TRIALS = 4096
 # the trials check this many uniformly random elements of the group besides its generators
 TRIAL_ELEMENTS = 1
+# auto's cross-check after a traced proof that holds for every generator runs this many trials (each
+# one input, its pass, and a pass per generator and per random element): the proof carries a trial
+# of its own, its moved call under a random element of the group (docs/verdicts.md)
+CROSS_CHECK_TRIALS = 1
 
 
 def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant", channels: int = 1,
@@ -79,10 +84,14 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     settled = bool(exact) and all(r.exact is not None for r in exact)
     cheap = group.n * channels <= CHEAP_TRIALS
     if method in ("numeric", "both") or (method == "auto" and (not settled or cheap)):
+        trials = options.trials
+        if method == "auto" and _traced_proof_holds(proof):
+            # a cross-check only: the proof's moved call was a trial already
+            trials = min(trials, CROSS_CHECK_TRIALS)
         # before any pass: with no generator the trials still run the layer once each
-        check_trial_budget(layer, group.n, channels, options.trials, len(group.gens) + TRIAL_ELEMENTS)
+        check_trial_budget(layer, group.n, channels, trials, len(group.gens) + TRIAL_ELEMENTS)
         try:
-            residuals.extend(trial_residuals(layer, group, default_law(layer, expect), channels, options.trials,
+            residuals.extend(trial_residuals(layer, group, default_law(layer, expect), channels, trials,
                                              options.seed, form=form, elements=TRIAL_ELEMENTS))
         except LayerError as err:
             # An exact verdict stands on its own; without one the overflow is the user's to fix.
@@ -105,6 +114,13 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
                     verdict=verdict, checks=checks, constraints=constraints, unsatisfiable=unsatisfiable,
                     name=name, notes=notes, diagnosis=diagnosis, proof=proof,
                     culprit=_culprit(proof, checks) if verdict == FAILS else None)
+
+
+def _traced_proof_holds(proof: Proof | None) -> bool:
+    """A torch module's proof at the dispatcher (it carries its moved call, a numeric trial) that
+    holds for every generator, its moved call agreeing."""
+    return proof is not None and proof.source == "trace" and bool(proof.proven) and proof.holds \
+        and proof.disagreement is None
 
 
 def moved_call_residual(found: Disagreement) -> Residual:

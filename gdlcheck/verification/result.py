@@ -19,7 +19,7 @@ from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import PermGroup, cycle_string
 from gdlcheck.layers import Fact
 from gdlcheck.layers.rules import Disagreement, Proof, Step, Stop  # noqa: F401  (re-exported)
-from gdlcheck.shown import Serialised, Shown, presenter_of
+from gdlcheck.shown import Serialised, Shown, figure_of, presenter_of
 from gdlcheck.tolerances import ROUNDING, TOL
 from gdlcheck.verdicts import Method, Verdict
 
@@ -240,7 +240,7 @@ class Verified(Shown):
         if W is None or W.dtype == object:
             raise GdlcheckError("plot() draws a matrix of numbers; this result is of "
                                 f"{'a symbolic matrix' if W is not None else 'a ' + self.kind}")
-        return presenter_of(self).figure(self)
+        return figure_of(self)
 
     def __repr__(self) -> str:
         return (f"<Verified {self.verdict}: {self.input} ({self.kind}) against {self.group.describe()}, "
