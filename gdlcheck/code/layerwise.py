@@ -101,7 +101,7 @@ class Measured(Shown):
     @property
     def largest(self) -> LayerMeasure | None:
         leaves = [m for m in self.layers if m.is_leaf and m.path and (m.own_contribution or 0) > ROUNDING]
-        return max(leaves, key=lambda m: m.own_contribution, default=None)
+        return max(leaves, key=lambda m: m.own_contribution or 0.0, default=None)   # each one's is past ROUNDING
 
     def plot(self):
         """The error and own contribution of each submodule by its place in the run, as a
