@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gdlcheck.code import effects
+from gdlcheck.code import effects, unwritten
 from gdlcheck.code.table import Halt, bind, lookup, writes
 from gdlcheck.code.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
 
@@ -174,6 +174,10 @@ GUARDS = (
                      "(the moved call must dispatch the same operations).", _stopped),
     Guard("foreign type", "A tensor whose class has its own __torch_dispatch__ or __torch_function__ runs that "
                           "class's code, not the operation a rule is about: the proof stops.", _foreign_type),
+    Guard("unwritten", "A fresh buffer (new_empty, empty_like, torch.empty) holds what the allocator left, which "
+                       "differs between calls: a read of a cell not written yet stops the proof; the first write "
+                       "into a buffer nothing wrote yet may take its old values to move as the rule needs, since "
+                       "they are unwritten in both calls (code/unwritten.py).", unwritten.reads),
     Guard("value read", "A value of a tensor that depends on the random points, handed to Python, may choose the "
                         "path: the proof stops (values of constants and of given values the group does not move "
                         "are the same in every call, and a value of given inputs that every generator leaves "
@@ -194,6 +198,9 @@ GUARDS = (
           after=True),
     Guard("selection", "A selection whose shape depends on values, or an index not known, may differ in the moved "
                        "call: the proof stops where its moves are not known.", _selection, after=True),
+    Guard("written", "The cells a write replaces whatever they held (copy_, fill_, index_copy_, index_put_ at an index "
+                     "of given inputs or constants, an out= buffer) are written: the moved call wrote their images "
+                     "under the buffer's moves.", unwritten.wrote, after=True),
 )
 
 # What the proof checks around the call (gdlcheck.code.prove), for what no guard of an operation sees

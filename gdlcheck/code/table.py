@@ -74,6 +74,12 @@ def functional(func):
     return None
 
 
+def out_arguments(func) -> list[str]:
+    """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
+    return [a.name for a in func._schema.arguments
+            if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+
+
 POINTWISE = object()   # the key of the elementwise rule
 
 

@@ -34,9 +34,11 @@ from gdlcheck.code.table import (
     NoRule,
     Out,
     bind,
+    out_arguments,
     unit_of,
     writes,
 )
+from gdlcheck.code.unwritten import Unwritten, kept, touches
 from gdlcheck.code.values import (
     Abstract,
     Storages,
@@ -76,6 +78,8 @@ class Walk:
         self.made = Storages()                     # storages of every tensor an operation returned
         self.reads: list = []                      # every value the code read into Python, in order
         self.checked_reads: set = set()            # which of them the moved call must read alike
+        self.unwritten = Unwritten()               # cells of fresh buffers (new_empty) not written yet
+        self.vacuous: str | None = None            # a fresh buffer's first write: its target (unwritten.py)
 
     # ---------------------------------------------------------------- inputs and lookups
 
@@ -87,9 +91,8 @@ class Walk:
         given inputs only that no generator moves (the moved call reads the same numbers, and
         every call does)."""
         a = self.of(tensor)
-        if a.const:
-            return True
-        return not a.free and all(isinstance(m, mv.Moves) and m.still for m in a.per)
+        return not touches(self, tensor) and (a.const or not a.free and all(isinstance(m, mv.Moves) and m.still
+                                                                              for m in a.per))
 
     def read(self, tensors, value) -> bool:
         """The code reads ``value``, computed from ``tensors``, into Python: whether it may (the
@@ -101,7 +104,7 @@ class Walk:
         positive entries): another draw may read another value and take a path the proof did not
         follow."""
         self.reads.append(value)
-        if all(self.of(t).const for t in tensors):
+        if all(self.of(t).const and not touches(self, t) for t in tensors):
             return True
         if all(self.knowable(t) for t in tensors):
             self.checked_reads.add(len(self.reads) - 1)
@@ -189,7 +192,7 @@ class Walk:
             return {}
         bound = bind(func, args, kwargs)
         out = {}
-        for name in set(written) - set(_out_arguments(func)):
+        for name in set(written) - set(out_arguments(func)):
             t = bound.get(name)
             if isinstance(t, torch.Tensor) and (self.of(t).const or not self.of(t).free):   # values a rule reads
                 out[name] = t.detach().clone()
@@ -256,7 +259,7 @@ class Walk:
             halt = Halt(self.place() or _op_text(func), f"{_op_text(func)} (on a nested tensor)", "no_op_rule")
             return self._halt_outputs(list(_tensors(out)), halt)
         bound = bind(func, args, kwargs)
-        for name in _out_arguments(func):   # an out= buffer is written whole: its old values do not count
+        for name in out_arguments(func):   # an out= buffer is written whole: its old values do not count
             bound.pop(name, None)
             before.pop(name, None)
         slots = [out] if not isinstance(out, (tuple, list)) else list(out)
@@ -265,17 +268,18 @@ class Walk:
         # says then holds for every value of the inputs, not only for this draw's
         blind = {name: self.blind(value) for name, value in bound.items()}
         blind_out = _without_values(out)
+        seen = {**blind, **before}   # the rule sees written constants as they were before the write
         for k in range(len(self.gens)):
             moves, halted = {}, None
             for name, value in bound.items():
                 m, h = self._moves_of(value, k)
                 if h is not None:
                     halted = halted or h
-                moves[name] = m
+                moves[name] = None if name == self.vacuous else m   # unwritten: they move as needed
             if halted is not None:
                 result = [halted] * len(slots)
-            else:   # the rule sees written constants as they were before the write
-                result = self._one(found, func, {**blind, **before}, moves, blind_out, k, len(slots))
+            else:
+                result = self._one(found, func, seen, moves, blind_out, k, len(slots))
             for slot, r in zip(per_out, result):
                 slot.append(r)
         import torch
@@ -332,7 +336,7 @@ class Walk:
             return [Halt(where, f"{_op_text(func)} (rule_error: {type(err).__name__}: {err})", "no_op_rule")] * count
         if not isinstance(result, Out):
             result = Out(result)
-        for c in result.conditions:
+        for c in kept(self, result.conditions, bound):
             failed = self._check(c, k, func)
             if failed is not None:
                 return [failed] * count
@@ -377,12 +381,6 @@ def _shape(t) -> tuple:
     if t.is_nested:
         return ("nested",) + tuple(tuple(r) for r in t._nested_tensor_size().tolist())
     return tuple(t.shape)
-
-
-def _out_arguments(func) -> list[str]:
-    """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
-    return [a.name for a in func._schema.arguments
-            if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
 
 
 def _without_values(value):
