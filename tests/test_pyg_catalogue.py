@@ -33,8 +33,9 @@ _SORTED = "the code asks for a value (aten._local_scalar_dense.default) at base.
 NOT_PROVED = {
     # HGTConv offsets each type's labels in place, through a view of a copy of them
     **{("HGTConv", s): "an index the proof does not know" for s in ("moving", "ring")},
-    # checks whether the node types are sorted: slices of a moving axis
-    **{("HEATConv", s): "at linear.py" for s in ("moving", "ring")},
+    # checks whether the node types are sorted, a slice of a moving axis read into Python: a
+    # relabelling can sort them (on the ring all types are alike, which no permutation changes)
+    ("HEATConv", "moving"): "at linear.py",
     # a sort within each graph, read at positions counted from it; where the labels move, their
     # counts per graph come first (bincount: a length that depends on the labels)
     **{(name, s): why for name in ("MedianAggregation", "QuantileAggregation") for s, why in (
@@ -86,4 +87,4 @@ def test_the_share_proved(setting):
     proved = [n for n in equivariant if (n, setting) not in NOT_PROVED]
     # issue 36 starts at 53/83 overall and 24/35 on the ring (its own sweep); this sweep started
     # at 49 and 35 of the 83 classes
-    assert (len(proved), len(equivariant)) == {"moving": (68, 75), "ring": (68, 75)}[setting]
+    assert (len(proved), len(equivariant)) == {"moving": (68, 75), "ring": (69, 75)}[setting]

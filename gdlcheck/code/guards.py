@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gdlcheck.code import effects, unwritten
+from gdlcheck.code import effects, held, unwritten
+from gdlcheck.code import moves as mv
 from gdlcheck.code.table import Halt, bind, lookup, writes
 from gdlcheck.code.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
 
@@ -146,7 +147,10 @@ def _shape_only_rule(walk, op: Op) -> bool:
 def _no_rule(walk, op: Op) -> bool:
     if lookup(op.func) is not None:
         return False
-    walk._halt_outputs(op.outs, Halt(walk.place() or _op_text(op.func), _op_text(op.func), "no_op_rule"))
+    halt = Halt(walk.place() or _op_text(op.func), _op_text(op.func), "no_op_rule")
+    for t in op.outs:   # but for a generator that leaves every input as it is: the output stays too
+        walk.values[t] = Abstract(False, [mv.still(t.dim()) if held.inputs_unchanged(walk, op.tensors, k) else halt
+                                          for k in range(len(walk.gens))])
     return True
 
 

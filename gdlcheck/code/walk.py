@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from gdlcheck.code import conditions
+from gdlcheck.code import conditions, held
 from gdlcheck.code import moves as mv
 from gdlcheck.code.guards import GUARDS, Op
 from gdlcheck.code.table import (
@@ -278,8 +278,8 @@ class Walk:
                 moves[name] = None if name == self.vacuous else m   # unwritten: they move as needed
             if halted is not None:
                 result = [halted] * len(slots)
-            else:
-                result = self._one(found, func, seen, moves, blind_out, k, len(slots))
+            else:   # where it refuses, given values this generator leaves as they are are constants
+                result = held.retried(self, found, func, seen, moves, blind_out, k, len(slots))
             for slot, r in zip(per_out, result):
                 slot.append(r)
         import torch
