@@ -12,7 +12,9 @@ HEATConv's ``(type_vec[1:] < type_vec[:-1]).any()``, whether the types are sorte
 asked again with it as a constant; an operation without a rule of such tensors only (HEATConv's
 ``index2ptr``) returns the same tensor in the moved call.  Each answer is a proof of its own, so
 the second is as sound as the first; it is asked only where the first refused, so what the rules
-prove already is unchanged.
+prove already is unchanged.  An operation whose inputs are all constants for the rule (but the
+``out=`` buffer it writes whole, or a fresh buffer's first write, whose old values do not count)
+returns the same in the moved call: no rule is asked.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 
 from gdlcheck.code import moves as mv
 from gdlcheck.code.table import Halt
+from gdlcheck.code.values import _tensors
 
 
 def unchanged(value, m) -> bool:
@@ -55,6 +58,8 @@ def retried(walk, found, func, seen: dict, moves: dict, out, k: int, count: int)
     """The rule's answer for generator ``k``; where it stops, its answer with each tensor of given
     values that ``k`` leaves as it is (:func:`unchanged`) said to stay where it is, then taken as a
     constant (a rule may read a constant's values)."""
+    if all(m is None or isinstance(m, list) and all(x is None for x in m) for m in moves.values()):
+        return _still(out, count)   # constants only (an out= buffer, a fresh buffer's first write aside)
     first = walk._one(found, func, seen, moves, out, k, count)
     if not any(isinstance(r, Halt) for r in first):
         return first
@@ -66,6 +71,18 @@ def retried(walk, found, func, seen: dict, moves: dict, out, k: int, count: int)
         if not any(isinstance(r, Halt) for r in second):
             return second
     return first
+
+
+def _still(out, count: int) -> list:
+    """Each output stays where it is: computed from constants only, it is the same in the moved call."""
+    import torch
+
+    slots = list(out) if isinstance(out, (tuple, list)) else [out]
+    per = []
+    for slot in slots[:count]:
+        first = next(iter(_tensors(slot)), None)
+        per.append(None if first is None else mv.still(first.dim()) if isinstance(first, torch.Tensor) else None)
+    return per
 
 
 def _held(value, m, as_constant: bool):

@@ -210,12 +210,12 @@ class Walk:
         for guard in BEFORE:
             if guard.check(self, op):
                 break
-        for guard in AFTER:
-            guard.check(self, op)
-        for t in op.outs:
+        for t in op.outs:   # before the effects: a container refilled by a write reads it
             a = self.values.get(t)
             if a is not None and not a.const:
                 a.free = free
+        for guard in AFTER:
+            guard.check(self, op)
 
     def unit(self, module, inputs, output) -> None:
         """A ``torch.nn`` unit's theorem (:mod:`gdlcheck.code.rules.units`) says how its output
