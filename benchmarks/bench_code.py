@@ -10,7 +10,7 @@ largest relative error: 24 forward passes.  Two gdlcheck columns:
 - ``--method numeric``: the same 24 forward passes (and, only when a check fails, one more: the
   first input again, to tell random code from a broken symmetry), and more around them: the
   copy, the checks of every output's shape, the report.  Its ratio to the loop is the overhead
-  of the trials; targets (issue 12, DESIGN.md section 7): ``GCNConv`` on 4,000 nodes within 2x
+  of the trials; targets (issue 12, docs/design.md section 7): ``GCNConv`` on 4,000 nodes within 2x
   of the loop, a ``TransformerEncoderLayer(64, 4)`` at n = 512 within 1.2x.
 - the default (``auto``): at these sizes (n x d > 4,096) a proof followed at torch's dispatcher,
   two forward passes and no trials, so it is faster than the loop; its floor is one forward pass.

@@ -36,7 +36,7 @@ EMLP = {("symmetric", 1, 1, 32): 9.4, ("symmetric", 1, 1, 64): 34.0, ("symmetric
         ("cyclic", 1, 1, 64): 10.0, ("cyclic", 1, 1, 128): "no convergence", ("dihedral", 1, 1, 64): 66.0,
         ("symmetric", 2, 2, 12): 46.0, ("symmetric", 2, 2, 16): ">120 s"}
 
-# Targets of issue 6 / DESIGN.md section 7: (group, in, out, n) -> seconds
+# Targets of issue 6 / docs/design.md section 7: (group, in, out, n) -> seconds
 TARGETS = {("symmetric", 1, 1, 64): 0.030, ("symmetric", 2, 2, 48): 10.0, ("symmetric", 2, 2, 64): 30.0}
 MEMORY_TARGET = 4.0
 

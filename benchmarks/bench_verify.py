@@ -5,7 +5,7 @@
 Exact verify of a numeric circulant (it passes, so every entry is compared) against the
 floor ``W[np.ix_(s, s)] == W`` — one vectorised pass that a developer would write. Target
 (issue 6): within 3x of the floor; ``project`` of a dense matrix onto the cyclic group against
-a numpy orbit mean (issue 33: within 3x at n >= 256); DESIGN.md section 7: 4096 x 4096 under 1 s after
+a numpy orbit mean (issue 33: within 3x at n >= 256); docs/design.md section 7: 4096 x 4096 under 1 s after
 loading, 64 x 64 symbolic under 3 s.  Then numeric verification of a transformer encoder
 (n = 256, d = 64) and of a GCN on a 10,000-node sparse graph (scipy.sparse, never dense),
 against the floor of the forward passes the check must make.

@@ -26,61 +26,65 @@ import importlib
 
 __version__ = "0.1.0"
 
+# The public names: this list is the only one. At run time each is looked up on first use
+# (__getattr__ below): a submodule of the package by that name, else the name in gdlcheck.api,
+# else in gdlcheck.testing. tests/test_public_names.py checks that each imports, that the API
+# reference documents it, that the block for type checkers below names exactly these, and that
+# nothing else is exported.
+__all__ = ["__version__",
+           # the calls (gdlcheck.api)
+           "group", "derive", "verify", "verify_callable", "verify_weights", "project", "inspect",
+           "find_symmetries", "measure",
+           # how the inputs of code move (verify_callable's inputs=)
+           "points", "graph", "fixed", "edges", "unchanged",
+           # in tests
+           "assert_equivariant", "testing",
+           # what the calls raise
+           "errors"]
+
 # not typing.TYPE_CHECKING: importing typing would double the cost of `import gdlcheck`
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from gdlcheck import testing as testing
-    from gdlcheck.api import derive as derive
-    from gdlcheck.api import find_symmetries as find_symmetries
-    from gdlcheck.api import group as group
-    from gdlcheck.api import inspect as inspect
-    from gdlcheck.api import measure as measure
-    from gdlcheck.api import project as project
-    from gdlcheck.api import verify as verify
-    from gdlcheck.api import verify_callable as verify_callable
-    from gdlcheck.api import verify_weights as verify_weights
-    from gdlcheck.code.actions import edges as edges
-    from gdlcheck.code.actions import fixed as fixed
-    from gdlcheck.code.actions import graph as graph
-    from gdlcheck.code.actions import points as points
-    from gdlcheck.code.actions import unchanged as unchanged
-    from gdlcheck.testing import assert_equivariant as assert_equivariant
+    from gdlcheck import errors, testing
+    from gdlcheck.api import (
+        derive,
+        edges,
+        find_symmetries,
+        fixed,
+        graph,
+        group,
+        inspect,
+        measure,
+        points,
+        project,
+        unchanged,
+        verify,
+        verify_callable,
+        verify_weights,
+    )
+    from gdlcheck.testing import assert_equivariant
 
-# name -> the module that defines it, imported on first attribute access.
-_LAZY = {
-    "group": "gdlcheck.api",
-    "derive": "gdlcheck.api",
-    "verify": "gdlcheck.api",
-    "verify_callable": "gdlcheck.api",
-    "verify_weights": "gdlcheck.api",
-    "project": "gdlcheck.api",
-    "inspect": "gdlcheck.api",
-    "find_symmetries": "gdlcheck.api",
-    "measure": "gdlcheck.api",
-    "assert_equivariant": "gdlcheck.testing",
-    # how the inputs of code move (verify_callable's inputs=)
-    "points": "gdlcheck.code.actions",
-    "graph": "gdlcheck.code.actions",
-    "fixed": "gdlcheck.code.actions",
-    "edges": "gdlcheck.code.actions",
-    "unchanged": "gdlcheck.code.actions",
-}
-# submodules reachable as attributes, as the manual writes them (gdlcheck.testing.assert_equivariant)
-_SUBMODULES = ("testing", "errors")
-
-__all__ = ["__version__", "group", "derive", "verify", "verify_callable", "verify_weights", "project", "inspect",
-           "find_symmetries", "measure",
-           "assert_equivariant", "points", "graph", "fixed", "edges", "unchanged", "testing", "errors"]
+# where the names that are not submodules are defined, in the order they are looked up
+_HOMES = ("gdlcheck.api", "gdlcheck.testing")
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    if name in _SUBMODULES:
-        return importlib.import_module(f"gdlcheck.{name}")
-    raise AttributeError(f"module 'gdlcheck' has no attribute {name!r}")
+    if name not in __all__:
+        raise AttributeError(f"module 'gdlcheck' has no attribute {name!r}")
+    try:
+        value = importlib.import_module(f"gdlcheck.{name}")
+    except ModuleNotFoundError as err:
+        if err.name != f"gdlcheck.{name}":
+            raise
+        for home in _HOMES:
+            module = importlib.import_module(home)
+            if hasattr(module, name):
+                value = getattr(module, name)
+                break
+        else:
+            raise AttributeError(f"gdlcheck.__all__ names {name!r}, which no module of {_HOMES} defines") from None
+    globals()[name] = value
+    return value
 
 
 def __dir__():

@@ -98,9 +98,11 @@ def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind
         # G is measured on what the aggregating sublayer receives inside the whole layer
         X_node = _input_of(numeric_layer, node, X, numeric_layer.graph()) if node is not numeric_layer else None
         if X_node is None:
-            X_node = X if (node.in_channels or channels) == channels else \
-                np.random.default_rng([seed, t]).standard_normal((n, node.in_channels))
+            width = node.in_channels or channels
+            X_node = X if width == channels else np.random.default_rng([seed, t]).standard_normal((n, width))
         Gs = node.aggregations(X_node, A)
+        if Gs is None:
+            raise TypeError(f"the {node.kind} layer aggregates nothing to inspect")
         mats.append([np.asarray(G, dtype=np.float64) for G in Gs])
     flat = [G for Gs in mats for G in Gs]
     first = mats[0]
@@ -120,7 +122,7 @@ def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind
                               for G in flat),
         "nonnegative": all(bool(np.all(G >= 0)) for G in flat),
     }
-    notes = []
+    notes: list[Fact] = []
     if not props["symmetric"] and square:
         reasons = node.asymmetries()
         if not reasons:

@@ -53,8 +53,17 @@ def presenter_of(record) -> Presenter:
                        "registered yet: import gdlcheck.api first")
 
 
+def figure_of(record):
+    """``record``'s picture as a matplotlib ``Figure``, drawn by its presenter."""
+    figure = presenter_of(record).figure
+    if figure is None:
+        raise RuntimeError(f"the presenter of {type(record).__name__} draws no picture")
+    return figure(record)
+
+
 class Serialised:
-    """A record whose JSON object (its keys are stable: added, never renamed) :mod:`gdlcheck.output` makes."""
+    """A record whose JSON object (docs/design.md section 6: keys added, never renamed) :mod:`gdlcheck.output`
+    makes."""
 
     def to_json(self) -> dict:
         """The object ``--format json`` prints for this result."""
@@ -66,7 +75,13 @@ class Shown(Serialised):
 
     def report(self, width: int = REPORT_WIDTH) -> str:
         """The text report ``gdlcheck`` prints for this result, laid out for ``width`` columns."""
-        return presenter_of(self).text(self, width)
+        text = presenter_of(self).text
+        if text is None:
+            raise RuntimeError(f"the presenter of {type(self).__name__} has no text report")
+        return text(self, width)
 
     def _repr_html_(self) -> str:
-        return presenter_of(self).html(self)
+        html = presenter_of(self).html
+        if html is None:
+            raise RuntimeError(f"the presenter of {type(self).__name__} has no HTML report")
+        return html(self)

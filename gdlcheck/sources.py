@@ -73,7 +73,7 @@ class Job:
 
     input: str
     layer: Layer
-    group: PermGroup
+    group: PermGroup | None     # None: inspect of a layer whose spec names no group
     expect: str = "equivariant"
     channels: int = 1
     kind: str = "matrix"

@@ -17,7 +17,7 @@ from gdlcheck.errors import GroupError
 from gdlcheck.groups import FAMILIES, PermGroup, fixes, grid_shape
 from gdlcheck.groups.automorphisms import coloured_automorphisms
 from gdlcheck.groups.catalogue import make
-from gdlcheck.groups.colours import colour_classes, has_edges, value_classes
+from gdlcheck.groups.colours import colour_classes, has_edges, value_labels
 from gdlcheck.shown import Shown, presenter_of
 from gdlcheck.tolerances import TOL
 
@@ -57,7 +57,7 @@ def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Found:
     W = np.asarray(W, dtype=float)
     if W.ndim != 2 or W.shape[0] == 0 or W.shape[0] != W.shape[1]:
         raise GroupError(f"symmetries need a square matrix with at least one row, got shape {list(W.shape)}")
-    uniq, cluster = value_classes(W.ravel(), tol)
+    uniq, cluster, C = value_labels(W, tol)   # C: the entries' colours where they came with the values
     ties = _near_ties(uniq, cluster, tol)
     diagonal = cluster[np.searchsorted(uniq, np.diag(W))]
     if np.unique(diagonal).size == W.shape[0]:
@@ -66,8 +66,10 @@ def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Found:
         group = PermGroup("symmetries", W.shape[0], (), order_formula=1)
         return Found(group=group, colours=int(cluster[-1]) + 1, contains=_without_generators(W.shape[0]),
                      tol=tol, **ties)
-    C = colour_classes(W, tol, classes=(uniq, cluster))
-    gens, order = coloured_automorphisms(C, progress=progress)
+    if C is None:
+        C = colour_classes(W, tol, classes=(uniq, cluster))
+    # colour_classes' labels, and the sample's, are 0..k-1 with each present
+    gens, order = coloured_automorphisms(C, progress=progress, compacted=True)
     if progress:
         progress("the catalogue groups inside")
     group = PermGroup("symmetries", C.shape[0], tuple(gens), order_formula=order, graph=C)
@@ -85,13 +87,22 @@ def _near_ties(uniq: np.ndarray, cluster: np.ndarray, tol: float) -> dict:
         return {}
     top = max(abs(float(uniq[0])), abs(float(uniq[-1])))
     e = math.frexp(top)[1] if top > 0 else 0
+    limit = tol * math.ldexp(top, -e)
+    ties, closest, at = 0, math.inf, -1
+    step = 1 << 18      # a block of values at a time: a matrix of distinct entries has n^2 of them
     with np.errstate(over="ignore"):
-        gap = np.ldexp(np.diff(uniq), -e)
-    tie = (np.diff(cluster) != 0) & (gap <= tol * math.ldexp(top, -e))
-    if not tie.any():
+        for s0 in range(0, uniq.size - 1, step):
+            gap = np.ldexp(np.diff(uniq[s0:s0 + step + 1]), -e)
+            part = cluster[s0:s0 + step + 1]
+            tie = (part[1:] != part[:-1]) & (gap <= limit)
+            if tie.any():
+                ties += int(tie.sum())
+                k = int(np.argmin(np.where(tie, gap, np.inf)))
+                if gap[k] < closest:
+                    closest, at = float(gap[k]), s0 + k
+    if not ties:
         return {}
-    k = int(np.argmin(np.where(tie, gap, np.inf)))
-    return {"near_ties": int(tie.sum()), "near_tie": (float(uniq[k]), float(uniq[k + 1]))}
+    return {"near_ties": ties, "near_tie": (float(uniq[at]), float(uniq[at + 1]))}
 
 
 def _without_generators(n: int) -> list[str]:
@@ -178,8 +189,8 @@ def _power_of(g: np.ndarray, order: np.ndarray, place: np.ndarray) -> bool:
 
 def _grid_shapes(n: int) -> list[tuple[int, ...]]:
     """Ordered factorisations of ``n`` into 2 or 3 sides, each at least 2."""
-    two = [(h, n // h) for h in range(2, n // 2 + 1) if n % h == 0 and n // h >= 2]
-    three = [(a,) + rest for a in range(2, n // 4 + 1) if n % a == 0 for rest in _grid_shapes_2(n // a)]
+    two: list[tuple[int, ...]] = [(h, n // h) for h in range(2, n // 2 + 1) if n % h == 0 and n // h >= 2]
+    three = [(a, *rest) for a in range(2, n // 4 + 1) if n % a == 0 for rest in _grid_shapes_2(n // a)]
     return two + three
 
 

@@ -25,7 +25,7 @@ from gdlcheck.groups import PermGroup
 from gdlcheck.output.words import failure_lines
 from gdlcheck.verification import Verified
 
-__all__ = ["assert_equivariant", "failure_lines"]
+__all__ = ["assert_equivariant"]
 
 
 def assert_equivariant(f: Callable[..., Any], group: PermGroup | str, shape: Shape | None = None,

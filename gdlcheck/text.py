@@ -168,7 +168,8 @@ def short_cycles(text: str, width: int = CYCLES_WIDTH) -> str:
     if len(text) <= width or not re.fullmatch(r"(\([0-9 ]+\))+", text):
         return text
     cycles = re.findall(r"\(([0-9 ]+)\)", text)
-    out, used = [], 0
+    out: list[str] = []
+    used = 0
     for k, cycle in enumerate(cycles):
         points = cycle.split()
         piece = f"({cycle})" if len(points) <= 6 else f"({' '.join(points[:3])} \u2026 {' '.join(points[-2:])})"

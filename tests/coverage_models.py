@@ -343,6 +343,8 @@ def _ring_ids(n=N):
 # equivariant, not proved, and why (each a line of docs/code.md's "what is not proved")
 NOT_PROVED = {
     "circular convolution by F.pad and conv1d": "circular padding is periodic, not a permutation of the padded axis",
+    "P4 lifting layer by F.pad and conv2d": "circular padding is periodic, not a permutation of the padded axis; "
+                                            "under swapped axes a write into a view is not followed",
 }
 
 
@@ -414,8 +416,26 @@ def _d4(kernel):
 
 
 class Lifting(nn.Module):
-    """A P4 lifting layer (Cohen and Welling): one kernel in its four rotations, then the maximum
-    over the rotations: invariant in the rotation axis, equivariant on the grid."""
+    """A P4 lifting layer (Cohen and Welling): a circular ``Conv2d`` whose output channels are one
+    kernel in its four rotations (``rot90(k, r)``, biases alike), then the maximum over the
+    rotations: invariant in the rotation axis, equivariant on the grid."""
+
+    def __init__(self, kernel=None):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1, padding_mode="circular").double()
+        kernel = torch.randn(2, 3, 3, 3, dtype=F64) if kernel is None else kernel
+        with torch.no_grad():
+            self.conv.weight.copy_(torch.cat([torch.rot90(kernel, r, (-2, -1)) for r in range(4)]))
+            self.conv.bias.copy_(torch.randn(2, dtype=F64).repeat(4))
+
+    def forward(self, x):                       # (3, H, W)
+        y = self.conv(x[None])[0]
+        return y.view(4, 2, *y.shape[1:]).amax(0)
+
+
+class PaddedLifting(nn.Module):
+    """The same lifting layer written by hand: the kernel's rotations made in ``forward``, the
+    image padded by ``F.pad(mode="circular")``, then ``F.conv2d``."""
 
     def __init__(self):
         super().__init__()
@@ -456,14 +476,38 @@ class PixelViT(nn.Module):
         return self.encoder(torch.cat([self.cls, tokens])[:, None])[0, 0]
 
 
-def grid_models():
-    """The p4/p4m modules of the issue: equivariant, not proved (a rotation swaps the grid's axes)."""
-    torch.manual_seed(0)
-    grid = {"shape": (3, 6, 6), "points_axis": (1, 2)}
-    c4 = nn.Conv2d(3, 4, 3, padding=1, padding_mode="circular").double()
+GRID = {"shape": (3, 6, 6), "points_axis": (1, 2)}
+
+
+def _symmetric_conv(symmetrise):
+    conv = nn.Conv2d(3, 4, 3, padding=1, padding_mode="circular").double()
     with torch.no_grad():
-        c4.weight.copy_(_c4(c4.weight))
-    return [("C4-symmetric circular Conv2d under p4", c4.double(), "p4", grid),
-            ("P4 lifting layer, max over rotations", Lifting().double(), "p4", grid),
-            ("D4-symmetric CNN with a global mean", D4Net().double(), "p4m", dict(grid, expect="invariant")),
-            ("pixel ViT with a CLS token, no positions", PixelViT().double(), "p4", dict(grid, expect="invariant"))]
+        conv.weight.copy_(symmetrise(conv.weight))
+    return conv
+
+
+def grid_models():
+    """The p4/p4m modules of the issue: a rotation swaps the grid's axes."""
+    torch.manual_seed(0)
+    return [("C4-symmetric circular Conv2d under p4", _symmetric_conv(_c4), "p4", GRID),
+            ("D4-symmetric circular Conv2d under p4m", _symmetric_conv(_d4), "p4m", GRID),
+            ("P4 lifting layer, max over rotations", Lifting(), "p4", GRID),
+            ("P4 lifting layer by F.pad and conv2d", PaddedLifting().double(), "p4", GRID),
+            ("D4-symmetric CNN with a global mean", D4Net().double(), "p4m", dict(GRID, expect="invariant")),
+            ("pixel ViT with a CLS token, no positions", PixelViT().double(), "p4", dict(GRID, expect="invariant"))]
+
+
+def grid_twins():
+    """(name, module, group, options, culprit path): the grid models with a kernel that is not
+    symmetric, or not rotated alike in every output channel."""
+    torch.manual_seed(0)
+    plain = nn.Conv2d(3, 4, 3, padding=1, padding_mode="circular").double()
+    d4 = D4Net().double()
+    with torch.no_grad():
+        d4.one.weight[0, 0, 0, 1] += 0.5
+    lifting = Lifting()
+    with torch.no_grad():
+        lifting.conv.weight[3, 0, 0, 0] += 0.5
+    return [("a circular Conv2d with a kernel that is not symmetric, under p4", plain, "p4", GRID, ""),
+            ("D4 CNN, one kernel entry off", d4, "p4m", dict(GRID, expect="invariant"), "one"),
+            ("P4 lifting layer, one rotated kernel off", lifting, "p4", GRID, "conv")]

@@ -95,6 +95,7 @@ SAMPLES = {
     aten._unsafe_view.default: eq(lambda x: aten._unsafe_view(x * 2, (N, 2, 2))),
     aten.addmm.default: eq(lambda x: aten.addmm(c(D), x, c(D, D))),
     aten.alias.default: eq(lambda x: aten.alias(x)),
+    aten.rot90.default: eq(lambda x: torch.rot90(torch.rot90(x, 1, (0, 1)), -1, (0, 1))),
     aten.all.default: inv(lambda x: (x > -100).all()),
     aten.all.dim: eq(lambda x: (x > 0).all(1)),
     aten.amax.default: inv(lambda x: x.amax(0)),
@@ -221,6 +222,71 @@ SAMPLES = {
     aten.view.default: eq(lambda x: x.view(N, 2, 2)),
     aten.zero_.default: eq(lambda x: x.clone().zero_() + x),
     aten.zeros_like.default: eq(lambda x: torch.zeros_like(x) + x),
+}
+
+
+# The rules for moves that swap axes (``table.TURNED``), each with a sample on ``(C, S, S)`` random
+# float64 images moved on axes (1, 2) by ``p4m``: its rotation swaps the grid's axes.
+C, S = 2, 4
+
+
+@dataclass(frozen=True)
+class GridSample:
+    fn: object
+    expect: str = "equivariant"
+    outputs: object = None   # where the output's points are, when not on axes (1, 2)
+
+
+def geq(fn, outputs=None):
+    return GridSample(fn, outputs=outputs)
+
+
+def ginv(fn):
+    return GridSample(fn, "invariant")
+
+
+def _both(x, op):
+    """A reduction over the channels (the grid's axes kept, swapped) plus one over the grid."""
+    return op(x, (0,), keepdim=True) + op(op(x, (1, 2), keepdim=True), (0,), keepdim=True)
+
+
+GRID_SAMPLES = {
+    table.POINTWISE: geq(lambda x: x.relu() * x + 1.5),
+    aten._prelu_kernel.default: geq(lambda x: aten._prelu_kernel(x, torch.tensor([0.25], dtype=F64))),
+    aten.masked_fill_.Scalar: geq(lambda x: x.clone().masked_fill_(x > 0, 0.0)),
+    aten.masked_fill_.Tensor: geq(lambda x: x.clone().masked_fill_(x > 0, torch.tensor(0.5, dtype=F64))),
+    aten.rot90.default: geq(lambda x: torch.rot90(torch.rot90(x, 1, (1, 2)), 3, (1, 2)) + torch.rot90(x, 2, (1, 2))
+                            .flip(1, 2)),
+    aten.flip.default: geq(lambda x: x.flip(1).flip(1) + x.flip(1, 2).flip(2, 1)),
+    aten.alias.default: geq(lambda x: aten.alias(x)),
+    aten.detach.default: geq(lambda x: x.detach()),
+    aten.clone.default: geq(lambda x: x.clone()),
+    aten._to_copy.default: geq(lambda x: x.float()),
+    aten.transpose.int: geq(lambda x: x.transpose(1, 2).transpose(2, 1)),
+    aten.t.default: geq(lambda x: x[0].t().t()[None]),
+    aten.permute.default: geq(lambda x: x.permute(2, 0, 1).permute(1, 2, 0)),
+    aten.unsqueeze.default: geq(lambda x: x.unsqueeze(3)[..., 0]),
+    aten.squeeze.default: geq(lambda x: x[None].squeeze()),
+    aten.squeeze.dim: geq(lambda x: x[None].squeeze(0)),
+    aten.squeeze.dims: geq(lambda x: x[None].squeeze((0,))),
+    aten.expand.default: geq(lambda x: x[None].expand(3, -1, -1, -1).sum(0)),
+    aten.select.int: geq(lambda x: x[1][None]),
+    aten.view.default: geq(lambda x: x.flatten(1), outputs="points:1"),
+    aten._unsafe_view.default: geq(lambda x: aten._unsafe_view(x * 2, (C, S * S)), outputs="points:1"),
+    aten.copy_.default: geq(lambda x: torch.zeros(C, S, S, dtype=F64).copy_(x)),
+    aten.sum.dim_IntList: geq(lambda x: _both(x, torch.sum)),
+    aten.mean.dim: geq(lambda x: _both(x, torch.mean)),
+    aten.sum.default: ginv(lambda x: x.sum()),
+    aten.mean.default: ginv(lambda x: x.mean()),
+    aten.amax.default: geq(lambda x: _both(x, torch.amax)),
+    aten.amin.default: geq(lambda x: _both(x, torch.amin)),
+    aten.var.correction: ginv(lambda x: x.var((1, 2))),
+    aten.std.correction: ginv(lambda x: x.std((1, 2))),
+    aten.logsumexp.default: ginv(lambda x: x.logsumexp((1, 2))),
+    aten.linalg_vector_norm.default: ginv(lambda x: torch.linalg.vector_norm(x, dim=(1, 2))),
+    aten.max.default: ginv(lambda x: x.max()),
+    aten.min.default: ginv(lambda x: x.min()),
+    aten.convolution.default: geq(lambda x: F.conv2d(x[None], c(3, C, 1, 1), c(3))[0]),
 }
 
 

@@ -145,14 +145,9 @@ def cases():
 MOVING = {"shape": (8, 4), "inputs": ["points", gdlcheck.graph(RING)]}
 CASES = (cases() + coverage_models.models() + coverage_models.pyg_models(gnn, MOVING)
          + coverage_models.wrapped() + coverage_models.grid_models())
-PROVED = 105   # of 111 (issue 29 with issue 36's recurrent cells and masks; 45 of 48 before them)
-ROTATION = "a rotation swaps the grid's axes: moves are kept per axis (issue 29, item 3)"
+PROVED = 111   # of 113 (issue 29 with issue 36's recurrent cells and masks; 45 of 48 before them)
 # equivariant, not proved, and why (each a line of docs/code.md's "what is not proved")
-NOT_PROVED = {
-    "Conv2d with kernel 1 under p4": ROTATION,
-    **{name: ROTATION for name, *_ in coverage_models.grid_models()},
-    **coverage_models.NOT_PROVED,
-}
+NOT_PROVED = dict(coverage_models.NOT_PROVED)
 
 
 @pytest.mark.parametrize("name, module, group, kw", CASES, ids=[c[0] for c in CASES])
@@ -171,7 +166,10 @@ def test_the_coverage_is_what_the_closing_note_says():
     assert PROVED >= 0.9 * len(CASES) and len(CASES) >= 80
 
 
-@pytest.mark.parametrize("name, module, group, kw, path", coverage_models.twins(), ids=[t[0] for t in coverage_models.twins()])
+TWINS = coverage_models.twins() + coverage_models.grid_twins()
+
+
+@pytest.mark.parametrize("name, module, group, kw, path", TWINS, ids=[t[0] for t in TWINS])
 def test_each_twin_fails_and_its_culprit_names_the_broken_place(name, module, group, kw, path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

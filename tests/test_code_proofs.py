@@ -245,7 +245,8 @@ def test_circular_convolutions_are_proved_for_their_translations_only():
                                  nn.Conv2d(4, 2, 3, padding=1, padding_mode="circular")))
     assert proved(gdlcheck.verify_callable(conv2, "translations", shape=(3, 6, 6), points_axis=(1, 2)))
     p4 = gdlcheck.verify_callable(conv2, "p4", shape=(3, 6, 6), points_axis=(1, 2), method="exact")
-    assert p4.verdict == "inconclusive" and "turns or mirrors the grid" in notes(p4)
+    assert p4.verdict == "inconclusive" and "the kernel turned as the grid turns is none of its output channels" \
+        in notes(p4)
 
 
 class ClsToken(nn.Module):
@@ -317,10 +318,12 @@ def test_a_positional_none_mask_is_proved():
                                            inputs=["points", gdlcheck.unchanged(None)]))
 
 
-def test_a_grid_of_points_that_turns_is_not_followed_and_says_so():
+def test_a_grid_of_points_that_turns_is_followed_where_the_rules_swap_axes():
     conv = seeded(nn.Conv2d(1, 1, 1))
-    result = gdlcheck.verify_callable(conv, "p4", shape=(1, 4, 4), points_axis=(1, 2), method="exact")
-    assert result.verdict == "inconclusive"
+    assert proved(gdlcheck.verify_callable(conv, "p4", shape=(1, 4, 4), points_axis=(1, 2)))
+    wide = seeded(nn.Conv2d(1, 1, 3, padding=1))   # zero padding: no rule under swapped axes
+    result = gdlcheck.verify_callable(wide, "p4", shape=(1, 4, 4), points_axis=(1, 2), method="exact")
+    assert result.verdict == "inconclusive" and "a kernel wider than 1 under swapped axes" in notes(result)
 
 
 # --------------------------------------------------------------------------- PyG

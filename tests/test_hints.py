@@ -179,7 +179,7 @@ def test_the_counterexample_is_the_first_pair_and_the_pair_that_differs_most_is_
     result = run(["verify", tmp_path / "w.npy", "-g", "cyclic", "--method", "exact", "--format", "json"])
     (check,) = json.loads(result.stdout)["checks"]
     witness = check["counterexample"]
-    # docs/verdicts.md: a failure names the first differing pair; the shift compares
+    # docs/design.md section 5: a failure names the first differing pair; the shift compares
     # W[i+1, j+1] with W[i, j], so the bump at (0, 1) shows first, at (0, 1) itself
     assert witness["entry"] == [0, 1] and witness["image_entry"] == [1, 2], witness
     # beside it, the pair that differs most: the drift at (2, 4) shows at (1, 3) and at (2, 4)

@@ -43,7 +43,7 @@ def trained(tmp_path_factory):
 
 
 def act(p, t, axis=1):
-    """The entry at j moves to p[j] (docs/groups.md), by hand."""
+    """The entry at j moves to p[j] (docs/design.md section 1), by hand."""
     out = torch.empty_like(t)
     index = [slice(None)] * t.dim()
     source = [slice(None)] * t.dim()
@@ -143,3 +143,13 @@ def test_measure_refuses_what_it_cannot_measure():
     measured = gdlcheck.measure(nn.Identity(), "cyclic", np.ones((4, 1)))   # one input: a batch of one
     assert measured.largest is None and measured.data_shape == (1, 4, 1)
     assert "no layer contributes" in measured.report()
+
+
+@pytest.mark.parametrize("own, named", [([0.0, 7.5e-17], None), ([3e-13, 0.0], None), ([0.0, 2e-9], "b")])
+def test_the_largest_own_contribution_is_past_float64_rounding(own, named):
+    layers = [layerwise.LayerMeasure("", "Model", 0, 0, "points", errors=[max(own)], own=[None], is_leaf=False),
+              layerwise.LayerMeasure("a", "Linear", 1, 1, "points", errors=[own[0]], own=[own[0]]),
+              layerwise.LayerMeasure("b", "Linear", 1, 2, "points", errors=[own[1]], own=[own[1]])]
+    measured = layerwise.Measured("m", "x", (1, 4, 2), 1, gdlcheck.group("cyclic", n=4), ["(0 1 2 3)"],
+                                  ["generator"], layers)
+    assert (measured.largest.path if measured.largest else None) == named

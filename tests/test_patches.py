@@ -52,3 +52,23 @@ def test_the_provers_own_reads_are_not_the_codes():
     a module that reads nothing is proved."""
     layer = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU())
     assert gdlcheck.verify_callable(layer, "symmetric", shape=(6, 2), method="exact").verdict == "holds"
+
+
+class SplitsAndCounts(torch.nn.Module):
+    def forward(self, x):
+        first, rest = torch.tensor_split(x, torch.LongTensor([1]), dim=1)
+        return first * rest
+
+
+def test_the_number_protocol_and_the_split_kernel_are_put_back():
+    """The number slots are set on torch.Tensor for the call only, and tensor_split's kernel is
+    torch's own again after it."""
+    def kernels():
+        return torch._C._dispatch_dump("aten::tensor_split.tensor_indices_or_sections")
+
+    held, numbers = kernels(), {name: vars(torch.Tensor).get(name) for name in patches.NUMBERS}
+    result = gdlcheck.verify_callable(SplitsAndCounts(), "symmetric", shape=(6, 2), method="exact")
+    assert result.verdict == "holds"
+    assert kernels() == held and "patches.py" not in held
+    assert {name: vars(torch.Tensor).get(name) for name in patches.NUMBERS} == numbers
+    assert int(torch.tensor(3)) == 3 and [p.shape[0] for p in torch.tensor_split(torch.zeros(5), torch.tensor([2]))] == [2, 3]

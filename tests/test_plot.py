@@ -142,7 +142,7 @@ def test_the_colour_bar_marks_the_tolerance_and_the_counterexample_is_ringed():
     W = np.load(SAMPLES / "trained.npy")
     result = gdlcheck.verify(W, "cyclic")
     cells = plot_pictures.counterexample_cells(result)
-    # the report's counterexample, the first differing pair (docs/verdicts.md): W[1, 1] but W[0, 0]
+    # the report's counterexample, the first differing pair (docs/design.md section 5): W[1, 1] but W[0, 0]
     worst = {(1, 1), (0, 0)}
     assert set(cells) == worst
     projected = gdlcheck.project(W, "cyclic")

@@ -19,15 +19,21 @@ _REASON_ARGUMENT = {"Halt": 2, "Stop": 2, "stop_everywhere": 1}
 
 
 def _written_reasons():
-    """``(file:line, word)`` of every reason the package writes as a literal word."""
+    """``(file:line, word)`` of every reason the package writes, as a literal word or as a member
+    (``Reason.NO_RULE``, whose word is its value)."""
     for path in sorted(ROOT.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if not isinstance(node, ast.Call):
                 continue
             name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
             k = _REASON_ARGUMENT.get(name)
-            if k is not None and len(node.args) > k and isinstance(node.args[k], ast.Constant):
-                yield f"{path.relative_to(ROOT)}:{node.lineno}", node.args[k].value
+            if k is None or len(node.args) <= k:
+                continue
+            arg = node.args[k]
+            if isinstance(arg, ast.Constant):
+                yield f"{path.relative_to(ROOT)}:{node.lineno}", arg.value
+            elif isinstance(arg, ast.Attribute) and getattr(arg.value, "id", None) == "Reason":
+                yield f"{path.relative_to(ROOT)}:{node.lineno}", Reason[arg.attr].value
 
 
 def test_every_reason_written_is_a_member():

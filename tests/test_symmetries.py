@@ -147,3 +147,54 @@ def test_distinct_values_from_a_sample_are_numpys_unique(size, distinct, rare, s
     finally:
         colours.SAMPLE = saved
     assert np.array_equal(found, np.unique(flat))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3000), st.integers(0, 2**32 - 1))
+def test_the_bit_table_finds_every_value_it_holds_and_no_other(distinct, seed):
+    """Values that share a slot are found in a further level (one table alone left about one in
+    nine of 4096 values to the binary search, and a sampled circulant's values to a full sort)."""
+    from gdlcheck.groups.colours import _BitTable
+
+    rng = np.random.default_rng(seed)
+    uniq = np.unique(rng.standard_normal(distinct))
+    table = _BitTable(uniq)
+    probe = rng.permutation(uniq)
+    assert np.array_equal(uniq[table.find(probe)], probe)
+    others = rng.standard_normal(200) + 10.0
+    assert (table.find(others) == -1).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(9, 40), st.integers(1, 30), st.sampled_from([0.0, 1e-9, 0.25]), st.booleans(),
+       st.integers(0, 2**32 - 1))
+def test_labels_that_come_with_the_sampled_values_are_the_colour_classes(n, distinct, tol, rare, seed):
+    """value_labels: where the sample finds every entry, its lookups are the labels; they are
+    colour_classes' exactly (a small SAMPLE here, so that these matrices take that path)."""
+    import gdlcheck.groups.colours as colours
+    from gdlcheck.groups.colours import value_labels
+
+    rng = np.random.default_rng(seed)
+    values = np.r_[rng.standard_normal(distinct), 0.0, 1.0 + 1e-10]
+    W = rng.choice(values, size=(n, n))
+    if rare:
+        W[rng.integers(0, n), rng.integers(0, n)] = -0.0   # bits the table does not hold: no labels
+    saved = colours.SAMPLE
+    colours.SAMPLE = 16
+    try:
+        uniq, cluster, labels = value_labels(W, tol)
+    finally:
+        colours.SAMPLE = saved
+    assert np.array_equal(uniq, np.unique(W)) and np.array_equal(cluster, value_classes(W.ravel(), tol)[1])
+    if labels is not None:
+        assert labels.shape == W.shape and np.array_equal(labels, colour_classes(W, tol))
+
+
+def test_a_sampled_circulant_comes_with_its_labels():
+    """A 1024 circulant of 1024 random values takes the sample's path to the end: its labels come
+    with the distinct values (no sort of the entries, no second lookup)."""
+    from gdlcheck.groups.colours import value_labels
+
+    W = circulant(np.random.default_rng(0).standard_normal(1024))
+    uniq, cluster, labels = value_labels(W)
+    assert labels is not None and np.array_equal(labels, colour_classes(W))

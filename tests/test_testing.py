@@ -80,3 +80,24 @@ def test_its_own_frame_is_hidden_from_pytest_tracebacks(tmp_path):
     assert "generator (0 1 2 3 4 5): relative error" in out.stdout
     assert "test_user.py" in out.stdout
     assert "raise AssertionError" not in out.stdout and "testing.py" not in out.stdout
+
+
+def test_a_proof_that_holds_is_cross_checked_by_one_trial_and_one_that_does_not_by_all():
+    """auto after a torch module's proof that holds for every generator: one trial (a pass per
+    generator and one random element); the proof's moved call is a trial of its own.  A module the
+    proof does not hold for keeps --trials trials."""
+    import torch
+
+    class Cumsum(torch.nn.Module):
+        def forward(self, x):
+            return torch.cumsum(x, 0)
+
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    r = assert_equivariant(mlp, "symmetric", (6, 3), trials=5)
+    assert r.verdict == "holds" and r.proof.holds
+    numeric = [c for c in r.checks if c.method == "numeric"]
+    assert len(numeric) == 3 and all(c.trials == 1 for c in numeric)   # (0 .. 5), (0 1), a random element
+    r = gdlcheck.verify_callable(Cumsum(), "cyclic", shape=(6, 3), trials=5)
+    assert r.verdict == "fails"
+    assert [c.trials for c in r.checks if c.method == "numeric"][:2] == [5, 5]

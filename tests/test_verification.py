@@ -115,7 +115,7 @@ def test_numeric_only_method_reports_trials_and_seed():
 
 
 def test_symbolic_weights_under_method_numeric_are_still_decided_exactly():
-    # docs/verdicts.md: symbolic weights pass only when the exact check holds
+    # docs/design.md section 5: symbolic weights pass only when the exact check holds
     W = to_array([["a", "b"], ["b", "a"]])
     r = verify_layer(Linear(W), groups.symmetric(2), options=Options(method="numeric"))
     assert r.passed and r.verdict == "holds"

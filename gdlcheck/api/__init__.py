@@ -9,7 +9,7 @@ Re-exported from the package on first use::
     r = gdlcheck.verify("samples/conv.yaml")   # r.passed, r.verdict, r.checks, r.to_json()
     r = gdlcheck.verify_callable(lambda X: X - X.mean(axis=0), g, shape=(6, 2))
 
-Conventions (docs/groups.md): points are ``0 .. n-1``; a permutation ``s`` acts on
+Conventions (docs/design.md section 1): points are ``0 .. n-1``; a permutation ``s`` acts on
 an array by moving the entry at ``j`` to ``s[j]`` (``P[s[j], j] = 1``); the unit shift is
 ``j -> j + 1 mod n``.
 
@@ -33,38 +33,42 @@ The results are the library's own records (:class:`~gdlcheck.verification.Verifi
 themselves (:mod:`gdlcheck.shown`).
 """
 
-from gdlcheck.api.callables import verify_callable
-from gdlcheck.api.callables import verify_target as verify_target
-from gdlcheck.api.examine import find_symmetries, inspect
-from gdlcheck.api.examine import input_matrix as input_matrix
+from gdlcheck.api.callables import verify_callable, verify_target
+from gdlcheck.api.examine import find_symmetries, input_matrix, inspect
 from gdlcheck.api.forms import derive, project
 from gdlcheck.api.groups import group
-from gdlcheck.api.measuring import measure
-from gdlcheck.api.measuring import measure_target as measure_target
-from gdlcheck.api.reference import group_names as group_names
-from gdlcheck.api.reference import kind as kind
-from gdlcheck.api.reference import kinds as kinds
-from gdlcheck.api.reference import spec_schema as spec_schema
-from gdlcheck.api.specs import verify, verify_weights
-from gdlcheck.api.specs import verify_input as verify_input
+from gdlcheck.api.measuring import measure, measure_target
+from gdlcheck.api.reference import group_names, kind, kinds, spec_schema
+from gdlcheck.api.specs import verify, verify_input, verify_weights
 from gdlcheck.code.actions import edges, fixed, graph, points, unchanged
-from gdlcheck.code.layerwise import Measured as Measured
-from gdlcheck.derivation import Derived
-from gdlcheck.derivation import Projected as Projected
+from gdlcheck.code.layerwise import Measured
+from gdlcheck.derivation import Derived, Projected
 from gdlcheck.errors import CallableError, GdlcheckError
 from gdlcheck.groups import FAMILIES, PermGroup
 from gdlcheck.inputs.weights import is_weights_file
-from gdlcheck.inspection import Inspected as Inspected
-from gdlcheck.output.present import register_presenters
+from gdlcheck.inspection import Inspected
+from gdlcheck.output import present as _present
 from gdlcheck.sources import GroupOptions
-from gdlcheck.symmetries import Found as Found
+from gdlcheck.symmetries import Found
 from gdlcheck.verification import Verified
-from gdlcheck.verification.result import TensorChecked as TensorChecked
+from gdlcheck.verification.result import TensorChecked
 
 # the results returned here show themselves (to_json(), report(), plot()) through gdlcheck.output
-register_presenters()
+_present.register_presenters()
 
-__all__ = ["group", "derive", "verify", "verify_callable", "verify_weights", "is_weights_file", "project", "inspect",
-           "find_symmetries", "measure", "Derived",
-           "Verified", "PermGroup", "GroupOptions", "GdlcheckError", "CallableError", "FAMILIES", "points", "graph",
-           "fixed", "edges", "unchanged"]
+# The names of the API: this list is the only one (the package re-exports the calls and the
+# actions; tests/test_public_names.py checks that each is documented in the API reference and
+# that nothing else is exported).
+__all__ = [
+    # the calls
+    "group", "derive", "verify", "verify_callable", "verify_weights", "project", "inspect", "find_symmetries",
+    "measure",
+    # how the inputs of code move (verify_callable's inputs=)
+    "points", "graph", "fixed", "edges", "unchanged",
+    # what the calls return and raise
+    "PermGroup", "Verified", "TensorChecked", "Derived", "Projected", "Inspected", "Found", "Measured",
+    "GdlcheckError", "CallableError",
+    # what the command line calls besides: the calls as its options give them, and the catalogues
+    "verify_input", "verify_target", "measure_target", "input_matrix", "is_weights_file", "GroupOptions",
+    "FAMILIES", "group_names", "kind", "kinds", "spec_schema",
+]

@@ -220,7 +220,7 @@ def _rounding(layer, dtype: str) -> dict:
 def _fixed_inputs_moved(layer, g: PermGroup, checks) -> list[Fact]:
     """For each failing generator, the fixed graphs it is not an automorphism of (diagnosis findings)."""
     failing = {c.generator for c in checks if c.passed is False}
-    out = []
+    out: list[Fact] = []
     for s, name in zip(g.gen_arrays(), g.generator_strings):
         if name in failing:
             out.extend(Fact("breaks", {"generator": name, "fact": Fact("fixed_input_moved", {"input": label})})

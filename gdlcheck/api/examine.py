@@ -27,6 +27,8 @@ def inspect(spec, n: int | None = None, seed: int | None = None, allow_paths=())
     path = os.fspath(spec)
     job = resolve_layer(path, n, allow=allowed_folders(allow_paths))
     points = job.group.n if job.group is not None else (n or layer_points(job.layer))
+    if points is None:
+        raise SpecError("the number of points is not known: give n", file=path)
     try:
         result = inspect_layer(job.layer, points, job.channels, input=path, kind=job.kind, seed=seed_of(seed, job))
     except GdlcheckError as err:
@@ -55,6 +57,7 @@ def input_matrix(path: str, stdin_data: bytes | None = None, tensor: str | None 
     """
     from gdlcheck.sources import read_input
 
+    source: object
     try:
         if tensor:
             from gdlcheck.inputs.arrays import check_finite

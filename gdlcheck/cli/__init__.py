@@ -1,7 +1,7 @@
 """The command line: a thin layer over :mod:`gdlcheck.api`, one module per command.
 
 This package is the only code that writes to standard output or standard error, and the
-only one that knows exit codes (docs/architecture.md):
+only one that knows exit codes (docs/design.md section 3):
 
     0 holds / success   1 does not hold   2 usage or input error   3 inconclusive   70 internal error
     74 the output could not be written   130 interrupted

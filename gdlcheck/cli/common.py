@@ -13,8 +13,9 @@ import click
 
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.text import NUMBER_FORMS, is_number_text, printable
+from gdlcheck.verdicts import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_OK  # noqa: F401  (the verdicts' codes)
 
-EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 70
+EXIT_INTERNAL = 70
 EXIT_OUTPUT = 74           # the output could not be written (sysexits' EX_IOERR): full disk, I/O error, closed
 EXIT_INTERRUPTED = 130     # SIGINT (128 + 2)
 # With several inputs the exit code is the worst one: 2 over 1 over 3 over 0.
@@ -246,36 +247,6 @@ def save_plot(picture, path: str) -> None:
         raise output_failed(err, str(path)) from None
 
 
-# -o FILE: the format its extension names
-OUTPUT_EXTENSIONS = {".json": "json", ".csv": "csv", ".tex": "latex", ".npy": "npy", ".txt": "text"}
-PICTURE_EXTENSIONS = (".png", ".svg", ".pdf")
-
-
-def output_format(fmt: str, output: str | None, allowed: tuple[str, ...]) -> str:
-    """The format to write: the one ``-o FILE``'s extension names, which --format may not contradict.
-
-    A FILE whose extension names no format (``report``, ``out.log``) gets --format (text by
-    default); a picture's extension is refused with a pointer to --plot.
-    """
-    if not output:
-        return fmt
-    import os
-
-    ext = os.path.splitext(output)[1].lower()
-    if ext in PICTURE_EXTENSIONS:
-        raise click.UsageError(f"-o {output}: -o writes the report, not a picture; draw one with --plot {output}")
-    named = OUTPUT_EXTENSIONS.get(ext)
-    if named is None:
-        return fmt
-    if named not in allowed:
-        raise click.UsageError(f"-o {output}: {ext} names the {named} format, which this command does not write "
-                               f"(--format {'|'.join(allowed)})")
-    if given("fmt") and fmt != named:
-        raise click.UsageError(f"-o {output} names the {named} format but --format is {fmt}; give one of them, "
-                               "or a FILE whose extension agrees")
-    return named
-
-
 def make_group_options(group, n, shape, generators, graph):
     from gdlcheck.api import GroupOptions
 
@@ -336,21 +307,24 @@ def write_npy(array, output: str | None) -> None:
     sys.stdout.flush()
 
 
-def print_rich(renderable, output: str | None = None, svg: str | None = None, title: str = "gdlcheck") -> None:
-    """The renderable on standard output (or into ``-o FILE``), and as an SVG picture with ``svg``."""
+def print_rich(renderable, output: str | None = None) -> None:
+    """The renderable on standard output, or into ``-o FILE`` (120 columns, no colour)."""
     if output:
         from rich.console import Console
 
         write_file(output, "w", lambda fh: Console(file=fh, width=120, color_system=None).print(renderable))
     else:
         console().print(renderable)
-    if svg:
-        import io
 
-        from rich.console import Console
 
-        # a recording console of its own, so the picture keeps the colours even when
-        # standard output is not a terminal
-        recorder = Console(record=True, file=io.StringIO(), width=100, force_terminal=True, color_system="truecolor")
-        recorder.print(renderable)
-        write_file(svg, "w", lambda fh: fh.write(recorder.export_svg(title=title)))
+def save_svg(renderable, svg: str, title: str = "gdlcheck") -> None:
+    """The renderable as an SVG picture (``--export-svg FILE``)."""
+    import io
+
+    from rich.console import Console
+
+    # a recording console of its own, so the picture keeps the colours even when
+    # standard output is not a terminal
+    recorder = Console(record=True, file=io.StringIO(), width=100, force_terminal=True, color_system="truecolor")
+    recorder.print(renderable)
+    write_file(svg, "w", lambda fh: fh.write(recorder.export_svg(title=title)))

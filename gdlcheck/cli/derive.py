@@ -14,16 +14,14 @@ from gdlcheck.cli.common import (
     given,
     group_options,
     make_group_options,
-    output_format,
     plot_option,
-    print_rich,
     save_plot,
-    write_npy,
-    write_text,
+    save_svg,
 )
+from gdlcheck.cli.formats import CSV, JSON, LATEX, NPY, TEXT, emit, format_option, output_format
 from gdlcheck.limits import MAX_CELLS
 
-FORMATS = ("text", "json", "latex", "csv", "npy")
+FORMATS = (TEXT, JSON, LATEX, CSV, NPY)
 
 
 @click.command("derive")
@@ -35,9 +33,8 @@ FORMATS = ("text", "json", "latex", "csv", "npy")
               help="Input channels D (free parameters = dimension x D x D2).")
 @click.option("--channels-out", type=Integer(min=1), default=1, show_default=True, help="Output channels D2.")
 @click.option("--explain", is_flag=True, help="Show the constraint each generator imposes, then the orbits.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
-              show_default=True, help="latex: a bmatrix; csv: the 1 -> 1 pattern; npy: the basis array "
-                                      "[default: the one -o FILE's extension names, else text].")
+@format_option(*FORMATS, help="latex: a bmatrix; csv: the 1 -> 1 pattern; npy: the basis array "
+                              "[default: the one -o FILE's extension names, else text].")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), shell_complete=complete_files,
               callback=check_output_path,
               help="Write to FILE, in the format its extension names (.txt .json .tex .csv .npy); - for standard "
@@ -64,7 +61,7 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
     """
     from gdlcheck import api
     from gdlcheck.output import explain as prose
-    from gdlcheck.output.report import check_output_cells, derive_json_text
+    from gdlcheck.output.report import derive_json_text
 
     fmt = output_format(fmt, output, FORMATS)
     _refuse_what_does_not_apply(fmt, in_order, out_order, channels_in, channels_out, explain, svg)
@@ -72,35 +69,42 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
     check_plot(plot)
     g = build_group(make_group_options(group, n, shape, generators, graph), "derive")
     d = api.derive(g, in_order=in_order, out_order=out_order, channels_in=channels_in, channels_out=channels_out)
-    if fmt == "npy":
-        write_npy(d.basis, output)
-    elif fmt == "text":
+    report = None
+    if fmt is TEXT:
         from gdlcheck.output.render_derive import render_derive
 
-        print_rich(render_derive(d, prose.explain(d) if explain else None), output, svg, title="gdlcheck derive")
-    else:
-        if fmt == "csv" and d.cells <= MAX_CELLS:
-            check_output_cells(d.cells, "csv", "pattern")
-        text = {"json": lambda: derive_json_text(d) + "\n", "csv": lambda: prose.pattern_csv(d.pattern),
-                "latex": lambda: prose.latex_form(d)}[fmt]()
-        write_text(text, output)
+        report = render_derive(d, prose.explain(d) if explain else None)
+    emit(fmt, output, text=lambda: report, json=lambda: derive_json_text(d), csv=lambda: _pattern_csv(d),
+         latex=lambda: prose.latex_form(d), npy=lambda: d.basis)
+    if svg:
+        save_svg(report, svg, title="gdlcheck derive")
     if plot:
         from gdlcheck.output.plot_pictures import derive_picture
 
         save_plot(derive_picture(d), plot)
 
 
+def _pattern_csv(d) -> str:
+    """The 1 -> 1 pattern as CSV, refused before it is built when it has more cells than CSV's budget."""
+    from gdlcheck.output import explain as prose
+    from gdlcheck.output.report import check_output_cells
+
+    if d.cells <= MAX_CELLS:
+        check_output_cells(d.cells, CSV.name, "pattern")
+    return prose.pattern_csv(d.pattern)
+
+
 def _refuse_what_does_not_apply(fmt, in_order, out_order, channels_in, channels_out, explain, svg) -> None:
     """Every option given must change what is written (else exit 2, saying why)."""
-    if svg and fmt != "text":
+    if svg and fmt is not TEXT:
         raise click.UsageError("--export-svg saves the text report; use it with --format text")
-    if explain and fmt != "text":
+    if explain and fmt is not TEXT:
         raise click.UsageError(f"--explain adds the derivation to the text report; --format {fmt} has no room for "
                                "it")
-    if fmt in ("csv", "latex") and (in_order, out_order) != (1, 1):
+    if fmt in (CSV, LATEX) and (in_order, out_order) != (1, 1):
         raise click.UsageError(f"--format {fmt} prints an order 1 -> 1 matrix; use json or npy for other orders")
-    if fmt in ("csv", "latex", "npy") and (given("channels_in") or given("channels_out")) \
+    if fmt in (CSV, LATEX, NPY) and (given("channels_in") or given("channels_out")) \
             and (channels_in, channels_out) != (1, 1):
-        what = {"csv": "the pattern", "latex": "the matrix of parameter names", "npy": "the basis B_o"}[fmt]
+        what = {CSV: "the pattern", LATEX: "the matrix of parameter names", NPY: "the basis B_o"}[fmt]
         raise click.UsageError(f"--format {fmt} writes {what}, which channels do not change (each basis element "
                                "gets a D2 x D block); use text or json to see the channel counts")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import Integer, console
+from gdlcheck.cli.common import Integer
+from gdlcheck.cli.formats import JSON, TEXT, emit, format_option
 
 
 @click.command("inspect")
@@ -12,7 +13,7 @@ from gdlcheck.cli.common import Integer, console
 @click.option("-n", "n", type=Integer(min=1), help="Number of points, if the spec does not fix it.")
 @click.option("--seed", type=Integer(min=0), default=None,
               help="Seed of the sample inputs [default: the spec's seed, else 0].")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(TEXT, JSON)
 @click.option("--allow-path", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
               help="A folder the spec's {file: ...} may read besides its own; repeatable.")
 def command(spec, n, seed, fmt, allow):
@@ -29,12 +30,11 @@ def command(spec, n, seed, fmt, allow):
       gdlcheck inspect samples/gcn.yaml --format json
     """
     from gdlcheck import api
-    from gdlcheck.output.report import dumps
-
     result = api.inspect(spec, n=n, seed=seed, allow_paths=allow)
-    if fmt == "json":
-        click.echo(dumps(result.to_json()))
-    else:
-        from gdlcheck.output.render_inspect import render_inspect
+    emit(fmt, text=lambda: _report(result), json=result.to_json)
 
-        console().print(render_inspect(result))
+
+def _report(result):
+    from gdlcheck.output.render_inspect import render_inspect
+
+    return render_inspect(result)

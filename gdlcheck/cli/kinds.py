@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import console
+from gdlcheck.cli.formats import JSON, TEXT, emit, format_option
 
 
 def complete_kinds(ctx, param, incomplete):
@@ -18,7 +18,7 @@ def complete_kinds(ctx, param, incomplete):
 
 @click.command("kinds")
 @click.argument("name", required=False, shell_complete=complete_kinds)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(TEXT, JSON)
 def command(name, fmt):
     """List the layer kinds of a spec, or print one kind's keys with their type, default and meaning.
 
@@ -29,16 +29,16 @@ def command(name, fmt):
       gdlcheck kinds attention --format json
     """
     from gdlcheck import api
-    from gdlcheck.output.report import dumps, kind_json
+    from gdlcheck.output.report import kind_json
 
     chosen = [api.kind(name)] if name is not None else api.kinds()
-    if fmt == "json":
-        for kind in chosen:
-            click.echo(dumps(kind_json(kind)))
-        return
+    emit(fmt, text=lambda: _report(chosen, name is not None), json=lambda: [kind_json(kind) for kind in chosen])
+
+
+def _report(chosen, one: bool):
     from gdlcheck.output.render_kinds import render_kind, render_kinds
 
-    console().print(render_kind(chosen[0]) if name is not None else render_kinds(chosen))
+    return render_kind(chosen[0]) if one else render_kinds(chosen)
 
 
 @click.command("schema")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from gdlcheck.cli.common import Integer, Progress, check_plot, complete_files, console, plot_option, save_plot
+from gdlcheck.cli.common import Integer, Progress, check_plot, complete_files, plot_option, save_plot
+from gdlcheck.cli.formats import JSON, TEXT, emit, format_option
 from gdlcheck.cli.streams import code_writes_to_stderr
 
 
@@ -31,7 +32,7 @@ from gdlcheck.cli.streams import code_writes_to_stderr
 @click.option("--elements", type=Integer(min=0, max=200), default=8, show_default=True,
               help="Seeded random group elements applied besides the generators.")
 @click.option("--seed", type=Integer(min=0), default=0, show_default=True, help="Seed of the random elements.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(TEXT, JSON)
 @plot_option("each layer's error and own contribution by its place in the model")
 def command(target, data, weights, group, n, shape, generators, graph, points_axis, elements, seed, fmt, plot):
     """Measure how equivariant a trained model is, layer by layer, on your data.
@@ -49,11 +50,9 @@ def command(target, data, weights, group, n, shape, generators, graph, points_ax
       gdlcheck measure --callable gnn.py:GNN --data x.npy --graph edge_index.npy -g symmetric
     """
     from gdlcheck import api
-    from gdlcheck.output.report import dumps
-
     check_plot(plot)
     opts = api.GroupOptions(name=group, n=n, shape=shape, generators=tuple(generators), graph=graph)
-    progress = Progress("measure") if fmt == "text" else None
+    progress = Progress("measure") if fmt is TEXT else None
     try:
         with code_writes_to_stderr():   # standard output carries gdlcheck's report alone
             measured = api.measure_target(target, data, opts, points_axis=points_axis, elements=elements, seed=seed,
@@ -61,13 +60,14 @@ def command(target, data, weights, group, n, shape, generators, graph, points_ax
     finally:
         if progress is not None:
             progress.done()
-    if fmt == "json":
-        click.echo(dumps(measured.to_json()))
-    else:
-        from gdlcheck.output.render_measure import render_measure
-
-        console().print(render_measure(measured))
+    emit(fmt, text=lambda: _report(measured), json=measured.to_json)
     if plot:
         from gdlcheck.output.plot_pictures import measure_picture
 
         save_plot(measure_picture(measured), plot)
+
+
+def _report(measured):
+    from gdlcheck.output.render_measure import render_measure
+
+    return render_measure(measured)

@@ -13,23 +13,19 @@ from gdlcheck.cli.common import (
     group_options,
     make_group_options,
     note_stdin,
-    output_format,
     plot_option,
-    print_rich,
     save_plot,
-    write_npy,
-    write_text,
 )
+from gdlcheck.cli.formats import CSV, JSON, NPY, TEXT, emit, format_option, output_format
 
-FORMATS = ("text", "json", "csv", "npy")
+FORMATS = (TEXT, JSON, CSV, NPY)
 
 
 @click.command("project")
 @click.argument("matrix", metavar="MATRIX", shell_complete=complete_files)
 @group_options
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="csv/npy: the matrix alone on standard output, the distance on standard error "
-                   "[default: the one -o FILE's extension names, else text].")
+@format_option(*FORMATS, help="csv/npy: the matrix alone on standard output, the distance on standard error "
+                              "[default: the one -o FILE's extension names, else text].")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), shell_complete=complete_files,
               callback=check_output_path,
               help="Write to FILE, in the format its extension names (.txt .json .csv .npy); - for standard output.")
@@ -50,8 +46,6 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot, tenso
       gdlcheck project trained.npy --group cyclic --plot projection.png
     """
     from gdlcheck import api
-    from gdlcheck.output.report import check_output_cells, dumps
-
     fmt = output_format(fmt, output, FORMATS)
     opts = make_group_options(group, n, shape, generators, graph)
     if not opts.given:
@@ -66,24 +60,28 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot, tenso
         source = api.input_matrix(matrix, stdin_data, tensor=tensor)
     projected = api.project(source, group, n=n, shape=shape, generators=list(generators) or None, graph=graph)
     P, dist, g = projected.matrix, projected.distance, projected.group
-    if fmt in ("npy", "csv"):
-        # the matrix first: where it cannot be written, that error is the one line on standard error
-        if fmt == "npy":
-            write_npy(P, output)
-        else:
-            check_output_cells(int(P.size), "csv", "matrix")
-            write_text("".join(",".join(repr(float(x)) for x in row) + "\n" for row in P.tolist()), output)
+    # the matrix first: where it cannot be written, that error is the one line on standard error
+    emit(fmt, output, text=lambda: _report(matrix, g, P, dist), json=lambda: projected.to_json(matrix),
+         csv=lambda: _matrix_csv(P), npy=lambda: P)
+    if fmt in (CSV, NPY):   # the matrix alone: a line for people beside it (JSON has the number with every digit)
         from gdlcheck.output.render_matrices import number_text
 
-        # a line for people beside the file (JSON has the number with every digit)
         click.echo(f"relative distance: {number_text(dist)}", err=True)
-    elif fmt == "json":
-        write_text(dumps(projected.to_json(matrix)) + "\n", output)
-    else:
-        from gdlcheck.output.render_derive import render_project
-
-        print_rich(render_project(matrix, g, P, dist), output)
     if plot:
         from gdlcheck.output.plot_pictures import matrix_picture
 
         save_plot(matrix_picture(matrix, source, P, g, dist), plot)
+
+
+def _report(matrix, g, P, dist):
+    from gdlcheck.output.render_derive import render_project
+
+    return render_project(matrix, g, P, dist)
+
+
+def _matrix_csv(P) -> str:
+    """The matrix as CSV, each number with every digit (refused past CSV's budget before it is built)."""
+    from gdlcheck.output.report import check_output_cells
+
+    check_output_cells(int(P.size), CSV.name, "matrix")
+    return "".join(",".join(repr(float(x)) for x in row) + "\n" for row in P.tolist())

@@ -11,11 +11,11 @@ from gdlcheck.cli.common import (
     Progress,
     check_plot,
     complete_files,
-    console,
     note_stdin,
     plot_option,
     save_plot,
 )
+from gdlcheck.cli.formats import JSON, TEXT, emit, format_option
 from gdlcheck.tolerances import TOL
 
 
@@ -26,7 +26,7 @@ from gdlcheck.tolerances import TOL
                    "tol x the largest |entry| of its smallest one, so no two entries of a colour (and no entry and "
                    "its image under a reported permutation) differ by more; two entries within tol can still get "
                    "two colours at a cut (a near tie, reported).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(TEXT, JSON)
 @plot_option("the matrix and its entries coloured by orbit of the group found")
 def command(matrix, tol, fmt, plot):
     """Find every permutation that MATRIX commutes with, and name the groups it contains.
@@ -42,28 +42,27 @@ def command(matrix, tol, fmt, plot):
       gdlcheck symmetries samples/petersen.csv --plot orbits.png
     """
     from gdlcheck import api
-    from gdlcheck.output.report import dumps
-
     check_plot(plot)
     note_stdin([matrix])
     source = matrix
     if plot:  # read the matrix once (standard input cannot be read twice)
         stdin_data = sys.stdin.buffer.read() if matrix == "-" else None
         source = api.input_matrix(matrix, stdin_data)
-    progress = Progress("symmetries") if fmt == "text" else None
+    progress = Progress("symmetries") if fmt is TEXT else None
     try:
         found = api.find_symmetries(source, tol=tol, progress=progress)
     finally:
         if progress is not None:
             progress.done()
-    if fmt == "json":
-        click.echo(dumps(found.to_json(matrix)))
-    else:
-        from gdlcheck.output.render_groups import render_symmetries
-
-        console().print(render_symmetries(matrix, found))
+    emit(fmt, text=lambda: _report(matrix, found), json=lambda: found.to_json(matrix))
     if plot:
         from gdlcheck.output.plot_pictures import symmetries_picture
 
         orbits = api.derive(found.group)
         save_plot(symmetries_picture(matrix, source, found, orbits), plot)
+
+
+def _report(matrix, found):
+    from gdlcheck.output.render_groups import render_symmetries
+
+    return render_symmetries(matrix, found)

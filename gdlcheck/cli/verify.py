@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import shlex
 import sys
+from functools import partial
 
 import click
 
 from gdlcheck.cli.common import (
-    EXIT_FAIL,
-    EXIT_INCONCLUSIVE,
-    EXIT_INPUT,
-    EXIT_OK,
     TOLERANCE,
     Integer,
     check_plot,
     complete_files,
-    console,
     error_line,
     given,
     group_options,
@@ -28,15 +24,17 @@ from gdlcheck.cli.common import (
     spelled,
     worst,
 )
+from gdlcheck.cli.formats import JSON, JUNIT, TEXT, emit, format_option
 from gdlcheck.cli.streams import code_writes_to_stderr
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.tolerances import TOL
+from gdlcheck.verdicts import Method, Verdict
 
 
 @click.command("verify")
 @click.argument("inputs", nargs=-1, required=False, metavar="INPUT...", shell_complete=complete_files)
 @group_options
-@click.option("--method", type=click.Choice(["auto", "exact", "numeric", "both"]), default="auto", show_default=True,
+@click.option("--method", type=click.Choice([m.word for m in Method]), default=Method.AUTO.word, show_default=True,
               help="exact: compare weights (sympy for symbols); numeric: random inputs; auto: both where they apply.")
 @click.option("--tol", type=TOLERANCE, default=TOL, show_default=True,
               help="Relative tolerance for numeric weights and trials.")
@@ -44,8 +42,7 @@ from gdlcheck.tolerances import TOL
               help="Random inputs per generator.")
 @click.option("--seed", type=Integer(min=0), default=None,
               help="Seed of the random inputs [default: the spec's seed, else 0].")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
-              help="junit: one JUnit XML report (a test case per input) for CI.")
+@format_option(TEXT, JSON, JUNIT, help="junit: one JUnit XML report (a test case per input) for CI.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; the exit code tells the verdict.")
 @click.option("--explain", is_flag=True, help="Write the proof out step by step: each layer's step and its conditions.")
 @plot_option("the matrix, its projection and where they differ (one matrix INPUT)")
@@ -93,14 +90,14 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
       gdlcheck verify --callable models:conv --input-shape 100x16 --graph edges.npy --group symmetric
     """
     from gdlcheck import api
-    from gdlcheck.output.report import dumps, verify_json
+    from gdlcheck.output.report import verify_json
 
     opts = make_group_options(group, n, shape, generators, graph)
     code_options = (input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, weights)
     _refuse_what_does_not_apply(inputs, target, code_options, method, fmt, quiet, plot)
     if allow and target is not None:
         raise click.UsageError("--allow-path lets a spec's {file: ...} read a folder; --callable reads no spec")
-    if explain and fmt != "text":
+    if explain and fmt is not TEXT:
         raise click.UsageError(f"--explain writes the proof into the text report; --format {fmt} has it as \"proof\"")
     if tensors and not any(api.is_weights_file(path) for path in inputs):
         raise click.UsageError("--tensor picks tensors of a weights file (.pt .pth .safetensors .npz); no INPUT is one")
@@ -118,10 +115,9 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
         # a spec or a symbolic matrix is refused before any work
         matrix = api.input_matrix(inputs[0], stdin_data, tensor=tensors[0] if tensors else None)
     codes, entries = [], []
-    out = None if (fmt != "text" or quiet) else console()
     for path in inputs:
         if target is None and api.is_weights_file(path):
-            _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, out, codes, entries)
+            _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, codes, entries)
             continue
         try:
             if target is not None:
@@ -138,38 +134,44 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
             continue
         hints = _hints(result, path, tol_given, opts)
         entries.append((path, result, hints))
-        codes.append(_exit_code(result))
-        if quiet:
-            continue
-        if fmt == "json":
-            click.echo(dumps(verify_json(result, hints=hints)))
-        elif fmt == "text":
-            from gdlcheck.output.render_verify import render_verify
-
-            out.print(render_verify(result, hints, explain=explain))
-    if fmt == "junit" and not quiet:
-        from gdlcheck.output.junit import junit_xml
-
-        click.echo(junit_xml(entries), nl=False)
-    if out is not None and len(inputs) > 1:
-        from gdlcheck.output.render_verify import render_summary
-
-        out.print(render_summary([(path, result) for path, result, _ in entries]))
+        codes.append(Verdict(result.verdict).exit_code)
+        if not quiet:
+            emit(fmt, text=partial(_report, result, hints, explain),
+                 json=partial(verify_json, result, hints=hints), junit=None)
+    if not quiet:   # after the inputs: JUnit's one report, the text's summary of several inputs
+        emit(fmt, junit=lambda: _junit(entries), json=None,
+             text=partial(_summary, entries) if len(inputs) > 1 else None)
     if plot and entries and entries[0][1] is not None:
         from gdlcheck.output.plot_pictures import counterexample_cells, matrix_picture
 
         result = entries[0][1]
         projected = api.project(matrix, result.group)
-        word = {"fails": "FAIL", "inconclusive": "INCONCLUSIVE"}.get(result.verdict, "PASS")
-        save_plot(matrix_picture(inputs[0], matrix, projected.matrix, result.group, projected.distance, word,
-                                 tol=tol, cells=counterexample_cells(result)), plot)
+        save_plot(matrix_picture(inputs[0], matrix, projected.matrix, result.group, projected.distance,
+                                 Verdict(result.verdict).word, tol=tol, cells=counterexample_cells(result)), plot)
     sys.exit(worst(codes))
 
 
-def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, out, codes, entries) -> None:
+def _report(result, hints, explain: bool):
+    from gdlcheck.output.render_verify import render_verify
+
+    return render_verify(result, hints, explain=explain)
+
+
+def _summary(entries):
+    from gdlcheck.output.render_verify import render_summary
+
+    return render_summary([(path, result) for path, result, _ in entries])
+
+
+def _junit(entries) -> str:
+    from gdlcheck.output.junit import junit_xml
+
+    return junit_xml(entries)
+
+
+def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, codes, entries) -> None:
     """A weights file: one row per tensor (text), one JSON object per tensor, a test case per tensor."""
     from gdlcheck import api
-    from gdlcheck.output.report import dumps
 
     try:
         checked = api.verify_weights(path, opts, tensors=tensors, method=method, tol=tol,
@@ -177,40 +179,41 @@ def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, 
     except GdlcheckError as err:
         _unreadable(path, err, fmt, quiet, codes, entries)
         return
-    for c in checked:
+    for c in checked:   # each tensor's JSON as it is judged, with its error line
         label = f"{path}:{c.name}"
         if c.error is not None:
             error_line(message(c.error))
-            codes.append(EXIT_INPUT)
+            codes.append(Verdict.ERROR.exit_code)
             entries.append((label, None, message(c.error)))
         elif c.result is not None and c.judged:   # one not judged (it may mix features) counts for nothing
-            codes.append(_exit_code(c.result))
+            codes.append(Verdict(c.result.verdict).exit_code)
             entries.append((label, c.result, ()))
         elif c.kernel is not None:   # a kernel judged by its conditions (no Verified): its code, no JUnit case
-            codes.append(EXIT_OK if c.kernel.passed else EXIT_FAIL)
-        if fmt == "json" and not quiet:
-            click.echo(dumps(c.to_json(message(c.error) if c.error is not None else None)))
-    if out is not None:
-        from gdlcheck.output.render_verify import render_weights
+            codes.append(Verdict(c.kernel.verdict).exit_code)
+        if not quiet:
+            emit(fmt, json=partial(c.to_json, message(c.error) if c.error is not None else None), text=None,
+                 junit=None)
+    if not quiet:
+        emit(fmt, text=partial(_weights_report, path, checked), json=None, junit=None)
 
-        out.print(render_weights(path, checked))
+
+def _weights_report(path, checked):
+    from gdlcheck.output.render_verify import render_weights
+
+    return render_weights(path, checked)
 
 
 def _unreadable(path, err: GdlcheckError, fmt, quiet, codes, entries) -> None:
     """An input that could not be read: its line on stderr, exit 2, a row of the summary, and
     its JSON error object."""
-    from gdlcheck.output.report import dumps, error_json
+    from gdlcheck.output.report import error_json
 
     err.located(file=path)
     error_line(message(err))
-    codes.append(EXIT_INPUT)
+    codes.append(Verdict.ERROR.exit_code)
     entries.append((path, None, message(err)))
-    if fmt == "json" and not quiet:
-        click.echo(dumps(error_json(path, message(err))))
-
-
-def _exit_code(result) -> int:
-    return EXIT_OK if result.passed else (EXIT_INCONCLUSIVE if result.verdict == "inconclusive" else EXIT_FAIL)
+    if not quiet:
+        emit(fmt, json=lambda: error_json(path, message(err)), text=None, junit=None)
 
 
 def _refuse_what_does_not_apply(inputs, target, code_options, method, fmt, quiet, plot) -> None:
@@ -224,7 +227,7 @@ def _refuse_what_does_not_apply(inputs, target, code_options, method, fmt, quiet
     if target is None and any(code_options):
         raise click.UsageError("--input-shape, --dtype, --expect, --points-axis, --batch-axes, --input, --output and "
                                "--weights go with --callable (a spec says expect:)")
-    if method == "exact" and given("trials"):
+    if method == Method.EXACT and given("trials"):
         raise click.UsageError("--trials sets the numeric trials, and --method exact runs none")
     if quiet and given("fmt"):
         raise click.UsageError(f"--quiet prints nothing, so --format {fmt} would not be printed; give one of them")

@@ -3,7 +3,7 @@
 Code takes more than one array, and not always with the points first: ``Conv1d`` reads
 ``(C, L)``, a batch-first transformer ``(B, n, d)``, a PyG layer ``(x, edge_index)``,
 ``MultiheadAttention`` returns ``(out, weights)``.  An :class:`Action` says how the group acts
-on one of them (docs/code.md); its kind is a :class:`Motion`, whose properties answer what
+on one of them (docs/design.md section 9); its kind is a :class:`Motion`, whose properties answer what
 the checks ask of a kind (does it take axes, is it a graph, is it held, ...), so a kind is added
 in one place:
 

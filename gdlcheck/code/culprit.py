@@ -1,5 +1,5 @@
 """Where a ``torch.nn.Module`` breaks the symmetry: the first submodule, in execution order, whose
-inputs are related by the generator but whose outputs are not (docs/code.md).
+inputs are related by the generator but whose outputs are not (docs/design.md section 9).
 
 The module runs twice with forward hooks on every submodule: on the failing trial's input
 ``X`` and on ``g X`` (the other inputs moved as the check moved them).  Two tensors are

@@ -210,8 +210,10 @@ GUARDS = (
 # What the proof checks around the call (gdlcheck.code.prove), for what no guard of an operation sees
 CALL_CHECKS = (
     ("value readers", "Tensor methods that read values without an operation (tolist, numpy, storages, ...), on "
-                      "torch.Tensor and on torch._C.TensorBase, stop the proof when the tensor depends on the random "
-                      "points; they are patched for the proving thread only, under one lock (code/patches.py)."),
+                      "torch.Tensor and on torch._C.TensorBase, the number protocol torch's C++ constructors read "
+                      "through (torch.LongTensor([k])) and tensor_split's kernel, stop the proof when the tensor "
+                      "depends on the random points; they are patched for the proving thread only, under one lock "
+                      "(code/patches.py)."),
     ("state", "The module's state (every attribute of every submodule and its classes, at any depth, tensors by "
               "content) and the random states are the same before and after each call."),
     ("foreign tensors", "A tensor no operation made, neither state nor argument, has the same content in both "
@@ -244,3 +246,4 @@ def _dropouts():
 
 
 _DROPOUTS = _dropouts()
+

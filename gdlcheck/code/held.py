@@ -28,7 +28,7 @@ from gdlcheck.code.values import _tensors
 
 def unchanged(value, m) -> bool:
     """Moving ``value`` (a tensor the rule was given with its values) by ``m`` gives ``value``."""
-    if value.device.type == "meta" or not isinstance(m, mv.Moves) or value.is_sparse:
+    if value.device.type == "meta" or not isinstance(m, mv.Moves) or mv.turned(m) or value.is_sparse:
         return False
     if any(isinstance(p, mv.Unordered) for p in m.axes) or value.dim() != len(m.axes):
         return False

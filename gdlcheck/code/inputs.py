@@ -26,14 +26,24 @@ def unsupported(signature) -> str | None:
 
 def on_axes(s, axes: tuple, shape: tuple):
     """Per tensor axis the permutation of the points ``s`` on ``axes`` (one axis: ``s`` itself; a
-    grid of several, flattened row-major: the factors of ``s`` along each axis), or a Halt when
-    ``s`` does not act axis by axis (a rotation of a square grid swaps its axes)."""
+    grid of several, flattened row-major: the factors of ``s`` along each axis); where ``s`` swaps
+    the grid's axes (a rotation of a square grid), a :class:`~gdlcheck.code.moves.Moves` with
+    their order; a Halt when ``s`` is neither."""
     nd = len(shape)
     axes = tuple(a % nd for a in axes)
-    parts = [s] if len(axes) == 1 else mv.factor(s, [shape[a] for a in axes])
+    sizes = [shape[a] for a in axes]
+    parts = [s] if len(axes) == 1 else mv.factor(s, sizes)
     if parts is False:
-        return Halt("call", f"{generator_text(s)} does not move the grid axis by axis (it turns or mirrors "
-                            "the grid): the tracer follows permutations of each axis", "not_traced")
+        found = mv.turn(s, sizes)
+        if found is None:
+            return Halt("call", f"{generator_text(s)} does not move the grid axis by axis, nor swap its axes",
+                        "not_traced")
+        order, perms = found
+        where = dict(zip(axes, perms))
+        tensor_order = list(range(nd))
+        for k, o in enumerate(order):
+            tensor_order[axes[k]] = axes[o]
+        return mv.with_order(tuple(where.get(a) for a in range(nd)), tensor_order)
     where = dict(zip(axes, parts))
     return tuple(where.get(a) for a in range(nd))
 
@@ -74,7 +84,8 @@ def input_moves(walk: Walk, signature, args, kwargs, gens) -> Halt | None:
         nd = value.dim()
         if kind.takes_axes:
             per = [on_axes(s, inp.action.axes, tuple(value.shape)) for s in gens]
-            walk.set(value, [p if isinstance(p, Halt) else mv.Moves(p) for p in per], free=not inp.given)
+            walk.set(value, [p if isinstance(p, (Halt, mv.Moves)) else mv.Moves(p) for p in per],
+                     free=not inp.given)
         elif kind.is_graph and _is_edge_index(value):
             walk.set(value, [q if isinstance(q, Halt) else mv.Moves((None, q), s) for q, s in zip(graph_q, gens)],
                      free=False)

@@ -41,6 +41,10 @@ from gdlcheck.shown import Shown, presenter_of
 
 MAX_ELEMENTS = 256        # group elements one measurement may apply
 MAX_SUBMODULES = 10_000   # submodules followed by hooks
+# A relative error at or under this is float64 rounding, not a broken symmetry: the model runs in
+# float64, and the reorderings a moved input causes (a sum over permuted rows, a BLAS kernel's
+# blocking) change the last few bits of each output, about 1e-16 relative, more over long sums.
+ROUNDING = 1e-12
 
 
 @dataclass
@@ -76,8 +80,9 @@ class Measured(Shown):
     elements in cycle notation, with ``kinds``: ``generator`` or ``random``).
 
     ``largest`` is the leaf submodule whose own contribution is largest (where the symmetry
-    breaks); ``to_json()`` is ``gdlcheck measure --format json``, ``report()`` the text table,
-    ``plot()`` the error by depth."""
+    breaks), or None where every contribution is float64 rounding (at most ``ROUNDING``);
+    ``to_json()`` is ``gdlcheck measure --format json``, ``report()`` the text table, ``plot()``
+    the error by depth."""
 
     input: str
     data: str
@@ -95,7 +100,7 @@ class Measured(Shown):
 
     @property
     def largest(self) -> LayerMeasure | None:
-        leaves = [m for m in self.layers if m.is_leaf and m.path and (m.own_contribution or 0) > 0]
+        leaves = [m for m in self.layers if m.is_leaf and m.path and (m.own_contribution or 0) > ROUNDING]
         return max(leaves, key=lambda m: m.own_contribution, default=None)
 
     def plot(self):
@@ -111,7 +116,7 @@ class Measured(Shown):
 
 def moved(torch, value, p: np.ndarray, axis: int):
     """``value`` with the entry at ``j`` of ``axis`` moved to ``p[j]`` (the convention of
-    docs/groups.md: ``P[p[j], j] = 1``)."""
+    docs/design.md section 1: ``P[p[j], j] = 1``)."""
     inverse = torch.as_tensor(np.argsort(p), dtype=torch.long, device=value.device)
     return value.index_select(axis, inverse)
 

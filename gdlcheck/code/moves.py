@@ -8,7 +8,16 @@ labels of an ``edge_index``, a batch of positions), a relabelling ``lam`` of tho
 
     T'[q_0[i_0], q_1[i_1], ...] = lam[T[i_0, i_1, ...]]        (lam = identity when None)
 
-The points axis of ``X`` moves by ``g`` itself (``(P x)[g[j]] = x[j]``, docs/groups.md); an
+A rotation of a square grid swaps its two axes, which no permutation of each axis does: such a
+move also carries an ``order`` of the axes (axis ``k`` of ``T'`` is axis ``order[k]`` of ``T``,
+permuted along itself by ``q_k``)::
+
+    T'[q_0[i_order[0]], q_1[i_order[1]], ...] = T[i_0, i_1, ...]
+
+Only the rules of :mod:`gdlcheck.code.rules.grid` see such moves (the walker hands a move with
+an order to no other rule); ``order`` is None on the common path, where every axis stays put.
+
+The points axis of ``X`` moves by ``g`` itself (``(P x)[g[j]] = x[j]``, docs/design.md section 1); an
 ``edge_index`` that moves with the points has ``lam = g``; the edges of a fixed graph move by the
 edge permutation ``g`` induces; the rows of ``cat([cls, x])`` by ``g`` shifted past the row.
 A constant (a parameter, a buffer, a value computed from them) is the same in both calls, so it
@@ -76,11 +85,31 @@ class Moves:
     axes: tuple
     labels: np.ndarray | None = None
     uniform: frozenset = frozenset()   # axes along which every entry is the same (a size-1 axis repeated)
+    order: tuple | None = None         # axis k of the moved tensor is axis order[k] (None: each stays)
 
     @property
     def still(self) -> bool:
         """Nothing moves: the tensor is the same in both calls."""
-        return self.labels is None and all(p is None for p in self.axes)
+        return self.labels is None and self.order is None and all(p is None for p in self.axes)
+
+
+def turned(m) -> bool:
+    """The move swaps axes (it has an order other than each axis in its place)."""
+    return isinstance(m, Moves) and m.order is not None
+
+
+def order_of(m, ndim: int) -> tuple:
+    """The order of a move's axes (each in its place when it has none)."""
+    return tuple(range(ndim)) if m is None or m.order is None else tuple(m.order)
+
+
+def with_order(axes, order, labels=None) -> Moves:
+    """A move with its axes in ``order``; the common per-axis move when the order keeps every axis."""
+    order = tuple(int(o) for o in order)
+    if sorted(order) != list(range(len(axes))):
+        raise ValueError(f"not an order of {len(axes)} axes: {order}")
+    axes = tuple(None if p is None or is_identity(p) else p for p in axes)
+    return Moves(axes, labels, order=None if order == tuple(range(len(axes))) else order)
 
 
 def still(ndim: int) -> Moves:
@@ -176,3 +205,38 @@ def factor(p, sizes: list[int]):
     if not np.array_equal(product(out, sizes) if any(q is not None for q in out) else np.arange(total), p):
         return False
     return out
+
+
+def turn(p, sizes: list[int]):
+    """A permutation ``p`` of a grid's points (flattened row-major over axes of ``sizes``) as an
+    order of the axes and a permutation along each: ``(order, perms)`` with
+    ``image_k = perms[k][coords_order[k]]`` for every point, or None (``p`` is no such map).
+    A rotation of a square grid swaps its axes: ``(a, b) -> (b, -a)`` is the order ``(1, 0)``, the
+    identity along the new axis 0 and ``a -> -a`` along axis 1.
+
+    >>> a, b = np.divmod(np.arange(9), 3)
+    >>> o, q = turn(b * 3 + (-a) % 3, [3, 3])          # (a, b) -> (b, -a mod 3) on a 3 x 3 grid
+    >>> o, [x.tolist() for x in q]
+    ((1, 0), [[0, 1, 2], [0, 2, 1]])
+    """
+    import itertools
+
+    p = np.asarray(known(p), dtype=np.int64)
+    total = int(np.prod(sizes)) if sizes else 1
+    if len(p) != total:
+        return None
+    coords = np.unravel_index(np.arange(total), tuple(sizes))
+    image = np.unravel_index(p, tuple(sizes))
+    for order in itertools.permutations(range(len(sizes))):
+        if any(sizes[k] != sizes[o] for k, o in enumerate(order)):
+            continue
+        perms = []
+        for k, o in enumerate(order):
+            q = np.full(sizes[k], -1, dtype=np.int64)
+            q[coords[o]] = image[k]
+            if not np.array_equal(q[coords[o]], image[k]) or not np.array_equal(np.sort(q), np.arange(sizes[k])):
+                break
+            perms.append(q)
+        else:
+            return tuple(order), perms
+    return None

@@ -7,6 +7,12 @@ around it changes what every thread of the process sees, for the call only:
   ``numpy``, ``repr``, ``data_ptr``, storages, ...), on the class that defines each one: the
   Python ``torch.Tensor`` or the C ``torch._C.TensorBase`` (so ``torch._C.TensorBase.tolist(x)``
   is watched too).  Reading a tensor that depends on the inputs stops the proof;
+* a tensor's number protocol (``__index__``, ``__float__``, ...), which torch's C++ constructors
+  (``torch.tensor([k])``, the legacy ``torch.LongTensor([k])``, ``x.new([k])``) call with the
+  Python dispatch key off: it is a type slot, reached however the constructor was bound;
+* the kernel of ``tensor_split`` by a tensor of indices, which reads them through a pointer: the
+  operation's own kernel, reached however the function was bound (``from torch import
+  tensor_split`` too);
 * the tensor methods that run Python on the values (``apply_``, ``map_``, ``map2_``): they stop it;
 * the setter of ``Tensor.data`` (a swap of memory no operation sees): it stops the proof;
 * torch's global module hooks, which name the running submodule and apply a unit's theorem;
@@ -67,7 +73,7 @@ def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
     with LOCK, torch.random.fork_rng(devices=[]):
         rng_before = torch.get_rng_state()
         with _module_hooks(walk, pre, post), _grad_mode(walk, owner), _reads(walk, owner), _data_set(walk, owner), \
-                _index_reads(walk, owner), torch.no_grad(), walk.mode():
+                _number_reads(walk, owner), _split_reads(walk, owner), torch.no_grad(), walk.mode():
             out = module(*args, **kwargs)
         return out, not torch.equal(rng_before, torch.get_rng_state())
 
@@ -179,63 +185,95 @@ def _data_set(walk, owner: int):
             _set(torch._C.TensorBase, "data", descriptor)
 
 
-# torch functions whose C++ reads the values of tensors among their arguments with no operation
-# dispatched: ``tensor_split``'s 1-D tensor of indices (through a pointer, then it slices), and the
-# constructors' sequences holding tensors (``torch.tensor([k, 1])`` copies ``k`` with the Python
-# dispatch key excluded); a tensor given whole to a constructor is left to the walk
-def _after_the_first(args, kwargs) -> list:
-    """The tensors a call reads besides the one it splits."""
-    return list(values._tensors((list(args[1:]), kwargs)))
-
-
-def _in_a_sequence(args, kwargs) -> list:
-    """The tensors inside the lists and tuples a constructor is given."""
-    return [t for a in (*args, *kwargs.values()) if isinstance(a, (list, tuple)) for t in values._tensors(a)]
-
-
-INDEX_READERS = {"tensor_split": _after_the_first, "tensor": _in_a_sequence, "as_tensor": _in_a_sequence,
-                 "asarray": _in_a_sequence, "new_tensor": _in_a_sequence}
+# The number protocol of a tensor: torch's C++ constructors (``torch.tensor([k])``, ``as_tensor``,
+# ``new_tensor`` and the legacy ``torch.LongTensor([k])``, ``torch.Tensor([k])``, ``x.new([k])``)
+# read each tensor inside the sequence they are given through it, with the Python dispatch key off,
+# so the ``item`` inside dispatches nothing the walk sees.  These are type slots: they are set on
+# the Python class ``torch.Tensor``, whose slots Python updates (and on each subclass's), so every
+# caller reaches them, however the constructor was bound.
+NUMBERS = ("__index__", "__int__", "__float__", "__bool__", "__complex__")
 
 
 @contextlib.contextmanager
-def _index_reads(walk, owner: int):
-    """For the call, each of :data:`INDEX_READERS` (the torch function, the Tensor method and
-    ``torch._C._VariableFunctions``'s) stops the proof where a tensor it reads has values the code
-    may not read: the moved call, given moved points, may read the same numbers.  A name the code
-    bound before the call (``from torch import tensor_split``) is not seen."""
+def _number_reads(walk, owner: int):
+    """For the call, a tensor's number protocol stops the proof where torch's C++ reads a value
+    that depends on the inputs out of the walk's sight (the Python dispatch key off, or no dispatch
+    mode on): the constructor may make another tensor for another draw.  Where the walk sees the
+    read (``int(t)`` in Python dispatches ``_local_scalar_dense``), it is left to the walk."""
     import torch
 
-    def watched(original, read):
+    python_key = torch._C.DispatchKey.Python
+    excluded = torch._C._dispatch_tls_is_dispatch_key_excluded
+    modes = torch._C._len_torch_dispatch_stack
+
+    def watched(original, name):
         @functools.wraps(original)
-        def fn(*args, **kwargs):
+        def method(self, *args, **kwargs):
             if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
-                    and not _ours(sys._getframe(1)):
+                    and (excluded(python_key) or not modes()):
                 walk.busy = True
                 try:
-                    if not all(walk.knowable(t) for t in read(args, kwargs)):
-                        walk.stop_everywhere(f"the code passes values that depend on the inputs to "
-                                             f"{original.__name__}, which reads them with no operation", "asks_value")
+                    if not walk.read([self], values.outside_digest(self)):
+                        walk.stop_everywhere(f"the code reads the values of a tensor that depends on the inputs with "
+                                             f"no operation (Tensor.{name}, called by torch's C++)", "asks_value")
                 finally:
                     walk.busy = False
-            return original(*args, **kwargs)
-        return fn
+            return original(self, *args, **kwargs)
+        return method
 
-    saved = []   # (where, name, what it held)
+    own = {name: vars(torch.Tensor)[name] for name in NUMBERS if name in vars(torch.Tensor)}
     try:
-        for name, read in INDEX_READERS.items():
-            for where in (torch, torch._C.TensorBase, torch._C._VariableFunctionsClass):
-                held = vars(where).get(name)
-                if held is None:
-                    continue
-                wrapped = watched(getattr(torch.Tensor if where is torch._C.TensorBase else torch, name), read)
-                if where is torch._C._VariableFunctionsClass:
-                    wrapped = staticmethod(wrapped)
-                if _set(where, name, wrapped):
-                    saved.append((where, name, held))
+        for name in NUMBERS:
+            setattr(torch.Tensor, name, watched(getattr(torch.Tensor, name), name))
         yield
     finally:
-        for where, name, held in reversed(saved):
-            _set(where, name, held)
+        for name in NUMBERS:
+            if name in own:
+                setattr(torch.Tensor, name, own[name])
+            elif name in vars(torch.Tensor):
+                delattr(torch.Tensor, name)   # the slot inherited from torch._C.TensorBase again
+
+
+@contextlib.contextmanager
+def _split_reads(walk, owner: int):
+    """``tensor_split`` by a 1-D tensor of indices reads them in C++ through a pointer, with no
+    operation dispatched, then slices at constant bounds.  For the call, the operation's kernel
+    (``aten::tensor_split.tensor_indices_or_sections``, the composite one every caller reaches,
+    however it bound the function) is one that first stops the proof where the indices depend on
+    the inputs, then splits as torch does: at ``indices.tolist()``, or in ``sections.item()``
+    parts."""
+    import warnings
+
+    import torch
+    import torch.library
+
+    aten = torch.ops.aten
+
+    def tensor_split(self, indices, dim=0):
+        if threading.get_ident() == owner and not walk.busy and walk.everywhere is None:
+            walk.busy = True
+            try:
+                if not walk.read([indices], values.outside_digest(indices)):
+                    walk.stop_everywhere("the code passes values that depend on the inputs to tensor_split, "
+                                         "which reads them with no operation", "asks_value")
+            finally:
+                walk.busy = False
+        if indices.device.type != "cpu" or indices.dtype != torch.long or indices.dim() > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional long tensor on the CPU, but got a {indices.dim()}-dimensional "
+                               f"{indices.dtype} tensor on {indices.device}")
+        if indices.dim() == 0:
+            return aten.tensor_split.sections(self, indices.item(), dim)
+        return aten.tensor_split.indices(self, indices.tolist(), dim)
+
+    library = torch.library.Library("aten", "IMPL")
+    try:
+        with warnings.catch_warnings():   # torch warns, once, that a kernel is overridden
+            warnings.simplefilter("ignore")
+            library.impl("tensor_split.tensor_indices_or_sections", tensor_split, "CompositeImplicitAutograd")
+        yield
+    finally:
+        library._destroy()   # torch's own kernel is the operation's again
 
 
 def _ours(frame) -> bool:

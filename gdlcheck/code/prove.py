@@ -261,11 +261,19 @@ def _output_halt(walk: Walk, value, action, signature, s, k: int, where: str) ->
         return Halt(label, f"{label} is not a tensor", "output_moves_otherwise")
     a: Abstract = walk.of(value)
     if touches(walk, value):
-        return Halt(label, f"{label} holds memory the call allocated and never wrote", "output_moves_otherwise")
+        return Halt(label, f"{label} holds memory no operation wrote", "output_moves_otherwise")
     nd = value.dim()
     want = _wanted(action, signature, nd, s, tuple(value.shape))
     if isinstance(want, Halt):
         return want
+    if isinstance(want, mv.Moves):   # the grid's axes swapped (a rotation)
+        m = a.per[k] if not a.const else mv.still(nd)
+        if isinstance(m, Halt):
+            return m
+        if a.const or m.labels is not None or mv.order_of(m, nd) != mv.order_of(want, nd) \
+                or not all(mv.same(p, q) for p, q in zip(m.axes, want.axes)):
+            return Halt(label, f"{label} moves otherwise than {action.text()} (its axes)", "output_moves_otherwise")
+        return None
     if a.const:
         need = {ax: p for ax, p in enumerate(want) if mv.moving(p)}
         if not need:
@@ -295,7 +303,7 @@ def _wanted(action, signature, nd: int, s, shape: tuple):
         if max(axes) >= nd:
             return Halt("output", "an output without the points axis", "output_moves_otherwise")
         found = inputs.on_axes(s, axes, tuple(shape))
-        return found if isinstance(found, Halt) else list(found)
+        return found if isinstance(found, (Halt, mv.Moves)) else list(found)
     elif kind.follows_edges:
         return Halt("output", "an output of edges", "not_traced")
     return want

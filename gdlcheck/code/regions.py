@@ -105,6 +105,8 @@ def _one(whole, block, old, pv, k: int, box, partial, halt: Halt, fixed):
         return po
     if (pv is not None and pv.labels is not None) or (po is not None and po.labels is not None):
         return halt
+    if mv.turned(pv) or mv.turned(po):   # axes swapped: blocks are followed axis by axis
+        return halt
     old_axes = mv.still(whole.dim()).axes if po is None else po.axes
     new_axes = mv.still(whole.dim()).axes if pv is None else pv.axes
     if any(isinstance(p, mv.Unordered) for p in old_axes + new_axes):

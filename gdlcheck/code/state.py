@@ -5,7 +5,11 @@ read through ``type(self)``), followed through containers and objects at any dep
 ``__dict__`` and ``__slots__``), once per object (a cycle ends where it began): tensors by
 content (a buffer rebound through ``.data`` is the same object with new values), numpy arrays by
 their bytes, random generators by their state, numbers and strings by value; functions, classes
-and Python modules met as values by identity.  Python's and numpy's global random states are
+and Python modules met as values by identity.  The user's own functions the module holds (its
+classes' methods, functions kept as attributes) add what they keep outside it: their closures'
+cells and the globals their code names (``OTHER.n`` of another module too), through the user's
+functions they name in turn; torch's, the standard library's and installed packages' functions are
+trusted to keep none.  Python's and numpy's global random states are
 part of it; torch's generator is compared by the caller.  A call that changes any of it is not
 proved: its next call may compute something else.  Past :data:`MAX_STATE_NODES` objects the
 fingerprint is refused rather than cut short (the proof stops, saying so).
@@ -14,6 +18,7 @@ fingerprint is refused rather than cut short (the proof stops, saying so).
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import random
 import types
@@ -33,6 +38,9 @@ _BY_IDENTITY = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
 # a subclass, a tensor or an array goes the long way)
 _AS_VALUE = frozenset((int, float, str, bool, type(None), complex, bytes))
 _CONTAINERS = frozenset((list, tuple, set, frozenset, dict, collections.OrderedDict))
+# the exact types of _BY_IDENTITY (a class's methods, most of its dict): no isinstance chain
+_IDENTITY_KINDS = frozenset((types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
+                             types.CodeType, types.FrameType, staticmethod, classmethod, property))
 
 
 class StateTooLarge(Exception):
@@ -50,24 +58,36 @@ def snapshot(module) -> dict:
 
 def _snapshot(module) -> dict:
     walk = _Fingerprint()
+    of = walk.of
+    script_method = walk.torch._C.ScriptMethod
     modules = list(module.named_modules())
     for _, m in modules:   # a submodule met as a value is named by its place; its own keys walk it
         walk._visit(m)
     out = {}
     for name, m in modules:
         for key, value in list(vars(m).items()):
-            if isinstance(value, walk.torch._C.ScriptMethod):   # a scripted module binds its compiled
-                continue   # methods on first use: code, not state (its tensors are walked as any module's)
+            if isinstance(value, script_method):   # a scripted module binds its compiled methods on
+                continue   # first use: code, not state (its tensors are walked as any module's)
             if key in ("_parameters", "_buffers", "_modules"):
                 for k, v in list(value.items()):
-                    out[(name, k)] = walk.of(v)
+                    out[(name, k)] = of(v)
             else:
-                out[(name, key)] = walk.of(value)
+                out[(name, key)] = of(value)
         for i, cls in enumerate(type(m).__mro__[:-1]):   # every class but object; a subclass named as its
             key = (name, f"<class {cls.__qualname__}>")    # base (class Linear(nn.Linear)) is a key of its own
             if key in out:
                 key = (name, f"<class {cls.__module__}.{cls.__qualname__}, base {i}>")
             out[key] = walk.of_class(cls)
+    for name, m in modules:   # the user's own functions the module may run: what they keep outside it
+        for cls in type(m).__mro__[:-1]:
+            for attr, value in list(vars(cls).items()):
+                fn = _function(value)
+                if fn is not None and _users(fn):
+                    out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
+        for key, value in list(vars(m).items()):
+            fn = _function(value)
+            if fn is not None and _users(fn):
+                out[(name, f"<code {key}>")] = walk.code(fn)
     out[("", "python random")] = random.getstate()
     state = np.random.get_state()
     out[("", "numpy random")] = (state[0], state[1].tobytes(), state[2:])
@@ -81,21 +101,33 @@ class _Fingerprint:
         import torch
 
         self.torch = torch
+        self.tensor_kinds = (torch.Tensor, torch.nn.Parameter, getattr(torch.nn, "Buffer", torch.Tensor))
         self.seen: dict[int, int] = {}
         self.keep: list = []   # the objects seen, alive until the walk ends (ids stay theirs)
+        self.codes: set[int] = set()   # the functions whose code state was taken
 
     def of_class(self, cls):
         key = self._visit(cls)
         if isinstance(key, tuple):   # fingerprinted once in this walk; a class is itself (no count of
             return ("class again", id(cls))   # objects met before it, which a lazily made cache shifts)
-        return ("class", cls.__qualname__, tuple((k, self.of(v)) for k, v in list(vars(cls).items())
-                                                 if not isinstance(v, _BY_IDENTITY)))
+        of = self.of
+        return ("class", cls.__qualname__, tuple([(k, of(v)) for k, v in list(vars(cls).items())
+                                                  if type(v) not in _IDENTITY_KINDS
+                                                  and not isinstance(v, _BY_IDENTITY)]))
 
     def of(self, value):
         kind = type(value)
         if kind in _AS_VALUE:
             return value
+        if kind in _CONTAINERS:   # most of a module's attributes (its hook tables): what the chain below gives
+            key = self._visit(value)
+            return key if key.__class__ is tuple else self._container(value)
+        if kind in _IDENTITY_KINDS:
+            return ("identity", id(value))
         torch = self.torch
+        if kind in self.tensor_kinds:   # torch's own tensor, parameter and buffer: what the chain below gives
+            key = self._visit(value)
+            return key if key.__class__ is tuple else ("tensor", id(value), content_digest(value))
         if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
             return value
         if isinstance(value, _BY_IDENTITY):
@@ -103,8 +135,6 @@ class _Fingerprint:
         key = self._visit(value)
         if isinstance(key, tuple):
             return key
-        if kind in _CONTAINERS:   # most of a module's attributes (its hook tables): what the chain below gives
-            return self._container(value)
         if isinstance(value, torch.Tensor):
             return ("tensor", id(value), content_digest(value))
         if isinstance(value, np.ndarray):
@@ -132,27 +162,95 @@ class _Fingerprint:
             return ("object", type(value).__qualname__, id(value))
         return ("object", type(value).__qualname__, tuple(fields))
 
+    def code(self, fn):
+        """What a function of the user's own code keeps outside the module: the contents of its
+        closure's cells, and the globals its code names (a counter in a list, a module's attribute
+        named in it, ``OTHER.n``), through the user's functions it names in turn."""
+        if id(fn) in self.codes:
+            return ("code again", fn.__qualname__)
+        self.codes.add(id(fn))
+        self.keep.append(fn)
+        cells = []
+        for cell in fn.__closure__ or ():
+            try:
+                cells.append(self._held(cell.cell_contents, ()))
+            except ValueError:   # a cell not yet filled
+                cells.append(("empty cell",))
+        names = _names(fn.__code__)
+        held = fn.__globals__
+        named = tuple((n, self._held(held[n], names)) for n in names if n in held)
+        return ("code", fn.__qualname__, tuple(cells), named)
+
+    def _held(self, value, names):
+        fn = _function(value)
+        if fn is not None:
+            return self.code(fn) if _users(fn) else ("identity", id(value))
+        if isinstance(value, types.ModuleType):   # its attributes the code names (OTHER.n)
+            attrs = vars(value)
+            return ("module", value.__name__, tuple((n, self.of(attrs[n])) for n in names if n in attrs))
+        return self.of(value)
+
     def _container(self, value):
         """A list, tuple, set or dict (or a subclass) by its items: a set's sorted, the others in order."""
+        of = self.of
         if isinstance(value, (list, tuple)):
-            return (type(value).__name__, tuple(self.of(v) for v in value))
+            return (type(value).__name__, tuple([of(v) for v in value]))
         if isinstance(value, (set, frozenset)):
-            return (type(value).__name__, tuple(sorted((self.of(v) for v in value), key=repr)))
-        return ("dict", tuple((self.of(k), self.of(v)) for k, v in list(value.items())))
+            return (type(value).__name__, tuple(sorted([of(v) for v in value], key=repr)))
+        return ("dict", tuple([(of(k), of(v)) for k, v in list(value.items())]) if value else ())
 
     def _visit(self, value):
         """The object's first-visit number, or ``("again", number)`` when it was met before."""
-        found = self.seen.get(id(value))
+        seen = self.seen
+        key = id(value)
+        found = seen.get(key)
         if found is not None:
             return ("again", found)
-        if len(self.seen) >= MAX_STATE_NODES:
+        count = len(seen)
+        if count >= MAX_STATE_NODES:
             raise StateTooLarge(f"more than {MAX_STATE_NODES:,} objects")
-        self.seen[id(value)] = len(self.seen)
+        seen[key] = count
         self.keep.append(value)
-        return len(self.seen) - 1
+        return count
 
 
 _MISSING = object()
+
+
+def _function(value):
+    """The Python function behind a value (a function, a static or class method), or None."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    return value if isinstance(value, types.FunctionType) else None
+
+
+def _names(code) -> tuple:
+    """The global and attribute names a code object uses, with those of the code inside it
+    (comprehensions, lambdas, nested functions)."""
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.extend(_names(const))
+    return tuple(dict.fromkeys(names))
+
+
+def _users(fn) -> bool:
+    """The function is the user's own code: not torch's, gdlcheck's, the standard library's or an
+    installed package's (those are trusted to keep no state that changes what a call computes)."""
+    return _own_file(fn.__code__.co_filename)
+
+
+@functools.lru_cache(maxsize=4096)
+def _own_file(path: str) -> bool:
+    import os
+    import sysconfig
+
+    if path.startswith("<") and not path.startswith("<string"):   # frozen modules
+        return False
+    path = os.path.abspath(path)
+    trusted = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    trusted.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # gdlcheck
+    return not any(path.startswith(os.path.abspath(t) + os.sep) for t in trusted)
 
 
 def _slots(cls) -> tuple:
@@ -165,6 +263,8 @@ def _digest(data) -> bytes:
 
 
 def changed(before: dict, after: dict) -> list[str]:
+    if before == after:   # the usual answer, in one comparison
+        return []
     keys = list(dict.fromkeys(list(before) + list(after)))
     return [f"{name + '.' if name else ''}{key}" for name, key in keys
             if before.get((name, key)) != after.get((name, key))]

@@ -20,11 +20,17 @@ from dataclasses import dataclass, field
 from gdlcheck.layers.rules import Reason
 
 RULES: dict = {}
+TURNED: dict = {}  # operation object -> its rule for moves that swap axes (a grid's rotation)
 UNITS: dict = {}   # torch.nn class -> the rule of the whole module (a theorem about the class)
 
 
 class NoRule(Exception):
     """The rule does not cover this call (the reason is the message): the output is not known."""
+
+
+class NotUnit(NoRule):
+    """A unit's theorem is not about this module at all (a convolution without circular padding):
+    what the operations inside said is the note, not the theorem's reason."""
 
 
 def rule(*ops):
@@ -36,6 +42,37 @@ def rule(*ops):
             RULES[op] = fn
         return fn
     return register
+
+
+def turned(*ops):
+    """Register the decorated function as the rule of each operation in ``ops`` for moves that
+    swap axes (:attr:`~gdlcheck.code.moves.Moves.order`).  The walker hands such a move only to
+    these rules: the others read a move's axes one by one, and would drop its order."""
+    def register(fn):
+        for op in ops:
+            if op in TURNED:
+                raise ValueError(f"two rules for {op} under swapped axes")
+            TURNED[op] = fn
+        return fn
+    return register
+
+
+def lookup_turned(func):
+    """The rule of ``func`` for moves that swap axes, or None."""
+    import torch
+
+    found = TURNED.get(func)
+    if found is None and torch.Tag.pointwise in getattr(func, "tags", ()):
+        found = TURNED.get(POINTWISE)
+    return found
+
+
+def for_moves(found, func, moves: dict):
+    """The rule that may see ``moves``: ``found`` itself, or where a move swaps axes, the rule of
+    :data:`TURNED` (None: there is none)."""
+    if any(getattr(m, "order", None) is not None for v in moves.values() for m in (v if isinstance(v, list) else [v])):
+        return lookup_turned(func)
+    return found
 
 
 def step(rule_name: str):
@@ -78,6 +115,14 @@ def out_arguments(func) -> list[str]:
     """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
     return [a.name for a in func._schema.arguments
             if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+
+
+def overwritten(func) -> list[str]:
+    """The argument an in-place operation writes whole, whatever it held: ``copy_``'s ``self``
+    (every entry becomes ``src``'s, broadcast)."""
+    import torch
+
+    return ["self"] if func is torch.ops.aten.copy_.default else []
 
 
 POINTWISE = object()   # the key of the elementwise rule
@@ -191,6 +236,25 @@ def unit_of(module):
     if any(callable(getattr(cls, name, None)) for name in vars(module)):
         return None   # forward, _conv_forward ... replaced on the instance
     return found
+
+
+def unit_moves(found, module, m, inner, blind, where: str):
+    """A unit's theorem for one generator: the output's moves from the input's ``m``; where the
+    theorem does not apply, what the operations inside said (``inner``) stands, unless they
+    stopped too: then the input's own stop, or the theorem's reason, is the note."""
+    if isinstance(m, Halt):
+        return m if isinstance(inner, Halt) else inner   # the first cause, carried through the unit
+    if getattr(m, "order", None) is not None and not getattr(found, "turns", False):
+        return inner   # a move that swaps axes, for a theorem about each axis on its own
+    try:
+        return found(module, m, *blind)
+    except NotUnit:
+        return inner
+    except NoRule as why:
+        name = type(module).__name__
+        return Halt(where or name, f"{name} ({why})", "no_op_rule") if isinstance(inner, Halt) else inner
+    except Exception:   # an axis in an order not known (moves.Unordered)
+        return inner
 
 
 class Halt:

@@ -43,8 +43,8 @@ def _fresh():
     import torch
 
     aten = torch.ops.aten
-    return frozenset({aten.empty.memory_format, aten.empty_like.default, aten.new_empty.default,
-                      aten.new_empty_strided.default, aten.empty_strided.default})
+    return frozenset({aten.empty.memory_format, aten.empty_like.default, aten.empty_permuted.default,
+                      aten.new_empty.default, aten.new_empty_strided.default, aten.empty_strided.default})
 
 
 FRESH = _fresh()
@@ -198,7 +198,7 @@ def reads(walk, op) -> bool:
     targets = _targets(op, bound)
     for t in op.tensors:
         if not any(t is w for w in targets) and walk.unwritten.touches(t):
-            what = f"the code reads memory it allocated and never wrote ({op.func})"
+            what = f"the code reads memory no operation wrote ({op.func}): it holds what it held before"
             if op.outs:   # what it returns is not known (a torch kernel may copy such cells and write
                 walk._halt_outputs(op.outs, Halt(walk.place() or str(op.func), what, "no_op_rule"))   # them
             else:         # later: circular padding); a value read into Python stops the proof

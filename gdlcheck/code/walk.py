@@ -34,7 +34,10 @@ from gdlcheck.code.table import (
     NoRule,
     Out,
     bind,
+    for_moves,
     out_arguments,
+    overwritten,
+    unit_moves,
     unit_of,
     writes,
 )
@@ -235,15 +238,9 @@ class Walk:
             return
         from torch.utils._python_dispatch import _disable_current_modes
 
-        with _disable_current_modes():   # made outside the walk: not operations of the call
+        with _disable_current_modes():   # made outside the walk, and reading the kernel: not operations of the call
             blind = (_without_values(x), _without_values(output))
-        per = []
-        for k in range(len(self.gens)):
-            m = a.per[k]
-            try:   # where the theorem does not apply, what the operations inside said stands
-                per.append(inner.per[k] if isinstance(m, Halt) else found(module, m, *blind))
-            except Exception:   # NoRule, or an axis in an order not known (moves.Unordered)
-                per.append(inner.per[k])
+            per = [unit_moves(found, module, m, i, blind, self.place()) for m, i in zip(a.per, inner.per)]
         self.values[output] = Abstract(False, per, free=a.free)
         if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
             self.steps.append((self.place(), type(module).__name__, "theorem1", []))
@@ -259,8 +256,8 @@ class Walk:
             halt = Halt(self.place() or _op_text(func), f"{_op_text(func)} (on a nested tensor)", "no_op_rule")
             return self._halt_outputs(list(_tensors(out)), halt)
         bound = bind(func, args, kwargs)
-        for name in out_arguments(func):   # an out= buffer is written whole: its old values do not count
-            bound.pop(name, None)
+        for name in out_arguments(func) + overwritten(func):   # an out= buffer, or copy_'s self, is written
+            bound.pop(name, None)                               # whole: its old values do not count
             before.pop(name, None)
         slots = [out] if not isinstance(out, (tuple, list)) else list(out)
         per_out: list[list] = [[] for _ in slots]
@@ -328,6 +325,10 @@ class Walk:
 
     def _one(self, found, func, bound, moves, out, k: int, count: int) -> list:
         where = self.place() or _op_text(func)
+        found = for_moves(found, func, moves)   # a move that swaps axes reaches only the rules that follow it
+        if found is None:
+            return [Halt(where, f"{_op_text(func)} (the generator swaps axes here: the rule follows each axis on its "
+                                "own)", "no_op_rule")] * count
         try:
             result = found(Call(func, bound, moves, out, self.gens[k]))
         except NoRule as why:

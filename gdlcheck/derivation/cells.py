@@ -48,7 +48,7 @@ def full_labels(label, n: int, order: int) -> np.ndarray:
     """The whole pattern of a closed form, written block by block of the first index.
 
     Index arrays are int32 and each block's temporaries stay near ``_BLOCK_CELLS`` cells, so
-    the peak stays close to the int32 pattern itself (docs/performance.md: within 4x).
+    the peak stays close to the int32 pattern itself (docs/design.md section 7: within 4x).
     """
     if order == 0:
         return np.asarray(label(), dtype=np.int32).reshape(())

@@ -12,7 +12,7 @@ from gdlcheck.derivation.basis import derive
 from gdlcheck.errors import GroupError
 from gdlcheck.groups import PermGroup
 from gdlcheck.scale import exponent, frobenius_ratio, scaled
-from gdlcheck.shown import Shown, presenter_of
+from gdlcheck.shown import Shown, figure_of, presenter_of
 
 
 @dataclass(repr=False)
@@ -30,7 +30,7 @@ class Projected(Shown):
     def plot(self):
         """The ``project --plot`` picture: the input, its projection and ``|W - P|``, as a
         matplotlib ``Figure`` (``.savefig(path)`` writes it)."""
-        return presenter_of(self).figure(self)
+        return figure_of(self)
 
     def to_json(self, input: str = "<matrix>") -> dict:
         """The ``project --format json`` object (``input``: the matrix's name)."""

@@ -21,7 +21,7 @@ from gdlcheck.errors import GdlcheckError, LimitError
 from gdlcheck.groups import PermGroup
 from gdlcheck.inputs.expr import parse_expr
 from gdlcheck.limits import MAX_JSON_CELLS, MAX_JSON_PATTERN_CELLS
-from gdlcheck.shown import Shown, presenter_of
+from gdlcheck.shown import Shown, figure_of
 
 # The sympy matrix of a derivation is built entry by entry: keep it for readable sizes.
 MAX_SYMPY_MATRIX_ENTRIES = 1 << 16
@@ -54,7 +54,7 @@ class Derived(Shown):
     free_parameters : int
         ``dimension * channels_in * channels_out``.
 
-    ``to_json()`` is the ``derive --format json`` object (its keys are stable: added, never renamed), ``report()``
+    ``to_json()`` is the ``derive --format json`` object (docs/design.md section 6), ``report()``
     the text report, ``plot()`` the ``derive --plot`` picture.
     """
 
@@ -215,7 +215,7 @@ class Derived(Shown):
     def plot(self):
         """The ``derive --plot`` picture (the sharing pattern coloured by orbit, and for a 2-D grid
         group the map of kernel offsets) as a matplotlib ``Figure``."""
-        return presenter_of(self).figure(self)
+        return figure_of(self)
 
     def __repr__(self) -> str:
         return (f"<Derived {self.group.describe()} order {self.in_order} -> {self.out_order}: {self.form}, "

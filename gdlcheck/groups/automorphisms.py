@@ -25,33 +25,38 @@ from gdlcheck.groups.perm import fixes
 from gdlcheck.groups.refinement import refinement_search
 
 
-def _automorphisms(C: np.ndarray, fixed: int | None = None, count: bool = True, progress=None):
+def _automorphisms(C: np.ndarray, fixed: int | None = None, count: bool = True, progress=None,
+                   compacted: bool = False):
     """``(generators, order)`` of the colour matrix's automorphisms (fixing ``fixed``).
 
     Cheap cases first (every vertex told apart; no edges), then individualisation and
     refinement in numpy (:func:`refinement_search`), then BLISS on the layered graph within
-    its edge budget.
+    its edge budget.  ``compacted``: the colours are ``0..k-1`` already (:func:`compact` would
+    return ``C``; it costs a pass over the entries).
     """
     n = C.shape[0]
     if fixed is None and n > 1:
-        vertex_class = vertex_invariants(compact(C))
+        K = C if compacted else compact(C)
+        vertex_class = vertex_invariants(K)
         if int(vertex_class.max()) + 1 == n:   # every vertex told apart: only the identity
             return [], 1
         if has_edges(C):
-            found = refinement_search(C, progress=progress)
+            found = refinement_search(K, progress=progress, compacted=True)
             if found is not None:
                 return found
             check_layered_size(C)
     return bliss_automorphisms(C, fixed, count)
 
 
-def coloured_automorphisms(C: np.ndarray, progress=None) -> tuple[list[tuple[int, ...]], int]:
+def coloured_automorphisms(C: np.ndarray, progress=None, compacted: bool = False) -> tuple[list[tuple[int, ...]], int]:
     """Generators and order of the permutations ``sigma`` with ``C[sigma(i), sigma(j)] == C[i, j]``, by BLISS.
 
     Parameters
     ----------
     C : (n, n) integer colour matrix (equal entries = same colour).
     progress : None, or called with a short description of each step of a long search.
+    compacted : the colours are ``0..k-1``, each present (:func:`colour_classes`' labels), so
+        they need no renumbering.
 
     Returns
     -------
@@ -61,7 +66,7 @@ def coloured_automorphisms(C: np.ndarray, progress=None) -> tuple[list[tuple[int
     n = C.shape[0]
     if n == 0:
         raise GroupError("the graph has no nodes")
-    gens, order = _automorphisms(C, progress=progress)
+    gens, order = _automorphisms(C, progress=progress, compacted=compacted)
     if len(gens) * n * n <= 1 << 24:
         # cheap insurance that the layering kept every colour: each generator must fix C
         if not all(fixes(g, C) for g in gens):  # pragma: no cover - a bug, not a user error

@@ -1,4 +1,4 @@
-"""The catalogue of groups (docs/groups.md): one ``Family`` record per group family.
+"""The catalogue of groups (docs/design.md section 2): one ``Family`` record per group family.
 
 A record (:class:`~gdlcheck.groups.family.Family`) says everything gdlcheck knows about a
 family: its name and aliases, how it is sized, how to build its generators (each with its
@@ -155,6 +155,8 @@ def _sized_name(key: str) -> str:
 
 def make(family: Family, size) -> PermGroup:
     """The group of ``family`` at ``size`` (``n``, or a shape tuple), with its roles and order."""
+    if family.build is None:
+        raise TypeError(f"the {family.name} family is not built from a size")
     pairs = family.build(size)
     shape = size if isinstance(size, tuple) else None
     n = math.prod(shape) if shape else size
@@ -217,7 +219,7 @@ def from_generators(n: int | None, generators) -> PermGroup:
     # order formulas apply, whatever the generators
     known = recognise(n, list(perms)) if perms else None
     family = FAMILIES[known] if known else FAMILIES["generators"]
-    order = family.order(n) if known else _generated_order(n, perms)
+    order = family.order(n) if known and family.order else _generated_order(n, perms)
     return PermGroup("generators", n, perms, roles=tuple(r for _, r in gens), family=family, order_formula=order)
 
 
@@ -296,7 +298,7 @@ def grid_shape(family: Family, shape=None, n=None) -> tuple[int, ...]:
 
 
 def build_group(name, n=None, shape=None, generators=None, graph=None) -> PermGroup:
-    """Build a group from the catalogue (docs/groups.md).
+    """Build a group from the catalogue (docs/design.md section 2).
 
     Raises :class:`GroupError` for an unknown name, a missing size, or a bad generator.
     """

@@ -48,32 +48,64 @@ def colour_classes(values: np.ndarray, tol: float = 0.0, classes=None) -> np.nda
     return labels.reshape(np.shape(values))
 
 
-# Fibonacci hashing of a float64's bits (the odd constant nearest 2^64 / golden ratio)
-_HASH = np.uint64(0x9E3779B97F4A7C15)
+# Fibonacci hashing of a float64's bits (odd constants near 2^64 / golden ratio), one per level of
+# a _BitTable
+_HASHES = tuple(np.uint64(h) for h in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
+                                       0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53))
+_SHARED = -2   # a slot two values share: they are found in the next level
 
 
 class _BitTable:
     """A hash table of distinct float64 values by their bit patterns: :meth:`find` gives each value's
-    index among them, or -1 where the bits cannot tell (a slot two values share, or other bits for
-    an equal value: ``-0.0`` where the table holds ``0.0``).  A few passes per lookup, where a
-    binary search takes ~log2(k) dependent steps per value."""
+    index among them, or -1 where the bits cannot tell (other bits for an equal value: ``-0.0``
+    where the table holds ``0.0``; a value not among them; or a slot shared at every level).  A few
+    passes per lookup, where a binary search takes ~log2(k) dependent steps per value.
+
+    Values that share a slot go to a further table with another hash, and so on: a quarter of the
+    slots used still puts about one value in nine in a shared slot, which a single table would
+    leave to the binary search (or, for :func:`_distinct_by_sample`, count as missed)."""
 
     def __init__(self, uniq: np.ndarray):
-        bits_of = int(uniq.size).bit_length() + 2          # 2^bits slots, at most a quarter used
-        self.shift = np.uint64(64 - bits_of)
         keys = np.ascontiguousarray(uniq, dtype=np.float64).view(np.uint64)
-        slots = (keys * _HASH) >> self.shift
-        self.keys = np.zeros(1 << bits_of, dtype=np.uint64)
-        self.keys[slots] = keys
-        self.index = np.full(1 << bits_of, -1, dtype=np.int64)
-        self.index[slots] = np.arange(uniq.size)
-        self.index[np.bincount(slots.astype(np.intp), minlength=1 << bits_of) > 1] = -1
+        which = np.arange(uniq.size)
+        self.levels = []    # (hash, shift, keys by slot, index by slot)
+        for mult in _HASHES:
+            if keys.size == 0:
+                break
+            bits_of = int(keys.size).bit_length() + 2          # 2^bits slots, at most a quarter used
+            shift = np.uint64(64 - bits_of)
+            slots = (keys * mult) >> shift
+            shared = np.bincount(slots.astype(np.intp), minlength=1 << bits_of) > 1
+            table = np.zeros(1 << bits_of, dtype=np.uint64)
+            table[slots] = keys
+            index = np.full(1 << bits_of, -1, dtype=np.int64)
+            index[slots] = which
+            index[shared] = _SHARED
+            self.levels.append((mult, shift, table, index))
+            again = shared[slots]
+            keys, which = keys[again], which[again]
+        if keys.size:       # shared at every level (not met in practice): the caller's search decides
+            self.levels[-1][3][self.levels[-1][3] == _SHARED] = -1
 
     def find(self, values: np.ndarray) -> np.ndarray:
         bits = np.ascontiguousarray(values).view(np.uint64)
-        where = (bits * _HASH) >> self.shift
-        found = self.index[where]
-        found[self.keys[where] != bits] = -1
+        found = None
+        at = None            # positions (in values) still to look up, None: all
+        for mult, shift, table, index in self.levels:
+            where = (bits * mult) >> shift
+            here = index[where]
+            here[(here >= 0) & (table[where] != bits)] = -1
+            if found is None:
+                found = here
+            else:
+                found[at] = here
+            later = np.nonzero(here == _SHARED)[0]
+            if later.size == 0:
+                break
+            at = later if at is None else at[later]
+            bits = bits[later]
+        if found is None:           # no level: an empty table finds nothing
+            return np.full(bits.shape, -1, dtype=np.int64)
         return found
 
 
@@ -97,7 +129,29 @@ def _hashed_labels(flat: np.ndarray, uniq: np.ndarray, cluster: np.ndarray, labe
 def value_classes(flat: np.ndarray, tol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The sorted distinct values and the class of each (greedy cut within ``tol``, see
     :func:`colour_classes`); one sort of the values."""
-    uniq = _sorted_distinct(flat)
+    return _classes(_sorted_distinct(flat), tol)
+
+
+def value_labels(values: np.ndarray, tol: float = 0.0):
+    """``(uniq, cluster, labels)``: :func:`value_classes` of ``values``, and their
+    :func:`colour_classes` where they come with the distinct values (a large array of few
+    distinct values: every entry was looked up to find them), else None (then ask
+    :func:`colour_classes` with ``classes=(uniq, cluster)`` if they are needed)."""
+    flat = np.asarray(values, dtype=float).ravel()
+    found = _distinct_by_sample(flat, index=True) if flat.size > 4 * SAMPLE else None
+    uniq, index = found if found is not None else (_sort_distinct(flat), None)
+    uniq, cluster = _classes(uniq, tol)
+    if index is None:
+        return uniq, cluster, None
+    if cluster[-1] + 1 != uniq.size:     # a class holds several values: label the entries by class
+        cluster32 = cluster.astype(index.dtype)
+        for s0 in range(0, index.size, _BLOCK):
+            index[s0:s0 + _BLOCK] = cluster32[index[s0:s0 + _BLOCK]]
+    return uniq, cluster, index.reshape(np.shape(values))
+
+
+def _classes(uniq: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """The greedy cut of the sorted distinct values ``uniq`` within ``tol`` (see :func:`colour_classes`)."""
     if not (np.isfinite(uniq[0]) and np.isfinite(uniq[-1])):   # sorted: NaN and inf sort to the ends
         raise GroupError("the matrix holds NaN or infinite entries; a colour needs a finite number")
     if not (tol > 0 and uniq.size > 1):
@@ -107,13 +161,15 @@ def value_classes(flat: np.ndarray, tol: float = 0.0) -> tuple[np.ndarray, np.nd
     width = tol * math.ldexp(top, -e)
     starts = np.zeros(uniq.size, dtype=bool)
     starts[0] = True
-    step = 1 << 22
+    step = 1 << 20      # gaps a block at a time: a matrix of distinct entries has n^2 values
     with np.errstate(over="ignore"):
         for s0 in range(0, uniq.size - 1, step):
             gap = np.ldexp(np.diff(uniq[s0:s0 + step + 1]), -e)   # exact: scaling by a power of two
             starts[s0 + 1:s0 + 1 + gap.size] = gap > width
     _split_long_runs(uniq, starts, e, width)
-    return uniq, np.cumsum(starts, dtype=np.int32 if uniq.size < 2**31 else np.int64) - 1
+    cluster = np.cumsum(starts, dtype=np.int32 if uniq.size < 2**31 else np.int64)
+    cluster -= 1
+    return uniq, cluster
 
 
 # entries of the sample the distinct values are first read from (twice this many: the first ones,
@@ -124,31 +180,36 @@ SAMPLE = 1 << 16
 def _sorted_distinct(flat: np.ndarray) -> np.ndarray:
     """``np.unique(flat)`` in about twice the memory of ``flat`` (numpy's own takes 3.5x); for a
     large matrix of few distinct values (a layer's tied weights), without sorting its entries."""
-    if flat.size > 4 * SAMPLE:
-        found = _distinct_by_sample(flat)
-        if found is not None:
-            return found
-    return _sort_distinct(flat)
+    found = _distinct_by_sample(flat) if flat.size > 4 * SAMPLE else None
+    return found[0] if found is not None else _sort_distinct(flat)
 
 
-def _distinct_by_sample(flat: np.ndarray) -> np.ndarray | None:
-    """The distinct values of a sample (the first entries and a stride through all), then every
-    entry looked up among them (:class:`_BitTable`) and the few it misses added; None where the
-    sample holds many distinct values or misses many entries (the sort is then the way)."""
+def _distinct_by_sample(flat: np.ndarray, index: bool = False):
+    """``(distinct values, where)``: the distinct values of a sample (the first entries and a
+    stride through all), then every entry looked up among them (:class:`_BitTable`) and the few it
+    misses added; None where the sample holds many distinct values or misses many entries (the
+    sort is then the way).  With ``index``, ``where`` is each entry's index among the distinct
+    values (int32) where the sample missed none, else None."""
     sample = _sort_distinct(np.concatenate([flat[:SAMPLE], flat[::flat.size // SAMPLE]]))
     if sample.size > SAMPLE // 4:
         return None
     table = _BitTable(sample)
+    where = np.empty(flat.size, dtype=np.int32) if index else None
     misses, missed = [], 0
     for s0 in range(0, flat.size, _BLOCK):
         values = flat[s0:s0 + _BLOCK]
-        out = values[table.find(values) < 0]
+        found = table.find(values)
+        out = values[found < 0]
         missed += out.size
         if missed > flat.size // 64:
             return None
         if out.size:
             misses.append(out)
-    return _sort_distinct(np.concatenate([sample, *misses])) if misses else sample
+        elif where is not None and not misses:
+            where[s0:s0 + _BLOCK] = found
+    if misses:
+        return _sort_distinct(np.concatenate([sample, *misses])), None
+    return sample, where
 
 
 def _sort_distinct(flat: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ import numpy as np
 # Nodes per block when pointers are jumped in place: small temporaries, few Python steps.
 BLOCK = 1 << 16
 
-EdgeBlocks = Callable[[], Iterable[tuple[object, np.ndarray]]]
+EdgeBlocks = Callable[[], Iterable[tuple[np.ndarray | slice, np.ndarray]]]
 
 
 def label_components(parent: np.ndarray, edges: EdgeBlocks) -> np.ndarray:

@@ -1,6 +1,6 @@
 """What a catalogue family is: its record (``Family``) and what its generators are (``Role``).
 
-A ``Family`` says everything gdlcheck knows about a family of groups (docs/groups.md):
+A ``Family`` says everything gdlcheck knows about a family of groups (docs/design.md section 2):
 its name and aliases, how it is sized, how to build its generators (each with its
 ``Role``), its order where a formula gives it, and the sentences ``derive --explain`` writes
 for its generators and its form.  The records themselves, one per family, are the
@@ -14,6 +14,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+
+import numpy as np
 
 from gdlcheck.errors import GroupError, param
 from gdlcheck.groups.perm import Perm, cycle_string
@@ -173,7 +175,7 @@ class Family:
     factorial_over: int | None = None
     conclusion: str | None = None
     sentences: dict[str, tuple[str, str]] = field(default_factory=dict)
-    sample: Callable[..., object] | None = None   # (size, rng) -> a uniformly random element
+    sample: Callable[..., np.ndarray] | None = None   # (size, rng) -> a uniformly random element
 
     def sentence(self, role: Role) -> tuple[str, str]:
         """The (matrix, tensor) templates ``--explain`` writes for a generator of this role."""

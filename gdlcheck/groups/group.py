@@ -78,7 +78,7 @@ class PermGroup:
         """The order; None where it is not computed (a group given by generators past the
         Schreier-Sims budget: see :data:`NOT_COMPUTED`)."""
         formula = self.order_formula
-        if formula is NOT_COMPUTED:
+        if isinstance(formula, _NotComputed):
             return None
         if callable(formula):
             return int(formula())
@@ -102,10 +102,11 @@ class PermGroup:
         '100! (about 9.33e157)'
         """
         d = self._factorial_over
-        if self.order_formula is NOT_COMPUTED:
+        order = self.order
+        if order is None:
             return NOT_COMPUTED_TEXT
         if d is None or self.n <= 25:
-            return digits(self.order)
+            return digits(order)
         log10 = math.lgamma(self.n + 1) / math.log(10) - math.log10(d)
         exponent = math.floor(log10)
         mantissa = 10 ** (log10 - exponent)
@@ -122,8 +123,8 @@ class PermGroup:
         if d is not None:
             count = int(math.lgamma(self.n + 1) / math.log(10)) + 1
             if count > MAX_ORDER_DIGITS:
-                order = f"{self.n}!" + ("" if d == 1 else f"/{d}")
-                raise LimitError(f"the order {order} has about {count} digits, over the limit of "
+                formula = f"{self.n}!" + ("" if d == 1 else f"/{d}")
+                raise LimitError(f"the order {formula} has about {count} digits, over the limit of "
                                  f"{MAX_ORDER_DIGITS} digits that JSON output writes out exactly (the text format "
                                  "prints it approximately)")
         order = self.order

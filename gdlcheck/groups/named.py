@@ -1,6 +1,6 @@
 """The generators of each named family of the catalogue, each with what it is (its ``Role``).
 
-The permutations docs/groups.md gives each family: the unit shift, the reflection
+The permutations docs/design.md section 2 gives each family: the unit shift, the reflection
 ``j -> -j``, an n-cycle and a transposition, the 3-cycles of the alternating group, the
 unit shift along each axis of a grid, and the grid's rotation and reflection.  Grid points
 are flattened row-major.  Each function maps the size (``n``, or a shape tuple) to the

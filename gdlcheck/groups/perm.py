@@ -1,4 +1,4 @@
-"""Permutations in array form, and how they act (docs/groups.md).
+"""Permutations in array form, and how they act (docs/design.md section 1).
 
 The convention, as runnable examples (pytest runs them with ``--doctest-modules``):
 
@@ -314,7 +314,10 @@ def check_perm(arr, n: int | None, label: str | None = None) -> Perm:
         raise GroupError(f"generator {label}: point {out[0]} is out of range 0..{m - 1}")
     if len(set(arr)) != m:
         seen: set[int] = set()
-        dup = next(x for x in arr if x in seen or seen.add(x))
+        for dup in arr:     # the first point seen twice
+            if dup in seen:
+                break
+            seen.add(dup)
         missing = min(set(range(m)) - set(arr))
         raise GroupError(
             f"generator {label} is not a bijection: {dup} appears twice and {missing} is missing; "

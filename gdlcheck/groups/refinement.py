@@ -69,16 +69,18 @@ def _target_class(col: np.ndarray) -> int:
     return int(candidates[np.argmin(sizes[candidates])])
 
 
-def refinement_search(C: np.ndarray, progress=None):
+def refinement_search(C: np.ndarray, progress=None, compacted: bool = False):
     """``(generators, order)`` of the automorphisms of the colour matrix ``C`` by
-    individualisation and refinement, or None where it is not conclusive (see above)."""
+    individualisation and refinement, or None where it is not conclusive (see above).
+    ``compacted``: the colours are ``0..k-1`` already."""
     n = C.shape[0]
-    C = compact(C)
+    if not compacted:
+        C = compact(C)
     k = int(C.max()) + 1
     tables = (_hash_tables(k, 11), _hash_tables(k, 12), _hash_tables(n + MAX_BASE + 2, 13))
     start = refine(C, compact(np.diag(C)).astype(np.int64), tables)
     # the base: individualise the least point of the first smallest class until discrete
-    levels = []             # (partition before, target label, base point)
+    levels: list[tuple[np.ndarray, int, int]] = []     # (partition before, target label, base point)
     P = start
     while True:
         label = _target_class(P)

@@ -146,20 +146,24 @@ def _check_identifier(name: str) -> None:
 
 
 def _build(node: ast.AST, sympy):
+    """The sympy value of ``node``, which :func:`_check` admitted: an int or float constant, a
+    name, a unary operator, a call of a function by name, or a binary operator."""
     if isinstance(node, ast.Constant):
         if isinstance(node.value, int):
             return sympy.Integer(node.value)
-        if not math.isfinite(node.value):
-            raise ExprError(f"number {node.value!r} is not finite")
-        return sympy.Rational(repr(node.value))
+        if isinstance(node.value, float) and math.isfinite(node.value):
+            return sympy.Rational(repr(node.value))
+        raise ExprError(f"number {node.value!r} is not finite")
     if isinstance(node, ast.Name):
         return symbol(node.id)
     if isinstance(node, ast.UnaryOp):
         value = _build(node.operand, sympy)
         return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.Call):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         arg = _build(node.args[0], sympy)
         return _bounded(getattr(sympy, node.func.id)(arg), node)
+    if not isinstance(node, ast.BinOp):
+        raise TypeError(f"{type(node).__name__} reached the expression builder unchecked")
     left = _build(node.left, sympy)
     right = _build(node.right, sympy)
     op = node.op

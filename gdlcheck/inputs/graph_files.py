@@ -22,11 +22,13 @@ rounds to a number past int64.
 
 from __future__ import annotations
 
+import importlib
 import io
 import math
 import os
 import zipfile
 import zlib
+from types import ModuleType
 
 import numpy as np
 
@@ -35,8 +37,9 @@ from gdlcheck.inputs.files import read_bytes
 from gdlcheck.inputs.matrices import load_matrix, read_npy_header
 from gdlcheck.limits import MAX_GRAPH_BYTES, MAX_MATRIX_ENTRIES, MAX_POINTS
 
+lzma: ModuleType | None
 try:
-    import lzma
+    lzma = importlib.import_module("lzma")
 except ImportError:   # a Python built without it reads no LZMA member either
     lzma = None
 
@@ -120,8 +123,8 @@ def read_sparse_npz(data: bytes, path: str):
             raise SpecError(f"not a scipy.sparse .npz file (no member {name}.npy)", file=path)
         return _read_member(archive, info, kinds, ndim, budget, path)
 
-    fmt = member("format", "SU", 0)
-    fmt = fmt.item().decode("ascii", "replace") if fmt.dtype.kind == "S" else str(fmt.item())
+    stored = member("format", "SU", 0)
+    fmt = stored.item().decode("ascii", "replace") if stored.dtype.kind == "S" else str(stored.item())
     if fmt not in _MEMBERS:
         raise SpecError(f"a sparse graph in format {fmt[:20]!r} is not read; save it as csr, csc or coo", file=path)
     shape = member("shape", "iu", 1)

@@ -70,15 +70,15 @@ def parse_table(text: str, delimiter: str | None = None, integers: bool = False)
             raise SpecError(f"row {i} has {count} entries, expected {width}")
     if len(lines) * width > MAX_SYMBOLIC_ENTRIES:
         _refuse_large_non_numeric(lines, delimiter, odd, len(lines) * width)
-    rows = [[c.strip() for c in (ln.split(delimiter) if delimiter else ln.split())] for ln in lines]
-    for i, r in enumerate(rows):
+    entries = [[c.strip() for c in (ln.split(delimiter) if delimiter else ln.split())] for ln in lines]
+    for i, r in enumerate(entries):
         if delimiter and any(c == "" for c in r):
             raise SpecError(f"row {i} has an empty entry")
-    _refuse_header(rows)
-    a = to_array(rows, "")
+    _refuse_header(entries)
+    a = to_array(entries, "")
     if a.dtype == object and not SYMBOLS_LINE.search(text):
         i, j = next(index for index, v in np.ndenumerate(a) if getattr(v, "free_symbols", None))
-        raise SpecError(f"entry [{i}, {j}] is {shorten(rows[i][j], TOKEN)!r}, not a number: a matrix file holds "
+        raise SpecError(f"entry [{i}, {j}] is {shorten(entries[i][j], TOKEN)!r}, not a number: a matrix file holds "
                         "numbers; to read words as symbols, make '# symbols' its first line (or write a spec)")
     return a
 

@@ -168,7 +168,7 @@ def read_safetensors(path: str) -> list[Tensor]:
             a = np.empty(math.prod(shape), dtype=_SAFETENSORS_DTYPES[dtype])
             with open(path, "rb") as fh:
                 fh.seek(start + begin)
-                got = fh.readinto(memoryview(a).cast("B"))
+                got = fh.readinto(a.data.cast("B"))
             if got != a.nbytes or end - begin != a.nbytes:
                 raise SpecError(f"tensor {printable(shorten(name, 60))}: the file holds {min(got, end - begin)} "
                                 f"bytes of its data, its shape and dtype need {a.nbytes}", file=path)

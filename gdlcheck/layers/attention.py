@@ -27,7 +27,7 @@ class Attention(Composite):
     kind = "attention"
     depends_on = "content"
     mixes_points = True      # G X, G an n x n matrix of scores
-    _weights = ("wq", "wk", "wv", "wo", "table", "bias_b")
+    _weights: tuple[str, ...] = ("wq", "wk", "wv", "wo", "table", "bias_b")
 
     def __init__(self, wq, wk, wv, wo=None, heads=1, weights="softmax", scale=None, mask="none", table=None,
                  bias_b=None):

@@ -268,7 +268,7 @@ def estimated_pass_cost(layer: Layer, n: int, channels: int) -> int:
     an n x n matrix times X (``(nnz + n d) d`` on a sparse graph instead), and ``n`` x the
     entries of each channel weight (X W)."""
     A = layer.graph()
-    if hasattr(A, "nnz"):
+    if A is not None and hasattr(A, "nnz"):
         return (int(A.nnz) + n * channels) * channels
     cost = n * channels
     if layer.mixes_points:

@@ -200,7 +200,9 @@ class BuildContext:
 
 # --------------------------------------------------------------------------- the registry
 
-Builder = Callable[[dict, BuildContext, str], Layer]
+# (raw, ctx, where) -> the layer; the sequential's also takes items_at=, where a list written in place of
+# a layer puts its items (where[i], not where.layers[i])
+Builder = Callable[..., Layer]
 KINDS: dict[str, tuple[Builder, tuple[str, ...], tuple[str, ...]]] = {}
 
 

@@ -152,7 +152,7 @@ def _build_sequential(raw, ctx, where, items_at: str | None = None):
         raise ctx.error("layers is a non-empty list of layers", at)
     spec_channels = ctx.spec.channels if ctx.spec is not None else None
     current = spec_channels
-    layers = []
+    layers: list[Layer] = []
     for k, item in enumerate(items):
         here = f"{at}[{k}]"
         layer = build_layer(item, ctx, here)
@@ -168,7 +168,8 @@ def _build_sequential(raw, ctx, where, items_at: str | None = None):
             current = layer.in_channels
         if layer.uses_graph and any(prev.uses_graph for prev in layers):
             first = next(prev.graph() for prev in layers if prev.uses_graph)
-            if not np.array_equal(first, layer.graph()):
+            graph = layer.graph()
+            if first is None or graph is None or not np.array_equal(first, graph):
                 raise ctx.error("all graph: input layers of a sequence read one graph, but this adjacency differs "
                                 "from the first one's", here)
         layers.append(layer)

@@ -32,6 +32,7 @@ class Linear(Layer):
 
     def __init__(self, W: np.ndarray, b=None):
         self.W, self.b = W, b
+        self.points = int(W.shape[1])
 
     def forward(self, X, A=None):
         Y = self.W @ X
@@ -46,10 +47,6 @@ class Linear(Layer):
             b = exact_array(self.b)
             Y = Y + (b[:, None] if isinstance(b, np.ndarray) and b.ndim == 1 else b)
         return Y
-
-    @property
-    def points(self):
-        return int(self.W.shape[1])
 
     def aggregations(self, X, A=None):
         return [self.W]

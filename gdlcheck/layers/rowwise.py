@@ -5,6 +5,8 @@ A row-wise map commutes with every permutation of the rows: ``f(PX) = P f(X)``.
 
 from __future__ import annotations
 
+import numpy as np
+
 from gdlcheck.layers.activations import activate, sqrt
 from gdlcheck.layers.base import Composite
 from gdlcheck.layers.build import register
@@ -75,7 +77,7 @@ def _build_mlp(raw, ctx, where):
                                                                and not isinstance(items[0][0], list)):
         raise ctx.error("weights is a list of matrices (a list of lists of rows); wrap one matrix in [ ]",
                         f"{where}.weights")
-    weights = []
+    weights: list[np.ndarray] = []
     for k, item in enumerate(items):
         W = ctx.matrix(item, f"{where}.weights[{k}]")
         if weights and W.shape[0] != weights[-1].shape[1]:

@@ -17,7 +17,7 @@ class EquivariantLinear(torch.nn.Module):
     """A linear layer whose weight is exactly the form a permutation group forces.
 
     ``y = W x + b`` with ``W`` constant on each orbit of ``group`` on index tuples
-    (docs/layers.md): one parameter per orbit and channel pair, ``derive(group, in_order, out_order,
+    (docs/design.md section 1): one parameter per orbit and channel pair, ``derive(group, in_order, out_order,
     in_channels, out_channels).free_parameters`` in all, and a bias constant on each orbit of the
     output's index tuples (one per output orbit and channel).  It is computed by the structure
     the derivation knows (:mod:`gdlcheck.nn.paths`: a convolution, the symmetric group's sums

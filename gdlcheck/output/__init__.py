@@ -1,6 +1,6 @@
 """Output for people and pipelines: JSON objects, rich reports, and every sentence in them.
 
-* :mod:`~gdlcheck.output.report`: every JSON object (keys stable: added, never renamed);
+* :mod:`~gdlcheck.output.report`: every JSON object (docs/design.md section 6);
 * rich renderables, one module per command (never prints, never makes a Console):
   :mod:`~gdlcheck.output.render_verify`, :mod:`~gdlcheck.output.render_derive` (and ``project``),
   :mod:`~gdlcheck.output.render_groups` (and ``symmetries``), :mod:`~gdlcheck.output.render_inspect`,

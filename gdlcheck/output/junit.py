@@ -23,6 +23,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from gdlcheck.output.words import constraint_lines, fact_text, undecided_lines, witness_text
+from gdlcheck.verdicts import Verdict
 
 SUITE = "gdlcheck verify"
 # What XML 1.0 cannot hold: its Char production is tab, newline, carriage return and
@@ -46,24 +47,25 @@ def junit_xml(entries) -> str:
     cases, failures, errors = [], 0, 0
     for name, result, extra in entries:
         case = ET.Element("testcase", {"name": name, "classname": "gdlcheck.verify", "file": name})
+        verdict = Verdict.ERROR if result is None else Verdict(result.verdict)
         if result is None:
-            ET.SubElement(case, "error", {"type": "error", "message": extra}).text = extra
+            ET.SubElement(case, "error", {"type": verdict, "message": extra}).text = extra
             errors += 1
-        elif result.verdict == "fails":
+        elif verdict is Verdict.FAILS:
             failing = ", ".join(c.generator for c in result.failing) or "-"
             message = (f"{result.kind} is not {result.expect} under {result.group.describe()} (generator(s) "
                        f"{failing})")
-            ET.SubElement(case, "failure", {"type": "fails", "message": message}).text = "\n".join(
+            ET.SubElement(case, "failure", {"type": verdict, "message": message}).text = "\n".join(
                 [message] + _details(result) + [f"hint: {h}" for h in extra])
             failures += 1
-        elif result.verdict == "inconclusive":
+        elif verdict is Verdict.INCONCLUSIVE:
             lines = undecided_lines(result) + [fact_text(note) for note in result.notes]
-            ET.SubElement(case, "error", {"type": "inconclusive", "message": lines[0] if lines else "inconclusive"}
+            ET.SubElement(case, "error", {"type": verdict, "message": lines[0] if lines else verdict}
                           ).text = "\n".join(lines)
             errors += 1
         else:
             out = ET.SubElement(case, "system-out")
-            out.text = f"{result.verdict}: {result.kind} is {result.expect} under {result.group.describe()}"
+            out.text = f"{verdict}: {result.kind} is {result.expect} under {result.group.describe()}"
         cases.append(case)
     counts = {"name": SUITE, "tests": str(len(cases)), "failures": str(failures), "errors": str(errors),
               "skipped": "0"}

@@ -17,6 +17,7 @@ from gdlcheck.inspection import Inspected
 from gdlcheck.output import report
 from gdlcheck.shown import REPORT_WIDTH, Presenter, register
 from gdlcheck.symmetries import Found
+from gdlcheck.verdicts import Verdict
 from gdlcheck.verification.result import Check, TensorChecked, TensorsChecked, Verified
 
 
@@ -52,8 +53,8 @@ def _verify_figure(result: Verified):
 
     W = result._matrix
     P, distance = project(W, result.group)
-    word = {"fails": "FAIL", "inconclusive": "INCONCLUSIVE"}.get(result.verdict, "PASS")
-    return plot.figure(plot_pictures.matrix_picture(result.input, W, P, result.group, distance, word,
+    return plot.figure(plot_pictures.matrix_picture(result.input, W, P, result.group, distance,
+                                                    Verdict(result.verdict).word,
                                                     tol=result._tol, cells=plot_pictures.counterexample_cells(result)))
 
 

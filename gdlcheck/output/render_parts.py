@@ -1,8 +1,8 @@
 """What every text report is made of: user text that cannot drive the terminal, renderables
-laid out for the width they get, the verdict words, and generators and groups in one line.
+laid out for the width they get, and generators and groups in one line.
 
 The reports of each command (``render_verify``, ``render_derive``, ...) are built from these,
-so a verdict, a group or a long generator reads the same in all of them.  Nothing here prints
+so a group or a long generator reads the same in all of them.  Nothing here prints
 or creates a Console.
 """
 
@@ -23,16 +23,6 @@ class Text(_RichText):
 
     def append(self, text, style=None):
         return super().append(printable(text, keep="\n") if isinstance(text, str) else text, style)
-
-
-VERDICT_WORDS = {
-    "holds": ("PASS", "bold green", "holds exactly"),
-    "holds_within_tolerance": ("PASS", "bold green", "holds within tolerance (not exactly)"),
-    "holds_numerically": ("PASS", "bold green", "holds on every numeric trial"),
-    "fails": ("FAIL", "bold red", "does not hold"),
-    "inconclusive": ("INCONCLUSIVE", "bold yellow", "could not be decided exactly"),
-    "error": ("ERROR", "bold red", "input error"),
-}
 
 
 # Generators wider than this are shortened in the verify table (the full cycle string is in

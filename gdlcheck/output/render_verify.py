@@ -20,7 +20,6 @@ from gdlcheck.output.render_matrices import number_text
 from gdlcheck.output.render_parts import (
     GENERATOR_WIDTH,
     LONG_GENERATOR_WIDTH,
-    VERDICT_WORDS,
     ByWidth,
     Text,
     group_line,
@@ -37,6 +36,7 @@ from gdlcheck.output.words import (
     witness_text,
 )
 from gdlcheck.text import short_cycles
+from gdlcheck.verdicts import Method, Verdict
 
 
 def _fmt(x) -> str:
@@ -87,7 +87,8 @@ def render_verify(result, hints: tuple[str, ...] = (), explain: bool = False) ->
 
 
 def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = False) -> RGroup:
-    word, style, meaning = VERDICT_WORDS[result.verdict]
+    verdict = Verdict(result.verdict)
+    word, style, meaning = verdict.word, verdict.style, verdict.meaning
     title = Text.assemble((word, style), "  ", (result.input, "bold"),
                           (f"  [{result.name}]" if result.name else "", "dim"))
     head = Table.grid(padding=(0, 2))
@@ -163,7 +164,7 @@ def generator_name(group: PermGroup | None, generator: str, long: bool = False) 
 
 
 def _check_cells(c, group: PermGroup | None = None) -> tuple[str, str, str, str, str, str]:
-    res = "PASS" if c.passed else ("FAIL" if c.passed is False else "UNDECIDED")
+    res = Verdict.HOLDS.word if c.passed else (Verdict.FAILS.word if c.passed is False else "UNDECIDED")
     if c.passed and c.exact is True:
         res = "PASS (exact)"
     elif c.passed and c.exact is False:
@@ -187,7 +188,7 @@ def _checks(checks, width: int, group: PermGroup | None = None):
     shown = _shown_checks(checks)
     rows = [_check_cells(c, group) for c in shown]
     rest = _rest_line(checks, shown)
-    kinds = {c.method == "numeric" for c in shown if c.relative_error is not None}
+    kinds = {c.method == Method.NUMERIC for c in shown if c.relative_error is not None}
     if len(kinds) == 2:   # one column, two measures: say which is which
         rest = [Text(RELATIVE_LEGEND, style="dim"), *rest]
     # every column at its widest cell; between two columns a padding space on each side and the
@@ -239,16 +240,14 @@ def render_summary(entries) -> RGroup:
 
 
 def _summary(entries, width: int) -> RGroup:
+    verdicts = [_verdict(r) for _, r in entries]
     held = sum(1 for _, r in entries if r is not None and r.passed)
-    failed = sum(1 for _, r in entries if r is not None and r.verdict == "fails")
-    open_ = sum(1 for _, r in entries if r is not None and r.verdict == "inconclusive")
-    unreadable = sum(1 for _, r in entries if r is None)
+    failed, open_, unreadable = (verdicts.count(v) for v in (Verdict.FAILS, Verdict.INCONCLUSIVE, Verdict.ERROR))
     count = Text(count_line(len(entries), held, failed, open_, unreadable), style="bold")
     if width < 60:  # too narrow for four columns: one block per input
         lines: list = [Text("summary", style="bold")]
-        for name, r in entries:
-            word, style, _ = VERDICT_WORDS[r.verdict if r is not None else "error"]
-            lines.append(Text.assemble((word, style), "  ", name))
+        for (name, r), verdict in zip(entries, verdicts):
+            lines.append(Text.assemble((verdict.word, verdict.style), "  ", name))
             detail = f"{r.kind}, {r.group.describe()}" if r is not None else "could not be read (see standard error)"
             lines.append(Text("  " + detail, style="dim"))
         return RGroup(*lines, count)
@@ -256,13 +255,12 @@ def _summary(entries, width: int) -> RGroup:
     longest = max(len(name) for name, _ in entries)
     kinds = max([len("layer")] + [len(r.kind) for _, r in entries if r is not None])
     groups = max([len("group")] + [len(r.group.describe()) for _, r in entries if r is not None])
-    verdicts = max([len("verdict")] + [len(VERDICT_WORDS[r.verdict if r is not None else "error"][0])
-                                       for _, r in entries])
+    widest = max([len("verdict")] + [len(verdict.word) for verdict in verdicts])
     # the names come first: four columns where every name fits on its line, else the layer and its
     # group share a column, so the names keep what is left before they wrap (between two columns:
     # a space of padding on each side and the box's space)
-    joined = longest + kinds + groups + verdicts + 9 > width
-    room = width - (max(kinds, groups) + verdicts + 6 if joined else kinds + groups + verdicts + 9)
+    joined = longest + kinds + groups + widest + 9 > width
+    room = width - (max(kinds, groups) + widest + 6 if joined else kinds + groups + widest + 9)
     table.add_column("input", overflow="fold", min_width=max(12, min(longest, room)))
     if joined:
         table.add_column("layer, group", overflow="fold")
@@ -270,16 +268,20 @@ def _summary(entries, width: int) -> RGroup:
         table.add_column("layer", overflow="fold")
         table.add_column("group")
     table.add_column("verdict", no_wrap=True)
-    for name, r in entries:
+    for (name, r), verdict in zip(entries, verdicts):
         if r is None:
             cells = [Text("-", style="dim")] if joined else [Text("-", style="dim"), Text("-", style="dim")]
-            table.add_row(Text(name), *cells, Text("ERROR", style="bold red"))
-            continue
-        word, style, _ = VERDICT_WORDS[r.verdict]
-        cells = [Text(f"{r.kind}\n{r.group.describe()}")] if joined else [Text(r.kind), Text(r.group.describe())]
-        table.add_row(Text(name), *cells, Text(word, style=style))
-    notes = [Text("ERROR: the input could not be read (standard error says why)", style="dim")] if unreadable else []
+        else:
+            cells = [Text(f"{r.kind}\n{r.group.describe()}")] if joined else [Text(r.kind), Text(r.group.describe())]
+        table.add_row(Text(name), *cells, Text(verdict.word, style=verdict.style))
+    notes = [Text(f"{Verdict.ERROR.word}: the input could not be read (standard error says why)", style="dim")
+             ] if unreadable else []
     return RGroup(table, *notes, count)
+
+
+def _verdict(result) -> Verdict:
+    """The verdict of an input's result, :attr:`Verdict.ERROR` for one that could not be read (None)."""
+    return Verdict.ERROR if result is None else Verdict(result.verdict)
 
 
 def render_weights(path: str, checked) -> ByWidth:
@@ -297,28 +299,29 @@ def _weights(path: str, checked, width: int) -> RGroup:
         one_size = len({c.result.group.n for c in judged}) == 1
         against = f" against {group.describe()}" if one_size else f" against {group.name}, each tensor at its own n"
     title = Text(f"{path}: {len(checked)} tensor(s)" + against, style="bold")
-    counts = [sum(1 for c in checked if c.judged and c.verdict in ("holds", "holds_within_tolerance",
-                                                                   "holds_numerically")),
-              sum(1 for c in checked if c.verdict == "fails"), sum(1 for c in checked if c.verdict == "inconclusive"),
+    verdicts = [Verdict(c.verdict) for c in checked]
+    counts = [sum(1 for c, verdict in zip(checked, verdicts) if c.judged and verdict.passed),
+              verdicts.count(Verdict.FAILS), verdicts.count(Verdict.INCONCLUSIVE),
               sum(1 for c in checked if c.error is not None)]
-    not_judged = sum(1 for c in checked if c.verdict == "not_judged")
+    not_judged = verdicts.count(Verdict.NOT_JUDGED)
     line = count_line(len(checked), *counts).replace("input", "tensor")
     if not_judged:
         line = (line + ", " if ":" in line else line + ": ") + f"{not_judged} not judged"
     count = Text(line, style="bold")
     rows = []
-    for c in checked:
-        word, style = ("-", "dim") if c.verdict == "not_judged" else VERDICT_WORDS[c.verdict][:2]
+    for c, verdict in zip(checked, verdicts):
         shape = " x ".join(map(str, c.shape))
         distance = "-" if c.distance is None else number_text(c.distance)
-        rows.append((Text(c.name), shape, "-" if c.n is None else str(c.n), Text(word, style=style), distance))
+        rows.append((Text(c.name), shape, "-" if c.n is None else str(c.n), Text(verdict.word, style=verdict.style),
+                     distance))
     notes = [Text(f"{c.name}: {tensor_note(c)}", style="dim") for c in checked if tensor_note(c)]
     if counts[3]:
-        notes.append(Text("ERROR: the tensor could not be checked (standard error says why)", style="dim"))
+        notes.append(Text(f"{Verdict.ERROR.word}: the tensor could not be checked (standard error says why)",
+                          style="dim"))
     if width < 60:  # one block per tensor
         lines: list = [title]
-        for name, shape, n, verdict, distance in rows:
-            lines.append(Text.assemble(verdict, "  ", name))
+        for name, shape, n, word, distance in rows:
+            lines.append(Text.assemble(word, "  ", name))
             lines.append(Text(f"  {shape}, n = {n}, relative distance {distance}", style="dim"))
         return RGroup(*lines, *notes, count)
     # the title above the table, not in it: rich pads a table's title to the table's width

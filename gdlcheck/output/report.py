@@ -1,4 +1,4 @@
-"""Every JSON object gdlcheck prints (keys stable: added, never renamed), built from the library's results.
+"""Every JSON object gdlcheck prints (docs/design.md section 6), built from the library's results.
 
 Pure data with a deterministic key order; floats keep full round-trip precision (``repr``).
 Every object carries ``schema_version``; keys are added, never renamed.
@@ -26,6 +26,7 @@ from gdlcheck.output.words import (
     json_float,
     undecided_lines,
 )
+from gdlcheck.verdicts import Method, Verdict
 from gdlcheck.verification.result import Check, TensorChecked, Verified
 
 SCHEMA_VERSION = 1
@@ -64,7 +65,7 @@ def check_json(c: Check) -> dict:
            "max_abs_error": json_float(c.max_abs_error), "relative_error": json_float(c.relative_error),
            "counterexample": counterexample(c.witness)}
     if c.relative_error is not None:   # the two relative errors are of different things: name which
-        out["relative_to"] = RELATIVE_TO[c.method == "numeric"]
+        out["relative_to"] = RELATIVE_TO[c.method == Method.NUMERIC]
     if c.exact is not None:
         out["exact"] = c.exact
     if c.trials is not None:
@@ -84,7 +85,7 @@ def verify_json(result: Verified, hints=()) -> dict:
         "group": group_json(result.group),
         "expect": result.expect,
         "passed": result.passed,
-        "verdict": result.verdict,
+        "verdict": Verdict(result.verdict).value,
         "checks": [check_json(c) for c in result.checks],
         "constraints": constraint_lines(result),
     }
@@ -108,7 +109,7 @@ def verify_json(result: Verified, hints=()) -> dict:
 
 
 def error_json(input_name: str, message: str) -> dict:
-    return {"schema_version": SCHEMA_VERSION, "input": input_name, "passed": False, "verdict": "error",
+    return {"schema_version": SCHEMA_VERSION, "input": input_name, "passed": False, "verdict": Verdict.ERROR.value,
             "error": message}
 
 
@@ -130,16 +131,16 @@ def tensor_json(checked: TensorChecked, message: str | None = None) -> dict:
         out = {**head, **{k: v for k, v in out.items() if k not in head}}
         out["relative_distance"] = json_float(checked.distance)   # project's key
         if checked.undecided:   # checked at its own n, it may mix features: not judged, its checks kept
-            out.update(passed=None, verdict=checked.verdict)
+            out.update(passed=None, verdict=Verdict(checked.verdict).value)
     elif checked.kernel is not None:
         kernel = checked.kernel
-        out = {**head, "passed": kernel.passed, "verdict": kernel.verdict,
-               "checks": [{"generator": c.role, "method": "exact", "passed": c.passed,
+        out = {**head, "passed": kernel.passed, "verdict": Verdict(kernel.verdict).value,
+               "checks": [{"generator": c.role, "method": Method.EXACT.value, "passed": c.passed,
                            "max_abs_error": json_float(c.max_abs_error), "relative_error": json_float(c.relative_error),
                            "counterexample": None if c.index is None else {"index": list(c.index)}}
                           for c in kernel.checks]}
     else:
-        out = {**head, "passed": None, "verdict": checked.verdict}
+        out = {**head, "passed": None, "verdict": Verdict(checked.verdict).value}
     if note is not None:
         out["note"] = note
     return out

@@ -4,6 +4,7 @@ judged, what a kernel's verdict leaves to the model, and how near a failing matr
 from __future__ import annotations
 
 from gdlcheck.output.words import NEAR_DISTANCE, distance_text
+from gdlcheck.verdicts import Verdict
 
 
 def tensor_note(checked) -> str | None:
@@ -12,7 +13,7 @@ def tensor_note(checked) -> str | None:
     from gdlcheck.verification.tensors import EVEN_KERNEL, KERNEL, KERNEL_GROUP, NO_SIZE, NOT_POINTS, OWN_N
 
     size = f"n = {checked.n}" if checked.n is not None else " x ".join(map(str, checked.shape)) or "a scalar"
-    if checked.role == "matrix" and checked.verdict == "fails" and 0 < (checked.distance or 0) < NEAR_DISTANCE:
+    if checked.role == "matrix" and checked.verdict == Verdict.FAILS and 0 < (checked.distance or 0) < NEAR_DISTANCE:
         return (f"near miss: {distance_text(checked.distance)} from the nearest equivariant matrix; "
                 f"{project_command(checked)} gives it")
     if checked.why == OWN_N and checked.undecided:

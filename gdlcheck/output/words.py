@@ -17,6 +17,7 @@ from gdlcheck.limits import (
 )
 from gdlcheck.output.proof import stop_text
 from gdlcheck.text import safe_str, short_cycles, shorten
+from gdlcheck.verdicts import Verdict
 from gdlcheck.verification.result import (
     Law,
     MovedCallWitness,
@@ -368,7 +369,7 @@ def near_miss_hint(result: Verified, tol_given: bool, project_command: str | Non
     from gdlcheck.errors import param
 
     failing = result.failing
-    if result.verdict != "fails" or tol_given or not failing:
+    if result.verdict != Verdict.FAILS or tol_given or not failing:
         return None
     errors = [c.relative_error for c in failing]
     if all(e is not None and 0 < e < NEAR_MISS for e in errors):
@@ -397,7 +398,7 @@ def distance_text(distance: float) -> str:
 
 def undecided_lines(result: Verified) -> list[str]:
     """What an inconclusive verification could not decide, one line per open question."""
-    if result.verdict != "inconclusive":
+    if result.verdict != Verdict.INCONCLUSIVE:
         return []
     open_checks = [c for c in result.checks if c.passed is None]
     if open_checks:

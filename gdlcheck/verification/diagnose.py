@@ -47,7 +47,7 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
                                         first_trial=FIRST_TRIAL)
         except (ValueError, IndexError, GdlcheckError):
             return False
-        return all(r.relative_error <= options.tol for r in residuals)
+        return all(r.relative_error is not None and r.relative_error <= options.tol for r in residuals)
 
     found = False
     if y == "P" and holds(Law(a, "none")):

@@ -10,7 +10,8 @@ Per generator, the exact verdict comes from the first of these that decides it:
 
 Trials (``--method``): ``numeric`` and ``both`` always run them, ``exact`` never; ``auto``
 runs them where the exact methods leave a generator undecided, or where they are cheap (an
-input of at most ``CHEAP_TRIALS`` numbers), as a cross-check.
+input of at most ``CHEAP_TRIALS`` numbers), as a cross-check: ``CROSS_CHECK_TRIALS`` of them
+after a torch module's proof that holds for every generator (its moved call was a trial).
 """
 
 from __future__ import annotations
@@ -48,12 +49,16 @@ from gdlcheck.verification.verdict import decide, judge
 CHEAP_TRIALS = 4096
 # the trials check this many uniformly random elements of the group besides its generators
 TRIAL_ELEMENTS = 1
+# auto's cross-check after a traced proof that holds for every generator runs this many trials (each
+# one input, its pass, and a pass per generator and per random element): the proof carries a trial
+# of its own, its moved call under a random element of the group (docs/verdicts.md)
+CROSS_CHECK_TRIALS = 1
 
 
 def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant", channels: int = 1,
                  options: Options | None = None, input: str = "-", kind: str | None = None,
                  name: str | None = None) -> Verified:
-    """Run the checks ``options.method`` asks for and reach a verdict (docs/verdicts.md).
+    """Run the checks ``options.method`` asks for and reach a verdict (docs/design.md section 5).
 
     Floating-point warnings are silenced: overflow is detected and reported explicitly.
     """
@@ -66,7 +71,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     method = options.method
     notes: list[Fact] = []
     form = layer.linear_form()
-    # docs/verdicts.md: symbolic weights pass only when the exact check holds, so
+    # docs/design.md section 5: symbolic weights pass only when the exact check holds, so
     # --method numeric on them runs the exact checks as well.
     symbolic_weights = form is not None and bool(layer.symbols())
     if method == "numeric" and symbolic_weights and group.gens:
@@ -79,10 +84,14 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     settled = bool(exact) and all(r.exact is not None for r in exact)
     cheap = group.n * channels <= CHEAP_TRIALS
     if method in ("numeric", "both") or (method == "auto" and (not settled or cheap)):
+        trials = options.trials
+        if method == "auto" and _traced_proof_holds(proof):
+            # a cross-check only: the proof's moved call was a trial already
+            trials = min(trials, CROSS_CHECK_TRIALS)
         # before any pass: with no generator the trials still run the layer once each
-        check_trial_budget(layer, group.n, channels, options.trials, len(group.gens) + TRIAL_ELEMENTS)
+        check_trial_budget(layer, group.n, channels, trials, len(group.gens) + TRIAL_ELEMENTS)
         try:
-            residuals.extend(trial_residuals(layer, group, default_law(layer, expect), channels, options.trials,
+            residuals.extend(trial_residuals(layer, group, default_law(layer, expect), channels, trials,
                                              options.seed, form=form, elements=TRIAL_ELEMENTS))
         except LayerError as err:
             # An exact verdict stands on its own; without one the overflow is the user's to fix.
@@ -107,6 +116,13 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
                     culprit=_culprit(proof, checks) if verdict == FAILS else None)
 
 
+def _traced_proof_holds(proof: Proof | None) -> bool:
+    """A torch module's proof at the dispatcher (it carries its moved call, a numeric trial) that
+    holds for every generator, its moved call agreeing."""
+    return proof is not None and proof.source == "trace" and bool(proof.proven) and proof.holds \
+        and proof.disagreement is None
+
+
 def moved_call_residual(found: Disagreement) -> Residual:
     """A traced proof's moved call that contradicts it, as a numeric check of its group element
     (one trial) with the first differing entry as its counterexample."""
@@ -123,7 +139,8 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
     proved = {g for g in names if proof is not None and proof.proven.get(g)}
     residuals = {g: Residual(g, "exact", exact=True, symbolic=True, detail="proved") for g in proved}
     open_gens = [s for s in group.gen_arrays() if generator_name(s) not in proved]
-    equations, why_not = [], None
+    equations: list = []
+    why_not: Fact | None = None
     if open_gens and form is not None:
         W, b = form
         found, equations = weight_residuals(W, b, _restricted(group, open_gens), expect, witness_tol=options.tol)

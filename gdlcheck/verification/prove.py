@@ -23,7 +23,7 @@ import numpy as np
 from gdlcheck.errors import SpecError
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Layer
-from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, generator_text
+from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, Condition, Reason, generator_text
 from gdlcheck.verification.result import Proof, Step, Stop
 
 
@@ -51,7 +51,7 @@ def prove(layer: Layer, group: PermGroup, expect: str = "equivariant") -> Proof:
                         "use expect: invariant", where="expect")
     for g, state in states.items():
         if state == EQUIVARIANT and wanted == INVARIANT:
-            stops.setdefault(g, Stop(steps[0], None, "output_equivariant"))
+            stops.setdefault(g, Stop(steps[0], None, Reason.OUTPUT_EQUIVARIANT))
     return Proof(steps, {g: states[g] == wanted for g in names}, {g: stops[g] for g in names if g in stops
                                                                  and states[g] != wanted})
 
@@ -73,7 +73,7 @@ def _walk(layer, group, gens, names, states, steps, stops, depth) -> dict:
     if rule is None:
         for g in names:
             if states[g] == EQUIVARIANT:
-                stops.setdefault(g, Stop(step, None, "no_rule"))
+                stops.setdefault(g, Stop(step, None, Reason.NO_RULE))
         # identical inputs give identical outputs, whatever the layer does
         return {g: INVARIANT if states[g] == INVARIANT else None for g in names}
     if layer.combinator == "sequence":
@@ -84,7 +84,7 @@ def _walk(layer, group, gens, names, states, steps, stops, depth) -> dict:
         inner = _walk(layer.children()[0], group, gens, names, states, steps, stops, depth + 1)
         # X + f(X): f equivariant keeps the rows together; f invariant adds one row to all
         return {g: states[g] if states[g] is not None and inner[g] is not None else None for g in names}
-    failed = {}
+    failed: dict[str, Condition] = {}
     for c in step.conditions:
         if not c.holds:
             failed.setdefault(c.generator, c)

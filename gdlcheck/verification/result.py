@@ -11,6 +11,7 @@ anything: :class:`Verified` (what ``gdlcheck.verify`` returns), its checks and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -18,19 +19,29 @@ from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import PermGroup, cycle_string
 from gdlcheck.layers import Fact
 from gdlcheck.layers.rules import Disagreement, Proof, Step, Stop  # noqa: F401  (re-exported)
-from gdlcheck.shown import Serialised, Shown, presenter_of
+from gdlcheck.shown import Serialised, Shown, figure_of, presenter_of
 from gdlcheck.tolerances import ROUNDING, TOL
+from gdlcheck.verdicts import Method, Verdict
 
-METHODS = ("auto", "exact", "numeric", "both")
 
-# Verdicts (JSON "verdict"); the README's verdict table says what each means.
-HOLDS = "holds"                                   # exact check: holds with no deviation at all
-HOLDS_WITHIN_TOLERANCE = "holds_within_tolerance"  # exact check: deviation within tol of the largest entry
-HOLDS_NUMERICALLY = "holds_numerically"           # only the numeric check applies, and it holds
-FAILS = "fails"
-INCONCLUSIVE = "inconclusive"
-ERROR = "error"
-NOT_JUDGED = "not_judged"                         # a tensor of a weights file that is not a map on the points
+class Judged(Protocol):
+    """What :class:`TensorChecked` reads of a kernel's check (``tensors.KernelChecked``, which
+    sits above this module): its verdict."""
+
+    @property
+    def verdict(self) -> str: ...
+
+
+METHODS = tuple(m.value for m in Method)
+
+# Verdicts (JSON "verdict"), as the members of gdlcheck.verdicts.Verdict
+HOLDS = Verdict.HOLDS
+HOLDS_WITHIN_TOLERANCE = Verdict.HOLDS_WITHIN_TOLERANCE
+HOLDS_NUMERICALLY = Verdict.HOLDS_NUMERICALLY
+FAILS = Verdict.FAILS
+INCONCLUSIVE = Verdict.INCONCLUSIVE
+ERROR = Verdict.ERROR
+NOT_JUDGED = Verdict.NOT_JUDGED
 # why a square tensor of a weights file was checked at its own n: the group's size was not given
 # (TensorChecked.why; gdlcheck.verification.tensors says what each tensor is)
 OWN_N = "own_n"
@@ -82,7 +93,8 @@ class WeightWitness:
     value: object
     image_value: object
     # numeric weights: the pair that differs most, where it is not this one (the first pair over the
-    # tolerance, the counterexample a failure names, may be off by rounding where another is off by a trained drift)
+    # tolerance, the counterexample a failure names by docs/design.md section 5, may be off by rounding
+    # where another is off by a trained drift)
     largest: WeightWitness | None = None
 
 
@@ -228,7 +240,7 @@ class Verified(Shown):
         if W is None or W.dtype == object:
             raise GdlcheckError("plot() draws a matrix of numbers; this result is of "
                                 f"{'a symbolic matrix' if W is not None else 'a ' + self.kind}")
-        return presenter_of(self).figure(self)
+        return figure_of(self)
 
     def __repr__(self) -> str:
         return (f"<Verified {self.verdict}: {self.input} ({self.kind}) against {self.group.describe()}, "
@@ -252,7 +264,7 @@ class TensorChecked(Serialised):
     role: str = "matrix"
     n: int | None = None
     why: str | None = None
-    kernel: object | None = None
+    kernel: Judged | None = None
 
     @property
     def verdict(self) -> str:

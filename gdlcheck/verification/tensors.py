@@ -106,7 +106,7 @@ class KernelChecked:
 def check_kernel(K: np.ndarray, group: PermGroup, tol: float) -> KernelChecked:
     """The kernel ``K : (out, in, k)`` or ``(out, in, k, k)`` under the reflections, rotations and
     mirrors among ``group``'s generators (a shift or translation sets no condition)."""
-    checks = []
+    checks: list[KernelCheck] = []
     for k in range(len(group.gens)):
         role = group.role(k).kind
         if role in ("reflection", "grid-reflection"):

@@ -32,6 +32,8 @@ def judge(residual: Residual, tol: float, method: str = "auto") -> Check:
     fields = {f.name: getattr(residual, f.name) for f in dataclass_fields(Residual)}
     if residual.symbolic:
         passed = residual.exact
+    elif residual.relative_error is None:
+        raise ValueError(f"the {residual.method} residual of {residual.generator} measured no relative error")
     else:
         passed = bool(residual.relative_error <= tol)
     if residual.method == "numeric" and passed:
@@ -122,8 +124,8 @@ def within_rounding(check: Check, rounding: float, magnitude: float = 0.0) -> bo
 def random_code(result: Verified, randomness: Fact) -> Verified:
     """The verdict of code that failed its trials and whose output changes between two calls on
     the same input (``randomness`` says so): the differences the trials saw may be the
-    randomness, so there is no verdict on the symmetry (docs/verdicts.md: code
-    under test that is random is inconclusive, not breaking it).  Inconclusive, with the randomness as its note and no
+    randomness, so there is no verdict on the symmetry (docs/design.md section 9: reported as
+    random, not as breaking it).  Inconclusive, with the randomness as its note and no
     diagnosis of a failure that may not be one."""
     if result.verdict != FAILS:
         return result

@@ -14,12 +14,16 @@
 * :mod:`~gdlcheck.code.rules.puts`: writes at indices (``index_put``, ``index_copy``) and
   ``unsafe_split``;
 * :mod:`~gdlcheck.code.rules.attention`: attention kernels (Theorem 4) and the encoder layer;
+* :mod:`~gdlcheck.code.rules.grid`: moves that swap axes (a grid's rotations and mirrors) and
+  ``rot90``; :mod:`~gdlcheck.code.rules.grid_conv` the kernel condition of a circular convolution
+  under them;
 * :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions).
 """
 
 from gdlcheck.code.rules import (  # noqa: F401
     attention,
     elementwise,
+    grid,
     index,
     layout,
     linalg,

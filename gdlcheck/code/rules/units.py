@@ -14,7 +14,8 @@ import numpy as np
 import torch
 
 from gdlcheck.code import moves as mv
-from gdlcheck.code.table import NoRule, unit
+from gdlcheck.code.rules import grid_conv
+from gdlcheck.code.table import NoRule, NotUnit, unit
 
 
 def rotation(p) -> bool:
@@ -28,17 +29,20 @@ def rotation(p) -> bool:
 def circular_convolution(module, moves, x, out):
     """Theorem 1: with circular padding that keeps every axis's length and stride 1, output
     position ``i`` reads the input at ``i + offsets`` mod the length, so a shift of the input
-    shifts the output alike.  The channels must not move; the batch axis may."""
+    shifts the output alike.  The channels must not move; the batch axis may.  A turn or mirror
+    of the grid is followed where the kernel keeps it (:func:`grid_conv.turned_convolution`)."""
     spatial = len(module.kernel_size)
     if module.padding_mode != "circular" or any(s != 1 for s in module.stride):
-        raise NoRule("not a circular convolution of stride 1")
+        raise NotUnit("not a circular convolution of stride 1")
     if tuple(out.shape[-spatial:]) != tuple(x.shape[-spatial:]):
-        raise NoRule("a circular convolution that changes the length")
+        raise NotUnit("a circular convolution that changes the length")
     axes = mv.axes_or_still(moves, x.dim())
     lead = x.dim() - spatial - 1
     if mv.moving(axes[lead]) or (moves is not None and moves.labels is not None):
         raise NoRule("a convolution over channels that move")
-    for p in axes[lead + 1:]:
-        if not rotation(p):
-            raise NoRule("a circular convolution commutes with shifts, not with this permutation")
+    if mv.turned(moves) or not all(rotation(p) for p in axes[lead + 1:]):
+        return grid_conv.turned_convolution(module, moves, x, out)   # turns and mirrors: by the kernel's symmetry
     return mv.Moves(tuple(axes[:lead]) + (None,) + tuple(axes[lead + 1:]))
+
+
+circular_convolution.turns = True   # the walker may hand it moves that swap axes

@@ -1,6 +1,6 @@
 """Measuring: how far a layer is from commuting with each generator.  No verdicts here.
 
-Three measurements (docs/verdicts.md), each one :class:`Residual` per generator, each in
+Three measurements (docs/design.md section 5), each one :class:`Residual` per generator, each in
 its own module:
 
 * :func:`weight_residuals` (:mod:`.weights`), for layers that say they are linear

@@ -72,7 +72,7 @@ def symbolic_residuals(layer: Layer, group: PermGroup, expect: str, channels: in
         for c in range(channels):
             X[i, c] = sympy.Symbol(f"x_{i}_{c}")
     A = layer.graph()
-    if hasattr(A, "toarray"):  # a scipy.sparse graph; this check runs for n <= 6 only
+    if A is not None and hasattr(A, "toarray"):  # a scipy.sparse graph; this check runs for n <= 6 only
         A = A.toarray()
     A = exact_array(np.asarray(A, dtype=np.float64)) if A is not None else None
     done: list[Residual] = []

@@ -125,7 +125,8 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
     n = group.n
     gens = group.gen_arrays() if gens is None else gens
     gens = list(gens) + random_elements(group, elements, seed, gens)
-    worst: list[tuple[float, float, TrialWitness | None]] = [(0.0, 0.0, None)] * len(gens)
+    # (largest deviation, None past float64's range; its relative size; the witness)
+    worst: list[tuple[float | None, float, TrialWitness | None]] = [(0.0, 0.0, None)] * len(gens)
     largest = [0.0] * len(gens)  # per generator: the largest |value| in and out of its trials
     syms = sorted(layer.symbols(), key=str)
     A = layer.graph()

@@ -8,6 +8,8 @@ simplification under one budget for the whole check.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from gdlcheck.errors import SpecError
@@ -23,7 +25,7 @@ def weight_residuals(W: np.ndarray, b, group: PermGroup, expect: str,
     """Compare the weights with their images under each generator.
 
     A numeric witness is the first pair in row-major order that deviates by more than
-    ``witness_tol`` times the largest entry, else the largest deviation (docs/verdicts.md: a
+    ``witness_tol`` times the largest entry, else the largest deviation (docs/design.md section 5: a
     failure names the first differing pair); where another pair deviates more than ten times as
     much, the witness carries it as ``largest`` (a trained layer's first pair over the tolerance
     may be off by rounding where another is off by a real drift).  Returns the residuals and,
@@ -105,7 +107,8 @@ def _symbolic_weights(W, b, s, expect, budget: Budget | None = None) -> tuple[Re
         W = exact_array(W)  # numeric weights beside a symbolic bias: their differences are equations too
     image = _image(W, s, expect)
     differ = np.argwhere(image != W)
-    pairs = [(image[i, j], W[i, j], (int(i), int(j))) for i, j in differ]
+    pairs: list[tuple[Any, Any, tuple[int, ...]]] = [(image[i, j], W[i, j], (int(i), int(j)))
+                                                     for i, j in differ]
     if b is not None and expect != "invariant" and isinstance(b, np.ndarray) and b.ndim == 1:
         pairs += [(b[s[k]], b[k], (int(k),)) for k in np.argwhere(b[s] != b).ravel()]
     first_bad, undecided, equations = None, False, []
