@@ -115,12 +115,12 @@ def view(call):
     m = call.moves["self"]
     old, new = call.shape("self"), tuple(call.out.shape)
     axes = reshape(old, new, m.axes)
-    if axes is None and m.labels is None:   # a grid's points split into its axes, which the move swaps
-        found = _regroup(old, new, m.axes, turns=True)
-        if found is not None:
-            return mv.with_order(*found)
-    if axes is None:
-        raise NoRule("a reshape that splits or merges a moving axis")
+    if axes is None:   # perhaps the pixels of a grid that turns, split back into its axes
+        from gdlcheck.code.rules import grid
+        try:
+            return grid.view(call)
+        except NoRule:
+            raise NoRule("a reshape that splits or merges a moving axis") from None
     return mv.Moves(tuple(axes), m.labels)
 
 
@@ -133,18 +133,9 @@ def reshape(old, new, perms):
     >>> [None if q is None else q.tolist() for q in reshape((1, 2, 3), (2, 3), (None, p, None))]
     [[1, 0], None]
     """
-    found = _regroup(old, new, perms, turns=False)
-    return None if found is None else found[0]
-
-
-def _regroup(old, new, perms, turns: bool):
-    """``(axes, order)`` after a row-major reshape, or None; with ``turns``, an axis split into axes
-    of one size that its permutation swaps (the points of a square grid under a rotation,
-    :func:`~gdlcheck.code.moves.turn`) gives the order that swaps them."""
     src = [a for a, s in enumerate(old) if s != 1]
     dst = [b for b, s in enumerate(new) if s != 1]
     out = [None] * len(new)
-    order = list(range(len(new)))
     i = j = 0
     while i < len(src) or j < len(dst):
         if i >= len(src) or j >= len(dst):
@@ -174,15 +165,10 @@ def _regroup(old, new, perms, turns: bool):
         merged = mv.product(group, [old[a] for a in gi])
         parts = mv.factor(merged, [new[b] for b in gj])
         if parts is False:
-            found = mv.turn(merged, [new[b] for b in gj]) if turns else None
-            if found is None:
-                return None
-            swap, parts = found
-            for k, o in enumerate(swap):
-                order[gj[k]] = gj[o]
+            return None
         for b, q in zip(gj, parts):
             out[b] = q
-    return out, order
+    return out
 
 
 @rule(aten.select.int)
