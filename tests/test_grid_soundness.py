@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from rule_samples import GridSample, SampleModule  # noqa: E402
+from rule_samples import GridSample, SampleModule, d4_kernel  # noqa: E402
 
 import gdlcheck  # noqa: E402
 from gdlcheck.code import prove  # noqa: E402
@@ -73,6 +73,17 @@ def _steps(rng):
     ]
 
 
+def _padded_steps(rng):
+    """Circular convolutions written by hand: ``F.pad``, then a convolution without padding of its own."""
+    even, odd, wide = _kernel(rng, True), _kernel(rng, False), d4_kernel(C, C, S, S - 1, S)
+    return [
+        ("padded symmetric", lambda x: F.conv2d(F.pad(x[None], (1, 1, 1, 1), mode="circular"), even)[0]),
+        ("padded asymmetric", lambda x: F.conv2d(F.pad(x[None], (1, 1, 1, 1), mode="circular"), odd)[0]),
+        ("padded off centre", lambda x: F.conv2d(F.pad(x[None], (2, 0, 2, 0), mode="circular"), even)[0]),
+        ("padded wide", lambda x: F.conv2d(F.pad(x[None], (S - 1, 0, S - 1, 0), mode="circular"), wide)[0]),
+    ]
+
+
 def _act(g, x):
     flat = x.reshape(x.shape[0], -1)
     moved = torch.empty_like(flat)
@@ -80,10 +91,14 @@ def _act(g, x):
     return moved.reshape(x.shape)
 
 
-def _case(seed):
+def _case(seed, padded: bool = False):
+    """A chain of one to three steps; with ``padded``, a circular convolution by ``F.pad`` first."""
     rng = np.random.default_rng(seed)
     steps = _steps(rng)
     chosen = [steps[i] for i in rng.integers(0, len(steps), int(rng.integers(1, 4)))]
+    if padded:
+        first = _padded_steps(rng)
+        chosen = [first[int(rng.integers(0, len(first)))]] + chosen[:-1]
     invariant = bool(rng.integers(0, 2))
 
     def fn(x):
@@ -131,11 +146,12 @@ def _commutes(fn, invariant, group, seed) -> bool:
     return True
 
 
-def test_every_holds_of_a_random_grid_chain_commutes(monkeypatch):
+@pytest.mark.parametrize("padded", [False, True], ids=["chains", "padded chains"])
+def test_every_holds_of_a_random_grid_chain_commutes(padded, monkeypatch):
     monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)   # the rules alone
     verdicts = []
     for seed in range(120):
-        fn, invariant, group, names = _case(seed)
+        fn, invariant, group, names = _case(seed, padded)
         result = gdlcheck.verify_callable(SampleModule(GridSample(fn)), _group(group), shape=(C, S, S),
                                           points_axis=(1, 2),
                                           expect="invariant" if invariant else "equivariant", method="exact")
@@ -148,9 +164,9 @@ def test_every_holds_of_a_random_grid_chain_commutes(monkeypatch):
 def _wrong_holds(monkeypatch, step: str) -> list:
     """The chains that use ``step`` and hold but do not commute."""
     monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)
-    found = []
+    found, padded = [], step.startswith("padded")
     for seed in range(400):
-        fn, invariant, group, names = _case(seed)
+        fn, invariant, group, names = _case(seed, padded)
         if not any(step in name for name in names):
             continue
         result = gdlcheck.verify_callable(SampleModule(GridSample(fn)), _group(group), shape=(C, S, S),
@@ -171,8 +187,19 @@ def test_a_turned_rule_made_wrong_is_caught(op, monkeypatch):
     assert _wrong_holds(monkeypatch, op)
 
 
-def test_a_kernel_condition_that_always_passes_is_caught(monkeypatch):
+@pytest.mark.parametrize("step", ["plain conv", "padded asymmetric"])
+def test_a_kernel_condition_that_always_passes_is_caught(step, monkeypatch):
     from gdlcheck.code.rules import grid_conv
 
     monkeypatch.setattr(grid_conv, "channel_match", lambda w, turned, bias, groups: np.arange(w.shape[0]))
-    assert _wrong_holds(monkeypatch, "plain conv")
+    assert _wrong_holds(monkeypatch, step)
+
+
+def test_a_padded_convolution_that_takes_every_move_for_a_shift_is_caught(monkeypatch):
+    """The taps' map read off each axis's move as ``j -> j + t`` (no mirror of the offsets): a
+    symmetric kernel padded off centre then seems to keep the turns.  (An asymmetric kernel is
+    still refused by the swap of its taps.)"""
+    from gdlcheck.code.rules import grid_conv
+
+    monkeypatch.setattr(grid_conv, "affine", lambda p: (1, int(p[0])))
+    assert _wrong_holds(monkeypatch, "padded off centre")
