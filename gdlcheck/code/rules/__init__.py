@@ -18,7 +18,10 @@
   ``rot90``; :mod:`~gdlcheck.code.rules.grid_conv` the kernel condition of a circular convolution
   under them; :mod:`~gdlcheck.code.rules.grid_more` ``cat``, ``stack``, slices, splits and norms
   along an axis they keep in place;
-* :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions).
+* :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions);
+* :mod:`~gdlcheck.code.rules.pad`: ``F.pad`` in circular mode, proved whole, and the convolution
+  that reads what it padded (a circular convolution written by hand);
+* :mod:`~gdlcheck.code.rules.pairs`: values on pairs of points (``diagonal``).
 """
 
 from gdlcheck.code.rules import (  # noqa: F401
@@ -30,6 +33,8 @@ from gdlcheck.code.rules import (  # noqa: F401
     layout,
     linalg,
     operators,
+    pad,
+    pairs,
     puts,
     reduce,
     reindex,
