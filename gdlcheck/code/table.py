@@ -112,6 +112,20 @@ def functional(func):
     return None
 
 
+def out_arguments(func) -> list[str]:
+    """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
+    return [a.name for a in func._schema.arguments
+            if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+
+
+def overwritten(func) -> list[str]:
+    """The argument an in-place operation writes whole, whatever it held: ``copy_``'s ``self``
+    (every entry becomes ``src``'s, broadcast)."""
+    import torch
+
+    return ["self"] if func is torch.ops.aten.copy_.default else []
+
+
 POINTWISE = object()   # the key of the elementwise rule
 
 
