@@ -456,6 +456,31 @@ class Lifting(nn.Module):
         return y.view(4, 2, *y.shape[1:]).amax(0)
 
 
+def _group_kernels(kernel):
+    """A P4 group convolution's weight from ``kernel`` ``(Cout, 4, Cin, k, k)``: output rotation ``r``
+    reads input rotation ``s`` through ``kernel[:, s - r]`` turned ``r`` times (Cohen and Welling)."""
+    cout, _, cin = kernel.shape[:3]
+    rows = [torch.cat([torch.rot90(kernel[:, (s - r) % 4], r, (-2, -1)) for s in range(4)], 1) for r in range(4)]
+    return torch.cat(rows).reshape(4 * cout, 4 * cin, *kernel.shape[-2:])
+
+
+class GCNN(nn.Module):
+    """A P4 G-CNN: the lifting layer, a group convolution over the rotations (its input channels
+    move with the rotation), then the maximum over the rotations."""
+
+    def __init__(self):
+        super().__init__()
+        self.lift = Lifting()
+        self.group = nn.Conv2d(8, 8, 3, padding=1, padding_mode="circular").double()
+        with torch.no_grad():
+            self.group.weight.copy_(_group_kernels(torch.randn(2, 4, 2, 3, 3, dtype=F64)))
+            self.group.bias.copy_(torch.randn(2, dtype=F64).repeat(4))
+
+    def forward(self, x):                       # (3, H, W)
+        h = self.group(self.lift.conv(x[None]).relu())[0]
+        return h.view(4, 2, *h.shape[1:]).amax(0)
+
+
 class PaddedLifting(nn.Module):
     """The same lifting layer written by hand: the kernel's rotations made in ``forward``, the
     image padded by ``F.pad(mode="circular")``, then ``F.conv2d``."""
@@ -536,6 +561,7 @@ def grid_models():
             ("D4-symmetric circular Conv2d under p4m", _symmetric_conv(_d4), "p4m", GRID),
             ("P4 lifting layer, max over rotations", Lifting(), "p4", GRID),
             ("P4 lifting layer by F.pad and conv2d", PaddedLifting().double(), "p4", GRID),
+            ("P4 G-CNN: lifting, a group convolution, max over rotations", GCNN(), "p4", GRID),
             ("D4-symmetric CNN with a global mean", D4Net().double(), "p4m", dict(GRID, expect="invariant")),
             ("D4 CNN with batch norm, a skip by cat and a head over channels last", D4Skip(), "p4m",
              dict(GRID, expect="invariant")),

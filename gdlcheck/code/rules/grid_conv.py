@@ -72,14 +72,19 @@ def turned_convolution(module, moves, x, out):
     ``x`` at ``p + A^-1 delta``; it is the output moved by ``g`` where the kernel turned by ``A``
     is the kernel, up to a permutation ``pi`` of the output channels (a lifting layer's rotated
     copies, with their biases), which then moves the channel axis by ``pi``.  The offsets must be
-    centred (symmetric padding) and alike on swapped axes; the input channels stay in place."""
+    centred (symmetric padding) and alike on swapped axes.  Input channels that move by ``rho`` (a
+    P4 group convolution reads the lifting layer's rotations) ask ``W[pi(o), rho(c), A d] =
+    W[o, c, d]``: the turned kernel's input channels are moved by ``rho`` before the match."""
     spatial = len(module.kernel_size)
     nd = x.dim()
     lead = nd - spatial - 1
     m = plain(moves)
     o = normal_order(m, tuple(x.shape))
-    if any(o[a] != a for a in range(lead + 1)) or mv.moving(m.axes[lead]):
-        raise NoRule("a convolution over channels that move")
+    if any(o[a] != a for a in range(lead + 1)):
+        raise NoRule("a convolution whose channels trade places with another axis")
+    rho = m.axes[lead]
+    if mv.moving(rho) and module.groups != 1:
+        raise NoRule("a grouped convolution over channels that move")
     sp_order = tuple(o[lead + 1 + k] - lead - 1 for k in range(spatial))
     signs = []
     for k in range(spatial):
@@ -98,7 +103,12 @@ def turned_convolution(module, moves, x, out):
         raise NoRule("a kernel unlike along two axes the generator swaps")
     w = module.weight.detach().cpu().numpy()
     bias = None if module.bias is None else module.bias.detach().cpu().numpy()
-    pi = channel_match(w, turned_kernel(w, sp_order, tuple(signs)), bias, module.groups)
+    turned_w = turned_kernel(w, sp_order, tuple(signs))
+    if mv.moving(rho):   # turned W[o, rho(c)] = turned W[o, c] before: the input channels moved
+        moved = np.empty_like(turned_w)
+        moved[:, np.asarray(rho)] = turned_w
+        turned_w = moved
+    pi = channel_match(w, turned_w, bias, module.groups)
     if pi is None:
         raise NoRule("the kernel turned as the grid turns is none of its output channels")
     axes = list(m.axes)
