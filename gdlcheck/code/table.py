@@ -22,6 +22,7 @@ from gdlcheck.layers.rules import Reason
 RULES: dict = {}
 TURNED: dict = {}  # operation object -> its rule for moves that swap axes (a grid's rotation)
 UNITS: dict = {}   # torch.nn class -> the rule of the whole module (a theorem about the class)
+FUNCTIONS: dict = {}   # a torch function (torch._C._nn.pad) -> the rule of the whole call (a theorem about it)
 
 
 class NoRule(Exception):
@@ -220,6 +221,18 @@ def unit(*classes):
     def register(fn):
         for cls in classes:
             UNITS[cls] = fn
+        return fn
+    return register
+
+
+def function(*fns):
+    """Register the decorated function as the theorem of each torch function in ``fns``: called as
+    ``theorem(args, kwargs, moves, x, out)`` with the function's arguments, how the generator moves
+    its first argument ``x``, and ``x`` and ``out`` without values; it returns the output's moves, or
+    None where the theorem does not speak (the operations inside then stand)."""
+    def register(fn):
+        for f in fns:
+            FUNCTIONS[f] = fn
         return fn
     return register
 

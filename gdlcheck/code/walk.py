@@ -47,7 +47,9 @@ from gdlcheck.code.values import (
     Storages,
     Values,
     _op_text,
+    _shape,
     _tensors,
+    _without_values,
     content_digest,
     path_key,
     user_line,
@@ -240,7 +242,8 @@ class Walk:
 
         with _disable_current_modes():   # made outside the walk, and reading the kernel: not operations of the call
             blind = (_without_values(x), _without_values(output))
-            per = [unit_moves(found, module, m, i, blind, self.place()) for m, i in zip(a.per, inner.per)]
+            per = [i if mv.wrapped(m) else unit_moves(found, module, m, i, blind, self.place())   # padded: no unit
+                   for m, i in zip(a.per, inner.per)]
         self.values[output] = Abstract(False, per, free=a.free)
         if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
             self.steps.append((self.place(), type(module).__name__, "theorem1", []))
@@ -329,6 +332,10 @@ class Walk:
         if found is None:
             return [Halt(where, f"{_op_text(func)} (the generator swaps axes here: the rule follows each axis on its "
                                 "own)", "no_op_rule")] * count
+        if not getattr(found, "wrapped", False) and any(mv.wrapped(m) for m in moves.values()):
+            # an axis padded circularly is no permutation of its entries: only the rules written for it
+            return [Halt(where, f"{_op_text(func)} (of an axis padded circularly, which only a convolution reads)",
+                         "no_op_rule")] * count
         try:
             result = found(Call(func, bound, moves, out, self.gens[k]))
         except NoRule as why:
@@ -375,25 +382,3 @@ class Walk:
         # "parameter" or "buffer" only for the tensor itself or a view of it; a value made from one
         # is a constant
         return Halt(where, self.of(value).role, "condition", condition)
-
-
-def _shape(t) -> tuple:
-    """A tensor's shape for the path check; a nested (ragged) tensor's by the sizes of its pieces."""
-    if t.is_nested:
-        return ("nested",) + tuple(tuple(r) for r in t._nested_tensor_size().tolist())
-    return tuple(t.shape)
-
-
-def _without_values(value):
-    """Tensors (alone, or in a list or tuple) as meta tensors: the same shape, strides and dtype,
-    no data to read."""
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        try:
-            return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="meta")
-        except (RuntimeError, TypeError, NotImplementedError):   # a sparse or nested layout
-            return torch.empty(value.shape, dtype=value.dtype, device="meta")
-    if isinstance(value, (list, tuple)):
-        return type(value)(_without_values(v) for v in value)
-    return value

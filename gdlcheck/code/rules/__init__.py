@@ -17,7 +17,10 @@
 * :mod:`~gdlcheck.code.rules.grid`: moves that swap axes (a grid's rotations and mirrors) and
   ``rot90``; :mod:`~gdlcheck.code.rules.grid_conv` the kernel condition of a circular convolution
   under them;
-* :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions).
+* :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions);
+* :mod:`~gdlcheck.code.rules.pad`: ``F.pad`` in circular mode, proved whole, and the convolution
+  that reads what it padded (a circular convolution written by hand);
+* :mod:`~gdlcheck.code.rules.pairs`: values on pairs of points (``diagonal``).
 """
 
 from gdlcheck.code.rules import (  # noqa: F401
@@ -28,6 +31,8 @@ from gdlcheck.code.rules import (  # noqa: F401
     layout,
     linalg,
     operators,
+    pad,
+    pairs,
     puts,
     reduce,
     reindex,
