@@ -7,12 +7,14 @@ command line's exit code.  A :class:`Method` is the JSON word of ``--method`` an
 the word), so the JSON is the word itself and a result compares equal to the word the README
 shows; every report, the command line and JUnit read the rest from the member.
 
-A new verdict is one member here, with its word, style, meaning and exit code, and its tests.
+A new verdict is one member here and its row of ``_SHOWN`` (word, style, meaning, whether it passes,
+exit code), with its tests; :mod:`gdlcheck.verification.verdict` decides when a result reaches it.
 """
 
 from __future__ import annotations
 
 from enum import Enum
+from typing import NamedTuple
 
 # The command line's exit codes of a verdict (docs/usage.md): 0 holds, 1 does not hold, 2 an input
 # that could not be read, 3 inconclusive.
@@ -45,39 +47,48 @@ class Verdict(Word):
     @property
     def word(self) -> str:
         """The word a report shows: ``PASS``, ``FAIL``, ``INCONCLUSIVE``, ``ERROR`` (``-``: not judged)."""
-        return _SHOWN[self][0]
+        return _SHOWN[self].word
 
     @property
     def style(self) -> str:
         """The rich style of :attr:`word`."""
-        return _SHOWN[self][1]
+        return _SHOWN[self].style
 
     @property
     def meaning(self) -> str:
         """What the verdict says, after the word (``holds exactly``)."""
-        return _SHOWN[self][2]
+        return _SHOWN[self].meaning
 
     @property
     def passed(self) -> bool:
         """Whether the layer has the symmetry (every ``holds``)."""
-        return self in (Verdict.HOLDS, Verdict.HOLDS_WITHIN_TOLERANCE, Verdict.HOLDS_NUMERICALLY)
+        return _SHOWN[self].passed
 
     @property
     def exit_code(self) -> int:
         """The command line's exit code (a tensor not judged counts for nothing: 0)."""
-        return _EXIT.get(self, EXIT_OK)
+        return _SHOWN[self].exit_code
 
 
+class Shown(NamedTuple):
+    word: str
+    style: str
+    meaning: str
+    passed: bool
+    exit_code: int
+
+
+# Everything said about each verdict: a new verdict is a member above and its row here.
 _SHOWN = {
-    Verdict.HOLDS: ("PASS", "bold green", "holds exactly"),
-    Verdict.HOLDS_WITHIN_TOLERANCE: ("PASS", "bold green", "holds within tolerance (not exactly)"),
-    Verdict.HOLDS_NUMERICALLY: ("PASS", "bold green", "holds on every numeric trial"),
-    Verdict.FAILS: ("FAIL", "bold red", "does not hold"),
-    Verdict.INCONCLUSIVE: ("INCONCLUSIVE", "bold yellow", "could not be decided exactly"),
-    Verdict.ERROR: ("ERROR", "bold red", "input error"),
-    Verdict.NOT_JUDGED: ("-", "dim", "not judged: not a map on the points"),
+    Verdict.HOLDS: Shown("PASS", "bold green", "holds exactly", True, EXIT_OK),
+    Verdict.HOLDS_WITHIN_TOLERANCE: Shown("PASS", "bold green", "holds within tolerance (not exactly)", True, EXIT_OK),
+    Verdict.HOLDS_NUMERICALLY: Shown("PASS", "bold green", "holds on every numeric trial", True, EXIT_OK),
+    Verdict.FAILS: Shown("FAIL", "bold red", "does not hold", False, EXIT_FAIL),
+    Verdict.INCONCLUSIVE: Shown("INCONCLUSIVE", "bold yellow", "could not be decided exactly", False,
+                                EXIT_INCONCLUSIVE),
+    Verdict.ERROR: Shown("ERROR", "bold red", "input error", False, EXIT_INPUT),
+    Verdict.NOT_JUDGED: Shown("-", "dim", "not judged: not a map on the points", False, EXIT_OK),
 }
-_EXIT = {Verdict.FAILS: EXIT_FAIL, Verdict.INCONCLUSIVE: EXIT_INCONCLUSIVE, Verdict.ERROR: EXIT_INPUT}
 
 
 class Method(Word):

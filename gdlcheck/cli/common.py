@@ -266,7 +266,9 @@ def build_group(opts, what: str, n_default: int | None = None):
 def open_output(output: str, mode: str):
     """Open ``-o FILE`` for writing; a path that cannot be opened is the user's error (exit 2)."""
     try:
-        return open(output, mode, **({} if "b" in mode else {"encoding": "utf-8", "errors": "backslashreplace"}))
+        if "b" in mode:
+            return open(output, mode)
+        return open(output, mode, encoding="utf-8", errors="backslashreplace")
     except OSError as err:
         raise GdlcheckError(f"cannot write: {(err.strerror or str(err)).lower()}", file=output) from None
 

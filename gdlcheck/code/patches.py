@@ -186,8 +186,9 @@ def _reads(walk, owner: int):
     def watched(original, name):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
-            if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
-                    and not _ours(sys._getframe(1)):
+            if threading.get_ident() != owner:
+                _another_thread(walk, self, name)
+            elif not walk.busy and walk.everywhere is None and not _ours(sys._getframe(1)):
                 walk.busy = True   # the walk's own look at the tensor reads nothing of the code's
                 try:
                     if _unseen() and _out_of_sight(walk, self):
@@ -272,7 +273,9 @@ def _number_reads(walk, owner: int):
     def watched(original, name):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
-            if threading.get_ident() == owner and not walk.busy and walk.everywhere is None and _unseen():
+            if threading.get_ident() != owner:
+                _another_thread(walk, self, name)
+            elif not walk.busy and walk.everywhere is None and _unseen():
                 walk.busy = True
                 try:
                     if _out_of_sight(walk, self):
@@ -306,6 +309,19 @@ def _unseen() -> bool:
 
     return torch._C._dispatch_tls_is_dispatch_key_excluded(torch._C.DispatchKey.Python) \
         or not torch._C._len_torch_dispatch_stack()
+
+
+def _another_thread(walk, t, name: str) -> None:
+    """A thread other than the proof's reads a value while the proof runs: the walk sees none of
+    that thread's operations (a dispatch mode is the thread's own), so the value may have been
+    computed from the points there (a thread the code started, a pool it submits to).  Unless the
+    walk knows the tensor for one whose values may be read, the proof stops (a thread of another
+    task that reads tensors of its own during a proof stops it too: the proof is then not made)."""
+    caller = sys._getframe(2).f_globals.get("__name__", "")
+    if walk.everywhere is None and not caller.startswith("gdlcheck.") and (_out_of_sight(walk, t)
+                                                                          or not walk.knowable(t)):
+        walk.stop_everywhere(f"another thread reads a value the walk does not know (Tensor.{name}): that thread's "
+                             f"operations are not seen", "asks_value")
 
 
 def _stop_out_of_sight(walk, name: str) -> None:

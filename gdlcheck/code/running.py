@@ -6,7 +6,8 @@ small symmetry break), in eval mode (dropout off, batch-norm statistics frozen),
 device.  The user's module is left as it was.
 
 The user's object passes through here once, in that order, and leaves as a :class:`Running`,
-which :class:`~gdlcheck.code.user_code.CallableLayer` calls.  Below this module are the boundary
+which :class:`~gdlcheck.code.user_code.CallableLayer` calls (``gdlcheck measure``'s model is
+copied by the same :func:`prepare_module`).  Below this module are the boundary
 around the user's code (:mod:`~gdlcheck.code.boundary`), the weights' reader
 (:mod:`~gdlcheck.code.trained`), the input's axes (:mod:`~gdlcheck.code.input_shape`) and torch
 at the boundary (:mod:`~gdlcheck.code.torch_bridge`: tensors, calls, the recursion room a deep

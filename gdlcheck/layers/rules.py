@@ -13,6 +13,8 @@ from enum import Enum
 
 import numpy as np
 
+from gdlcheck.verdicts import Word
+
 # How the group acts on a layer's output, given how it acts on the input (X moves by P):
 EQUIVARIANT = "equivariant"   # the output's rows move by P
 INVARIANT = "invariant"       # the output has no point axis and does not move
@@ -127,6 +129,13 @@ class Disagreement:
     magnitude: float
 
 
+class Source(Word):
+    """What a proof read: the layers' rules, or a torch module's trace."""
+
+    RULES = "rules"
+    TRACE = "trace"
+
+
 @dataclass
 class Proof:
     """The layer tree, proved rule by rule: ``steps`` in the order the layers run (a
@@ -138,8 +147,16 @@ class Proof:
     steps: list[Step]
     proven: dict[str, bool]
     stops: dict[str, Stop] = field(default_factory=dict)
-    source: str = "rules"
+    source: Source | str = Source.RULES   # the word is read into a member
     disagreement: Disagreement | None = None
+
+    def __post_init__(self) -> None:
+        self.source = Source(self.source)   # a misspelt source fails where the proof is made
+
+    @property
+    def traced(self) -> bool:
+        """Whether the proof followed a torch module's operations (its steps are operations, not layer kinds)."""
+        return self.source is Source.TRACE
 
     @property
     def holds(self) -> bool:

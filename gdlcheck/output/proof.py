@@ -182,7 +182,7 @@ def proof_lines(proof: Proof, limit: int = 24) -> list[str]:
     lines = []
     for step in proof.steps[:limit]:
         theorem = f" ({step.theorem})" if step.theorem else ""
-        missing = "no rule for this operation" if proof.source == "trace" else "no rule for this kind"
+        missing = "no rule for this operation" if proof.traced else "no rule for this kind"
         rule = RULES.get(step.rule, missing) if step.rule else missing
         conditions = f"; {condition_summary(step.conditions)}" if step.conditions else ""
         lines.append(f"{'  ' * step.depth}{step.path or step.kind} [{step.kind}]: {rule}{theorem}{conditions}")
@@ -198,7 +198,7 @@ def explain_lines(proof: Proof) -> list[str]:
     for step in proof.steps:
         head = f"{'  ' * step.depth}{step.path or step.kind} [{step.kind}]"
         if step.rule is None:
-            what = "operation" if proof.source == "trace" else "kind"
+            what = "operation" if proof.traced else "kind"
             lines.append(f"{head}: no rule for this {what}: not proven here.")
             continue
         lines.append(f"{head}: {CHAINS[step.rule]}")

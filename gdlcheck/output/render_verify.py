@@ -230,7 +230,7 @@ def _rest_line(checks, shown) -> list[Text]:
     return [Text(f"... and {len(rest)} more checks ({tally}; --format json lists them all)", style="dim")]
 
 
-def render_summary(entries) -> RGroup:
+def render_summary(entries) -> ByWidth:
     """The summary after several inputs: every input, read or not, then the count line.
 
     ``entries`` holds ``(input, result)`` pairs, ``result`` None for an input that could not be

@@ -146,10 +146,14 @@ def tensor_json(checked: TensorChecked, message: str | None = None) -> dict:
     return out
 
 
+# the cells a text format may write, by format (npy, binary, has its own budget)
+CELL_LIMITS = {"json": MAX_JSON_CELLS, "csv": MAX_CSV_CELLS}
+
+
 def check_output_cells(cells: int, fmt: str, what: str) -> None:
     """Refuse text output of more cells than its budget before any of it is built (the JSON of
     a 4096 x 4096 pattern took 3.6 GB of Python lists)."""
-    limit = MAX_JSON_CELLS if fmt == "json" else MAX_CSV_CELLS
+    limit = CELL_LIMITS[fmt]
     if cells > limit:
         raise LimitError(f"{fmt} output of the {what} would have {cells} cells, over the limit of {limit}; "
                          "use --format npy (binary) or the text report")

@@ -150,7 +150,7 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
         if why_not is None:
             found = symbolic_residuals(layer, _restricted(group, open_gens), expect, channels)
             residuals.update((r.generator, r) for r in found)
-        elif layer.rule(group, []) is None and (proof is None or proof.source != "trace"):
+        elif layer.rule(group, []) is None and (proof is None or not proof.traced):
             # no rule for the layer as a whole (code) and no other exact method: no exact check
             return [], equations, Fact("no_rule", {"kind": layer.kind})
         for s in open_gens:
@@ -197,7 +197,7 @@ def _culprit(proof: Proof | None, checks) -> dict | None:
     for g in failing:
         stop = proof.stops.get(g)
         if stop is not None and stop.condition is not None:
-            if proof.source == "trace" and stop.step.kind not in ("parameter", "buffer"):
+            if proof.traced and stop.step.kind not in ("parameter", "buffer"):
                 continue   # a held input or a value made inside forward: the forward hooks name it better
             c = stop.condition
             if stop.step.rule == "constant":
