@@ -383,4 +383,3 @@ class Walk:
         # "parameter" or "buffer" only for the tensor itself or a view of it; a value made from one
         # is a constant
         return Halt(where, self.of(value).role, "condition", condition)
-
