@@ -358,12 +358,10 @@ def _ring_ids(n=N):
 
 
 # equivariant, not proved, and why (each a line of docs/code.md's "what is not proved")
-NOT_PROVED = {
+NOT_PROVED: dict[str, str] = {
     # the proof stops where torch asks whether the mask is left-aligned (an operation that returns a
     # Python bool); past it the points are packed into a nested tensor, whose operations have no rule
     "TransformerEncoder with a padding mask (nested tensors)": "aten._nested_tensor_from_mask_left_aligned",
-    "P4 lifting layer by F.pad and conv2d": "circular padding under swapped axes: F.pad's theorem follows each "
-                                            "axis on its own",
 }
 
 
@@ -438,6 +436,11 @@ def _c4(kernel):
     return sum(torch.rot90(kernel, k, (-2, -1)) for k in range(4)) / 4
 
 
+def _integers(*shape):
+    """A random kernel of small integers: the sums of its rotations are exact in any order."""
+    return torch.randint(-4, 5, shape).to(F64)
+
+
 def _d4(kernel):
     c4 = _c4(kernel)
     return (c4 + c4.flip(-1)) / 2
@@ -498,6 +501,28 @@ class PaddedLifting(nn.Module):
         kernels = torch.cat([torch.rot90(self.kernel, k, (-2, -1)) for k in range(4)])
         y = F.conv2d(F.pad(x[None], (1, 1, 1, 1), mode="circular"), kernels)[0]
         return y.view(4, 2, *y.shape[1:]).amax(0)
+
+
+class PaddedConv(nn.Module):
+    """A circular convolution by ``F.pad(mode="circular")`` and ``F.conv2d`` with a given kernel."""
+
+    def __init__(self, kernel):
+        super().__init__()
+        self.weight = nn.Parameter(kernel)
+
+    def forward(self, x):                       # (3, H, W)
+        return F.conv2d(F.pad(x[None], (1, 1, 1, 1), mode="circular"), self.weight)[0]
+
+
+class Outer(nn.Module):
+    """A module around another, named ``conv`` (where a culprit is to be found)."""
+
+    def __init__(self, conv):
+        super().__init__()
+        self.conv = conv
+
+    def forward(self, x):
+        return self.conv(x)
 
 
 class D4Net(nn.Module):
@@ -580,6 +605,8 @@ def grid_models():
             ("P4 lifting layer, max over rotations", Lifting(), "p4", GRID),
             ("P4 lifting layer by F.pad and conv2d", PaddedLifting().double(), "p4", GRID),
             ("P4 G-CNN: lifting, a group convolution, max over rotations", GCNN(), "p4", GRID),
+            ("C4-symmetric kernel by F.pad and conv2d under p4", PaddedConv(_c4(_integers(4, 3, 3, 3))),
+             "p4", GRID),
             ("D4-symmetric CNN with a global mean", D4Net().double(), "p4m", dict(GRID, expect="invariant")),
             ("D4 CNN with batch norm, a skip by cat and a head over channels last", D4Skip(), "p4m",
              dict(GRID, expect="invariant")),
@@ -597,6 +624,9 @@ def grid_twins():
     lifting = Lifting()
     with torch.no_grad():
         lifting.conv.weight[3, 0, 0, 0] += 0.5
+    padded = _c4(_integers(4, 3, 3, 3))
+    padded[1, 2, 0, 1] += 0.5
     return [("a circular Conv2d with a kernel that is not symmetric, under p4", plain, "p4", GRID, ""),
+            ("C4 kernel by F.pad and conv2d, one entry off, under p4", Outer(PaddedConv(padded)), "p4", GRID, "conv"),
             ("D4 CNN, one kernel entry off", d4, "p4m", dict(GRID, expect="invariant"), "one"),
             ("P4 lifting layer, one rotated kernel off", lifting, "p4", GRID, "conv")]
