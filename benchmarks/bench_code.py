@@ -161,10 +161,11 @@ def culprit_row(repeat: int):
                                        repeat))
 
     from gdlcheck.code.describe import build_signature
+    from gdlcheck.code.running import to_run
     from gdlcheck.code.user_code import CallableLayer
 
     sig = build_signature(None, None, shape=shape, points_axes=(1,), n=64, grid=None)
-    layer = CallableLayer(model, sig)
+    layer = CallableLayer(to_run(model), sig)
     layer.forward(np.zeros((64, sig.channels)))
     t_find = statistics.median(_times(lambda: find_culprit(layer, g, result.checks, 1e-9), repeat))
     path = result.culprit["path"] if result.culprit is not None else "-"

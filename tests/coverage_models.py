@@ -148,6 +148,17 @@ class PadConv(nn.Module):
         return self.conv(F.pad(x[None], (1, 1), mode="circular"))[0]
 
 
+class PadConv2d(nn.Module):
+    """The same on a torus, in two dimensions: ``F.pad(mode="circular")`` then ``F.conv2d``."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(2, 3, 3, 2))
+
+    def forward(self, x):                       # (3, H, W)
+        return F.conv2d(F.pad(x[None], (1, 0, 1, 1), mode="circular"), self.weight)[0]
+
+
 class SetPooling(nn.Module):
     """Set Transformer's pooling by attention: a learned seed query attends to the set."""
 
@@ -243,6 +254,10 @@ def models():
         ("circular convolution written with roll", RollConv().double(), "cyclic", points),
         ("circular convolution by F.pad and conv1d", PadConv().double(), "cyclic",
          {"shape": (D, N), "points_axis": 1}),
+        ("circular convolution by F.pad and conv2d, translations", PadConv2d().double(), "translations",
+         {"shape": (3, 5, 6), "points_axis": (1, 2)}),
+        ("circular convolution by F.pad and conv1d, symmetric kernel, dihedral", _mirrored(PadConv().double()),
+         dihedral, {"shape": (D, N), "points_axis": 1}),
         ("Set Transformer pooling by a seed query", SetPooling().double(), "symmetric",
          dict(points, expect="invariant")),
         ("features normalised over the set, stacked", Centred().double(), "symmetric", points),
@@ -342,10 +357,16 @@ def _ring_ids(n=N):
 
 # equivariant, not proved, and why (each a line of docs/code.md's "what is not proved")
 NOT_PROVED = {
-    "circular convolution by F.pad and conv1d": "circular padding is periodic, not a permutation of the padded axis",
-    "P4 lifting layer by F.pad and conv2d": "circular padding is periodic, not a permutation of the padded axis; "
-                                            "under swapped axes a write into a view is not followed",
+    "P4 lifting layer by F.pad and conv2d": "circular padding under swapped axes: F.pad's theorem follows each "
+                                            "axis on its own",
 }
+
+
+def _mirrored(module):
+    """``module`` with its convolution's kernel made symmetric in its taps (a reflection keeps it)."""
+    with torch.no_grad():
+        module.conv.weight.copy_((module.conv.weight + module.conv.weight.flip(-1)) / 2)
+    return module
 
 
 def _broken(module, attr, index):
@@ -373,6 +394,8 @@ def twins():
                                                             (torch.tensor(0), torch.tensor(4))), dihedral, points, "M"),
         ("ALiBi, one bias off", bad_alibi, dihedral, points, "bias"),
         ("a circulant under reflections", Stored(CIRCULANT).double(), dihedral, points, "M"),
+        ("a circular convolution by F.pad and conv1d under reflections", PadConv().double(), dihedral,
+         {"shape": (D, N), "points_axis": 1}, "conv.weight"),
         ("PointNet segmentation with a per-point offset", Offset(PointNetSeg().double()), "symmetric",
          {"shape": (1, D, N), "points_axis": 2}, "offset"),
         ("a scripted layer, then a per-point table", FirstRow(), "symmetric", points, "1.table"),

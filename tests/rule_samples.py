@@ -109,6 +109,7 @@ SAMPLES = {
     aten.convolution.default: eq(lambda x: aten.convolution(x[:, :, None], c(3, D, 1), c(3), [1], [0], [1], False,
                                                             [0], 1)[:, :, 0]),
     aten.copy_.default: eq(lambda x: torch.zeros(N, D, dtype=F64).copy_(x)),
+    aten.diagonal.default: eq(lambda x: torch.diagonal(x @ x.T)[:, None] + x),
     aten.count_nonzero.dim_IntList: inv(lambda x: torch.count_nonzero(x > 0, dim=[0])),
     aten.cummax.default: eq(lambda x: x.cummax(1)[0]),
     aten.cummin.default: eq(lambda x: x.cummin(1)[0]),
@@ -287,6 +288,15 @@ GRID_SAMPLES = {
     aten.max.default: ginv(lambda x: x.max()),
     aten.min.default: ginv(lambda x: x.min()),
     aten.convolution.default: geq(lambda x: F.conv2d(x[None], c(3, C, 1, 1), c(3))[0]),
+    aten.cat.default: geq(lambda x: torch.cat([x, x.relu(), torch.ones(1, 1, 1, dtype=F64).expand(1, S, S)])),
+    aten.stack.default: geq(lambda x: torch.stack([x, 2 * x]).sum(0)),
+    aten.slice.Tensor: geq(lambda x: x[1:]),
+    aten.split.Tensor: geq(lambda x: x.split(1)[1]),
+    aten.split_with_sizes.default: geq(lambda x: x.split([1, 1])[0]),
+    aten._native_batch_norm_legit_no_training.default: geq(
+        lambda x: aten._native_batch_norm_legit_no_training(x[None], c(C), c(C), c(C), c(C).abs() + 1, 0.1, 1e-5)[0][0]),
+    aten.native_batch_norm.default: geq(lambda x: F.batch_norm(x[None], c(C), c(C).abs() + 1, c(C), c(C), False)[0]),
+    aten.native_layer_norm.default: geq(lambda x: F.layer_norm(x.permute(1, 2, 0), (C,), c(C), c(C)).permute(2, 0, 1)),
 }
 
 

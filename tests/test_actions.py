@@ -183,8 +183,9 @@ def test_actions_are_written_the_same_in_python_and_on_the_command_line():
         parse_action("pairs:1", outputs=True)
     with pytest.raises(CallableError, match="takes no axes"):
         parse_action("graph:1", outputs=False)
+    assert parse_action("pairs", outputs=False) == Action("pairs")   # an order-2 input (issue 32)
     with pytest.raises(CallableError, match="not how an input moves"):
-        parse_action("pairs", outputs=False)
+        parse_action("ignored", outputs=False)
 
 
 @given(st.permutations(range(5)).filter(lambda p: list(p) != sorted(p)), st.integers(0, 2**16))

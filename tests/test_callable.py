@@ -7,7 +7,8 @@ import textwrap
 
 import pytest
 
-from gdlcheck.code.loading import build_callable, load_callable, parse_input_shape
+from gdlcheck.code.input_shape import parse_input_shape
+from gdlcheck.code.running import build_callable, load_callable
 from gdlcheck.errors import CallableError
 from tests.conftest import SAMPLES, newcomer_env
 

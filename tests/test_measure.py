@@ -136,10 +136,14 @@ def test_the_command_line_gives_the_table_json_and_picture(run, trained, tmp_pat
 
 
 def test_measure_refuses_what_it_cannot_measure():
+    """Not a module, data that is not finite, a module with no values (its copy is verify's: the
+    meta device is told, not found by a failing call)."""
     with pytest.raises(GdlcheckError, match="measure takes a torch.nn.Module"):
         gdlcheck.measure(lambda x: x, "cyclic", np.ones((2, 4, 1)))
     with pytest.raises(GdlcheckError, match="NaN or infinite"):
         gdlcheck.measure(nn.Identity(), "cyclic", np.full((2, 4, 1), np.nan))
+    with pytest.raises(GdlcheckError, match="^Sequential: the module Sequential is on the meta device"):
+        gdlcheck.measure(nn.Sequential(nn.Linear(1, 1, device="meta")), "cyclic", np.ones((2, 4, 1)))
     measured = gdlcheck.measure(nn.Identity(), "cyclic", np.ones((4, 1)))   # one input: a batch of one
     assert measured.largest is None and measured.data_shape == (1, 4, 1)
     assert "no layer contributes" in measured.report()

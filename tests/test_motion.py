@@ -54,7 +54,7 @@ def test_each_word_is_read_into_its_member_and_written_back(motion):
 
 def test_the_sides_list_their_words_in_the_table_order():
     """The lists the error messages give, unchanged."""
-    assert INPUT_KINDS == ("points", "graph", "fixed", "edges", "unchanged")
+    assert INPUT_KINDS == ("points", "pairs", "graph", "fixed", "edges", "unchanged")
     assert OUTPUT_KINDS == ("points", "pairs", "edges", "invariant", "ignored")
     with pytest.raises(CallableError, match="one of points, pairs, edges, invariant, ignored"):
         parse_action("graph", outputs=True)
@@ -76,7 +76,7 @@ def test_what_each_kind_answers():
                  m.is_constant, m.is_invariant, m.is_compared) for m in Motion}
     assert table == {
         Motion.POINTS: (True, False, True, False, False, False, False, False, True),
-        Motion.PAIRS: (True, True, False, False, False, False, False, False, True),
+        Motion.PAIRS: (True, True, True, False, False, False, False, False, True),
         Motion.GRAPH: (False, False, False, True, False, False, False, False, True),
         Motion.FIXED: (False, False, False, True, True, False, False, False, True),
         Motion.EDGES: (False, False, False, False, False, True, False, False, True),

@@ -246,9 +246,11 @@ def test_bad_inputs_are_layer_errors():
 # ------------------------------------------------------------------------- proofs by gdlcheck
 # What verify_callable says of each path today.  The symmetric group's sums from an order-1 input
 # are proved exactly, and so is the gathered weight: ``theta[pattern]`` is an operator on the points
-# that the group keeps (P W P^T = W, the product's operator law).  The convolution (FFT) passes its
-# trials but has no rule yet, and an order-2 input has no way to move in verify_callable: their
-# exact expectations wait in tests/pending_nn_proofs.py (not collected).
+# that the group keeps (P W P^T = W, the product's operator law).  The convolution is circular
+# padding and a convolution: proved under shifts and, with the kernel's taps symmetric, under
+# reflections.  An order-2 input moves as pairs (inputs=["pairs"]).  A rotation of a grid swaps its
+# axes, which the tracer's moves (per axis) do not follow: its exact expectation waits in
+# tests/pending_nn_proofs.py (not collected).
 
 PROVED = [
     ("symmetric-1-1", lambda: gdlcheck.group("symmetric", n=6), 1, 1, {}),
@@ -257,9 +259,14 @@ PROVED = [
     ("alternating-1-1", lambda: gdlcheck.group("alternating", n=6), 1, 1, {}),
     ("petersen, gathered", lambda: gdlcheck.group("automorphisms", graph=petersen()), 1, 1, {}),
     ("generators, gathered", lambda: gdlcheck.group(generators=["(0 1 2)(3 4)"], n=6), 1, 1, {}),
+    ("cyclic, convolution", lambda: gdlcheck.group("cyclic", n=8), 1, 1, {}),
+    ("dihedral, convolution", lambda: gdlcheck.group("dihedral", n=7), 1, 1, {}),
+    ("dihedral even, convolution", lambda: gdlcheck.group("dihedral", n=6), 1, 1, {}),
+    ("torus, convolution", lambda: gdlcheck.group("translations", shape="3x4"), 1, 1, {"points_axis": (0, 1)}),
+    ("3-d torus, convolution", lambda: gdlcheck.group("translations", shape="2x3x2"), 1, 1,
+     {"points_axis": (0, 1, 2)}),
 ]
 TRIALS_ONLY = [
-    ("cyclic", lambda: gdlcheck.group("cyclic", n=8), {}),
     ("p4-5x5", lambda: gdlcheck.group("p4", shape="5x5"), {"points_axis": (0, 1)}),
 ]
 
@@ -284,6 +291,29 @@ def test_verify_callable_passes_the_other_paths_by_trials(make, options):
     obj = verdict_of(layer_of(g, 1, 1, 2, 3).float(), g, **options)
     assert obj["passed"] and obj["verdict"] in ("holds", "holds_numerically")
     assert all(c["passed"] for c in obj["checks"] if c["method"] == "numeric")
+
+
+def test_a_cyclic_layer_under_reflections_fails_at_its_kernel():
+    # the twin of the dihedral layer: a cyclic layer's kernel is not symmetric in its offsets
+    g, dihedral = gdlcheck.group("cyclic", n=8), gdlcheck.group("dihedral", n=8)
+    obj = gdlcheck.verify_callable(layer_of(g, 1, 1, 2, 3), dihedral, shape=(8, 2)).to_json()
+    assert obj["verdict"] == "fails" and "weight" in obj["culprit"]["suspects"]
+    assert any("at weight" in note and "c[a d] = c[d] fails for (1 7)(2 6)(3 5)" in note for note in obj["notes"])
+
+
+ORDER_2 = [c for c in CASES if c[2] == 2]
+
+
+@pytest.mark.parametrize("case", ORDER_2, ids=[c[0] for c in ORDER_2])
+def test_verify_callable_proves_every_path_from_an_order_2_input(case):
+    # the input moves as pairs (P X P^T); the symmetric group's path reads its diagonal, the
+    # gathered one flattens it (the operator law on each index of the pair)
+    _, make, k, l, c_in, c_out, _ = case
+    g = make()
+    options = {"inputs": ["pairs"], "outputs": "pairs:0,1" if l == 2 else "points"}
+    obj = gdlcheck.verify_callable(layer_of(g, k, l, c_in, c_out), g, shape=(g.n, g.n, c_in), **options).to_json()
+    assert obj["verdict"] == "holds" and "proof" in obj
+    assert all(c["passed"] for c in obj["checks"] if c["method"] == "exact")
 
 
 def test_a_checkpoint_holds_the_parameters_alone():

@@ -24,17 +24,9 @@ from gdlcheck.code.boundary import running_code
 from gdlcheck.code.culprit import find_culprit
 from gdlcheck.code.describe import build_signature
 from gdlcheck.code.graphs import load_graph_file
-from gdlcheck.code.loading import (
-    DTYPES,
-    EXPECT,
-    build_callable,
-    callable_name,
-    check_layout,
-    load_callable,
-    parse_input_shape,
-    points_axes,
-)
-from gdlcheck.code.trained import describe_example, load_weights
+from gdlcheck.code.input_shape import DTYPES, EXPECT, parse_input_shape, points_axes
+from gdlcheck.code.running import callable_name, load_callable, ready, to_run
+from gdlcheck.code.trained import describe_example
 from gdlcheck.code.user_code import CallableLayer
 from gdlcheck.errors import CallableError, GroupError, param
 from gdlcheck.groups import PermGroup, find_family
@@ -152,12 +144,8 @@ def _verify_built(f, g, dims, axes, label, run, *, expect, trials, tol, seed, dt
                   points_axis, batch_axes, method, weights=None) -> Verified:
     """The callable built (inside the boundary around the user's code), its trained weights
     loaded, and checked."""
-    f = run.subject = build_callable(f, label)
-    if weights is not None:
-        f = run.subject = load_weights(f, os.fspath(weights))
-    if torch_bridge.is_torch_module(f):
-        torch_bridge.check_size(f)   # before anything walks the module tree (the walks recurse)
-    layout_notes = check_layout(f, dims, axes, explicit=points_axis is not None or batch_axes is not None)
+    f, layout_notes = ready(f, label, run, weights=weights, dims=dims, axes=axes,
+                            explicit=points_axis is not None or batch_axes is not None)
     grid = tuple(g.shape) if g.shape is not None and len(g.shape) > 1 and len(axes) > 1 else None
     sig = build_signature(inputs, outputs, shape=dims, points_axes=as_axes(points_axis, param("points_axis")) or axes,
                           n=g.n, grid=grid, expect=expect,
@@ -165,7 +153,7 @@ def _verify_built(f, g, dims, axes, label, run, *, expect, trials, tol, seed, dt
     if outputs is not None and expect == "invariant" and not sig.invariant:
         raise CallableError(f"{param('expect', value='invariant')} but {param('outputs')} has outputs that move; "
                             f"describe them as invariant (or leave out {param('expect')})")
-    layer = CallableLayer(f, sig, dtype=dtype, label=label)
+    layer = CallableLayer(to_run(f, dtype), sig, label=label)
     kind = "torch.nn.Module" if layer.is_torch else "callable"
     options = Options(method=method, tol=float(tol), trials=trials, seed=seed, **_rounding(layer, dtype))
     notes = layer.notes() + layout_notes

@@ -11,7 +11,7 @@ from gdlcheck.api.groups import group_options
 from gdlcheck.code import torch_bridge
 from gdlcheck.code.boundary import running_code
 from gdlcheck.code.layerwise import Measured, group_elements, measure_layers
-from gdlcheck.code.loading import build_callable, callable_name, load_callable
+from gdlcheck.code.running import build_callable, callable_name, load_callable
 from gdlcheck.code.trained import load_weights
 from gdlcheck.errors import CallableError, GdlcheckError, SpecError, param
 from gdlcheck.groups import cycle_string, find_family

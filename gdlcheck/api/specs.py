@@ -12,7 +12,7 @@ import numpy as np
 from gdlcheck import derivation
 from gdlcheck.api.groups import group_options
 from gdlcheck.api.options import allowed_folders, check_options, seed_of
-from gdlcheck.code.loading import EXPECT
+from gdlcheck.code.input_shape import EXPECT
 from gdlcheck.errors import GdlcheckError, GroupError, SpecError, param
 from gdlcheck.inputs.arrays import as_matrix
 from gdlcheck.inputs.spec import dump_yaml, is_spec_text

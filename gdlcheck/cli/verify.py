@@ -61,6 +61,7 @@ from gdlcheck.verdicts import Method, Verdict
 @click.option("--batch-axes", metavar="AXES", help="With --callable: axes that are never permuted (e.g. 0).")
 @click.option("--input", "input_kinds", multiple=True, metavar="KIND",
               help="With --callable: how the next argument moves: points (random, --input-shape), points:SHAPE, "
+                   "pairs (random, --input-shape NxNxD: an order-2 input moved as P X P^T), "
                    "graph (the --graph FILE, moved with the points), fixed (the --graph FILE, held); NAME=KIND "
                    "passes it as a keyword; repeatable [default: points, then graph with --graph].")
 @click.option("--output", "output_kinds", multiple=True, metavar="KIND",

@@ -3,8 +3,11 @@ culprit, and proofs of torch modules by following the call they run.
 
 The callable as a layer and what the check tells of it:
 
+* :mod:`~gdlcheck.code.input_shape`: the input's shape and where its points are;
+* :mod:`~gdlcheck.code.running`: the user's code as gdlcheck runs it (found, built, its weights,
+  size and layout checked, a torch module's copy in the run's dtype);
 * :mod:`~gdlcheck.code.user_code`: ``CallableLayer``, the code as a layer (its inputs built, its
-  outputs flattened), and the layout checks of a call;
+  outputs flattened);
 * :mod:`~gdlcheck.code.actions`: how the group acts on one input or output (``points``, ``graph``,
   ``fixed``, ``edges``, ``unchanged``), and moving arrays by it;
 * :mod:`~gdlcheck.code.signature`: a call's ``Signature``, and :mod:`~gdlcheck.code.describe`,
@@ -12,7 +15,7 @@ The callable as a layer and what the check tells of it:
 * :mod:`~gdlcheck.code.relation`: whether two tensors are related by a generator (the culprit's test);
 * :mod:`~gdlcheck.code.culprit`: the first submodule that breaks the symmetry;
 * :mod:`~gdlcheck.code.graphs`: graph values (dense, sparse, edge lists), moved and compared;
-* :mod:`~gdlcheck.code.torch_bridge`: torch at the boundary (copies, tensors, calls).
+* :mod:`~gdlcheck.code.torch_bridge`: torch at the boundary (tensors, calls, hooks).
 
 The proof of a torch module:
 

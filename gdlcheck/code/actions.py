@@ -12,7 +12,8 @@ kind           what the permutation ``p`` does                         inputs   
 =============  ======================================================  ===========  ==========
 ``points``     moves the entries along ``axes`` (``y[p[j]] = x[j]``);  yes          yes
                several axes are one grid index, row-major
-``pairs``      moves both ``axes`` (``P W P^T``: attention weights)    --           yes
+``pairs``      moves both ``axes`` (``P W P^T``: attention weights,    yes          yes
+               an order-2 input)
 ``graph``      ``P A P^T`` (dense, scipy.sparse, torch sparse);        yes          --
                an ``edge_index`` relabelled (:mod:`gdlcheck.code.graphs`)
 ``fixed``      nothing: a graph the code holds (holds for the          yes          --
@@ -93,8 +94,8 @@ class Motion(Enum):
 
     @property
     def may_be_drawn(self) -> bool:
-        """Without a value, the input is drawn at random in every trial (points)."""
-        return self is Motion.POINTS
+        """Without a value, the input is drawn at random in every trial (points, pairs)."""
+        return self in (Motion.POINTS, Motion.PAIRS)
 
     @property
     def is_graph(self) -> bool:
@@ -145,7 +146,7 @@ class Motion(Enum):
         return act_along(p, Y, axes)
 
 
-_INPUTS = (Motion.POINTS, Motion.GRAPH, Motion.FIXED, Motion.EDGES, Motion.UNCHANGED)
+_INPUTS = (Motion.POINTS, Motion.PAIRS, Motion.GRAPH, Motion.FIXED, Motion.EDGES, Motion.UNCHANGED)
 _OUTPUTS = (Motion.POINTS, Motion.PAIRS, Motion.EDGES, Motion.INVARIANT, Motion.IGNORED)
 # the words of each side, in the table's order (the error messages list them)
 INPUT_KINDS = tuple(m.value for m in Motion if m.on_inputs)
@@ -341,3 +342,11 @@ def output_array(value, where: str, label: str) -> np.ndarray:
         text = str(err).strip().splitlines()[0] if str(err).strip() else ""
         raise CallableError(f"{name} is {type(value).__name__}, not an array of numbers ({type(err).__name__}: "
                             f"{text})", file=label) from None
+
+
+def pairs_of(U: np.ndarray) -> np.ndarray:
+    """``Y[i, j, c] = sin(2 u_i - u_j + 3 u_i u_j) + u_i`` for the rows ``u`` of ``U : (n, c)``: an
+    order-2 value with no symmetry between ``i`` and ``j``, each entry computed elementwise from its two
+    rows alone (so rows moved by ``P`` give ``P Y P^T`` exactly)."""
+    s, t = U[:, None, :], U[None, :, :]
+    return np.sin(2 * s - t + 3 * s * t) + s

@@ -91,9 +91,10 @@ def build_signature(inputs, outputs, *, shape: tuple[int, ...], points_axes: tup
             used_graph = True
         if kind.may_be_drawn and item.value is _MISSING:
             dims = tuple(item.shape) if item.shape is not None else tuple(shape)
-            axes = normal_axes(item.axes if item.axes is not None else points_axes, len(dims), where)
+            axes = normal_axes(item.axes if item.axes is not None else _drawn_axes(kind, points_axes), len(dims),
+                               where)
             inp = Input(key, Action(kind, axes), None, given=False, shape=dims)
-            sig._check_points(dims, axes, f"input {_key_text(key)}", "callable")
+            sig._check_points(dims, axes, f"input {_key_text(key)}", "callable", pairs=kind.moves_each_axis)
             inp.offset = offset
             inp.width = math.prod(d for a, d in enumerate(dims) if a not in axes)
             offset += inp.width
@@ -113,6 +114,12 @@ def build_signature(inputs, outputs, *, shape: tuple[int, ...], points_axes: tup
     return sig
 
 
+def _drawn_axes(kind: Motion, points_axes: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes of a random input when none are written: the points axes; for pairs, the points axis
+    and the next (an order-2 input ``(n, n, c)``)."""
+    return (points_axes[0], points_axes[0] + 1) if kind.moves_each_axis else points_axes
+
+
 def _given(key, kind: Motion, item: Arg, sig: Signature, where: str) -> Input:
     """An input with a value, converted to numpy / scipy (the call converts it back)."""
     value = item.value
@@ -126,8 +133,9 @@ def _given(key, kind: Motion, item: Arg, sig: Signature, where: str) -> Input:
         array = torch_bridge.as_numpy(value) if came else np.asarray(value)
         if array.dtype == object:
             raise CallableError(f"{where}: points(value) takes an array of numbers")
-        axes = normal_axes(item.axes if item.axes is not None else sig.points_axes, array.ndim, where)
-        sig._check_points(array.shape, axes, f"input {_key_text(key)}", "callable")
+        axes = normal_axes(item.axes if item.axes is not None else _drawn_axes(kind, sig.points_axes), array.ndim,
+                           where)
+        sig._check_points(array.shape, axes, f"input {_key_text(key)}", "callable", pairs=kind.moves_each_axis)
         return Input(key, Action(kind, axes), array, torch=came)
     if kind.follows_edges:
         array = torch_bridge.as_numpy(value) if came else np.asarray(value)

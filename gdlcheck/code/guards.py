@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gdlcheck.code import effects
+from gdlcheck.code import effects, held, unwritten
+from gdlcheck.code import moves as mv
 from gdlcheck.code.table import Halt, bind, lookup, writes
 from gdlcheck.code.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
 
@@ -98,14 +99,6 @@ def _foreign_write(walk, op: Op) -> bool:
     return False
 
 
-def _unwritten(walk, op: Op) -> bool:
-    if op.func not in _EMPTIES:
-        return False
-    walk._halt_outputs(op.outs, Halt(walk.place() or _op_text(op.func), f"memory no operation wrote "
-                                     f"({_op_text(op.func)}): it holds what it held before", "no_op_rule"))
-    return True
-
-
 def _constant(walk, op: Op) -> bool:
     if not all(a.const for a in op.inputs) or op.seeded:
         return False
@@ -154,7 +147,10 @@ def _shape_only_rule(walk, op: Op) -> bool:
 def _no_rule(walk, op: Op) -> bool:
     if lookup(op.func) is not None:
         return False
-    walk._halt_outputs(op.outs, Halt(walk.place() or _op_text(op.func), _op_text(op.func), "no_op_rule"))
+    halt = Halt(walk.place() or _op_text(op.func), _op_text(op.func), "no_op_rule")
+    for t in op.outs:   # but for a generator that leaves every input as it is: the output stays too
+        walk.values[t] = Abstract(False, [mv.still(t.dim()) if held.inputs_unchanged(walk, op.tensors, k) else halt
+                                          for k in range(len(walk.gens))])
     return True
 
 
@@ -182,6 +178,10 @@ GUARDS = (
                      "(the moved call must dispatch the same operations).", _stopped),
     Guard("foreign type", "A tensor whose class has its own __torch_dispatch__ or __torch_function__ runs that "
                           "class's code, not the operation a rule is about: the proof stops.", _foreign_type),
+    Guard("unwritten", "A fresh buffer (new_empty, empty_like, torch.empty) holds what the allocator left, which "
+                       "differs between calls: a read of a cell not written yet stops the proof; the first write "
+                       "into a buffer nothing wrote yet may take its old values to move as the rule needs, since "
+                       "they are unwritten in both calls (code/unwritten.py).", unwritten.reads),
     Guard("value read", "A value of a tensor that depends on the random points, handed to Python, may choose the "
                         "path: the proof stops (values of constants and of given values the group does not move "
                         "are the same in every call, and a value of given inputs that every generator leaves "
@@ -189,9 +189,6 @@ GUARDS = (
                         "which must read it alike).", _value_read),
     Guard("foreign write", "A write into a tensor the call did not make is seen by the next call, which may then "
                            "compute something else: the proof stops.", _foreign_write),
-    Guard("unwritten", "Memory no operation wrote (torch.empty, new_empty, empty_like) holds what it held before: "
-                       "values of an earlier call, or of tensors that moved, freed since; it is not known until an "
-                       "operation writes all of it.", _unwritten),
     Guard("constant", "An operation of constants gives a constant, the same in the moved call.", _constant),
     Guard("data shape", "An operation whose output's shape depends on values, with no rule, is followed only "
                         "where those values are the same in every call.", _data_shape),
@@ -205,6 +202,9 @@ GUARDS = (
           after=True),
     Guard("selection", "A selection whose shape depends on values, or an index not known, may differ in the moved "
                        "call: the proof stops where its moves are not known.", _selection, after=True),
+    Guard("written", "The cells a write replaces whatever they held (copy_, fill_, index_copy_, index_put_ at an index "
+                     "of given inputs or constants, an out= buffer) are written: the moved call wrote their images "
+                     "under the buffer's moves.", unwritten.wrote, after=True),
 )
 
 # What the proof checks around the call (gdlcheck.code.prove), for what no guard of an operation sees
@@ -247,14 +247,3 @@ def _dropouts():
 
 _DROPOUTS = _dropouts()
 
-
-def _empties():
-    import torch
-
-    aten = torch.ops.aten
-    return frozenset({aten.empty.memory_format, aten.empty_like.default, aten.empty_permuted.default,
-                      aten.empty_strided.default, aten.new_empty.default, aten.new_empty_strided.default})
-
-
-# the operations that hand out memory without writing it
-_EMPTIES = _empties()

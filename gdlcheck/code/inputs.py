@@ -82,7 +82,11 @@ def input_moves(walk: Walk, signature, args, kwargs, gens) -> Halt | None:
         if value.layout != torch.strided:
             return Halt("call", f"a sparse {kind} input ({inp.label})", "not_traced")
         nd = value.dim()
-        if kind.takes_axes:
+        if kind.moves_each_axis:   # pairs: each of its axes by the generator (P X P^T)
+            axes = {a % nd for a in inp.action.axes}
+            walk.set(value, [mv.Moves(tuple(s if a in axes else None for a in range(nd))) for s in gens],
+                     free=not inp.given)
+        elif kind.takes_axes:
             per = [on_axes(s, inp.action.axes, tuple(value.shape)) for s in gens]
             walk.set(value, [p if isinstance(p, (Halt, mv.Moves)) else mv.Moves(p) for p in per],
                      free=not inp.given)

@@ -29,12 +29,12 @@ does every ``(n, n)`` value.
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from gdlcheck.code.running import prepare_module
 from gdlcheck.errors import CallableError
 from gdlcheck.groups import PermGroup
 from gdlcheck.shown import Shown, presenter_of
@@ -101,7 +101,7 @@ class Measured(Shown):
     @property
     def largest(self) -> LayerMeasure | None:
         leaves = [m for m in self.layers if m.is_leaf and m.path and (m.own_contribution or 0) > ROUNDING]
-        return max(leaves, key=lambda m: m.own_contribution, default=None)
+        return max(leaves, key=lambda m: m.own_contribution or 0.0, default=None)   # each one's is past ROUNDING
 
     def plot(self):
         """The error and own contribution of each submodule by its place in the run, as a
@@ -164,7 +164,10 @@ def measure_layers(module, group: PermGroup, x, points_axis: int, elements: list
     called ``model(x, graph)`` and the graph moves with the nodes."""
     import torch
 
-    model = copy.deepcopy(module).to(torch.float64).eval()
+    try:   # the copy that runs, as verify's (float64, eval mode): the user's module is unchanged
+        model = prepare_module(module, "float64")
+    except CallableError as err:
+        raise err.located(file=label) from None
     extra = () if graph is None else (graph,)
     named = list(model.named_modules())
     if len(named) > MAX_SUBMODULES:

@@ -240,3 +240,28 @@ def turn(p, sizes: list[int]):
         else:
             return tuple(order), perms
     return None
+
+
+class Wrapped(Unordered):
+    """An axis padded circularly (``F.pad(mode="circular")``) from an axis that ``base`` moves: entry
+    ``i`` of the axis (length ``left + period + right``) is entry ``(i - left) mod period`` of a base
+    axis, and the base moves by ``base`` (``B'[base[j]] = B[j]``).  It is no permutation of its own
+    entries (the pads copy different entries in the two calls), so the walk hands it only to the
+    rules that read it (marked ``wrapped``: the convolution); every other rule, the writes and the
+    output's check stop where they meet it.  Outside the rules it is an axis in an order not known."""
+
+    __slots__ = ("base", "period", "left", "right")
+
+    def __init__(self, base: np.ndarray, period: int, left: int, right: int):
+        super().__init__("an axis padded circularly")
+        self.base, self.period, self.left, self.right = base, period, left, right
+
+    def __repr__(self) -> str:
+        return f"Wrapped(period={self.period}, left={self.left}, right={self.right})"
+
+
+def wrapped(moves) -> bool:
+    """A tensor argument's moves (a :class:`Moves`, None, or a list of them) hold an axis padded circularly."""
+    if isinstance(moves, (list, tuple)):
+        return any(wrapped(m) for m in moves)
+    return isinstance(moves, Moves) and any(isinstance(p, Wrapped) for p in moves.axes)

@@ -16,6 +16,8 @@ around it changes what every thread of the process sees, for the call only:
 * the tensor methods that run Python on the values (``apply_``, ``map_``, ``map2_``): they stop it;
 * the setter of ``Tensor.data`` (a swap of memory no operation sees): it stops the proof;
 * torch's global module hooks, which name the running submodule and apply a unit's theorem;
+* the torch functions proved whole (``torch._C._nn.pad``, which ``F.pad`` calls), whose results
+  the walk's theorem then describes;
 * ``torch.is_grad_enabled``, to note code that branches on grad mode (the proof runs without it);
 * torch's random state, forked: a call that draws leaves it as it was (and the proof says so).
 
@@ -73,7 +75,8 @@ def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
     with LOCK, torch.random.fork_rng(devices=[]):
         rng_before = torch.get_rng_state()
         with _module_hooks(walk, pre, post), _grad_mode(walk, owner), _reads(walk, owner), _data_set(walk, owner), \
-                _number_reads(walk, owner), _split_reads(walk, owner), torch.no_grad(), walk.mode():
+                _number_reads(walk, owner), _split_reads(walk, owner), torch.no_grad(), walk.mode(), \
+                _functions(walk, owner):
             out = module(*args, **kwargs)
         return out, not torch.equal(rng_before, torch.get_rng_state())
 
@@ -91,6 +94,67 @@ def _module_hooks(walk, pre, post):
     finally:
         for h in handles:
             h.remove()
+
+
+@contextlib.contextmanager
+def _functions(walk, owner: int):
+    """The torch functions proved whole (:data:`~gdlcheck.code.table.FUNCTIONS`: ``torch._C._nn.pad``,
+    which ``F.pad`` calls), each replaced in its module, for the call, by one that hands its result
+    to the walk, whose theorem then says how it moves.  A patch, not a torch function mode: an active
+    mode makes ``has_torch_function`` true, which turns torch's fast paths (attention's) off."""
+    from gdlcheck.code.table import FUNCTIONS
+
+    def watched(func):
+        @functools.wraps(func)
+        def call(*args, **kwargs):
+            out = func(*args, **kwargs)
+            if threading.get_ident() == owner and not walk.busy:
+                walk.busy = True   # the theorem reads as the walk, not as the code
+                try:
+                    _function_result(walk, FUNCTIONS[func], args, kwargs, out)
+                finally:
+                    walk.busy = False
+            return out
+        return call
+
+    saved = [(sys.modules[func.__module__], func.__name__, func) for func in FUNCTIONS]
+    for home, name, func in saved:
+        setattr(home, name, watched(func))
+    try:
+        yield
+    finally:
+        for home, name, func in saved:
+            setattr(home, name, func)
+
+
+def _function_result(walk, theorem, args, kwargs, output) -> None:
+    """A function's theorem (``theorem(args, kwargs, m, x, out)``, ``x`` and ``out`` without values)
+    says how its output moves, in place of the operations inside it; where it does not apply (it
+    raises or says None, the input's move swaps axes or holds an axis padded circularly), what those
+    operations said stands."""
+    import torch
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    from gdlcheck.code import moves as mv
+
+    x = args[0] if args else None
+    if walk.everywhere is not None or not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
+        return
+    a, inner = walk.of(x), walk.values.get(output)
+    if a.const or inner is None or inner.const:
+        return
+
+    def said(m, i):
+        if not isinstance(m, mv.Moves) or mv.turned(m) or mv.wrapped(m):
+            return i
+        try:
+            return theorem(args, kwargs, m, *blind) or i
+        except Exception:   # NoRule, or an axis in an order not known (moves.Unordered)
+            return i
+
+    with _disable_current_modes():   # made outside the walk: not operations of the call
+        blind = (values._without_values(x), values._without_values(output))
+    walk.values[output] = values.Abstract(False, [said(m, i) for m, i in zip(a.per, inner.per)], free=a.free)
 
 
 @contextlib.contextmanager
@@ -122,11 +186,14 @@ def _reads(walk, owner: int):
     def watched(original, name):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
-            if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
-                    and not _ours(sys._getframe(1)):
+            if threading.get_ident() != owner:
+                _another_thread(walk, self, name)
+            elif not walk.busy and walk.everywhere is None and not _ours(sys._getframe(1)):
                 walk.busy = True   # the walk's own look at the tensor reads nothing of the code's
                 try:
-                    if name in ALIASES and self in walk.made:   # (a parameter's or buffer's: the state walk)
+                    if _unseen() and _out_of_sight(walk, self):
+                        _stop_out_of_sight(walk, name)
+                    elif name in ALIASES and self in walk.made:   # (a parameter's or buffer's: the state walk)
                         walk.stop_everywhere(f"the code takes a handle on the memory of a tensor the call made "
                                              f"(Tensor.{name}): a write through it is no operation", "asks_value")
                     elif not walk.read([self], values.outside_digest(self)):
@@ -191,7 +258,8 @@ def _data_set(walk, owner: int):
 # so the ``item`` inside dispatches nothing the walk sees.  These are type slots: they are set on
 # the Python class ``torch.Tensor``, whose slots Python updates (and on each subclass's), so every
 # caller reaches them, however the constructor was bound.
-NUMBERS = ("__index__", "__int__", "__float__", "__bool__", "__complex__")
+# ``item`` is read alike where the walk does not see it: with the dispatch turned off by the code
+NUMBERS = ("__index__", "__int__", "__float__", "__bool__", "__complex__", "item")
 
 
 @contextlib.contextmanager
@@ -202,18 +270,17 @@ def _number_reads(walk, owner: int):
     read (``int(t)`` in Python dispatches ``_local_scalar_dense``), it is left to the walk."""
     import torch
 
-    python_key = torch._C.DispatchKey.Python
-    excluded = torch._C._dispatch_tls_is_dispatch_key_excluded
-    modes = torch._C._len_torch_dispatch_stack
-
     def watched(original, name):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
-            if threading.get_ident() == owner and not walk.busy and walk.everywhere is None \
-                    and (excluded(python_key) or not modes()):
+            if threading.get_ident() != owner:
+                _another_thread(walk, self, name)
+            elif not walk.busy and walk.everywhere is None and _unseen():
                 walk.busy = True
                 try:
-                    if not walk.read([self], values.outside_digest(self)):
+                    if _out_of_sight(walk, self):
+                        _stop_out_of_sight(walk, name)
+                    elif not walk.read([self], values.outside_digest(self)):
                         walk.stop_everywhere(f"the code reads the values of a tensor that depends on the inputs with "
                                              f"no operation (Tensor.{name}, called by torch's C++)", "asks_value")
                 finally:
@@ -232,6 +299,40 @@ def _number_reads(walk, owner: int):
                 setattr(torch.Tensor, name, own[name])
             elif name in vars(torch.Tensor):
                 delattr(torch.Tensor, name)   # the slot inherited from torch._C.TensorBase again
+
+
+def _unseen() -> bool:
+    """The walk's dispatch mode does not see the operations run now: the Python dispatch key is off
+    (inside torch's C++ constructors, or ``torch._C._DisableTorchDispatch``), or no dispatch mode
+    is on (``_disable_current_modes``)."""
+    import torch
+
+    return torch._C._dispatch_tls_is_dispatch_key_excluded(torch._C.DispatchKey.Python) \
+        or not torch._C._len_torch_dispatch_stack()
+
+
+def _another_thread(walk, t, name: str) -> None:
+    """A thread other than the proof's reads a value while the proof runs: the walk sees none of
+    that thread's operations (a dispatch mode is the thread's own), so the value may have been
+    computed from the points there (a thread the code started, a pool it submits to).  Unless the
+    walk knows the tensor for one whose values may be read, the proof stops (a thread of another
+    task that reads tensors of its own during a proof stops it too: the proof is then not made)."""
+    caller = sys._getframe(2).f_globals.get("__name__", "")
+    if walk.everywhere is None and not caller.startswith("gdlcheck.") and (_out_of_sight(walk, t)
+                                                                          or not walk.knowable(t)):
+        walk.stop_everywhere(f"another thread reads a value the walk does not know (Tensor.{name}): that thread's "
+                             f"operations are not seen", "asks_value")
+
+
+def _stop_out_of_sight(walk, name: str) -> None:
+    walk.stop_everywhere(f"the code reads a value with torch's dispatch turned off (Tensor.{name}): the operations "
+                         f"that made it were not seen", "asks_value")
+
+
+def _out_of_sight(walk, t) -> bool:
+    """``t`` is no tensor the walk knows (none of its operations made it, nor is it a parameter, a
+    buffer or an argument): with the dispatch off, the code may have computed it from the points."""
+    return walk.values.get(t) is None and id(t) not in walk.constant_names and id(t) not in walk.given_ids
 
 
 @contextlib.contextmanager

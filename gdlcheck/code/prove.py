@@ -27,6 +27,7 @@ from gdlcheck.code import inputs, patches, state, torch_bridge, values
 from gdlcheck.code import moves as mv
 from gdlcheck.code.guards import OverBudget
 from gdlcheck.code.table import Halt
+from gdlcheck.code.unwritten import touches
 from gdlcheck.code.walk import Abstract, Walk
 from gdlcheck.groups import act
 from gdlcheck.layers.rules import Condition, Disagreement, Proof, Reason, Step, Stop, generator_text
@@ -259,6 +260,8 @@ def _output_halt(walk: Walk, value, action, signature, s, k: int, where: str) ->
     if not isinstance(value, torch.Tensor):
         return Halt(label, f"{label} is not a tensor", "output_moves_otherwise")
     a: Abstract = walk.of(value)
+    if touches(walk, value):
+        return Halt(label, f"{label} holds memory no operation wrote", "output_moves_otherwise")
     nd = value.dim()
     want = _wanted(action, signature, nd, s, tuple(value.shape))
     if isinstance(want, Halt):

@@ -78,19 +78,24 @@ def refill(walk, block, whole, halt: Halt, constant_block: bool = False) -> Abst
     or ``halt`` where they are not known.  A block written with a constant does not move; the
     container's other cells must then move as it does, or be fixed where it does not."""
     old, new = walk.of(whole), walk.of(block)
-    if old.foreign:
+    if walk.unwritten.pristine(whole):   # a fresh buffer's first write: its other cells, unwritten in
+        old = Abstract(True)             # both calls, may be taken to move as the block does
+        fixed = _vacuous
+    elif old.foreign:
         return Abstract(False, [halt] * len(walk.gens))
+    else:
+        fixed = _fixed
     box = _box(block, whole)
     partial = [] if box is None else [a for a, (s, e) in enumerate(box) if (s, e) != (0, whole.shape[a])]
     if box is None or len(partial) > 1:
         return Abstract(False, [halt] * len(walk.gens))
     constant_block = constant_block or new.const   # its values are read only then: the same in every call
-    per = [_one(whole, block, old, None if constant_block else new.per[k], k, box, partial, halt)
+    per = [_one(whole, block, old, None if constant_block else new.per[k], k, box, partial, halt, fixed)
            for k in range(len(walk.gens))]
     return Abstract(False, per, free=old.free or new.free)
 
 
-def _one(whole, block, old, pv, k: int, box, partial, halt: Halt):
+def _one(whole, block, old, pv, k: int, box, partial, halt: Halt, fixed):
     """The container's moves for generator ``k``: its old moves outside the block, the block's
     (``pv``; None for a constant block) inside."""
     if isinstance(pv, Halt):
@@ -114,7 +119,7 @@ def _one(whole, block, old, pv, k: int, box, partial, halt: Halt):
     for a in range(whole.dim()):
         if a == b or mv.same(old_axes[a], new_axes[a]):
             continue
-        if po is None and _fixed(whole, b, s, e, a, new_axes[a], outside=True):
+        if po is None and fixed(whole, b, s, e, a, new_axes[a], outside=True):
             continue                  # the constant rest is fixed where the block moves
         if pv is None and _fixed(block, b, 0, e - s, a, old_axes[a], outside=False):
             axes[a] = old_axes[a]     # the constant block is fixed where the rest moves
@@ -128,6 +133,12 @@ def _one(whole, block, old, pv, k: int, box, partial, halt: Halt):
     q[inside] = s + (np.arange(e - s) if new_axes[b] is None else new_axes[b])
     axes[b] = None if mv.is_identity(q) else q
     return mv.Moves(tuple(axes))
+
+
+def _vacuous(t, b: int, s: int, e: int, a: int, p, outside: bool) -> bool:
+    """The cells outside the block of a buffer nothing wrote before: unwritten in both calls, so any
+    moves hold of them; the block's own cells are read as :func:`_fixed` reads them."""
+    return outside or _fixed(t, b, s, e, a, p, outside)
 
 
 def _fixed(t, b: int, s: int, e: int, a: int, p, outside: bool) -> bool:

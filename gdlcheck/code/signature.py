@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gdlcheck.code import graphs, torch_bridge
-from gdlcheck.code.actions import Action, Motion, move_array, normal_axes, output_array
+from gdlcheck.code.actions import Action, Motion, move_array, normal_axes, output_array, pairs_of
 from gdlcheck.errors import CallableError, param
 
 
@@ -203,7 +203,13 @@ class Signature:
         return [args[k] for k in sorted(args)], kwargs
 
     def unblock(self, inp: Input, X: np.ndarray) -> np.ndarray:
-        """Input ``inp``'s columns of the block, in its own layout."""
+        """Input ``inp``'s columns of the block, in its own layout; a random pairs input built from
+        them by :func:`~gdlcheck.code.actions.pairs_of` (rows moved by ``P`` move it as ``P Y P^T``)."""
+        if inp.action.kind.moves_each_axis:
+            axes, shape = inp.action.axes or (0, 1), inp.shape or ()
+            Y = pairs_of(X[:, inp.offset:inp.offset + inp.width])
+            return np.moveaxis(Y.reshape((self.n, self.n) + tuple(d for a, d in enumerate(shape) if a not in axes)),
+                               (0, 1), axes)
         k = len(inp.action.axes)
         point_dims = tuple(inp.shape[a] for a in inp.action.axes)
         rest = tuple(d for a, d in enumerate(inp.shape) if a not in inp.action.axes)
@@ -277,8 +283,13 @@ class Signature:
                                     f"row per edge ({E})", file=label)
         return action
 
-    def _check_points(self, shape, axes, name, label, output=False) -> None:
+    def _check_points(self, shape, axes, name, label, output=False, pairs=False) -> None:
         dims = tuple(shape[a] for a in axes)
+        if pairs:   # each axis holds the points
+            if len(axes) != 2 or any(d != self.n for d in dims):
+                raise CallableError(f"has shape {_shape_text(shape)} for {name}: its pairs {_axes_text(axes)} hold "
+                                    f"{'x'.join(map(str, dims))}, not {self.n}x{self.n}", file=label)
+            return
         if self.grid is not None and len(axes) > 1:
             ok = dims == self.grid
             want = "x".join(map(str, self.grid))

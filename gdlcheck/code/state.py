@@ -78,12 +78,17 @@ def _snapshot(module) -> dict:
             if key in out:
                 key = (name, f"<class {cls.__module__}.{cls.__qualname__}, base {i}>")
             out[key] = walk.of_class(cls)
-    for name, m in modules:   # the user's own functions the module may run: what they keep outside it
+    # the user's own functions the module may run: what they keep outside it.  Each class's are
+    # read once in this walk (nn.Module is in every submodule's MRO), by its id (a metaclass's
+    # __hash__ is the user's code)
+    own: dict[int, list] = {}
+    for name, m in modules:
         for cls in type(m).__mro__[:-1]:
-            for attr, value in list(vars(cls).items()):
-                fn = _function(value)
-                if fn is not None and _users(fn):
-                    out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
+            if id(cls) not in own:
+                own[id(cls)] = [(attr, fn) for attr, fn in ((a, _function(v)) for a, v in list(vars(cls).items()))
+                                if fn is not None and _users(fn)]
+            for attr, fn in own[id(cls)]:
+                out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
         for key, value in list(vars(m).items()):
             fn = _function(value)
             if fn is not None and _users(fn):
@@ -243,14 +248,32 @@ def _users(fn) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _own_file(path: str) -> bool:
     import os
-    import sysconfig
 
     if path.startswith("<") and not path.startswith("<string"):   # frozen modules
         return False
-    path = os.path.abspath(path)
+    if os.path.isabs(path):   # (a relative one depends on the working directory: not remembered)
+        known = _OWN_FILES.get(path)
+        if known is None:
+            known = _OWN_FILES[path] = not path.startswith(_trusted_roots())
+        return known
+    return not os.path.abspath(path).startswith(_trusted_roots())
+
+
+# each absolute file name's answer (a walk asks for every function of every class of the module,
+# each time: sysconfig's paths cost more than the rest of a small module's walk)
+_OWN_FILES: dict[str, bool] = {}
+
+
+@functools.lru_cache(maxsize=1)
+def _trusted_roots() -> tuple[str, ...]:
+    """The folders of the standard library, the installed packages and gdlcheck, each ending in a
+    separator."""
+    import os
+    import sysconfig
+
     trusted = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
     trusted.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # gdlcheck
-    return not any(path.startswith(os.path.abspath(t) + os.sep) for t in trusted)
+    return tuple(os.path.abspath(t) + os.sep for t in trusted)
 
 
 def _slots(cls) -> tuple:

@@ -22,6 +22,7 @@ from gdlcheck.layers.rules import Reason
 RULES: dict = {}
 TURNED: dict = {}  # operation object -> its rule for moves that swap axes (a grid's rotation)
 UNITS: dict = {}   # torch.nn class -> the rule of the whole module (a theorem about the class)
+FUNCTIONS: dict = {}   # a torch function (torch._C._nn.pad) -> the rule of the whole call (a theorem about it)
 
 
 class NoRule(Exception):
@@ -109,6 +110,20 @@ def functional(func):
         if [(a.name, str(a.type)) for a in other._schema.arguments] == own:
             return other
     return None
+
+
+def out_arguments(func) -> list[str]:
+    """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
+    return [a.name for a in func._schema.arguments
+            if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+
+
+def overwritten(func) -> list[str]:
+    """The argument an in-place operation writes whole, whatever it held: ``copy_``'s ``self``
+    (every entry becomes ``src``'s, broadcast)."""
+    import torch
+
+    return ["self"] if func is torch.ops.aten.copy_.default else []
 
 
 POINTWISE = object()   # the key of the elementwise rule
@@ -206,6 +221,18 @@ def unit(*classes):
     def register(fn):
         for cls in classes:
             UNITS[cls] = fn
+        return fn
+    return register
+
+
+def function(*fns):
+    """Register the decorated function as the theorem of each torch function in ``fns``: called as
+    ``theorem(args, kwargs, moves, x, out)`` with the function's arguments, how the generator moves
+    its first argument ``x``, and ``x`` and ``out`` without values; it returns the output's moves, or
+    None where the theorem does not speak (the operations inside then stand)."""
+    def register(fn):
+        for f in fns:
+            FUNCTIONS[f] = fn
         return fn
     return register
 

@@ -3,11 +3,10 @@
 gdlcheck never imports torch by itself: every check here looks at ``sys.modules`` first.
 If the user's object is a torch object, torch is already imported (the user's code did it).
 
-A module is verified on a copy (``copy.deepcopy``) converted to the requested dtype
-(float64 by default, so rounding does not hide a small symmetry break) and put in eval
-mode (dropout off, batch-norm statistics frozen); it runs under ``torch.no_grad()``.  The
-user's module is left as it was.  Outputs come back as numpy arrays (floats as float64), so
-the comparison is always done in float64, whatever dtype the layer ran in.
+The copy of a module that runs is made by :mod:`gdlcheck.code.running`; it is called here
+under ``torch.no_grad()``, with the recursion room its nesting needs (:func:`room_for`).  Outputs
+come back as numpy arrays (floats as float64), so the comparison is always done in float64,
+whatever dtype the layer ran in.
 
 Given values (a graph, a batch vector) are moved in numpy (:mod:`gdlcheck.code.graphs`,
 :mod:`gdlcheck.code.actions`); this module turns them into tensors again at the call: numpy
@@ -19,9 +18,9 @@ hooks on every submodule, for finding the one that breaks the symmetry.
 from __future__ import annotations
 
 import contextlib
-import copy
 import sys
 import threading
+import types
 import warnings
 import weakref
 
@@ -60,63 +59,8 @@ def _dtype(name: str):
     return {"float64": torch.float64, "float32": torch.float32}[name]
 
 
-def is_training(module) -> bool:
-    """Whether the module or any submodule is in training mode (dropout on)."""
-    return any(m.training for m in module.modules())
-
-
-def prepare_module(module, dtype: str = "float64"):
-    """A copy of ``module`` in ``dtype`` and eval mode; the user's module is not changed.
-
-    Raises
-    ------
-    CallableError
-        if the module cannot be copied (it holds something ``deepcopy`` refuses), if its
-        parameters are on the ``meta`` device (no values), or if its device cannot run
-        ``dtype``.
-    """
-    depth = check_size(module)
-    _check_device(module, dtype)
-    try:
-        with room_for(depth, _COPY_FRAMES_PER_LEVEL):
-            clone = copy.deepcopy(module)
-    except Exception as err:
-        raise CallableError(f"cannot copy the module {type(module).__name__} to run it in {dtype} "
-                            f"({type(err).__name__}: {err})") from err
-    with room_for(depth, _COPY_FRAMES_PER_LEVEL):
-        clone = clone.to(dtype=_dtype(dtype)).eval()
-    _NESTING[clone] = depth
-    return clone
-
-
-# a module tree past these is refused before it is copied or called (copying and calling recurse)
-MAX_MODULES = 20_000
-MAX_MODULE_DEPTH = 200
-
-
-def check_size(module) -> int:
-    """The submodules counted and their nesting measured without recursion: a tree past the
-    budget is one line, not a RecursionError in the copy or the call.  Returns the nesting."""
-    count, deepest, todo, seen = 0, 0, [(module, 0)], set()
-    while todo:
-        m, depth = todo.pop()
-        if id(m) in seen:
-            continue
-        seen.add(id(m))
-        count, deepest = count + 1, max(deepest, depth)
-        if count > MAX_MODULES or deepest > MAX_MODULE_DEPTH:
-            what = (f"more than {MAX_MODULES:,} submodules" if count > MAX_MODULES
-                    else f"submodules nested more than {MAX_MODULE_DEPTH} deep")
-            raise CallableError(f"the module {type(module).__name__} has {what}: past gdlcheck's budget for "
-                                "checking code (copying and calling it recurse that deep)")
-        todo.extend((child, depth + 1) for child in getattr(m, "_modules", {}).values() if child is not None)
-    return deepest
-
-
-# Python frames spent per level of submodules, with room to spare: ``copy.deepcopy`` takes six
-# (measured), a call four through ``Module.__call__`` and ``forward``, more for a forward that
-# reaches its children through helpers
-_COPY_FRAMES_PER_LEVEL = 10
+# Python frames a call spends per level of submodules, with room to spare: four through
+# ``Module.__call__`` and ``forward``, more for a forward that reaches its children through helpers
 CALL_FRAMES_PER_LEVEL = 20
 
 # the nesting of each prepared copy, for its calls (weak: a copy is dropped with its check)
@@ -132,7 +76,8 @@ def room_for(depth: int, frames_per_level: int = CALL_FRAMES_PER_LEVEL):
     """Python's recursion limit raised for the block only, so that a module tree within the
     nesting budget can be copied and called: at the default limit of 1,000 frames a copy failed
     past 160 levels and a traced call past 150, although the budget allows 200."""
-    frames, f = 0, sys._getframe()
+    frames = 0
+    f: types.FrameType | None = sys._getframe()
     while f is not None:
         frames, f = frames + 1, f.f_back
     need = frames + frames_per_level * depth + 200
@@ -151,6 +96,12 @@ def room_for(depth: int, frames_per_level: int = CALL_FRAMES_PER_LEVEL):
             sys.setrecursionlimit(max([_ROOM_BASE[0], *_ROOM]))
 
 
+def remember_nesting(module, depth: int) -> None:
+    """Keep the nesting of a prepared copy (:func:`gdlcheck.code.running.prepare_module`), for the
+    room its calls need."""
+    _NESTING[module] = depth
+
+
 def calls_of(module):
     """The room the calls of a prepared copy need (``room_for`` its nesting); none for other code."""
     try:
@@ -158,40 +109,6 @@ def calls_of(module):
     except TypeError:   # not weakly referable: not a prepared copy
         depth = 0
     return room_for(depth) if depth else contextlib.nullcontext()
-
-
-def _check_device(module, dtype: str) -> None:
-    """A module on the meta device has no values; a device that cannot hold ``dtype`` cannot run it."""
-    torch = _torch()
-    tensors = [*module.parameters(), *module.buffers()]
-    meta = [t for t in tensors if t.is_meta]
-    if meta:
-        raise CallableError(f"the module {type(module).__name__} is on the meta device: its {len(meta)} "
-                            "parameter(s) and buffer(s) have shapes but no values; load its weights (e.g. "
-                            "module.to_empty(device='cpu') and load_state_dict) before checking it")
-    devices = {t.device for t in tensors} or {torch.device("cpu")}
-    if len(devices) > 1:
-        raise CallableError(f"the module {type(module).__name__} has parameters on several devices "
-                            f"({', '.join(sorted(map(str, devices)))}); move it to one device")
-    device = devices.pop()
-    try:
-        torch.zeros(1, dtype=_dtype(dtype), device=device) + 1
-    except Exception as err:
-        text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise CallableError(f"the module {type(module).__name__} is on device {device}, which cannot run "
-                            f"{dtype} here ({text}); move it to the CPU (module.cpu()) or choose another "
-                            "dtype") from None
-
-
-def device_of(f):
-    """The device of a module's first parameter or buffer (the CPU for anything else)."""
-    torch = _torch()
-    if isinstance(f, torch.nn.Module):
-        for p in f.parameters():
-            return p.device
-        for b in f.buffers():
-            return b.device
-    return torch.device("cpu")
 
 
 def to_tensor(x: np.ndarray, device=None):

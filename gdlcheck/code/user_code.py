@@ -6,12 +6,14 @@ vector), and returns one or several outputs; a :class:`~gdlcheck.code.signature.
 each moves.  It is wrapped in a :class:`~gdlcheck.layers.Layer`, so the numeric checks are the
 ones every other layer gets (the trial loop of :mod:`gdlcheck.verification.measure`).
 
-PyTorch modules and functions that return tensors are bridged by
-:mod:`gdlcheck.code.torch_bridge`; torch is imported only when the object is already a torch
+The code comes ready to run from :mod:`gdlcheck.code.running` (built, checked, a torch module
+copied in the run's dtype); its arguments and outputs cross to and from torch through
+:mod:`gdlcheck.code.torch_bridge`, which imports torch only when the object is already a torch
 object, so gdlcheck never imports torch by itself.
 
-Only this module runs user code, and only for an object the user named on the command line
-(``--callable``) or passed in Python; a spec file never names code to import.
+User code runs only here (its calls) and in :mod:`gdlcheck.code.running` (importing and building
+it), and only for an object the user named on the command line (``--callable``) or passed in
+Python; a spec file never names code to import.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy as np
 
 from gdlcheck.code import torch_bridge
 from gdlcheck.code.boundary import describe
+from gdlcheck.code.running import Running
 from gdlcheck.code.signature import Signature
 from gdlcheck.errors import CallableError, GdlcheckError, param
 from gdlcheck.groups import is_sparse
@@ -38,20 +41,21 @@ class CallableLayer(Layer):
     kind = "callable"
     depends_on = "content"
 
-    def __init__(self, f, signature: Signature, *, dtype: str = "float64", label: str = "callable"):
+    signature: Signature
+
+    def __init__(self, code: Running, signature: Signature, *, label: str = "callable"):
         self.signature = signature
         self.points = signature.n
         self.in_channels = signature.channels
         self.invariant = signature.invariant
         self.expect = "invariant" if self.invariant else "equivariant"
-        self.dtype = dtype
+        self.dtype = code.dtype
         self.label = label
-        self.is_torch = torch_bridge.is_torch_module(f)
-        self.was_training = self.is_torch and torch_bridge.is_training(f)
-        self.original = f
-        self.f = torch_bridge.prepare_module(f, dtype) if self.is_torch else f
+        self.is_torch = code.is_torch
+        self.was_training = code.was_training
+        self.f = code.f
         self._tensor_inputs = self.is_torch or any(i.torch for i in signature.inputs)
-        self._device = torch_bridge.device_of(self.f) if self.is_torch else None
+        self._device = code.device
         self._converted: list[tuple[object, object]] = []  # (given value, its tensor), reused across calls
         self._first = None  # (X, A, output) of the first call
         self.reads_grad_mode = False  # the proof saw the code ask whether gradients are on

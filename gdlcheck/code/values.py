@@ -242,3 +242,25 @@ class Abstract:
         self.const, self.per, self.origin, self.free = const, per, origin, free and not const
         self.role = role
         self.foreign = foreign   # made before the call (a parameter, a buffer, a held input, a global)
+
+
+def _shape(t) -> tuple:
+    """A tensor's shape for the path check; a nested (ragged) tensor's by the sizes of its pieces."""
+    if t.is_nested:
+        return ("nested",) + tuple(tuple(r) for r in t._nested_tensor_size().tolist())
+    return tuple(t.shape)
+
+
+def _without_values(value):
+    """Tensors (alone, or in a list or tuple) as meta tensors: the same shape, strides and dtype,
+    no data to read."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        try:
+            return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="meta")
+        except (RuntimeError, TypeError, NotImplementedError):   # a sparse or nested layout
+            return torch.empty(value.shape, dtype=value.dtype, device="meta")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_without_values(v) for v in value)
+    return value

@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from gdlcheck.code import conditions
+from gdlcheck.code import conditions, held
 from gdlcheck.code import moves as mv
 from gdlcheck.code.guards import GUARDS, Op
 from gdlcheck.code.table import (
@@ -35,16 +35,21 @@ from gdlcheck.code.table import (
     Out,
     bind,
     for_moves,
+    out_arguments,
+    overwritten,
     unit_moves,
     unit_of,
     writes,
 )
+from gdlcheck.code.unwritten import Unwritten, kept, touches
 from gdlcheck.code.values import (
     Abstract,
     Storages,
     Values,
     _op_text,
+    _shape,
     _tensors,
+    _without_values,
     content_digest,
     path_key,
     user_line,
@@ -78,6 +83,8 @@ class Walk:
         self.made = Storages()                     # storages of every tensor an operation returned
         self.reads: list = []                      # every value the code read into Python, in order
         self.checked_reads: set = set()            # which of them the moved call must read alike
+        self.unwritten = Unwritten()               # cells of fresh buffers (new_empty) not written yet
+        self.vacuous: str | None = None            # a fresh buffer's first write: its target (unwritten.py)
 
     # ---------------------------------------------------------------- inputs and lookups
 
@@ -89,9 +96,8 @@ class Walk:
         given inputs only that no generator moves (the moved call reads the same numbers, and
         every call does)."""
         a = self.of(tensor)
-        if a.const:
-            return True
-        return not a.free and all(isinstance(m, mv.Moves) and m.still for m in a.per)
+        return not touches(self, tensor) and (a.const or not a.free and all(isinstance(m, mv.Moves) and m.still
+                                                                              for m in a.per))
 
     def read(self, tensors, value) -> bool:
         """The code reads ``value``, computed from ``tensors``, into Python: whether it may (the
@@ -103,7 +109,7 @@ class Walk:
         positive entries): another draw may read another value and take a path the proof did not
         follow."""
         self.reads.append(value)
-        if all(self.of(t).const for t in tensors):
+        if all(self.of(t).const and not touches(self, t) for t in tensors):
             return True
         if all(self.knowable(t) for t in tensors):
             self.checked_reads.add(len(self.reads) - 1)
@@ -191,7 +197,7 @@ class Walk:
             return {}
         bound = bind(func, args, kwargs)
         out = {}
-        for name in set(written) - set(_out_arguments(func)):
+        for name in set(written) - set(out_arguments(func)):
             t = bound.get(name)
             if isinstance(t, torch.Tensor) and (self.of(t).const or not self.of(t).free):   # values a rule reads
                 out[name] = t.detach().clone()
@@ -209,12 +215,12 @@ class Walk:
         for guard in BEFORE:
             if guard.check(self, op):
                 break
-        for guard in AFTER:
-            guard.check(self, op)
-        for t in op.outs:
+        for t in op.outs:   # before the effects: a container refilled by a write reads it
             a = self.values.get(t)
             if a is not None and not a.const:
                 a.free = free
+        for guard in AFTER:
+            guard.check(self, op)
 
     def unit(self, module, inputs, output) -> None:
         """A ``torch.nn`` unit's theorem (:mod:`gdlcheck.code.rules.units`) says how its output
@@ -236,7 +242,8 @@ class Walk:
 
         with _disable_current_modes():   # made outside the walk, and reading the kernel: not operations of the call
             blind = (_without_values(x), _without_values(output))
-            per = [unit_moves(found, module, m, i, blind, self.place()) for m, i in zip(a.per, inner.per)]
+            per = [i if mv.wrapped(m) else unit_moves(found, module, m, i, blind, self.place())   # padded: no unit
+                   for m, i in zip(a.per, inner.per)]
         self.values[output] = Abstract(False, per, free=a.free)
         if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
             self.steps.append((self.place(), type(module).__name__, "theorem1", []))
@@ -252,8 +259,8 @@ class Walk:
             halt = Halt(self.place() or _op_text(func), f"{_op_text(func)} (on a nested tensor)", "no_op_rule")
             return self._halt_outputs(list(_tensors(out)), halt)
         bound = bind(func, args, kwargs)
-        for name in _out_arguments(func) + _overwritten(func):   # an out= buffer, or copy_'s self, is written
-            bound.pop(name, None)                                # whole: its old values do not count
+        for name in out_arguments(func) + overwritten(func):   # an out= buffer, or copy_'s self, is written
+            bound.pop(name, None)                               # whole: its old values do not count
             before.pop(name, None)
         slots = [out] if not isinstance(out, (tuple, list)) else list(out)
         per_out: list[list] = [[] for _ in slots]
@@ -261,17 +268,18 @@ class Walk:
         # says then holds for every value of the inputs, not only for this draw's
         blind = {name: self.blind(value) for name, value in bound.items()}
         blind_out = _without_values(out)
+        seen = {**blind, **before}   # the rule sees written constants as they were before the write
         for k in range(len(self.gens)):
             moves, halted = {}, None
             for name, value in bound.items():
                 m, h = self._moves_of(value, k)
                 if h is not None:
                     halted = halted or h
-                moves[name] = m
+                moves[name] = None if name == self.vacuous else m   # unwritten: they move as needed
             if halted is not None:
                 result = [halted] * len(slots)
-            else:   # the rule sees written constants as they were before the write
-                result = self._one(found, func, {**blind, **before}, moves, blind_out, k, len(slots))
+            else:   # where it refuses, given values this generator leaves as they are are constants
+                result = held.retried(self, found, func, seen, moves, blind_out, k, len(slots))
             for slot, r in zip(per_out, result):
                 slot.append(r)
         import torch
@@ -324,6 +332,10 @@ class Walk:
         if found is None:
             return [Halt(where, f"{_op_text(func)} (the generator swaps axes here: the rule follows each axis on its "
                                 "own)", "no_op_rule")] * count
+        if not getattr(found, "wrapped", False) and any(mv.wrapped(m) for m in moves.values()):
+            # an axis padded circularly is no permutation of its entries: only the rules written for it
+            return [Halt(where, f"{_op_text(func)} (of an axis padded circularly, which only a convolution reads)",
+                         "no_op_rule")] * count
         try:
             result = found(Call(func, bound, moves, out, self.gens[k]))
         except NoRule as why:
@@ -332,7 +344,7 @@ class Walk:
             return [Halt(where, f"{_op_text(func)} (rule_error: {type(err).__name__}: {err})", "no_op_rule")] * count
         if not isinstance(result, Out):
             result = Out(result)
-        for c in result.conditions:
+        for c in kept(self, result.conditions, bound):
             failed = self._check(c, k, func)
             if failed is not None:
                 return [failed] * count
@@ -371,38 +383,3 @@ class Walk:
         # is a constant
         return Halt(where, self.of(value).role, "condition", condition)
 
-
-def _shape(t) -> tuple:
-    """A tensor's shape for the path check; a nested (ragged) tensor's by the sizes of its pieces."""
-    if t.is_nested:
-        return ("nested",) + tuple(tuple(r) for r in t._nested_tensor_size().tolist())
-    return tuple(t.shape)
-
-
-def _out_arguments(func) -> list[str]:
-    """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
-    return [a.name for a in func._schema.arguments
-            if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
-
-
-def _overwritten(func) -> list[str]:
-    """The argument an in-place operation writes whole, whatever it held: ``copy_``'s ``self``
-    (every entry becomes ``src``'s, broadcast)."""
-    import torch
-
-    return ["self"] if func is torch.ops.aten.copy_.default else []
-
-
-def _without_values(value):
-    """Tensors (alone, or in a list or tuple) as meta tensors: the same shape, strides and dtype,
-    no data to read."""
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        try:
-            return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="meta")
-        except (RuntimeError, TypeError, NotImplementedError):   # a sparse or nested layout
-            return torch.empty(value.shape, dtype=value.dtype, device="meta")
-    if isinstance(value, (list, tuple)):
-        return type(value)(_without_values(v) for v in value)
-    return value

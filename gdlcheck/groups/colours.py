@@ -78,7 +78,7 @@ class _BitTable:
             shared = np.bincount(slots.astype(np.intp), minlength=1 << bits_of) > 1
             table = np.zeros(1 << bits_of, dtype=np.uint64)
             table[slots] = keys
-            index = np.full(1 << bits_of, -1, dtype=np.int64)
+            index = np.full(1 << bits_of, -1, dtype=np.int32 if uniq.size < 2**31 else np.int64)
             index[slots] = which
             index[shared] = _SHARED
             self.levels.append((mult, shift, table, index))
@@ -92,9 +92,12 @@ class _BitTable:
         found = None
         at = None            # positions (in values) still to look up, None: all
         for mult, shift, table, index in self.levels:
-            where = (bits * mult) >> shift
-            here = index[where]
-            here[(here >= 0) & (table[where] != bits)] = -1
+            where = np.multiply(bits, mult)
+            np.right_shift(where, shift, out=where)
+            here = index.take(where)
+            other = np.not_equal(table.take(where), bits)
+            other &= here >= 0
+            here[other] = -1
             if found is None:
                 found = here
             else:
@@ -105,7 +108,7 @@ class _BitTable:
             at = later if at is None else at[later]
             bits = bits[later]
         if found is None:           # no level: an empty table finds nothing
-            return np.full(bits.shape, -1, dtype=np.int64)
+            return np.full(bits.shape, -1, dtype=np.int32)
         return found
 
 

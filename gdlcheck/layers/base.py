@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +68,7 @@ class Layer:
     # How a combinator puts its sublayers together for the prover: "sequence" (each one's
     # output is the next one's input) or "residual" (X + f(X)); None for a layer of its own.
     combinator: str | None = None
-    signature = None
+    signature: Any = None   # code's Signature (see above); None for every other layer
 
     def forward(self, X: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
         raise NotImplementedError

@@ -10,7 +10,7 @@ import torch
 from gdlcheck.derivation import Derived, derive
 from gdlcheck.errors import LayerError, param
 from gdlcheck.groups import PermGroup
-from gdlcheck.nn.paths import SetPartitionPlan, convolve, diagram_weights
+from gdlcheck.nn.paths import SetPartitionPlan, convolve, diagram_weights, taps
 
 
 class EquivariantLinear(torch.nn.Module):
@@ -86,10 +86,10 @@ class EquivariantLinear(torch.nn.Module):
         of ``state_dict`` (a checkpoint holds the parameters alone)."""
         d = self.derived
         kernel = d.convolution_kernel() if (self.in_order, self.out_order) == (1, 1) else None
-        if kernel is not None:
+        if kernel is not None and kernel.ndim <= 3:
             self.path = "convolution"
             self.grid = d.grid
-            self.register_buffer("kernel", torch.tensor(kernel, dtype=torch.long), persistent=False)
+            self.register_buffer("kernel", torch.tensor(taps(kernel), dtype=torch.long), persistent=False)
         elif d.blocks is not None and (self.in_order, self.out_order) == (1, 1) and d.dimension == 2:
             self.path = "deepsets"  # alpha*I + beta*11^T: weight[0] on the diagonal, weight[1] off it
         elif d.blocks is not None and self.in_order <= 2 and self.out_order <= 2:

@@ -6,9 +6,10 @@ Each path is picked from what the derivation knows of the form, and states its m
 =================  ===============================================  =================================
 path               computes                                          memory beyond input and output
 =================  ===============================================  =================================
-``convolution``    the circular convolution on the group's grid,    the kernel (``n`` ints) and its
-                   by FFT (cyclic, dihedral, translations, p4,      spectrum (``n c c'``); no
-                   p4m at order 1 -> 1)                             ``n x n`` array
+``convolution``    the circular convolution on the group's grid     the taps (``n`` ints), the kernel
+                   (one to three axes), as circular padding and     (``n c c'``) and the padded input
+                   a convolution (cyclic, dihedral,                 (``2^d n c`` on ``d`` axes); no
+                   translations, p4, p4m at order 1 -> 1)           ``n x n`` array
 ``deepsets``       ``alpha*x + beta*sum(x)``: the symmetric group    ``c c'``: no ``n x n`` array
                    at 1 -> 1, two passes over ``x``
 ``set-partition``  the symmetric group's basis for orders up to 2   ``n^max(k, l) c'`` for the
@@ -29,15 +30,31 @@ import torch
 
 
 def convolve(x: torch.Tensor, kernel: torch.Tensor, grid: tuple[int, ...]) -> torch.Tensor:
-    """``y[i, o] = sum_(j, c) kernel[(coord(i) - coord(j)) mod grid, o, c] x[j, c]`` by FFT.
+    """``y[i, o] = sum_(j, c) W[(coord(i) - coord(j)) mod grid, o, c] x[j, c]``: circular padding, then a
+    convolution without padding (as ``Conv1d(padding_mode="circular")`` computes, and gdlcheck proves).
 
-    ``x : (*batch, *grid, c)``, ``kernel : (*grid, c', c)``; returns ``(*batch, *grid, c')``.
+    ``x : (*batch, *grid, c)`` with one to three grid axes, ``kernel : (*grid, c', c)``, the taps of
+    the convolution: ``kernel[t] = W[grid - 1 - t]`` (:func:`taps`); returns ``(*batch, *grid, c')``.
+    Each grid axis of length ``m`` is padded by ``m - 1`` on the left, so output ``i`` reads inputs
+    ``i - m + 1 .. i`` mod ``m``.
     """
-    dims = tuple(range(-1 - len(grid), -1))
-    spectrum = torch.fft.rfftn(x, s=grid, dim=dims)
-    kernel_spectrum = torch.fft.rfftn(kernel, s=grid, dim=tuple(range(len(grid))))
-    mixed = torch.einsum("...c,...oc->...o", spectrum, kernel_spectrum)
-    return torch.fft.irfftn(mixed, s=grid, dim=dims)
+    s = len(grid)
+    batch = x.shape[:x.dim() - 1 - s]
+    h = x.reshape((-1,) + grid + (x.shape[-1],)).permute(0, s + 1, *range(1, s + 1))   # (B, c, *grid)
+    pad = [amount for m in reversed(grid) for amount in (m - 1, 0)]
+    h = torch.nn.functional.pad(h, pad, mode="circular")
+    weight = kernel.permute(s, s + 1, *range(s))   # (c', c, *grid)
+    y = _CONVOLUTIONS[s](h, weight)                # (B, c', *grid)
+    return y.permute(0, *range(2, s + 2), 1).reshape(batch + grid + (kernel.shape[-2],))
+
+
+_CONVOLUTIONS = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d, 3: torch.nn.functional.conv3d}
+
+
+def taps(offsets: np.ndarray) -> np.ndarray:
+    """The orbit of each tap of :func:`convolve`'s kernel from the orbit of each offset: flipped on every
+    grid axis (tap ``t`` reads offset ``grid - 1 - t``)."""
+    return np.ascontiguousarray(np.flip(offsets, axis=tuple(range(offsets.ndim))))
 
 
 def _mobius(fine: tuple[int, ...], coarse: tuple[int, ...]) -> int:

@@ -42,6 +42,7 @@ CONDITIONS = {
     "relative_bias": "P B P^T = B",
     "constant_rows": "P E = E",
     "constant_pairs": "P M P^T = M",
+    "circular_kernel": "c[a d] = c[d]",
 }
 
 # verify --explain: each rule as the texts write the step, with this layer's names.
@@ -74,7 +75,8 @@ CHAINS = {
     "pooling": "sum_i (PX)_i = sum_i X_i: the same rows in another order (mean and max alike): invariant.",
 }
 
-_MATRIX = {"weights": "W", "graph": "A", "mask": "M", "relative_bias": "B", "constant_pairs": "M"}
+_MATRIX = {"weights": "W", "graph": "A", "mask": "M", "relative_bias": "B", "constant_pairs": "M",
+           "circular_kernel": "K"}
 
 # What a rule needs of each kind of condition a layer has, said once after its step.
 NEEDS = {
@@ -86,6 +88,8 @@ NEEDS = {
     "bias": "a bias vector moves with the points only when b[g i] = b[i]",
     "constant_rows": "a constant E laid along a point axis commutes with the points only when P E = E",
     "constant_pairs": "a constant M laid along two point axes commutes with them only when P M P^T = M",
+    "circular_kernel": "a circular convolution y[i] = sum_d c[d] x[i + d] commutes with j -> a j + b only when "
+                       "c[a d] = c[d]: under a reflection, a kernel symmetric in its offsets",
 }
 
 

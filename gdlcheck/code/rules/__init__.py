@@ -16,18 +16,25 @@
 * :mod:`~gdlcheck.code.rules.attention`: attention kernels (Theorem 4) and the encoder layer;
 * :mod:`~gdlcheck.code.rules.grid`: moves that swap axes (a grid's rotations and mirrors) and
   ``rot90``; :mod:`~gdlcheck.code.rules.grid_conv` the kernel condition of a circular convolution
-  under them;
-* :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions).
+  under them; :mod:`~gdlcheck.code.rules.grid_more` ``cat``, ``stack``, slices, splits and norms
+  along an axis they keep in place;
+* :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions);
+* :mod:`~gdlcheck.code.rules.pad`: ``F.pad`` in circular mode, proved whole, and the convolution
+  that reads what it padded (a circular convolution written by hand);
+* :mod:`~gdlcheck.code.rules.pairs`: values on pairs of points (``diagonal``).
 """
 
 from gdlcheck.code.rules import (  # noqa: F401
     attention,
     elementwise,
     grid,
+    grid_more,
     index,
     layout,
     linalg,
     operators,
+    pad,
+    pairs,
     puts,
     reduce,
     reindex,

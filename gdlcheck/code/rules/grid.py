@@ -231,7 +231,9 @@ def _flat(m, o, group, old):
 @turned(aten.view.default, aten._unsafe_view.default)
 def view(call):
     """A reshape keeps swapped axes that it passes through whole, and makes swapped axes that it
-    merges into one (``x.flatten(1)`` of a ``(C, H, W)`` image) one permutation of that axis."""
+    merges into one (``x.flatten(1)`` of a ``(C, H, W)`` image) one permutation of that axis; a
+    permutation of one axis split into a grid it turns (the pixels back into ``(H, W)``) swaps them.
+    The per-axis rule of ``view`` hands it the reshapes it cannot follow axis by axis."""
     m = plain(call.moves["self"])
     old, new = call.shape("self"), tuple(call.out.shape)
     found = _groups(old, new)
@@ -244,9 +246,15 @@ def view(call):
         if all(o[a] in gi for a in gi):   # the order keeps the group: a permutation of its points
             if all(o[a] == a and m.axes[a] is None for a in gi):
                 continue
-            parts = mv.factor(_flat(m, o, gi, old), [new[b] for b in gj])
-            if parts is False:
-                raise NoRule("a reshape that splits swapped axes otherwise")
+            flat = _flat(m, o, gi, old)
+            parts = mv.factor(flat, [new[b] for b in gj])
+            if parts is False:   # not axis by axis: a grid that turns, split back out of its pixels
+                found = mv.turn(flat, [new[b] for b in gj]) if len(gj) > 1 else None
+                if found is None:
+                    raise NoRule("a reshape that splits a moving axis otherwise than into a grid")
+                inner, parts = found
+                for k, b in enumerate(gj):
+                    order[b] = gj[inner[k]]
             for b, q in zip(gj, parts):
                 axes[b] = q
         elif len(gi) == len(gj) == 1 and o[gi[0]] in whole:   # passed through whole, and its partner too
@@ -301,7 +309,7 @@ def elementwise(call):
     swapped = {a for a in range(nd) if order[a] != a}
     for t, m in _operands(call):   # an operand that moves swaps them alike (above)
         shift = nd - t.dim()
-        if m is None and any(a >= shift and t.shape[a - shift] != 1 for a in swapped):
+        if m is None and any(a >= shift and t.shape[a - shift] != 1 and t.stride(a - shift) != 0 for a in swapped):
             raise NoRule("a constant laid along axes the generator swaps")
     perms, conditions = broadcast(stripped, nd)
     return Out(mv.with_order(perms, order), conditions)

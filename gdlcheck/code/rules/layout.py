@@ -115,8 +115,12 @@ def view(call):
     m = call.moves["self"]
     old, new = call.shape("self"), tuple(call.out.shape)
     axes = reshape(old, new, m.axes)
-    if axes is None:
-        raise NoRule("a reshape that splits or merges a moving axis")
+    if axes is None:   # perhaps the pixels of a grid that turns, split back into its axes
+        from gdlcheck.code.rules import grid
+        try:
+            return grid.view(call)
+        except NoRule:
+            raise NoRule("a reshape that splits or merges a moving axis") from None
     return mv.Moves(tuple(axes), m.labels)
 
 

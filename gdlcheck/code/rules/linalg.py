@@ -13,6 +13,7 @@ import torch
 from gdlcheck.code import moves as mv
 from gdlcheck.code.rules import operators
 from gdlcheck.code.rules.common import axes_of, broadcast
+from gdlcheck.code.rules.pad import circular_convolution
 from gdlcheck.code.table import Fixed, NoRule, Out, rule
 
 aten = torch.ops.aten
@@ -165,6 +166,8 @@ def convolution(call):
     permutations.  The channels must not move; the batch axis may."""
     w = call.args["weight"]
     m = call.moves["input"]
+    if mv.wrapped(m):   # padded circularly first (F.pad): a circular convolution
+        return circular_convolution(call)
     _plain(m)
     if call.moves.get("weight") is not None or call.moves.get("bias") is not None:
         raise NoRule("a convolution whose kernel depends on the inputs")
@@ -175,6 +178,9 @@ def convolution(call):
     if mv.moving(m.axes[1]):
         raise NoRule("a convolution over channels that move")
     return mv.Moves((m.axes[0], None) + tuple(m.axes[2:]))
+
+
+convolution.wrapped = True   # it reads axes padded circularly (gdlcheck.code.rules.pad)
 
 
 @rule(aten.linalg_cross.default)

@@ -16,7 +16,8 @@ a user fixing such a matrix needs.  Both read the constant's values only (never 
 The other axis need not have the contracted axis's length: an ``einsum`` over points and channels
 flattens ``(channel, point)`` on one side and ``(point, channel)`` on the other.  Then the points'
 own permutation is read off the contracted one (it moves whole blocks, or the same within each
-block) and laid on the other axis both ways.  Whichever candidate the constant keeps is checked
+block, or the same on each index of a flattened order-k tensor: a map from pairs to points) and laid
+on the other axis both ways.  Whichever candidate the constant keeps is checked
 again by the walker and written in the proof; a wrong candidate only fails to prove.
 """
 
@@ -70,7 +71,7 @@ def images(p, size: int) -> list:
 
 def _points_in(p) -> list:
     """Permutations ``g`` with ``p`` = ``g`` on whole blocks, or ``g`` inside each block, for the
-    ways ``len(p)`` splits in two."""
+    ways ``len(p)`` splits in two; or ``g`` on each index when ``p`` moves ``n^k`` flattened entries."""
     total = len(p)
     found = []
     for r in range(2, total):
@@ -80,4 +81,11 @@ def _points_in(p) -> list:
             parts = mv.factor(p, sizes)
             if parts is not False and parts[1 - at] is None and parts[at] is not None:
                 found.append(parts[at])
+    for k in (2, 3, 4):   # an order-k tensor flattened: the same permutation on each of its k indices
+        n = round(total ** (1 / k))
+        if n < 2 or n ** k != total:
+            continue
+        each = mv.factor(p, [n] * k)
+        if each is not False and each[0] is not None and all(mv.same(each[0], q) for q in each[1:]):
+            found.append(each[0])
     return found

@@ -1,45 +1,37 @@
-"""Finding the user's code and its layout: ``--callable module:attr`` loaded from a file or a
-module, a factory called, the input shape parsed, and where the points are in the call's first
-input (the axes checked against what the code is likely to mean).  Nothing here runs a spec.
+"""The user's code as gdlcheck runs it: found (``--callable module:attr``, from a file or a
+module), built (a class or a factory called once), its trained weights loaded, its size and its
+layout checked against the input's points axes, and -- for a ``torch.nn.Module`` -- the copy that
+runs: ``copy.deepcopy`` of it in the run's dtype (float64 by default, so rounding does not hide a
+small symmetry break), in eval mode (dropout off, batch-norm statistics frozen), on the module's
+device.  The user's module is left as it was.
+
+The user's object passes through here once, in that order, and leaves as a :class:`Running`,
+which :class:`~gdlcheck.code.user_code.CallableLayer` calls (``gdlcheck measure``'s model is
+copied by the same :func:`prepare_module`).  Below this module are the boundary
+around the user's code (:mod:`~gdlcheck.code.boundary`), the weights' reader
+(:mod:`~gdlcheck.code.trained`), the input's axes (:mod:`~gdlcheck.code.input_shape`) and torch
+at the boundary (:mod:`~gdlcheck.code.torch_bridge`: tensors, calls, the recursion room a deep
+module's calls need).
 """
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 import os
 import re
 import sys
-
-import numpy as np
+from dataclasses import dataclass
+from typing import Any
 
 from gdlcheck.code import torch_bridge
-from gdlcheck.code.actions import as_axes, normal_axes
 from gdlcheck.code.boundary import describe, raised_by_code
+from gdlcheck.code.input_shape import shape_text
+from gdlcheck.code.trained import load_weights
 from gdlcheck.errors import CallableError, param
 from gdlcheck.layers import Fact
-from gdlcheck.limits import MAX_MATRIX_ENTRIES
-from gdlcheck.text import parse_shape, suggest
-
-EXPECT = ("equivariant", "invariant")
-DTYPES = ("float64", "float32")
-
-
-def parse_input_shape(text) -> tuple[int, ...]:
-    """``"6x2"`` -> ``(6, 2)``; ``"6"`` -> ``(6,)``; a tuple or list of positive ints as is.
-
-    Raises
-    ------
-    CallableError
-        for anything else (one line that quotes the value).
-    """
-    dims = parse_shape(text, what=param("input_shape", python="shape"), error=CallableError,
-                       example="NxD (e.g. 6x2): N points by D channels")
-    if int(np.prod(dims)) > MAX_MATRIX_ENTRIES:
-        raise CallableError(f"input shape {text!r} has {int(np.prod(dims))} entries, over the limit of "
-                            f"{MAX_MATRIX_ENTRIES}")
-    return dims
-
+from gdlcheck.text import suggest
 
 # --------------------------------------------------------------------------- import
 
@@ -148,50 +140,32 @@ def _is_factory(obj) -> bool:
     return not takes_input
 
 
-# --------------------------------------------------------------------------- axes
+def callable_name(f, label: str | None = None) -> str:
+    """A short name for reports: the function's name (``lambda`` for a lambda) or the class's name."""
+    if label:
+        return label
+    if inspect.isfunction(f) or inspect.ismethod(f) or inspect.isclass(f):
+        name = getattr(f, "__name__", "") or "callable"
+        return "lambda" if name == "<lambda>" else name
+    return type(f).__name__
 
 
-def points_axes(dims: tuple[int, ...], points_axis=None, batch_axes=None,
-                grid: tuple[int, ...] | None = None) -> tuple[int, ...]:
-    """The axes of an input of shape ``dims`` that hold the points, as non-negative indices.
+# --------------------------------------------------------------------------- layout
 
-    ``points_axis`` (an int, negative allowed, or a tuple: a grid's axes) wins; else a grid
-    group's shape is looked for on consecutive axes that are not batch axes (it must match in
-    exactly one place); else the first axis that is not a batch axis.  Batch axes are never
-    permuted.
 
-    Raises
-    ------
-    CallableError
-        for an axis out of range, a points axis that is also a batch axis, or a grid that
-        matches no place or several.
-    """
-    ndim = len(dims)
-    batch = normal_axes(as_axes(batch_axes, param("batch_axes")) or (), ndim, param("batch_axes"))
-    if points_axis is not None:
-        axes = normal_axes(as_axes(points_axis, param("points_axis")), ndim, param("points_axis"))
-    elif grid is not None and len(grid) > 1:
-        g = len(grid)
-        places = [tuple(range(k, k + g)) for k in range(ndim - g + 1)
-                  if tuple(dims[k:k + g]) == tuple(grid) and not set(range(k, k + g)) & set(batch)]
-        grid_text = "x".join(map(str, grid))
-        if not places:
-            raise CallableError(f"the group acts on a {grid_text} grid, but no consecutive axes of the input "
-                                f"{_shape_text(dims)} are {grid_text}; give {param('points_axis')} (the grid's axes)")
-        if len(places) > 1:
-            raise CallableError(f"the {grid_text} grid fits axes {' and '.join(map(str, places))} of the input "
-                                f"{_shape_text(dims)}; say which with {param('points_axis', literal=places[-1])}")
-        axes = places[0]
-    else:
-        free = [a for a in range(ndim) if a not in batch]
-        if not free:
-            raise CallableError(f"every axis of {_shape_text(dims)} is a batch axis: the points need one")
-        axes = (free[0],)
-    both = set(axes) & set(batch)
-    if both:
-        raise CallableError(f"axis {min(both)} is both a points axis and a batch axis (batch axes are never "
-                            "permuted)")
-    return axes
+def ready(f, label: str, run, *, weights=None, dims: tuple[int, ...], axes: tuple[int, ...],
+          explicit: bool) -> tuple[Any, list[Fact]]:
+    """The user's object as the check takes it: built, its ``weights`` (a file) loaded into a copy,
+    its module tree's size checked before anything walks it, and its layout checked against the
+    input's shape ``dims`` and points ``axes`` (``explicit``: given by the user).  ``run`` is the
+    open boundary (:func:`~gdlcheck.code.boundary.running_code`), told the object once built.
+    Returns the object and the layout's notes."""
+    f = run.subject = build_callable(f, label)
+    if weights is not None:
+        f = run.subject = load_weights(f, os.fspath(weights))
+    if torch_bridge.is_torch_module(f):
+        check_size(f)   # before anything walks the module tree (the walks recurse)
+    return f, check_layout(f, dims, axes, explicit)
 
 
 def check_layout(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool) -> list[Fact]:
@@ -206,7 +180,7 @@ def check_layout(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool
         if paths and explicit:
             return [Fact("batch_axis_checked", {"module": paths[0]})]
         if paths:
-            raise CallableError(f"{paths[0]} is batch_first: axis 0 of the input {_shape_text(dims)} is the batch, "
+            raise CallableError(f"{paths[0]} is batch_first: axis 0 of the input {shape_text(dims)} is the batch, "
                                 "and permuting the batch says nothing about the points; give "
                                 f"{param('batch_axes', literal=0)} to check it on its points axis 1 (or "
                                 f"{param('points_axis')} to choose)")
@@ -228,7 +202,7 @@ def check_layout(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool
             f"{param('points_axis', literal=spatial)} with a grid group (translations, p4, p4m) of the "
             "spatial shape")
     raise CallableError(f"{where} reads {layout}: axis {min(set(axes) & {0, channel_axis})} of the input "
-                        f"{_shape_text(dims)} is {what}, and the group would permute it; its positions are "
+                        f"{shape_text(dims)} is {what}, and the group would permute it; its positions are "
                         f"{'axis' if k == 1 else 'axes'} {spatial[0] if k == 1 else spatial}: give {hint}")
 
 
@@ -240,9 +214,9 @@ def _refuse_a_likely_batch(f, dims: tuple[int, ...], axes: tuple[int, ...], expl
         return
     doc = inspect.getdoc(f) or ""
     if len(dims) >= 3 and dims[0] < dims[1]:
-        why = f"axis 0 of the input {_shape_text(dims)} is shorter than axis 1, so it may be a batch"
+        why = f"axis 0 of the input {shape_text(dims)} is shorter than axis 1, so it may be a batch"
     elif _BATCH_WORDS.search(doc):
-        why = (f"the docstring of {callable_name(f)} speaks of a batch, so axis 0 of the input {_shape_text(dims)} "
+        why = (f"the docstring of {callable_name(f)} speaks of a batch, so axis 0 of the input {shape_text(dims)} "
                "may be it")
     else:
         return
@@ -256,18 +230,127 @@ def _refuse_a_likely_batch(f, dims: tuple[int, ...], axes: tuple[int, ...], expl
 _BATCH_WORDS = re.compile(r"batch[ _-]first|\(\s*B\s*,|\bbatch(?:es)? of\b|\bbatched\b", re.IGNORECASE)
 
 
-# --------------------------------------------------------------------------- the layer
+# --------------------------------------------------------------------------- the copy that runs
 
 
-def callable_name(f, label: str | None = None) -> str:
-    """A short name for reports: the function's name (``lambda`` for a lambda) or the class's name."""
-    if label:
-        return label
-    if inspect.isfunction(f) or inspect.ismethod(f) or inspect.isclass(f):
-        name = getattr(f, "__name__", "") or "callable"
-        return "lambda" if name == "<lambda>" else name
-    return type(f).__name__
+@dataclass(frozen=True)
+class Running:
+    """The user's code as it is called: ``f`` is the object itself, or for a torch module its copy
+    in ``dtype`` and eval mode; ``was_training`` says the module was in training mode (the copy is
+    not), ``device`` is the copy's (None for other code)."""
+
+    f: Any
+    dtype: str
+    is_torch: bool
+    was_training: bool = False
+    device: Any = None
 
 
-def _shape_text(shape) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+def to_run(f, dtype: str = "float64") -> Running:
+    """``f`` ready to be called in ``dtype``: a torch module is copied (:func:`prepare_module`),
+    other code is called as it is.
+
+    Raises
+    ------
+    CallableError
+        as :func:`prepare_module`.
+    """
+    if not torch_bridge.is_torch_module(f):
+        return Running(f, dtype, is_torch=False)
+    was_training = is_training(f)
+    clone = prepare_module(f, dtype)
+    return Running(clone, dtype, is_torch=True, was_training=was_training, device=device_of(clone))
+
+
+def is_training(module) -> bool:
+    """Whether the module or any submodule is in training mode (dropout on)."""
+    return any(m.training for m in module.modules())
+
+
+def prepare_module(module, dtype: str = "float64"):
+    """A copy of ``module`` in ``dtype`` and eval mode; the user's module is not changed.
+
+    Raises
+    ------
+    CallableError
+        if the module cannot be copied (it holds something ``deepcopy`` refuses), if its
+        parameters are on the ``meta`` device (no values), or if its device cannot run
+        ``dtype``.
+    """
+    import torch
+
+    depth = check_size(module)
+    _check_device(module, dtype)
+    try:
+        with torch_bridge.room_for(depth, _COPY_FRAMES_PER_LEVEL):
+            clone = copy.deepcopy(module)
+    except Exception as err:
+        raise CallableError(f"cannot copy the module {type(module).__name__} to run it in {dtype} "
+                            f"({type(err).__name__}: {err})") from err
+    with torch_bridge.room_for(depth, _COPY_FRAMES_PER_LEVEL):
+        clone = clone.to(dtype=getattr(torch, dtype)).eval()
+    torch_bridge.remember_nesting(clone, depth)
+    return clone
+
+
+# a module tree past these is refused before it is copied or called (copying and calling recurse)
+MAX_MODULES = 20_000
+MAX_MODULE_DEPTH = 200
+
+
+def check_size(module) -> int:
+    """The submodules counted and their nesting measured without recursion: a tree past the
+    budget is one line, not a RecursionError in the copy or the call.  Returns the nesting."""
+    count, deepest, todo, seen = 0, 0, [(module, 0)], set()
+    while todo:
+        m, depth = todo.pop()
+        if id(m) in seen:
+            continue
+        seen.add(id(m))
+        count, deepest = count + 1, max(deepest, depth)
+        if count > MAX_MODULES or deepest > MAX_MODULE_DEPTH:
+            what = (f"more than {MAX_MODULES:,} submodules" if count > MAX_MODULES
+                    else f"submodules nested more than {MAX_MODULE_DEPTH} deep")
+            raise CallableError(f"the module {type(module).__name__} has {what}: past gdlcheck's budget for "
+                                "checking code (copying and calling it recurse that deep)")
+        todo.extend((child, depth + 1) for child in getattr(m, "_modules", {}).values() if child is not None)
+    return deepest
+
+
+# Python frames ``copy.deepcopy`` spends per level of submodules, with room to spare (six measured)
+_COPY_FRAMES_PER_LEVEL = 10
+
+
+def _check_device(module, dtype: str) -> None:
+    """A module on the meta device has no values; a device that cannot hold ``dtype`` cannot run it."""
+    import torch
+
+    tensors = [*module.parameters(), *module.buffers()]
+    meta = [t for t in tensors if t.is_meta]
+    if meta:
+        raise CallableError(f"the module {type(module).__name__} is on the meta device: its {len(meta)} "
+                            "parameter(s) and buffer(s) have shapes but no values; load its weights (e.g. "
+                            "module.to_empty(device='cpu') and load_state_dict) before checking it")
+    devices = {t.device for t in tensors} or {torch.device("cpu")}
+    if len(devices) > 1:
+        raise CallableError(f"the module {type(module).__name__} has parameters on several devices "
+                            f"({', '.join(sorted(map(str, devices)))}); move it to one device")
+    device = devices.pop()
+    try:
+        torch.zeros(1, dtype=getattr(torch, dtype), device=device) + 1
+    except Exception as err:
+        text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise CallableError(f"the module {type(module).__name__} is on device {device}, which cannot run "
+                            f"{dtype} here ({text}); move it to the CPU (module.cpu()) or choose another "
+                            "dtype") from None
+
+
+def device_of(module):
+    """The device of a module's first parameter or buffer (the CPU for one that has none)."""
+    import torch
+
+    for p in module.parameters():
+        return p.device
+    for b in module.buffers():
+        return b.device
+    return torch.device("cpu")
