@@ -485,6 +485,26 @@ class D4Net(nn.Module):
         return self.two(self.one(x[None]).relu())[0].mean((-2, -1))
 
 
+class D4Skip(nn.Module):
+    """A D4-symmetric CNN with batch norm, a skip concatenated along the channels and a head
+    over channels last, then a global mean: p4m invariant."""
+
+    def __init__(self):
+        super().__init__()
+        self.one = nn.Conv2d(3, 4, 3, padding=1, padding_mode="circular").double()
+        self.norm = nn.BatchNorm2d(4).double()
+        self.two = nn.Conv2d(8, 4, 3, padding=1, padding_mode="circular").double()
+        self.head = nn.Linear(4, 2).double()
+        with torch.no_grad():
+            for conv in (self.one, self.two):
+                conv.weight.copy_(_d4(conv.weight))
+
+    def forward(self, x):                       # (3, H, W)
+        h = self.one(x[None]).relu()
+        h = self.two(torch.cat([h, self.norm(h)], 1))
+        return self.head(h[0].permute(1, 2, 0)).mean((0, 1))
+
+
 class PixelViT(nn.Module):
     """A ViT on pixels with a CLS token and no positions: invariant under every pixel permutation."""
 
@@ -517,6 +537,8 @@ def grid_models():
             ("P4 lifting layer, max over rotations", Lifting(), "p4", GRID),
             ("P4 lifting layer by F.pad and conv2d", PaddedLifting().double(), "p4", GRID),
             ("D4-symmetric CNN with a global mean", D4Net().double(), "p4m", dict(GRID, expect="invariant")),
+            ("D4 CNN with batch norm, a skip by cat and a head over channels last", D4Skip(), "p4m",
+             dict(GRID, expect="invariant")),
             ("pixel ViT with a CLS token, no positions", PixelViT().double(), "p4", dict(GRID, expect="invariant"))]
 
 

@@ -246,7 +246,8 @@ class Walk:
                    for m, i in zip(a.per, inner.per)]
         self.values[output] = Abstract(False, per, free=a.free)
         if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
-            self.steps.append((self.place(), type(module).__name__, "theorem1", []))
+            turns = any(isinstance(m, mv.Moves) and m.order is not None for m in a.per)
+            self.steps.append((self.place(), type(module).__name__, "turned_kernel" if turns else "theorem1", []))
 
     def _halt_outputs(self, outs, halt: Halt) -> None:
         for t in outs:

@@ -88,8 +88,11 @@ def turned_convolution(module, moves, x, out):
             raise NoRule("a circular convolution under a move that is not a turn, mirror or shift")
         signs.append(found[0])
     ks, dil = tuple(module.kernel_size), tuple(module.dilation)
-    pad = ([d * (k - 1) // 2 for k, d in zip(ks, dil)] if module.padding == "same" else list(module.padding))
-    if any(2 * pad[k] != dil[k] * (ks[k] - 1) for k in range(spatial)):
+    # the padding the forward pass applies (F.pad's order: the last axis first, left then right)
+    pads = [int(v) for v in module._reversed_padding_repeated_twice]
+    left = [pads[2 * (spatial - 1 - k)] for k in range(spatial)]
+    right = [pads[2 * (spatial - 1 - k) + 1] for k in range(spatial)]
+    if any(left[k] != right[k] or 2 * left[k] != dil[k] * (ks[k] - 1) for k in range(spatial)):
         raise NoRule("a convolution whose offsets are not centred")
     if any(ks[k] != ks[c] or dil[k] != dil[c] for k, c in enumerate(sp_order)):
         raise NoRule("a kernel unlike along two axes the generator swaps")
