@@ -20,7 +20,7 @@ def add(call):
     m, other, mo = call.moves["self"], call.args["other"], call.moves.get("other")
     t = call.args["self"]
     if m is not None and m.labels is not None and mo is None and tuple(call.out.shape) == tuple(t.shape) \
-            and _zero(other):
+            and call.out.dtype == t.dtype and _zero(other):   # (labels + 0.0 are floats: elementwise refuses)
         return mv.Moves(m.axes, m.labels)   # labels + 0: the same labels, in the same places
     return elementwise(call)
 
