@@ -253,6 +253,29 @@ def _both(x, op):
     return op(x, (0,), keepdim=True) + op(op(x, (1, 2), keepdim=True), (0,), keepdim=True)
 
 
+def d4_kernel(out: int, inp: int, k: int, left: int, n: int):
+    """A kernel of ``k x k`` taps whose tap ``t`` reads the offset ``u = t - left mod n`` of an image
+    ``n`` wide padded circularly by ``left`` (``F.pad``), with one value per orbit of the offsets under
+    the turns and mirrors of ``Z_n^2``: every element of ``p4m`` keeps it, bit for bit."""
+    index, orbits = torch.empty(k, k, dtype=torch.long), {}
+    for t0 in range(k):
+        for t1 in range(k):
+            u0, u1 = (t0 - left) % n, (t1 - left) % n
+            key = min(((s0 * a) % n, (s1 * b) % n) for a, b in ((u0, u1), (u1, u0)) for s0 in (1, -1) for s1 in (1, -1))
+            index[t0, t1] = orbits.setdefault(key, len(orbits))
+    return c(out, inp, len(orbits))[:, :, index]
+
+
+def _padded(x, kernel, left: int, right: int, bias=None):
+    """A circular convolution written by hand: ``F.pad(mode="circular")`` then ``F.conv2d``."""
+    return F.conv2d(F.pad(x[None], (left, right, left, right), mode="circular"), kernel, bias)[0]
+
+
+# one kernel in its eight turns and mirrors: the channels of a p4m lifting layer, which p4m permutes
+_KERNEL = c(1, C, 3, 3)
+LIFT = torch.cat([torch.rot90(k, r, (-2, -1)) for k in (_KERNEL, _KERNEL.flip(-1)) for r in range(4)])
+D4_CENTRED, D4_WIDE = d4_kernel(3, C, 3, 1, S), d4_kernel(3, C, S, S - 1, S)
+
 GRID_SAMPLES = {
     table.POINTWISE: geq(lambda x: x.relu() * x + 1.5),
     aten._prelu_kernel.default: geq(lambda x: aten._prelu_kernel(x, torch.tensor([0.25], dtype=F64))),
@@ -274,7 +297,8 @@ GRID_SAMPLES = {
     aten.squeeze.dims: geq(lambda x: x[None].squeeze((0,))),
     aten.expand.default: geq(lambda x: x[None].expand(3, -1, -1, -1).sum(0)),
     aten.select.int: geq(lambda x: x[1][None]),
-    aten.view.default: geq(lambda x: x.flatten(1), outputs="points:1"),
+    # merged, then split back into the grid's axes (the split's move swaps them: layout's view), merged
+    aten.view.default: geq(lambda x: x.flatten(1) + x.flatten(1).view(C, S, S).flatten(1), outputs="points:1"),
     aten._unsafe_view.default: geq(lambda x: aten._unsafe_view(x * 2, (C, S * S)), outputs="points:1"),
     aten.copy_.default: geq(lambda x: torch.zeros(C, S, S, dtype=F64).copy_(x)),
     aten.sum.dim_IntList: geq(lambda x: _both(x, torch.sum)),
@@ -289,7 +313,12 @@ GRID_SAMPLES = {
     aten.linalg_vector_norm.default: ginv(lambda x: torch.linalg.vector_norm(x, dim=(1, 2))),
     aten.max.default: ginv(lambda x: x.max()),
     aten.min.default: ginv(lambda x: x.min()),
-    aten.convolution.default: geq(lambda x: F.conv2d(x[None], c(3, C, 1, 1), c(3))[0]),
+    # width 1; padded circularly with centred taps, with taps as wide as the grid (gdlcheck.nn's
+    # layout), and a lifting layer's channels (permuted by p4m) pooled
+    aten.convolution.default: geq(lambda x: F.conv2d(x[None], c(3, C, 1, 1), c(3))[0]
+                                  + _padded(x, D4_CENTRED, 1, 1, c(3))
+                                  + _padded(x, D4_WIDE, S - 1, 0)
+                                  + _padded(x, LIFT, 1, 1).amax(0, keepdim=True)),
     aten.cat.default: geq(lambda x: torch.cat([x, x.relu(), torch.ones(1, 1, 1, dtype=F64).expand(1, S, S)])),
     aten.stack.default: geq(lambda x: torch.stack([x, 2 * x]).sum(0)),
     aten.slice.Tensor: geq(lambda x: x[1:]),

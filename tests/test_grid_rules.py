@@ -178,3 +178,20 @@ def test_an_off_centre_kernel_is_not_proved_under_turns():
     result = gdlcheck.verify_callable(conv, "p4", shape=(2, 5, 5), points_axis=(1, 2))
     assert result.verdict == "fails"
     assert "a convolution whose offsets are not centred" in " ".join(result.to_json()["notes"])
+
+
+def test_a_group_convolution_is_proved_with_the_channels_it_reads_moving():
+    """A P4 G-CNN's group convolution reads the lifting layer's rotations, which the rotation
+    moves: its kernel condition moves its input channels alike (``W[pi(o), rho(c), A d] = W[o, c, d]``)."""
+    import coverage_models
+
+    torch.manual_seed(0)
+    net = coverage_models.GCNN()
+    grid = {"shape": (3, 6, 6), "points_axis": (1, 2), "method": "exact"}
+    assert gdlcheck.verify_callable(net, "p4", **grid).verdict == "holds"
+    with torch.no_grad():
+        net.group.weight[0, 1, 0, 0] += 0.5
+    result = gdlcheck.verify_callable(net, "p4", **grid)
+    assert result.verdict == "inconclusive"
+    assert "at node group: no rule for 'Conv2d (the kernel turned as the grid turns is none of its output channels)'" \
+        in " ".join(result.to_json()["notes"])

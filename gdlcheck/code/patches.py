@@ -130,8 +130,8 @@ def _functions(walk, owner: int):
 def _function_result(walk, theorem, args, kwargs, output) -> None:
     """A function's theorem (``theorem(args, kwargs, m, x, out)``, ``x`` and ``out`` without values)
     says how its output moves, in place of the operations inside it; where it does not apply (it
-    raises or says None, the input's move swaps axes or holds an axis padded circularly), what those
-    operations said stands."""
+    raises or says None, the input's move swaps axes and the theorem does not follow that (no
+    ``turns`` mark), or it holds an axis padded circularly), what those operations said stands."""
     import torch
     from torch.utils._python_dispatch import _disable_current_modes
 
@@ -145,7 +145,7 @@ def _function_result(walk, theorem, args, kwargs, output) -> None:
         return
 
     def said(m, i):
-        if not isinstance(m, mv.Moves) or mv.turned(m) or mv.wrapped(m):
+        if not isinstance(m, mv.Moves) or (mv.turned(m) and not getattr(theorem, "turns", False)) or mv.wrapped(m):
             return i
         try:
             return theorem(args, kwargs, m, *blind) or i

@@ -349,8 +349,7 @@ def reduction(call):
     return _drop(m, tuple(1 if a in dims else s for a, s in enumerate(shape)), dims)
 
 
-@turned(aten.convolution.default)
-def convolution(call):
+def convolution(call):   # the rule under swapped axes: grid_conv.convolution, which also reads padded axes
     """A convolution with a kernel of width 1, stride 1 and no padding maps each position on its
     own: the spatial axes keep their moves, swapped or not.  Batch and channels stay in place."""
     w = call.args["weight"]

@@ -13,7 +13,7 @@ import torch
 from gdlcheck.code import moves as mv
 from gdlcheck.code.rules import operators
 from gdlcheck.code.rules.common import axes_of, broadcast
-from gdlcheck.code.rules.pad import circular_convolution
+from gdlcheck.code.rules.grid_conv import padded_convolution
 from gdlcheck.code.table import Fixed, NoRule, Out, rule
 
 aten = torch.ops.aten
@@ -167,7 +167,7 @@ def convolution(call):
     w = call.args["weight"]
     m = call.moves["input"]
     if mv.wrapped(m):   # padded circularly first (F.pad): a circular convolution
-        return circular_convolution(call)
+        return padded_convolution(call)
     _plain(m)
     if call.moves.get("weight") is not None or call.moves.get("bias") is not None:
         raise NoRule("a convolution whose kernel depends on the inputs")
