@@ -263,6 +263,8 @@ def models():
         ("features normalised over the set, stacked", Centred().double(), "symmetric", points),
         ("features written into a fresh tensor", Filled().double(), "symmetric", points),
         ("the set's mean repeated to every point", Repeated().double(), "symmetric", points),
+        ("TransformerEncoder with a padding mask (nested tensors)", PaddedEncoder().double(), "symmetric",
+         {"shape": (1, N, D), "points_axis": 1}),
     ]
     for name, module in [("Bilinear", PerPoint(nn.Bilinear(D, D, 3), two=True)),
                          ("GRUCell", PerPoint(nn.GRUCell(D, 3))), ("ELU", nn.ELU()), ("Softplus", nn.Softplus()),
@@ -356,7 +358,11 @@ def _ring_ids(n=N):
 
 
 # equivariant, not proved, and why (each a line of docs/code.md's "what is not proved")
-NOT_PROVED: dict[str, str] = {}
+NOT_PROVED: dict[str, str] = {
+    # the proof stops where torch asks whether the mask is left-aligned (an operation that returns a
+    # Python bool); past it the points are packed into a nested tensor, whose operations have no rule
+    "TransformerEncoder with a padding mask (nested tensors)": "aten._nested_tensor_from_mask_left_aligned",
+}
 
 
 def _mirrored(module):
@@ -458,6 +464,31 @@ class Lifting(nn.Module):
         return y.view(4, 2, *y.shape[1:]).amax(0)
 
 
+def _group_kernels(kernel):
+    """A P4 group convolution's weight from ``kernel`` ``(Cout, 4, Cin, k, k)``: output rotation ``r``
+    reads input rotation ``s`` through ``kernel[:, s - r]`` turned ``r`` times (Cohen and Welling)."""
+    cout, _, cin = kernel.shape[:3]
+    rows = [torch.cat([torch.rot90(kernel[:, (s - r) % 4], r, (-2, -1)) for s in range(4)], 1) for r in range(4)]
+    return torch.cat(rows).reshape(4 * cout, 4 * cin, *kernel.shape[-2:])
+
+
+class GCNN(nn.Module):
+    """A P4 G-CNN: the lifting layer, a group convolution over the rotations (its input channels
+    move with the rotation), then the maximum over the rotations."""
+
+    def __init__(self):
+        super().__init__()
+        self.lift = Lifting()
+        self.group = nn.Conv2d(8, 8, 3, padding=1, padding_mode="circular").double()
+        with torch.no_grad():
+            self.group.weight.copy_(_group_kernels(torch.randn(2, 4, 2, 3, 3, dtype=F64)))
+            self.group.bias.copy_(torch.randn(2, dtype=F64).repeat(4))
+
+    def forward(self, x):                       # (3, H, W)
+        h = self.group(self.lift.conv(x[None]).relu())[0]
+        return h.view(4, 2, *h.shape[1:]).amax(0)
+
+
 class PaddedLifting(nn.Module):
     """The same lifting layer written by hand: the kernel's rotations made in ``forward``, the
     image padded by ``F.pad(mode="circular")``, then ``F.conv2d``."""
@@ -509,6 +540,39 @@ class D4Net(nn.Module):
         return self.two(self.one(x[None]).relu())[0].mean((-2, -1))
 
 
+class D4Skip(nn.Module):
+    """A D4-symmetric CNN with batch norm, a skip concatenated along the channels and a head
+    over channels last, then a global mean: p4m invariant."""
+
+    def __init__(self):
+        super().__init__()
+        self.one = nn.Conv2d(3, 4, 3, padding=1, padding_mode="circular").double()
+        self.norm = nn.BatchNorm2d(4).double()
+        self.two = nn.Conv2d(8, 4, 3, padding=1, padding_mode="circular").double()
+        self.head = nn.Linear(4, 2).double()
+        with torch.no_grad():
+            for conv in (self.one, self.two):
+                conv.weight.copy_(_d4(conv.weight))
+
+    def forward(self, x):                       # (3, H, W)
+        h = self.one(x[None]).relu()
+        h = self.two(torch.cat([h, self.norm(h)], 1))
+        return self.head(h[0].permute(1, 2, 0)).mean((0, 1))
+
+
+class PaddedEncoder(nn.Module):
+    """A TransformerEncoder (``enable_nested_tensor`` on, its default) given a padding mask that
+    pads nothing: in eval mode without grad, torch runs it on a nested tensor (its fast path)."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(D, 2, 16, batch_first=True), 2).eval()
+        self.register_buffer("pad", torch.zeros(1, N, dtype=torch.bool))
+
+    def forward(self, x):                       # (1, N, D)
+        return self.encoder(x, src_key_padding_mask=self.pad)
+
+
 class PixelViT(nn.Module):
     """A ViT on pixels with a CLS token and no positions: invariant under every pixel permutation."""
 
@@ -540,9 +604,12 @@ def grid_models():
             ("D4-symmetric circular Conv2d under p4m", _symmetric_conv(_d4), "p4m", GRID),
             ("P4 lifting layer, max over rotations", Lifting(), "p4", GRID),
             ("P4 lifting layer by F.pad and conv2d", PaddedLifting().double(), "p4", GRID),
+            ("P4 G-CNN: lifting, a group convolution, max over rotations", GCNN(), "p4", GRID),
             ("C4-symmetric kernel by F.pad and conv2d under p4", PaddedConv(_c4(_integers(4, 3, 3, 3))),
              "p4", GRID),
             ("D4-symmetric CNN with a global mean", D4Net().double(), "p4m", dict(GRID, expect="invariant")),
+            ("D4 CNN with batch norm, a skip by cat and a head over channels last", D4Skip(), "p4m",
+             dict(GRID, expect="invariant")),
             ("pixel ViT with a CLS token, no positions", PixelViT().double(), "p4", dict(GRID, expect="invariant"))]
 
 

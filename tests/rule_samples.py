@@ -109,6 +109,8 @@ SAMPLES = {
     aten.convolution.default: eq(lambda x: aten.convolution(x[:, :, None], c(3, D, 1), c(3), [1], [0], [1], False,
                                                             [0], 1)[:, :, 0]),
     aten.copy_.default: eq(lambda x: torch.zeros(N, D, dtype=F64).copy_(x)),
+    aten.add.Tensor: eq(lambda x: aten.add.Tensor(x, c(D))),
+    aten.add_.Tensor: eq(lambda x: (2 * x).add_(c(D))),
     aten.diagonal.default: eq(lambda x: torch.diagonal(x @ x.T)[:, None] + x),
     aten.count_nonzero.dim_IntList: inv(lambda x: torch.count_nonzero(x > 0, dim=[0])),
     aten.cummax.default: eq(lambda x: x.cummax(1)[0]),

@@ -275,6 +275,16 @@ def test_dict_inputs_and_outputs():
         gdlcheck.verify_callable(layer, "symmetric", shape=(4, 2), inputs={"x": "points", "scale": 2.0})
 
 
+def test_a_dict_of_one_key_is_its_value_the_default_output():
+    """A transformers ModelOutput of ``last_hidden_state`` only, or any one-key dict, needs no ``outputs=``:
+    its value moves as the default output does; a leak in it fails and the counterexample names the key."""
+    r = gdlcheck.verify_callable(lambda x: {"last_hidden_state": 2.0 * x}, "symmetric", shape=(4, 2))
+    assert r.passed
+    r = gdlcheck.verify_callable(lambda x: {"last_hidden_state": x + x[:1]}, "symmetric", shape=(4, 2))
+    failed = [c for c in r.to_json()["checks"] if not c["passed"]]
+    assert r.verdict == "fails" and failed[0]["counterexample"]["output"] == "['last_hidden_state']"
+
+
 def gcn_sparse(X, A):
     """Y = D~^-1/2 (A + I) D~^-1/2 X with a scipy.sparse A (never dense)."""
     At = A + sp.identity(A.shape[0], format="csr")

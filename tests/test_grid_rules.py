@@ -166,3 +166,32 @@ def test_a_turned_move_reaches_no_rule_that_follows_axes_one_by_one(monkeypatch)
     result = gdlcheck.verify_callable(module, "p4", shape=(2, 4, 4), points_axis=(1, 2), method="exact")
     assert result.verdict == "inconclusive" and seen and not any(seen)
     assert "the generator swaps axes here" in " ".join(result.to_json()["notes"])
+
+
+def test_an_off_centre_kernel_is_not_proved_under_turns():
+    """An even kernel with padding="same" pads one more on one side: its offsets are not centred,
+    so a C4-symmetric kernel does not make it commute with the rotation."""
+    k = torch.randint(-4, 5, (2, 2, 4, 4)).double()
+    conv = torch.nn.Conv2d(2, 2, 4, padding="same", padding_mode="circular").double()
+    with torch.no_grad():
+        conv.weight.copy_(sum(torch.rot90(k, r, (-2, -1)) for r in range(4)))
+    result = gdlcheck.verify_callable(conv, "p4", shape=(2, 5, 5), points_axis=(1, 2))
+    assert result.verdict == "fails"
+    assert "a convolution whose offsets are not centred" in " ".join(result.to_json()["notes"])
+
+
+def test_a_group_convolution_is_proved_with_the_channels_it_reads_moving():
+    """A P4 G-CNN's group convolution reads the lifting layer's rotations, which the rotation
+    moves: its kernel condition moves its input channels alike (``W[pi(o), rho(c), A d] = W[o, c, d]``)."""
+    import coverage_models
+
+    torch.manual_seed(0)
+    net = coverage_models.GCNN()
+    grid = {"shape": (3, 6, 6), "points_axis": (1, 2), "method": "exact"}
+    assert gdlcheck.verify_callable(net, "p4", **grid).verdict == "holds"
+    with torch.no_grad():
+        net.group.weight[0, 1, 0, 0] += 0.5
+    result = gdlcheck.verify_callable(net, "p4", **grid)
+    assert result.verdict == "inconclusive"
+    assert "at node group: no rule for 'Conv2d (the kernel turned as the grid turns is none of its output channels)'" \
+        in " ".join(result.to_json()["notes"])

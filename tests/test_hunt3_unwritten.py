@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 from hunt3_check import METHODS, SIZES, verdict  # noqa: E402
 
 import gdlcheck  # noqa: E402
+from gdlcheck.errors import LayerError  # noqa: E402
 
 MAKE = {
     "torch.empty": lambda x: torch.empty(1, x.shape[1], dtype=x.dtype),
@@ -38,7 +39,10 @@ class AddsUnwrittenMemory(torch.nn.Module):
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("make", MAKE.values(), ids=MAKE.keys())
 def test_memory_no_operation_wrote_is_never_proved(make, method, size):
-    assert verdict(AddsUnwrittenMemory(make), size, method) != "holds"
+    try:
+        assert verdict(AddsUnwrittenMemory(make), size, method) != "holds"
+    except LayerError as err:   # the memory held an inf or a NaN: the trials refuse the output, nothing is proved
+        assert "not finite" in str(err), err
 
 
 @pytest.mark.parametrize("make", MAKE.values(), ids=MAKE.keys())

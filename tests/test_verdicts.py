@@ -82,3 +82,34 @@ def test_the_scan_finds_a_word_compared(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text('def f(r):\n    return r.verdict == "fails" or r.method in ("exact", "x")\n')
     assert _literals_compared(sample) == [(2, "fails"), (2, "exact"), (2, "x")]
+
+
+def _method_words_compared(path: pathlib.Path) -> list[int]:
+    """Lines of ``path`` that compare something named ``method`` with a string constant."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            named = any((isinstance(s, ast.Name) and s.id == "method") or (isinstance(s, ast.Attribute)
+                                                                            and s.attr == "method") for s in sides)
+            literal = any(isinstance(e, ast.Constant) and isinstance(e.value, str) for s in sides
+                          for e in (s.elts if isinstance(s, (ast.Tuple, ast.List)) else [s]))
+            if named and literal:
+                lines.append(node.lineno)
+    return lines
+
+
+def test_verification_compares_methods_as_members(tmp_path):
+    found = {str(path.relative_to(PACKAGE)): lines for path in sorted((PACKAGE / "verification").rglob("*.py"))
+             if (lines := _method_words_compared(path))}
+    assert found == {}
+    sample = tmp_path / "sample.py"
+    sample.write_text('def f(c, method):\n    return c.method == "numeric" or method in ("exact", "both")\n')
+    assert _method_words_compared(sample) == [2, 2]
+
+
+def test_a_check_says_its_method_as_a_member_and_its_json_as_the_word():
+    g = gdlcheck.group("cyclic", n=4)
+    result = gdlcheck.verify(np.eye(4), g)
+    assert {c.method for c in result.checks} == {Method.EXACT, Method.NUMERIC}
+    assert all(type(c["method"]) is str for c in result.to_json()["checks"])

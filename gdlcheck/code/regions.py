@@ -85,7 +85,9 @@ def refill(walk, block, whole, halt: Halt, constant_block: bool = False) -> Abst
         return Abstract(False, [halt] * len(walk.gens))
     else:
         fixed = _fixed
-    box = _box(block, whole)
+    if block.dim() == whole.dim() - 1:   # a row picked by select (``edge_index[0] += k``): that row's block
+        block, new = _unselected(block, whole, new)
+    box = None if block is None else _box(block, whole)
     partial = [] if box is None else [a for a, (s, e) in enumerate(box) if (s, e) != (0, whole.shape[a])]
     if box is None or len(partial) > 1:
         return Abstract(False, [halt] * len(walk.gens))
@@ -103,8 +105,10 @@ def _one(whole, block, old, pv, k: int, box, partial, halt: Halt, fixed):
     po = None if old.const else old.per[k]
     if isinstance(po, Halt):
         return po
-    if (pv is not None and pv.labels is not None) or (po is not None and po.labels is not None):
-        return halt
+    labels = None if pv is None else pv.labels   # node labels: the same relabelling in and out of the block
+    if partial and (labels is not None or (po is not None and po.labels is not None)):
+        if labels is None or po is None or po.labels is None or not mv.same(labels, po.labels):
+            return halt
     if mv.turned(pv) or mv.turned(po):   # axes swapped: blocks are followed axis by axis
         return halt
     old_axes = mv.still(whole.dim()).axes if po is None else po.axes
@@ -112,7 +116,7 @@ def _one(whole, block, old, pv, k: int, box, partial, halt: Halt, fixed):
     if any(isinstance(p, mv.Unordered) for p in old_axes + new_axes):
         return halt
     if not partial:   # every cell written: the block's moves
-        return mv.Moves(new_axes)
+        return mv.Moves(new_axes, labels)
     b = partial[0]
     s, e = box[b]
     axes = list(new_axes)
@@ -132,7 +136,24 @@ def _one(whole, block, old, pv, k: int, box, partial, halt: Halt, fixed):
     q = np.arange(whole.shape[b]) if pb is None else np.array(pb, copy=True)
     q[inside] = s + (np.arange(e - s) if new_axes[b] is None else new_axes[b])
     axes[b] = None if mv.is_identity(q) else q
-    return mv.Moves(tuple(axes))
+    return mv.Moves(tuple(axes), labels)
+
+
+def _unselected(block, whole, new):
+    """A view that picks one index of an axis of ``whole`` (``select``) as the block of that index,
+    the axis kept (size 1, not moved), with its moves; ``(None, new)`` where it is no such view."""
+    for a in range(whole.dim()):
+        if block.shape == whole.shape[:a] + whole.shape[a + 1:] \
+                and block.stride() == whole.stride()[:a] + whole.stride()[a + 1:]:
+            kept = block.unsqueeze(a)
+            if kept.stride()[a] != whole.stride(a):
+                kept = kept.as_strided(kept.shape, whole.stride(), kept.storage_offset())
+            if new.const:
+                return kept, new
+            per = [m if isinstance(m, Halt) else mv.Moves(m.axes[:a] + (None,) + m.axes[a:], m.labels)
+                   for m in new.per]
+            return kept, Abstract(False, per, free=new.free)
+    return None, new
 
 
 def _vacuous(t, b: int, s: int, e: int, a: int, p, outside: bool) -> bool:

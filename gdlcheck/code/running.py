@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gdlcheck.code import torch_bridge
-from gdlcheck.code.boundary import describe, raised_by_code
+from gdlcheck.code.boundary import Run, describe, raised_by_code
 from gdlcheck.code.input_shape import shape_text
 from gdlcheck.code.trained import load_weights
 from gdlcheck.errors import CallableError, param
@@ -150,11 +150,11 @@ def callable_name(f, label: str | None = None) -> str:
     return type(f).__name__
 
 
-# --------------------------------------------------------------------------- layout
+# --------------------------------------------------------------------------- ready: its weights, size, layout
 
 
-def ready(f, label: str, run, *, weights=None, dims: tuple[int, ...], axes: tuple[int, ...],
-          explicit: bool) -> tuple[Any, list[Fact]]:
+def ready(f, label: str, run: Run, *, weights: str | os.PathLike | None = None, dims: tuple[int, ...],
+          axes: tuple[int, ...], explicit: bool) -> tuple[Any, list[Fact]]:
     """The user's object as the check takes it: built, its ``weights`` (a file) loaded into a copy,
     its module tree's size checked before anything walks it, and its layout checked against the
     input's shape ``dims`` and points ``axes`` (``explicit``: given by the user).  ``run`` is the

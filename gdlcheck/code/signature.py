@@ -79,7 +79,6 @@ class Signature:
         return [(s.label, s.action) for s in self.segments or []]
 
     # ---- what the trial loop asks
-
     @property
     def graph_law(self) -> str | None:
         """``both`` when a graph moves with the points, ``fixed`` when one is held, else None."""
@@ -181,7 +180,6 @@ class Signature:
         return None, tuple(entry)
 
     # ---- what the layer asks
-
     def arguments(self, X: np.ndarray, bundle, random=None, given=None) -> tuple[list, dict]:
         """The call's positional and keyword arguments: random points from the block ``X``, given
         values from ``bundle`` (moved or not), unchanged values as they are.  Arrays are numpy;
@@ -238,11 +236,9 @@ class Signature:
         if self.segments is None:
             self.segments = segments
         elif shapes != [(s.label, s.shape) for s in self.segments]:
-            then = ", ".join(f"{lab or 'output'} {_shape_text(sh)}" for lab, sh in
-                             ((s.label, s.shape) for s in self.segments))
+            then = ", ".join(f"{s.label or 'output'} {_shape_text(s.shape)}" for s in self.segments)
             now = ", ".join(f"{lab or 'output'} {_shape_text(sh)}" for lab, sh in shapes)
-            raise CallableError(f"returned {now} on one input and {then} on another of the same shape",
-                                file=label)
+            raise CallableError(f"returned {now} on one input and {then} on another of the same shape", file=label)
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
     def _resolve_output(self, action: Action, Y: np.ndarray, where: str, label: str) -> Action:
@@ -264,8 +260,7 @@ class Signature:
             axes = action.resolved_axes(self.points_axes)
             if Y.ndim == 0:
                 raise CallableError(f"returned shape (), but an equivariant output's points axis is the {self.n} "
-                                    f"points; for a pooled output use {param('expect', value='invariant')}",
-                                    file=label)
+                                    f"points; for a pooled output use {param('expect', value='invariant')}", file=label)
             if max(axes) >= Y.ndim and action.axes is None:
                 raise CallableError(f"returned shape {_shape_text(Y.shape)} for {name}, which has no points axis "
                                     f"{_axes_text(axes)}; for a pooled output use "
@@ -363,6 +358,10 @@ def leaves(spec):
 def _walk(spec, out, where: str, label: str):
     """``(label, action, value)`` for each leaf of the output, matched against the description."""
     if isinstance(spec, Action):
+        if spec.kind.is_compared and isinstance(out, dict) and len(out) == 1:   # a ModelOutput of one key
+            key = next(iter(out))
+            yield from _walk(spec, out[key], f"{where}[{key!r}]", label)
+            return
         if spec.kind.is_compared and isinstance(out, (tuple, list)) and out \
                 and any(x is None or _is_array(x) or isinstance(x, (tuple, list, dict)) for x in out):
             at = f" at output{where}" if where else ""

@@ -100,8 +100,9 @@ def describe_example(example) -> tuple[list | dict, tuple[int, ...]]:
         kind = _kind(value)
         if isinstance(value, Arg):
             described.append(value)
-            if shape is None and value.kind.may_be_drawn and getattr(value.value, "shape", None) is not None:
-                shape = tuple(int(d) for d in value.value.shape)
+            given = getattr(value.value, "shape", None)
+            if shape is None and value.kind.may_be_drawn and given is not None:
+                shape = tuple(int(d) for d in given)
         elif shape is None and kind == "float":
             shape = tuple(int(d) for d in value.shape)
             described.append(points(value))
@@ -124,5 +125,5 @@ def _kind(value) -> str | None:
         return None
     if hasattr(value, "is_floating_point"):   # a torch tensor
         return "float" if value.is_floating_point() else (None if value.is_complex() else "int")
-    kind = np.dtype(dtype).kind if isinstance(dtype, np.dtype) else None
+    kind = np.dtype(dtype).kind if isinstance(dtype, np.dtype) else ""
     return {"f": "float", "i": "int", "u": "int"}.get(kind)

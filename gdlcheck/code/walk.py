@@ -246,7 +246,8 @@ class Walk:
                    for m, i in zip(a.per, inner.per)]
         self.values[output] = Abstract(False, per, free=a.free)
         if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
-            self.steps.append((self.place(), type(module).__name__, "theorem1", []))
+            turns = any(isinstance(m, mv.Moves) and m.order is not None for m in a.per)
+            self.steps.append((self.place(), type(module).__name__, "turned_kernel" if turns else "theorem1", []))
 
     def _halt_outputs(self, outs, halt: Halt) -> None:
         for t in outs:
@@ -382,4 +383,3 @@ class Walk:
         # "parameter" or "buffer" only for the tensor itself or a view of it; a value made from one
         # is a constant
         return Halt(where, self.of(value).role, "condition", condition)
-

@@ -30,6 +30,8 @@ RULES = {
     "encoder": "Theorem 4 in each block's self-attention, with row-wise feed-forward and norms around it",
     "contraction": "a point axis contracted with a point axis: P^T P = I",
     "constant": "a constant that meets a point axis must be fixed by g",
+    "turned_kernel": "a circular convolution commutes with a turn or mirror of its grid where its kernel, turned "
+                     "alike, is itself or another output channel's",
 }
 
 # What each side condition asks.
@@ -73,6 +75,10 @@ CHAINS = {
     "constant": "E does not move with the points, so an operation meeting it on a point axis commutes with P only "
                 "where P leaves E as it is.",
     "pooling": "sum_i (PX)_i = sum_i X_i: the same rows in another order (mean and max alike): invariant.",
+    "turned_kernel": "The output at p reads the input at p + d over the kernel's offsets d; with g(p) = A p + t (A "
+                     "swaps or reverses the grid's axes) the moved output at g(p) reads it at p + A^-1 d, which is "
+                     "the output at p where W[pi(o), c, A d] = W[o, c, d]: the kernel turned by A is itself (pi the "
+                     "identity) or another output channel's (a lifting layer: the channels move by pi).",
 }
 
 _MATRIX = {"weights": "W", "graph": "A", "mask": "M", "relative_bias": "B", "constant_pairs": "M",

@@ -61,7 +61,7 @@ def catalogue_json(family) -> dict:
 
 
 def check_json(c: Check) -> dict:
-    out = {"generator": c.generator, "method": c.method, "passed": c.passed,
+    out = {"generator": c.generator, "method": Method(c.method).value, "passed": c.passed,
            "max_abs_error": json_float(c.max_abs_error), "relative_error": json_float(c.relative_error),
            "counterexample": counterexample(c.witness)}
     if c.relative_error is not None:   # the two relative errors are of different things: name which

@@ -21,6 +21,7 @@ import numpy as np
 from gdlcheck.errors import LayerError
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Fact, Layer
+from gdlcheck.verdicts import Method
 from gdlcheck.verification.diagnose import diagnose
 from gdlcheck.verification.measure import (
     check_trial_budget,
@@ -74,18 +75,18 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     # docs/design.md section 5: symbolic weights pass only when the exact check holds, so
     # --method numeric on them runs the exact checks as well.
     symbolic_weights = form is not None and bool(layer.symbols())
-    if method == "numeric" and symbolic_weights and group.gens:
+    if method == Method.NUMERIC and symbolic_weights and group.gens:
         notes.append(Fact("symbolic_weights_exact"))
-    run_exact = (method != "numeric" or symbolic_weights) and bool(group.gens)
+    run_exact = (method != Method.NUMERIC or symbolic_weights) and bool(group.gens)
     proof = prove(layer, group, expect) if run_exact else None
     exact, equations, why_not = _exact_residuals(layer, group, expect, channels, options, form, proof) \
         if run_exact else ([], [], None)
     residuals = list(exact)
     settled = bool(exact) and all(r.exact is not None for r in exact)
     cheap = group.n * channels <= CHEAP_TRIALS
-    if method in ("numeric", "both") or (method == "auto" and (not settled or cheap)):
+    if method in (Method.NUMERIC, Method.BOTH) or (method == Method.AUTO and (not settled or cheap)):
         trials = options.trials
-        if method == "auto" and _traced_proof_holds(proof):
+        if method == Method.AUTO and _traced_proof_holds(proof):
             # a cross-check only: the proof's moved call was a trial already
             trials = min(trials, CROSS_CHECK_TRIALS)
         # before any pass: with no generator the trials still run the layer once each
@@ -106,7 +107,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
                                             lower_rounding=options.lower_rounding,
                                             exact_applies=bool(exact), why_not=why_not)
     notes.extend(n for n in verdict_notes if n.what != "exact_undecided" or proof is None)
-    if any(c.method == "exact" and c.passed is None for c in checks):   # "not proven": the notes say where
+    if any(c.method == Method.EXACT and c.passed is None for c in checks):   # "not proven": the notes say where
         notes.extend(_not_proven(proof))
     constraints, unsatisfiable = solve_constraints(equations) if equations and not passed else ([], False)
     diagnosis = diagnose(layer, group, expect, channels, options, checks, proof) if verdict == FAILS else None
@@ -129,7 +130,7 @@ def moved_call_residual(found: Disagreement) -> Residual:
     g = generator_name(np.asarray(found.element))
     witness = MovedCallWitness(found.trial, found.seed, found.entry, found.expected, found.got, found.output,
                                element=g)
-    return Residual(g, "numeric", max_abs_error=found.max_abs_error, relative_error=found.relative_error,
+    return Residual(g, Method.NUMERIC, max_abs_error=found.max_abs_error, relative_error=found.relative_error,
                     witness=witness, trials=1, magnitude=found.magnitude)
 
 
@@ -137,7 +138,7 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
     """One exact residual per generator, from the first method that decides it."""
     names = [generator_name(s) for s in group.gen_arrays()]
     proved = {g for g in names if proof is not None and proof.proven.get(g)}
-    residuals = {g: Residual(g, "exact", exact=True, symbolic=True, detail="proved") for g in proved}
+    residuals = {g: Residual(g, Method.EXACT, exact=True, symbolic=True, detail="proved") for g in proved}
     open_gens = [s for s in group.gen_arrays() if generator_name(s) not in proved]
     equations: list = []
     why_not: Fact | None = None
@@ -154,7 +155,7 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
             # no rule for the layer as a whole (code) and no other exact method: no exact check
             return [], equations, Fact("no_rule", {"kind": layer.kind})
         for s in open_gens:
-            residuals.setdefault(generator_name(s), Residual(generator_name(s), "exact", exact=None, symbolic=True,
+            residuals.setdefault(generator_name(s), Residual(generator_name(s), Method.EXACT, exact=None, symbolic=True,
                                                          detail="not_proven"))
     return [residuals[g] for g in names], equations, why_not
 

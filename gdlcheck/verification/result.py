@@ -54,7 +54,7 @@ def generator_name(s: np.ndarray) -> str:
 
 @dataclass
 class Options:
-    method: str = "auto"
+    method: str = Method.AUTO
     tol: float = TOL
     trials: int = 8
     seed: int = 0

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from gdlcheck.layers import Fact
 from gdlcheck.tolerances import ROUNDING
+from gdlcheck.verdicts import Method
 from gdlcheck.verification.result import (
     FAILS,
     HOLDS,
@@ -22,7 +23,7 @@ from gdlcheck.verification.result import (
 )
 
 
-def judge(residual: Residual, tol: float, method: str = "auto") -> Check:
+def judge(residual: Residual, tol: float, method: str = Method.AUTO) -> Check:
     """One residual against ``tol``: a comparison of expressions passes when it proved the two
     sides equal; a measured deviation passes when its relative size is at most ``tol``.
 
@@ -36,9 +37,9 @@ def judge(residual: Residual, tol: float, method: str = "auto") -> Check:
         raise ValueError(f"the {residual.method} residual of {residual.generator} measured no relative error")
     else:
         passed = bool(residual.relative_error <= tol)
-    if residual.method == "numeric" and passed:
+    if residual.method == Method.NUMERIC and passed:
         fields["witness"] = None
-    if method == "exact" and passed and residual.exact is False:
+    if method == Method.EXACT and passed and residual.exact is False:
         passed = False
         fields["detail"] = "within_tolerance_only"
     return Check(**fields, passed=passed)
@@ -76,12 +77,12 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     inside a float64 check) still fail, with no "a rule is wrong" note: the caller's float32
     note explains them.
     """
-    exact = [c for c in checks if c.method == "exact"]
-    numeric = [c for c in checks if c.method == "numeric"]
+    exact = [c for c in checks if c.method == Method.EXACT]
+    numeric = [c for c in checks if c.method == Method.NUMERIC]
     notes: list[Fact] = []
     if not has_generators:
         return HOLDS, True, [Fact("no_generators")]
-    if method == "exact" and not exact_applies:
+    if method == Method.EXACT and not exact_applies:
         return INCONCLUSIVE, False, [Fact("no_exact_check", {"why": why_not})]
     # A generator proved exactly (a proof, expressions proved equal, weights equal bit for bit)
     # commutes; trials that measure a tiny deviation there measured rounding (an output that is
@@ -103,12 +104,12 @@ def decide(checks: list[Check], *, method: str, has_generators: bool, exact_appl
     if exact and all(c.passed for c in exact):
         return (HOLDS if all(c.exact for c in exact) else HOLDS_WITHIN_TOLERANCE), True, notes
     if exact:
-        if method == "exact":
+        if method == Method.EXACT:
             return INCONCLUSIVE, False, notes
         return HOLDS_NUMERICALLY, True, [Fact("exact_undecided")]
     if not numeric:
         return INCONCLUSIVE, False, notes
-    if why_not is not None and method != "numeric":
+    if why_not is not None and method != Method.NUMERIC:
         notes.append(Fact("numeric_only", {"why": why_not}))
     return HOLDS_NUMERICALLY, True, notes
 

@@ -21,7 +21,8 @@
 * :mod:`~gdlcheck.code.rules.units`: ``torch.nn`` classes proved whole (circular convolutions);
 * :mod:`~gdlcheck.code.rules.pad`: ``F.pad`` in circular mode, proved whole, and the convolution
   that reads what it padded (a circular convolution written by hand);
-* :mod:`~gdlcheck.code.rules.pairs`: values on pairs of points (``diagonal``).
+* :mod:`~gdlcheck.code.rules.pairs`: values on pairs of points (``diagonal``);
+* :mod:`~gdlcheck.code.rules.offsets`: node labels offset by zero (one node type of a heterogeneous graph).
 """
 
 from gdlcheck.code.rules import (  # noqa: F401
@@ -32,6 +33,7 @@ from gdlcheck.code.rules import (  # noqa: F401
     index,
     layout,
     linalg,
+    offsets,
     operators,
     pad,
     pairs,

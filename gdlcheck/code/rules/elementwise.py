@@ -53,8 +53,10 @@ def masked_fill_in_place(call):
 
 @rule(aten.copy_.default)
 def copy(call):
-    """``self.copy_(src)``: every entry of ``self`` becomes ``src``'s (broadcast)."""
-    perms, conditions = broadcast([(call.args["src"], call.moves["src"])], call.out.dim())
+    """``self.copy_(src)``: every entry of ``self`` becomes ``src``'s (broadcast); node labels stay
+    labels in the same dtype."""
+    same = call.args["src"].dtype == call.out.dtype
+    perms, conditions = broadcast([(call.args["src"], call.moves["src"])], call.out.dim(), allow_labels=same)
     return Out(mv.Moves(tuple(perms), None if call.moves["src"] is None else call.moves["src"].labels), conditions)
 
 

@@ -9,8 +9,8 @@ order goes.  Entry by entry, a view, a copy or an elementwise operation keeps it
 forgets it; a reshape that merges the swapped axes into one makes it a permutation of that axis
 (a pixel ViT's tokens); a circular convolution keeps it where its kernel, turned as the grid
 turns, is itself (a C4- or D4-symmetric kernel) or another of its output channels (a P4 lifting
-layer: the channels then move too).  ``rot90``, ``flip`` and a transpose of the grid's axes of a
-tensor that moves axis by axis make such a move.
+layer: the channels then move too).  ``rot90`` has a rule on both paths: of a tensor that moves
+axis by axis it is a flip and a transpose, and the move stays axis by axis.
 
 Where ``T'[q_0[i_o0], q_1[i_o1], ...] = T[i]`` (``o`` the order), ``permute(rho)`` gives order
 ``rho^-1[o[rho[k]]]`` and permutations ``q[rho[k]]``; ``flip`` of the axes ``S`` gives
@@ -73,8 +73,9 @@ def _flipped(m, dims: set, shape):
 @rule(aten.rot90.default)
 @turned(aten.rot90.default)
 def rot90(call):
-    """``rot90(T, k, (d0, d1))`` is ``T.flip(d1).transpose(d0, d1)`` per quarter turn: the grid's
-    axes swap (``T'[b, -a] = T[a, b]``), so a move along each axis becomes one that swaps them."""
+    """``rot90(T, k, (d0, d1))`` is ``T.flip(d1).transpose(d0, d1)`` per quarter turn: the two axes
+    trade places with their permutations, the flipped one reversed; an order of the axes composes
+    with the transpose (a move that swaps them may come out axis by axis, and the other way)."""
     m = call.moves["self"]
     shape = list(call.shape("self"))
     nd = len(shape)

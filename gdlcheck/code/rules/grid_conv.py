@@ -75,14 +75,19 @@ def turned_convolution(module, moves, x, out):
     ``x`` at ``p + A^-1 delta``; it is the output moved by ``g`` where the kernel turned by ``A``
     is the kernel, up to a permutation ``pi`` of the output channels (a lifting layer's rotated
     copies, with their biases), which then moves the channel axis by ``pi``.  The offsets must be
-    centred (symmetric padding) and alike on swapped axes; the input channels stay in place."""
+    centred (symmetric padding) and alike on swapped axes.  Input channels that move by ``rho`` (a
+    P4 group convolution reads the lifting layer's rotations) ask ``W[pi(o), rho(c), A d] =
+    W[o, c, d]``: the turned kernel's input channels are moved by ``rho`` before the match."""
     spatial = len(module.kernel_size)
     nd = x.dim()
     lead = nd - spatial - 1
     m = plain(moves)
     o = normal_order(m, tuple(x.shape))
-    if any(o[a] != a for a in range(lead + 1)) or mv.moving(m.axes[lead]):
-        raise NoRule("a convolution over channels that move")
+    if any(o[a] != a for a in range(lead + 1)):
+        raise NoRule("a convolution whose channels trade places with another axis")
+    rho = m.axes[lead]
+    if mv.moving(rho) and module.groups != 1:
+        raise NoRule("a grouped convolution over channels that move")
     sp_order = tuple(o[lead + 1 + k] - lead - 1 for k in range(spatial))
     signs = []
     for k in range(spatial):
@@ -91,14 +96,22 @@ def turned_convolution(module, moves, x, out):
             raise NoRule("a circular convolution under a move that is not a turn, mirror or shift")
         signs.append(found[0])
     ks, dil = tuple(module.kernel_size), tuple(module.dilation)
-    pad = ([d * (k - 1) // 2 for k, d in zip(ks, dil)] if module.padding == "same" else list(module.padding))
-    if any(2 * pad[k] != dil[k] * (ks[k] - 1) for k in range(spatial)):
+    # the padding the forward pass applies (F.pad's order: the last axis first, left then right)
+    pads = [int(v) for v in module._reversed_padding_repeated_twice]
+    left = [pads[2 * (spatial - 1 - k)] for k in range(spatial)]
+    right = [pads[2 * (spatial - 1 - k) + 1] for k in range(spatial)]
+    if any(left[k] != right[k] or 2 * left[k] != dil[k] * (ks[k] - 1) for k in range(spatial)):
         raise NoRule("a convolution whose offsets are not centred")
     if any(ks[k] != ks[c] or dil[k] != dil[c] for k, c in enumerate(sp_order)):
         raise NoRule("a kernel unlike along two axes the generator swaps")
     w = module.weight.detach().cpu().numpy()
     bias = None if module.bias is None else module.bias.detach().cpu().numpy()
-    pi = channel_match(w, turned_kernel(w, sp_order, tuple(signs)), bias, module.groups)
+    turned_w = turned_kernel(w, sp_order, tuple(signs))
+    if mv.moving(rho):   # turned W[o, rho(c)] = turned W[o, c] before: the input channels moved
+        moved = np.empty_like(turned_w)
+        moved[:, np.asarray(rho)] = turned_w
+        turned_w = moved
+    pi = channel_match(w, turned_w, bias, module.groups)
     if pi is None:
         raise NoRule("the kernel turned as the grid turns is none of its output channels")
     axes = list(m.axes)

@@ -29,8 +29,9 @@ def rotation(p) -> bool:
 def circular_convolution(module, moves, x, out):
     """Theorem 1: with circular padding that keeps every axis's length and stride 1, output
     position ``i`` reads the input at ``i + offsets`` mod the length, so a shift of the input
-    shifts the output alike.  The channels must not move; the batch axis may.  A turn or mirror
-    of the grid is followed where the kernel keeps it (:func:`grid_conv.turned_convolution`)."""
+    shifts the output alike; the batch axis may move.  A turn or mirror of the grid, and channels
+    that move (a group convolution's rotation axis), are followed where the kernel keeps them
+    (:func:`grid_conv.turned_convolution`)."""
     spatial = len(module.kernel_size)
     if module.padding_mode != "circular" or any(s != 1 for s in module.stride):
         raise NotUnit("not a circular convolution of stride 1")
@@ -38,10 +39,10 @@ def circular_convolution(module, moves, x, out):
         raise NotUnit("a circular convolution that changes the length")
     axes = mv.axes_or_still(moves, x.dim())
     lead = x.dim() - spatial - 1
-    if mv.moving(axes[lead]) or (moves is not None and moves.labels is not None):
-        raise NoRule("a convolution over channels that move")
-    if mv.turned(moves) or not all(rotation(p) for p in axes[lead + 1:]):
-        return grid_conv.turned_convolution(module, moves, x, out)   # turns and mirrors: by the kernel's symmetry
+    if moves is not None and moves.labels is not None:
+        raise NoRule("a convolution of node labels")
+    if mv.turned(moves) or mv.moving(axes[lead]) or not all(rotation(p) for p in axes[lead + 1:]):
+        return grid_conv.turned_convolution(module, moves, x, out)   # by the kernel's symmetry
     return mv.Moves(tuple(axes[:lead]) + (None,) + tuple(axes[lead + 1:]))
 
 

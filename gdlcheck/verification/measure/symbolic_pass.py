@@ -12,6 +12,7 @@ from gdlcheck.groups import PermGroup, act, conjugate
 from gdlcheck.layers import Fact, Layer
 from gdlcheck.layers.base import exact_array
 from gdlcheck.limits import SYMBOLIC_GUARD_SECONDS, SYMBOLIC_NODES
+from gdlcheck.verdicts import Method
 from gdlcheck.verification.measure.trials import points_output
 from gdlcheck.verification.result import OutputWitness, Residual, ShapeWitness, generator_name
 from gdlcheck.verification.symbolic import differ_at_a_point, run_with_time_limit, why_not_zero
@@ -90,14 +91,14 @@ def symbolic_residuals(layer: Layer, group: PermGroup, expect: str, channels: in
     run_with_time_limit(work, seconds)
     residuals = list(done)
     for s in gens[len(done):]:
-        residuals.append(Residual(generator_name(s), "exact", exact=None, detail="time_guard", symbolic=True))
+        residuals.append(Residual(generator_name(s), Method.EXACT, exact=None, detail="time_guard", symbolic=True))
     return residuals
 
 
 def _compare_symbolic(s, got: np.ndarray, target: np.ndarray) -> Residual:
     gen = generator_name(s)
     if got.shape != target.shape:
-        return Residual(gen, "exact", exact=False, witness=ShapeWitness(tuple(got.shape), tuple(target.shape)),
+        return Residual(gen, Method.EXACT, exact=False, witness=ShapeWitness(tuple(got.shape), tuple(target.shape)),
                         symbolic=True)
     differ = [idx for idx in np.ndindex(got.shape) if got[idx] != target[idx]]
     undecided = []
@@ -105,11 +106,11 @@ def _compare_symbolic(s, got: np.ndarray, target: np.ndarray) -> Residual:
     for idx in differ:
         if differ_at_a_point(got[idx], target[idx], rng, tries=2):
             witness = OutputWitness(tuple(int(v) for v in idx), target[idx], got[idx])
-            return Residual(gen, "exact", exact=False, witness=witness, symbolic=True)
+            return Residual(gen, Method.EXACT, exact=False, witness=witness, symbolic=True)
         undecided.append(got[idx] - target[idx])
     for diff in undecided:
         reason = why_not_zero(diff)
         if reason is not None:
-            return Residual(gen, "exact", exact=None, detail=reason, symbolic=True)
-    return Residual(gen, "exact", max_abs_error=0.0, relative_error=0.0, exact=True, symbolic=True,
+            return Residual(gen, Method.EXACT, exact=None, detail=reason, symbolic=True)
+    return Residual(gen, Method.EXACT, max_abs_error=0.0, relative_error=0.0, exact=True, symbolic=True,
                     detail="symbolic_simplified" if undecided else "symbolic_identical")

@@ -17,6 +17,7 @@ from gdlcheck.layers import Layer, Linear
 from gdlcheck.limits import MAX_MATRIX_ENTRIES, MAX_TRIAL_OPS, TRIAL_PASS_OPS
 from gdlcheck.scale import SUBNORMAL_STEP, scaled, unscaled
 from gdlcheck.tolerances import SUBNORMAL_ULPS
+from gdlcheck.verdicts import Method
 from gdlcheck.verification.measure.draws import random_elements, trial_input
 from gdlcheck.verification.result import Law, Residual, TrialWitness, generator_name
 
@@ -140,7 +141,7 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
     if matrix is not None:   # a plain matrix of numbers
         fast = _matrix_trials(matrix, gens, law, n, channels, range(first_trial, first_trial + trials), seed)
         if fast is not None:
-            return [Residual(generator_name(s), "numeric", max_abs_error=err, relative_error=rel, witness=witness,
+            return [Residual(generator_name(s), Method.NUMERIC, max_abs_error=err, relative_error=rel, witness=witness,
                              trials=trials, magnitude=top) for s, (err, rel, witness), top in zip(gens, *fast)]
     fixed_form = _numeric_form(form) if not syms else None
     for t in range(first_trial, first_trial + trials):
@@ -184,7 +185,7 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
                                        unscaled(float(target[entry]), e) if diff.size else None,
                                        unscaled(float(fgx[entry]), e) if diff.size else None, output=output)
                 worst[k] = (unscaled(err, e), rel, witness)
-    return [Residual(generator_name(s), "numeric", max_abs_error=err, relative_error=rel, witness=witness,
+    return [Residual(generator_name(s), Method.NUMERIC, max_abs_error=err, relative_error=rel, witness=witness,
                      trials=trials, magnitude=top) for s, (err, rel, witness), top in zip(gens, worst, largest)]
 
 

@@ -16,6 +16,7 @@ from gdlcheck.errors import SpecError
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers.base import exact_array
 from gdlcheck.scale import exponent, scaled, unscaled
+from gdlcheck.verdicts import Method
 from gdlcheck.verification.result import Residual, WeightWitness, generator_name
 from gdlcheck.verification.symbolic import Budget, equal_exactly
 
@@ -63,7 +64,7 @@ def _numeric_weights(W, b, s, expect, witness_tol) -> Residual:
     bvec = np.asarray(b, dtype=np.float64) if b is not None and expect != "invariant" and np.ndim(b) == 1 else None
     # The common case, an exact pass, costs one gather and one comparison (the numpy floor).
     if np.array_equal(image, W) and (bvec is None or np.array_equal(bvec[s], bvec)):
-        return Residual(generator_name(s), "exact", max_abs_error=0.0, relative_error=0.0, exact=True)
+        return Residual(generator_name(s), Method.EXACT, max_abs_error=0.0, relative_error=0.0, exact=True)
     # Differences and the scale are taken of the weights scaled by a power of two (exact):
     # 1.7e308 - (-1.7e308) would overflow, 1e-320 would lose its digits.
     e = exponent(W, bvec)
@@ -91,8 +92,8 @@ def _numeric_weights(W, b, s, expect, witness_tol) -> Residual:
         scale = max(scale, float(np.max(np.abs(bs))))
         worst = max(dev, bias_dev)
     rel = worst / scale if scale > 0 else 0.0
-    return Residual(generator_name(s), "exact", max_abs_error=unscaled(worst, e), relative_error=rel, exact=worst == 0,
-                    witness=witness)
+    return Residual(generator_name(s), Method.EXACT, max_abs_error=unscaled(worst, e), relative_error=rel,
+                    exact=worst == 0, witness=witness)
 
 
 def _pair(W, image, s, expect, flat: int, largest: WeightWitness | None = None) -> WeightWitness:
@@ -130,4 +131,5 @@ def _symbolic_weights(W, b, s, expect, budget: Budget | None = None) -> tuple[Re
         witness = WeightWitness(where, image_at, right, left)
     exact = False if first_bad is not None else (None if undecided else True)
     detail = None if exact is not None else budget.detail
-    return Residual(generator_name(s), "exact", exact=exact, witness=witness, symbolic=True, detail=detail), equations
+    residual = Residual(generator_name(s), Method.EXACT, exact=exact, witness=witness, symbolic=True, detail=detail)
+    return residual, equations
