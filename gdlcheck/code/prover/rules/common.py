@@ -55,3 +55,32 @@ def broadcast(operands: list, out_ndim: int, allow_labels: bool = False):
         if need:
             conditions.append(Fixed(t, need))
     return perms, conditions
+
+
+def reshape_groups(old, new):
+    """The row-major reshape from ``old`` to ``new`` as groups ``(old axes, new axes)`` of equal
+    product (size-1 axes left out), or None."""
+    src = [a for a, s in enumerate(old) if s != 1]
+    dst = [b for b, s in enumerate(new) if s != 1]
+    out, i, j = [], 0, 0
+    while i < len(src) or j < len(dst):
+        if i >= len(src) or j >= len(dst):
+            return None
+        gi, gj = [src[i]], [dst[j]]
+        po, pn = old[src[i]], new[dst[j]]
+        i, j = i + 1, j + 1
+        while po != pn:
+            if po < pn:
+                if i >= len(src):
+                    return None
+                gi.append(src[i])
+                po *= old[src[i]]
+                i += 1
+            else:
+                if j >= len(dst):
+                    return None
+                gj.append(dst[j])
+                pn *= new[dst[j]]
+                j += 1
+        out.append((gi, gj))
+    return out

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.rules.common import broadcast
+from gdlcheck.code.prover.rules.common import broadcast, reshape_groups
 from gdlcheck.code.prover.table import POINTWISE, Broken, NoRule, Out, rule, turned
 
 aten = torch.ops.aten
@@ -190,33 +190,6 @@ def select(call):
     return _drop(mv.Moves(tuple(axes), order=m.order), shape[:d] + (1,) + shape[d + 1:], {d})
 
 
-def _groups(old, new):
-    """The row-major reshape from ``old`` to ``new`` as groups ``(old axes, new axes)`` of equal
-    product (size-1 axes left out), or None."""
-    src = [a for a, s in enumerate(old) if s != 1]
-    dst = [b for b, s in enumerate(new) if s != 1]
-    out, i, j = [], 0, 0
-    while i < len(src) or j < len(dst):
-        if i >= len(src) or j >= len(dst):
-            return None
-        gi, gj = [src[i]], [dst[j]]
-        po, pn = old[src[i]], new[dst[j]]
-        i, j = i + 1, j + 1
-        while po != pn:
-            if po < pn:
-                if i >= len(src):
-                    return None
-                gi.append(src[i])
-                po *= old[src[i]]
-                i += 1
-            else:
-                if j >= len(dst):
-                    return None
-                gj.append(dst[j])
-                pn *= new[dst[j]]
-                j += 1
-        out.append((gi, gj))
-    return out
 
 
 def _flat(m, o, group, old):
@@ -237,7 +210,7 @@ def view(call):
     The per-axis rule of ``view`` hands it the reshapes it cannot follow axis by axis."""
     m = plain(call.moves["self"])
     old, new = call.shape("self"), tuple(call.out.shape)
-    found = _groups(old, new)
+    found = reshape_groups(old, new)
     if found is None:
         raise NoRule("a reshape that splits or merges a moving axis")
     o = normal_order(m, old)

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.rules.common import axes_of, uniform
+from gdlcheck.code.prover.rules.common import axes_of, reshape_groups, uniform
 from gdlcheck.code.prover.table import Broken, Fixed, NoRule, Out, constant, rule
 
 aten = torch.ops.aten
@@ -133,29 +133,11 @@ def reshape(old, new, perms):
     >>> [None if q is None else q.tolist() for q in reshape((1, 2, 3), (2, 3), (None, p, None))]
     [[1, 0], None]
     """
-    src = [a for a, s in enumerate(old) if s != 1]
-    dst = [b for b, s in enumerate(new) if s != 1]
+    groups = reshape_groups(old, new)
+    if groups is None:
+        return None
     out = [None] * len(new)
-    i = j = 0
-    while i < len(src) or j < len(dst):
-        if i >= len(src) or j >= len(dst):
-            return None
-        gi, gj = [src[i]], [dst[j]]
-        po, pn = old[src[i]], new[dst[j]]
-        i, j = i + 1, j + 1
-        while po != pn:
-            if po < pn:
-                if i >= len(src):
-                    return None
-                gi.append(src[i])
-                po *= old[src[i]]
-                i += 1
-            else:
-                if j >= len(dst):
-                    return None
-                gj.append(dst[j])
-                pn *= new[dst[j]]
-                j += 1
+    for gi, gj in groups:
         group = [perms[a] for a in gi]
         if all(p is None for p in group):
             continue
