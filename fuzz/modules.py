@@ -271,7 +271,7 @@ def main(argv=None) -> int:
     from modulegen import random_module
 
     import gdlcheck.cli  # noqa: F401
-    import gdlcheck.code.rules  # noqa: F401
+    import gdlcheck.code.prover.rules  # noqa: F401
 
     tally = {"surfaces": {}, "ways": {}, "exits": {}, "verdicts": {}}
     findings, unconfirmed = [], []

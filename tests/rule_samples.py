@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import torch
 
-from gdlcheck.code import table
+from gdlcheck.code.prover import table
 
 aten = torch.ops.aten
 F = torch.nn.functional

@@ -1,5 +1,5 @@
 """A circular convolution written by hand (issue 29, issue 32): ``F.pad(mode="circular")`` proved
-whole, and the convolution that reads the padded axes (gdlcheck/code/rules/pad.py).
+whole, and the convolution that reads the padded axes (gdlcheck/code/prover/rules/pad.py).
 
 A padded axis is no permutation of its entries, so only the convolution may read it: every other
 use of it, and every convolution that does not give back the input's length by stride 1, is not

@@ -22,8 +22,8 @@ torch = pytest.importorskip("torch")
 
 import gdlcheck  # noqa: E402
 from gdlcheck import groups  # noqa: E402
-from gdlcheck.code import table, walk  # noqa: E402
-from gdlcheck.code.rules import elementwise, layout  # noqa: E402
+from gdlcheck.code.prover import table, walk  # noqa: E402
+from gdlcheck.code.prover.rules import elementwise, layout  # noqa: E402
 from tests.test_proof_soundness import RowZeroBias  # noqa: E402  (cause 4: a subclass's own dispatch)
 
 F = torch.nn.functional
@@ -320,7 +320,7 @@ def _numeric(case) -> dict:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(modules())
 def test_whenever_the_tracer_says_holds_the_module_commutes(case):
-    from gdlcheck.code import prove as prover
+    from gdlcheck.code.prover import prove as prover
 
     with pytest.MonkeyPatch.context() as patch:   # the guards and rules alone, the stronger claim: the
         patch.setattr(prover, "_disagreement", lambda *args, **kwargs: None)   # moved call only adds stops
@@ -337,7 +337,7 @@ def test_whenever_the_tracer_says_holds_the_module_commutes(case):
 def test_each_cause_of_issue_28_alone_is_not_proved_by_the_guards(op, monkeypatch):
     """Each numbered cause, as the search draws it, with the moved call's cross-check off: the
     guards alone stop it (the cross-check is the net, not the argument)."""
-    from gdlcheck.code import prove as prover
+    from gdlcheck.code.prover import prove as prover
 
     monkeypatch.setattr(prover, "_disagreement", lambda *args, **kwargs: None)
     n = 6
@@ -436,7 +436,7 @@ def _unsound(case) -> bool:
 
 def _search(monkeypatch_target, attribute, replacement):
     """A module the tracer wrongly proves once ``attribute`` of ``monkeypatch_target`` is replaced."""
-    from gdlcheck.code import prove
+    from gdlcheck.code.prover import prove
 
     patch = pytest.MonkeyPatch()
     patch.setattr(monkeypatch_target, attribute, replacement)
@@ -455,7 +455,7 @@ def test_a_rule_for_roll_as_if_elementwise_is_caught():
 
 
 def test_a_constant_check_that_always_passes_is_caught():
-    from gdlcheck.code import conditions
+    from gdlcheck.code.prover import conditions
 
     case = _search(conditions, "first_moved", lambda value, axes: None)
     assert {"table", "mix", "mask_fill", "sdpa", "default_mask"} & set(case[0].ops)
@@ -474,7 +474,7 @@ def test_a_reshape_rule_that_forgets_where_an_axis_starts_is_caught():
 
 
 def test_a_state_check_that_sees_nothing_is_caught():
-    from gdlcheck.code import state
+    from gdlcheck.code.prover import state
 
     case = _search(state, "changed", lambda before, after: [])
     assert STATE_OPS & set(case[0].ops)

@@ -16,8 +16,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gdlcheck.code import graphs  # noqa: E402
-from gdlcheck.code.inputs import edge_perms  # noqa: E402
-from gdlcheck.code.table import Halt  # noqa: E402
+from gdlcheck.code.prover.arguments import edge_perms  # noqa: E402
+from gdlcheck.code.prover.table import Halt  # noqa: E402
 
 pytestmark = pytest.mark.slow  # imports torch
 

@@ -20,9 +20,9 @@ torch = pytest.importorskip("torch")
 from rule_samples import GRID_SAMPLES, C, GridSample, S, SampleModule  # noqa: E402
 
 import gdlcheck  # noqa: E402
-import gdlcheck.code.rules  # noqa: E402,F401  (fills the table)
-from gdlcheck.code import moves as mv  # noqa: E402
-from gdlcheck.code import prove, table, walk  # noqa: E402
+import gdlcheck.code.prover.rules  # noqa: E402,F401  (fills the table)
+from gdlcheck.code.prover import moves as mv  # noqa: E402
+from gdlcheck.code.prover import prove, table, walk  # noqa: E402
 from gdlcheck.groups.named import p4_gens, p4m_element  # noqa: E402
 
 KEYS = list(GRID_SAMPLES)

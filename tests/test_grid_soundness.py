@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 from rule_samples import GridSample, SampleModule, d4_kernel  # noqa: E402
 
 import gdlcheck  # noqa: E402
-from gdlcheck.code import prove  # noqa: E402
+from gdlcheck.code.prover import prove  # noqa: E402
 from gdlcheck.groups.named import p4_element, p4m_element, p4m_gens  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -180,7 +180,7 @@ def _wrong_holds(monkeypatch, step: str) -> list:
 @pytest.mark.parametrize("op", ["transpose", "flip"])
 def test_a_turned_rule_made_wrong_is_caught(op, monkeypatch):
     """A rule for swapped axes that forgets what its operation does to them: the chains find it."""
-    from gdlcheck.code import table
+    from gdlcheck.code.prover import table
 
     key = getattr(torch.ops.aten, op).int if op == "transpose" else torch.ops.aten.flip.default
     monkeypatch.setitem(table.TURNED, key, lambda call: next(m for m in call.moves.values() if m is not None))
@@ -189,7 +189,7 @@ def test_a_turned_rule_made_wrong_is_caught(op, monkeypatch):
 
 @pytest.mark.parametrize("step", ["plain conv", "padded asymmetric"])
 def test_a_kernel_condition_that_always_passes_is_caught(step, monkeypatch):
-    from gdlcheck.code.rules import grid_conv
+    from gdlcheck.code.prover.rules import grid_conv
 
     monkeypatch.setattr(grid_conv, "channel_match", lambda w, turned, bias, groups: np.arange(w.shape[0]))
     assert _wrong_holds(monkeypatch, step)
@@ -199,7 +199,7 @@ def test_a_padded_convolution_that_takes_every_move_for_a_shift_is_caught(monkey
     """The taps' map read off each axis's move as ``j -> j + t`` (no mirror of the offsets): a
     symmetric kernel padded off centre then seems to keep the turns.  (An asymmetric kernel is
     still refused by the swap of its taps.)"""
-    from gdlcheck.code.rules import grid_conv
+    from gdlcheck.code.prover.rules import grid_conv
 
     monkeypatch.setattr(grid_conv, "affine", lambda p: (1, int(p[0])))
     assert _wrong_holds(monkeypatch, "padded off centre")

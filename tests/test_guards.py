@@ -5,7 +5,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gdlcheck.code import guards, walk  # noqa: E402
+from gdlcheck.code.prover import guards, walk  # noqa: E402
 from gdlcheck.layers.rules import Reason  # noqa: E402
 
 

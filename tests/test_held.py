@@ -1,5 +1,5 @@
 """Values of given inputs that a generator leaves as they are are constants of its proof
-(gdlcheck/code/held.py): HEATConv checks whether its node types are sorted, slices of the nodes'
+(gdlcheck/code/prover/held.py): HEATConv checks whether its node types are sorted, slices of the nodes'
 axis read into Python.  Types all alike are the same after any permutation: proved.  Types that
 differ can be sorted by a relabelling, and the code then takes the other path: never proved."""
 

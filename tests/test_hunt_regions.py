@@ -62,7 +62,7 @@ def test_a_constant_written_into_a_filled_container_stops_its_proof(module):
 
 def test_without_the_moved_call_the_proof_itself_does_not_hold(monkeypatch):
     """The proof, not the moved call's cross-check, must refuse it (a random element may commute)."""
-    from gdlcheck.code import prove
+    from gdlcheck.code.prover import prove
 
     monkeypatch.setattr(prove, "_moved_call", lambda *args, **kwargs: None)
     for module in (LateConstantWrite(), LateConstantAdd()):

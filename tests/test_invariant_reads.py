@@ -52,7 +52,7 @@ def test_a_count_of_the_random_points_stops_the_proof():
 
 
 def test_the_moved_call_must_read_the_same_value(monkeypatch):
-    from gdlcheck.code import prove
+    from gdlcheck.code.prover import prove
 
     original = prove._moved_call
 
@@ -80,7 +80,7 @@ def test_the_largest_label_is_read_where_the_labels_that_occur_stay():
 
 
 def test_a_storage_freed_and_reused_is_no_longer_a_member():
-    from gdlcheck.code.values import Storages
+    from gdlcheck.code.prover.values import Storages
 
     seen = Storages()
     t = torch.randn(4096)

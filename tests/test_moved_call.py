@@ -16,8 +16,8 @@ torch = pytest.importorskip("torch")
 from torch.utils._python_dispatch import _disable_current_modes  # noqa: E402
 
 import gdlcheck  # noqa: E402
-import gdlcheck.code.rules  # noqa: E402,F401  (fills the table)
-from gdlcheck.code import prove, table  # noqa: E402
+import gdlcheck.code.prover.rules  # noqa: E402,F401  (fills the table)
+from gdlcheck.code.prover import prove, table  # noqa: E402
 from gdlcheck.groups import cyclic, parse_perm  # noqa: E402
 
 # n x d = 16, and 4200 > 4096 (auto: no trials after a proof that holds); the small size in the fast loop

@@ -1,6 +1,6 @@
 """Node labels offset in place (HGTConv's ``construct_bipartite_edge_index``: ``edge_index[0] +=
 src_offset``): with one node type the offset is 0, and the row written back through its
-``select`` view holds the same labels (gdlcheck/code/rules/offsets.py, code/regions.py).  Any
+``select`` view holds the same labels (gdlcheck/code/prover/rules/offsets.py, code/prover/regions.py).  Any
 other offset, or a row of constants written into the labels, is not proved."""
 
 import pytest

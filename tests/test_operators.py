@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 
 import gdlcheck  # noqa: E402
-from gdlcheck.code.rules import operators  # noqa: E402
+from gdlcheck.code.prover.rules import operators  # noqa: E402
 
 N = 8
 F64 = torch.float64

@@ -1,4 +1,4 @@
-"""Every process-wide patch of a proof lives in ``gdlcheck/code/patches.py``, behind one lock: the
+"""Every process-wide patch of a proof lives in ``gdlcheck/code/prover/patches.py``, behind one lock: the
 value readers on ``torch.Tensor`` and on the C type ``torch._C.TensorBase`` (issue 28, cause 6),
 the Python writers, the module hooks, grad mode and torch's random state.  Each is watched for the
 call only and put back exactly, whatever the call does."""
@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import gdlcheck  # noqa: E402
-from gdlcheck.code import patches, prove  # noqa: E402
+from gdlcheck.code.prover import patches, prove  # noqa: E402
 
 NAMES = patches.READERS + patches.PYTHON_WRITERS
 

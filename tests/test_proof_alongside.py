@@ -131,7 +131,7 @@ def test_a_module_that_branches_on_grad_mode_is_noted():
 def test_the_path_check_keys_a_storage_by_its_size_not_its_entries():
     """A storage's repr lists every entry: keyed by it, a read entry by entry (each a ``set_`` with
     the storage as argument) cost the whole storage per entry, quadratic in its size."""
-    from gdlcheck.code import values
+    from gdlcheck.code.prover import values
 
     t = torch.zeros(100_000, dtype=torch.float64)
     key = values.path_key(torch.ops.aten.set_.source_Storage, (torch.empty(0), t.untyped_storage()), {})

@@ -218,7 +218,7 @@ def test_state_the_call_changes_stops_the_proof(how, method, size):
 def test_a_counter_on_a_subclass_named_as_its_base_stops_the_proof(monkeypatch):
     """``class Counted(Counted)``: the state fingerprint keys each class of the MRO apart (it once
     keyed them by name, and the base's entry hid the subclass's counter: proved, found by the search)."""
-    from gdlcheck.code import prove
+    from gdlcheck.code.prover import prove
 
     monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)   # the state check alone
     base = type("Counted", (Counting,), {"count": 0})

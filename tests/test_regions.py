@@ -1,4 +1,4 @@
-"""Writes into parts of a tensor the call made (gdlcheck/code/regions.py), as a law: a container
+"""Writes into parts of a tensor the call made (gdlcheck/code/prover/regions.py), as a law: a container
 filled block by block from moving values, constants and slices of itself, in any order, is proved
 only when it is equivariant (the proof's claim is checked against the module run on moved points),
 and the plain fills people write are proved."""

@@ -17,9 +17,9 @@ torch = pytest.importorskip("torch")
 from rule_samples import SAMPLES, D, N, SampleModule  # noqa: E402
 
 import gdlcheck  # noqa: E402
-import gdlcheck.code.rules  # noqa: E402,F401  (fills the table)
-from gdlcheck.code import moves as mv  # noqa: E402
-from gdlcheck.code import prove, table, walk  # noqa: E402
+import gdlcheck.code.prover.rules  # noqa: E402,F401  (fills the table)
+from gdlcheck.code.prover import moves as mv  # noqa: E402
+from gdlcheck.code.prover import prove, table, walk  # noqa: E402
 
 KEYS = list(SAMPLES)
 
@@ -98,8 +98,8 @@ def test_the_rule_says_the_same_on_two_draws(key, monkeypatch):
 def _gather_reading(call):
     """``gather``'s rule made to read its index: the gathered axis said to move by the order of the
     index's first row (values of the random points, another in each draw)."""
-    from gdlcheck.code.rules import reindex
-    from gdlcheck.code.table import Out
+    from gdlcheck.code.prover.rules import reindex
+    from gdlcheck.code.prover.table import Out
 
     out = reindex.gather(call)
     idx, d = call.args["index"], call.args["dim"] % call.args["index"].dim()

@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 from torch.utils._python_dispatch import _disable_current_modes  # noqa: E402
 
 import gdlcheck  # noqa: E402
-from gdlcheck.code import prove, state  # noqa: E402
+from gdlcheck.code.prover import prove, state  # noqa: E402
 
 N, D = 8, 2
 

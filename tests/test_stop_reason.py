@@ -9,7 +9,7 @@ import re
 import pytest
 
 import gdlcheck
-from gdlcheck.code.table import Halt
+from gdlcheck.code.prover.table import Halt
 from gdlcheck.layers.rules import Reason, Step, Stop
 from gdlcheck.output.proof import stop_text
 

@@ -1,6 +1,6 @@
 """Fresh buffers (``new_empty``, ``empty_like``, ``torch.empty``): their cells hold what the
 allocator left, so a proof follows them only where every cell read was written first
-(gdlcheck/code/unwritten.py).  MFConv writes its output's rows into ``new_empty``, one degree class
+(gdlcheck/code/prover/unwritten.py).  MFConv writes its output's rows into ``new_empty``, one degree class
 at a time: a full cover is proved, an incomplete one, or a read before the write, is not."""
 
 import pytest

@@ -19,12 +19,12 @@ The callable as a layer and what the check tells of it:
 
 The proof of a torch module:
 
-* :mod:`~gdlcheck.code.prove`: ``prove_call``, the entry: the call's inputs, two real calls,
+* :mod:`~gdlcheck.code.prover.prove`: ``prove_call``, the entry: the call's inputs, two real calls,
   the conclusion;
-* :mod:`~gdlcheck.code.walk`: the dispatch mode that follows the call operation by operation;
-* :mod:`~gdlcheck.code.table`: the one rule table, keyed by operation objects;
-* :mod:`~gdlcheck.code.rules`: the rules, by kind of operation;
-* :mod:`~gdlcheck.code.moves`: how a generator moves one tensor (the abstract value).
+* :mod:`~gdlcheck.code.prover.walk`: the dispatch mode that follows the call operation by operation;
+* :mod:`~gdlcheck.code.prover.table`: the one rule table, keyed by operation objects;
+* :mod:`~gdlcheck.code.prover.rules`: the rules, by kind of operation;
+* :mod:`~gdlcheck.code.prover.moves`: how a generator moves one tensor (the abstract value).
 
 Nothing is imported here: torch is imported only when a module is checked.
 """

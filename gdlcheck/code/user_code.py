@@ -69,17 +69,17 @@ class CallableLayer(Layer):
         code has no proof (the numeric check decides)."""
         if not self.is_torch:
             return None
-        from gdlcheck.code.prove import prove_call
+        from gdlcheck.code.prover.prove import prove_call
 
         with torch_bridge.calls_of(self.f):   # a deep module tree's traced calls recurse deeper still
             return prove_call(self, group)
 
     def state(self):
-        """The module's state (:func:`gdlcheck.code.state.snapshot`), to tell what the calls of a
+        """The module's state (:func:`gdlcheck.code.prover.state.snapshot`), to tell what the calls of a
         check changed (None for code that is not a torch module)."""
         if not self.is_torch:
             return None
-        from gdlcheck.code import state
+        from gdlcheck.code.prover import state
 
         return state.snapshot(self.f)
 
@@ -88,7 +88,7 @@ class CallableLayer(Layer):
         is used: a later call may give other values for the same input)."""
         if before is None:
             return []
-        from gdlcheck.code import state
+        from gdlcheck.code.prover import state
 
         return state.changed(before, state.snapshot(self.f))
 

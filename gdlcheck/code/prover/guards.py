@@ -1,0 +1,249 @@
+"""The soundness argument of a proof of torch code, as data: one ordered table of named guards.
+
+A proof says: for every value of the random points, the module's call on ``g . X`` returns
+``g . f(X)``.  The walker (:mod:`gdlcheck.code.prover.walk`) follows the first call operation by
+operation and, for each one, runs the guards of :data:`GUARDS` in order until one settles the
+operation; each guard discharges one obligation of the argument, stated in its sentence.  The
+last guard applies the operation's rule; the guards marked ``after`` run once the operation is
+settled.  What no guard here can see is left to the proof's other checks, each stated in
+:data:`CALL_CHECKS` (they run around the call in :mod:`gdlcheck.code.prover.prove`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gdlcheck.code.prover import effects, held, unwritten
+from gdlcheck.code.prover import moves as mv
+from gdlcheck.code.prover.table import Halt, bind, lookup, writes
+from gdlcheck.code.prover.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
+
+
+class OverBudget(BaseException):
+    """Raised into the call past the budget: a BaseException, so that the code's own ``except
+    Exception`` does not swallow it (the proof is stopped either way)."""
+
+
+@dataclass
+class Op:
+    """One dispatched operation as the guards see it."""
+
+    func: object
+    args: tuple
+    kwargs: dict
+    out: object
+    before: dict
+    tensors: list
+    outs: list
+    inputs: list = field(default_factory=list)   # the walk's abstract value of each tensor argument
+
+    @property
+    def seeded(self) -> bool:
+        import torch
+
+        return torch.Tag.nondeterministic_seeded in self.func.tags and not _no_dropout(self)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """``check(walk, op)`` returns True when it settled the operation (no later guard runs)."""
+
+    name: str
+    sentence: str
+    check: Callable[..., bool]
+    after: bool = False
+
+
+def _budget(walk, op: Op) -> bool:
+    walk.count += 1
+    if walk.count > walk.budget:   # stop the call itself: a proof past the budget costs no more
+        walk.stop_everywhere(f"the call dispatches more than {walk.budget:,} operations (the tracer's budget)",
+                             "budget")
+        raise OverBudget(walk.budget)
+    return False
+
+
+def _stopped(walk, op: Op) -> bool:
+    return walk.everywhere is not None
+
+
+def _foreign_type(walk, op: Op) -> bool:
+    import torch
+
+    odd = next((t for t in op.tensors if type(t) is not torch.Tensor and own_dispatch(type(t))), None)
+    if odd is not None:
+        walk.stop_everywhere(f"a tensor of type {type(odd).__qualname__} with its own __torch_dispatch__ or "
+                             f"__torch_function__ ({_op_text(op.func)})", "foreign_type")
+        return True
+    op.inputs = [walk.of(t) for t in op.tensors]
+    return False
+
+
+def _value_read(walk, op: Op) -> bool:
+    if _scalar_result(op.out) and op.func not in _SHAPE_ONLY and not walk.read(op.tensors, repr(op.out)):
+        walk.stop_everywhere(f"the code asks for a value ({_op_text(op.func)})", "asks_value")
+        return True
+    return False
+
+
+def _foreign_write(walk, op: Op) -> bool:
+    import torch
+
+    for name in writes(op.func, op.args, op.kwargs):
+        target = bind(op.func, op.args, op.kwargs).get(name)
+        if isinstance(target, torch.Tensor) and walk.of(target).foreign:   # the next call sees the write
+            name = walk.of(target).origin or "a tensor the call did not make"
+            walk.stop_everywhere(f"the call changes state: {name} (written by {_op_text(op.func)})", "state")
+            return True
+    return False
+
+
+def _constant(walk, op: Op) -> bool:
+    if not all(a.const for a in op.inputs) or op.seeded:
+        return False
+    # a value made from constants is named by the parameter or buffer it came from, else by the
+    # submodule that made it; a view of a parameter is that parameter
+    origin = next((a.origin for a in op.inputs if a.origin), "") or _made_here()
+    role = op.inputs[0].role if op.inputs and op.func.is_view else "constant"
+    for t in op.outs:
+        walk.values[t] = Abstract(True, origin=origin, role=role)
+    return True
+
+
+def _made_here() -> str:
+    """How a constant made inside ``forward`` from nothing named is called: by the user's line that
+    made it (``the constant made at model.py:17``; the note adds the submodule running), not by the
+    module alone."""
+    return f"the constant made at {user_line()}"
+
+
+def _data_shape(walk, op: Op) -> bool:
+    import torch
+
+    if torch.Tag.data_dependent_output not in op.func.tags or lookup(op.func) is not None:
+        return False
+    if not all(walk.knowable(t) for t in op.tensors):
+        walk.stop_everywhere(f"the code asks for a value ({_op_text(op.func)})", "asks_value")
+    return True
+
+
+def _random(walk, op: Op) -> bool:
+    if not op.seeded:
+        return False
+    walk._halt_outputs(op.outs, Halt(walk.place(), f"a random draw ({_op_text(op.func)})", "random"))
+    return True
+
+
+def _shape_only_rule(walk, op: Op) -> bool:
+    found = lookup(op.func)
+    if found is None or not getattr(found, "constant", False):
+        return False
+    for t in op.outs:
+        walk.values[t] = Abstract(True, origin=_made_here())
+    return True
+
+
+def _no_rule(walk, op: Op) -> bool:
+    if lookup(op.func) is not None:
+        return False
+    halt = Halt(walk.place() or _op_text(op.func), _op_text(op.func), "no_op_rule")
+    for t in op.outs:   # but for a generator that leaves every input as it is: the output stays too
+        walk.values[t] = Abstract(False, [mv.still(t.dim()) if held.inputs_unchanged(walk, op.tensors, k) else halt
+                                          for k in range(len(walk.gens))])
+    return True
+
+
+def _rule(walk, op: Op) -> bool:
+    walk._apply(lookup(op.func), op.func, op.args, op.kwargs, op.out, op.before or {})
+    return True
+
+
+def _aliasing(walk, op: Op) -> bool:
+    if walk.everywhere is None:
+        effects.aliases(walk, op.func, op.args, op.kwargs, op.out, all(a.const for a in op.inputs))
+    return False
+
+
+def _selection(walk, op: Op) -> bool:
+    if walk.everywhere is None:
+        effects.shape_read(walk, op.func, op.args, op.kwargs, op.out)
+        effects.unknown_index(walk, op.func, op.args, op.kwargs)
+    return False
+
+
+GUARDS = (
+    Guard("budget", "A call past the operation budget is stopped: what a proof costs is bounded.", _budget),
+    Guard("stopped", "Once the proof stopped for every generator, the call runs on and only its path is recorded "
+                     "(the moved call must dispatch the same operations).", _stopped),
+    Guard("foreign type", "A tensor whose class has its own __torch_dispatch__ or __torch_function__ runs that "
+                          "class's code, not the operation a rule is about: the proof stops.", _foreign_type),
+    Guard("unwritten", "A fresh buffer (new_empty, empty_like, torch.empty) holds what the allocator left, which "
+                       "differs between calls: a read of a cell not written yet stops the proof; the first write "
+                       "into a buffer nothing wrote yet may take its old values to move as the rule needs, since "
+                       "they are unwritten in both calls (code/prover/unwritten.py).", unwritten.reads),
+    Guard("value read", "A value of a tensor that depends on the random points, handed to Python, may choose the "
+                        "path: the proof stops (values of constants and of given values the group does not move "
+                        "are the same in every call, and a value of given inputs that every generator leaves "
+                        "where it is, a count or a maximum over every moving axis, is the same in the moved call, "
+                        "which must read it alike).", _value_read),
+    Guard("foreign write", "A write into a tensor the call did not make is seen by the next call, which may then "
+                           "compute something else: the proof stops.", _foreign_write),
+    Guard("constant", "An operation of constants gives a constant, the same in the moved call.", _constant),
+    Guard("data shape", "An operation whose output's shape depends on values, with no rule, is followed only "
+                        "where those values are the same in every call.", _data_shape),
+    Guard("random", "A random draw differs between calls: what it reaches is not known.", _random),
+    Guard("shape only", "An operation whose result depends only on shapes gives a constant.", _shape_only_rule),
+    Guard("no rule", "An operation without a rule: what it returns is not known.", _no_rule),
+    Guard("rule", "The rule sees the tensors that depend on the random points without their values (meta "
+                  "tensors), so what it says holds for every draw; its conditions on constants are checked on "
+                  "their values, bit for bit.", _rule),
+    Guard("aliasing", "A write changes every view of what it writes: those views are no longer known.", _aliasing,
+          after=True),
+    Guard("selection", "A selection whose shape depends on values, or an index not known, may differ in the moved "
+                       "call: the proof stops where its moves are not known.", _selection, after=True),
+    Guard("written", "The cells a write replaces whatever they held (copy_, fill_, index_copy_, index_put_ at an index "
+                     "of given inputs or constants, an out= buffer) are written: the moved call wrote their images "
+                     "under the buffer's moves.", unwritten.wrote, after=True),
+)
+
+# What the proof checks around the call (gdlcheck.code.prover.prove), for what no guard of an operation sees
+CALL_CHECKS = (
+    ("value readers", "Tensor methods that read values without an operation (tolist, numpy, storages, ...), on "
+                      "torch.Tensor and on torch._C.TensorBase, the number protocol torch's C++ constructors read "
+                      "through (torch.LongTensor([k])) and tensor_split's kernel, stop the proof when the tensor "
+                      "depends on the random points; they are patched for the proving thread only, under one lock "
+                      "(code/prover/patches.py)."),
+    ("state", "The module's state (every attribute of every submodule and its classes, at any depth, tensors by "
+              "content) and the random states are the same before and after each call."),
+    ("foreign tensors", "A tensor no operation made, neither state nor argument, has the same content in both "
+                        "calls (a hash of all of it)."),
+    ("path", "The moved call dispatches the same operations with the same plain arguments, and the same fresh "
+             "tensors (hashed whole)."),
+    ("moved call", "The module called on g . X for a uniformly random element g of the group returns g . f(X) "
+                   "within the tolerance and rounding: a holds always carries this numeric trial, and where it "
+                   "does not, the module does not commute with g: the check fails, with this counterexample."),
+)
+
+
+def _no_dropout(op: Op) -> bool:
+    """An operation torch tags random only for its dropout (attention kernels) draws nothing when
+    its dropout probability is 0; a dropout outside training (``train=False``) draws nothing."""
+    names = [a.name for a in op.func._schema.arguments]
+    bound = bind(op.func, op.args, op.kwargs)
+    if op.func.overloadpacket in _DROPOUTS and "train" in names:   # dropout kept whole (inference mode)
+        return bound.get("train") is False
+    if "dropout_p" not in names:
+        return False
+    return not bound.get("dropout_p")
+
+
+def _dropouts():
+    import torch
+
+    aten = torch.ops.aten
+    return frozenset({aten.dropout, aten.feature_dropout, aten.alpha_dropout, aten.feature_alpha_dropout})
+
+
+_DROPOUTS = _dropouts()
+

@@ -1,0 +1,293 @@
+"""What a call may change: a fingerprint of the module's state, before and after.
+
+State is every attribute of every submodule and of its classes (a counter kept on the class and
+read through ``type(self)``), followed through containers and objects at any depth (their
+``__dict__`` and ``__slots__``), once per object (a cycle ends where it began): tensors by
+content (a buffer rebound through ``.data`` is the same object with new values), numpy arrays by
+their bytes, random generators by their state, numbers and strings by value; functions, classes
+and Python modules met as values by identity.  The user's own functions the module holds (its
+classes' methods, functions kept as attributes) add what they keep outside it: their closures'
+cells and the globals their code names (``OTHER.n`` of another module too), through the user's
+functions they name in turn; torch's, the standard library's and installed packages' functions are
+trusted to keep none.  Python's and numpy's global random states are
+part of it; torch's generator is compared by the caller.  A call that changes any of it is not
+proved: its next call may compute something else.  Past :data:`MAX_STATE_NODES` objects the
+fingerprint is refused rather than cut short (the proof stops, saying so).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import hashlib
+import random
+import types
+
+import numpy as np
+
+from gdlcheck.code.prover.values import content_digest
+
+# objects one fingerprint visits at most; past it the proof stops (a cut-short walk could miss a change)
+MAX_STATE_NODES = 200_000
+
+_BY_IDENTITY = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
+                types.CodeType, types.FrameType, staticmethod, classmethod, property)
+
+
+# the plain values and containers by their exact type, ahead of the isinstance chain (same fingerprint;
+# a subclass, a tensor or an array goes the long way)
+_AS_VALUE = frozenset((int, float, str, bool, type(None), complex, bytes))
+_CONTAINERS = frozenset((list, tuple, set, frozenset, dict, collections.OrderedDict))
+# the exact types of _BY_IDENTITY (a class's methods, most of its dict): no isinstance chain
+_IDENTITY_KINDS = frozenset((types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
+                             types.CodeType, types.FrameType, staticmethod, classmethod, property))
+
+
+class StateTooLarge(Exception):
+    """The module's state has more objects than one fingerprint visits."""
+
+
+def snapshot(module) -> dict:
+    """What a call may change, by place: every attribute of every submodule and of the classes of
+    the submodules, and the random states."""
+    try:
+        return _snapshot(module)
+    except StateTooLarge:   # never equal to another snapshot: the proof stops, saying why
+        return {("", f"its state (more than {MAX_STATE_NODES:,} objects, not compared)"): object()}
+
+
+def _snapshot(module) -> dict:
+    walk = _Fingerprint()
+    of = walk.of
+    script_method = walk.torch._C.ScriptMethod
+    modules = list(module.named_modules())
+    for _, m in modules:   # a submodule met as a value is named by its place; its own keys walk it
+        walk._visit(m)
+    out = {}
+    for name, m in modules:
+        for key, value in list(vars(m).items()):
+            if isinstance(value, script_method):   # a scripted module binds its compiled methods on
+                continue   # first use: code, not state (its tensors are walked as any module's)
+            if key in ("_parameters", "_buffers", "_modules"):
+                for k, v in list(value.items()):
+                    out[(name, k)] = of(v)
+            else:
+                out[(name, key)] = of(value)
+        for i, cls in enumerate(type(m).__mro__[:-1]):   # every class but object; a subclass named as its
+            key = (name, f"<class {cls.__qualname__}>")    # base (class Linear(nn.Linear)) is a key of its own
+            if key in out:
+                key = (name, f"<class {cls.__module__}.{cls.__qualname__}, base {i}>")
+            out[key] = walk.of_class(cls)
+    # the user's own functions the module may run: what they keep outside it.  Each class's are
+    # read once in this walk (nn.Module is in every submodule's MRO), by its id (a metaclass's
+    # __hash__ is the user's code)
+    own: dict[int, list] = {}
+    for name, m in modules:
+        for cls in type(m).__mro__[:-1]:
+            if id(cls) not in own:
+                own[id(cls)] = [(attr, fn) for attr, fn in ((a, _function(v)) for a, v in list(vars(cls).items()))
+                                if fn is not None and _users(fn)]
+            for attr, fn in own[id(cls)]:
+                out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
+        for key, value in list(vars(m).items()):
+            fn = _function(value)
+            if fn is not None and _users(fn):
+                out[(name, f"<code {key}>")] = walk.code(fn)
+    out[("", "python random")] = random.getstate()
+    state = np.random.get_state()
+    out[("", "numpy random")] = (state[0], state[1].tobytes(), state[2:])
+    return out
+
+
+class _Fingerprint:
+    """One cycle-safe walk: an object met again is named by the order it was first met in."""
+
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+        self.tensor_kinds = (torch.Tensor, torch.nn.Parameter, getattr(torch.nn, "Buffer", torch.Tensor))
+        self.seen: dict[int, int] = {}
+        self.keep: list = []   # the objects seen, alive until the walk ends (ids stay theirs)
+        self.codes: set[int] = set()   # the functions whose code state was taken
+
+    def of_class(self, cls):
+        key = self._visit(cls)
+        if isinstance(key, tuple):   # fingerprinted once in this walk; a class is itself (no count of
+            return ("class again", id(cls))   # objects met before it, which a lazily made cache shifts)
+        of = self.of
+        return ("class", cls.__qualname__, tuple([(k, of(v)) for k, v in list(vars(cls).items())
+                                                  if type(v) not in _IDENTITY_KINDS
+                                                  and not isinstance(v, _BY_IDENTITY)]))
+
+    def of(self, value):
+        kind = type(value)
+        if kind in _AS_VALUE:
+            return value
+        if kind in _CONTAINERS:   # most of a module's attributes (its hook tables): what the chain below gives
+            key = self._visit(value)
+            return key if key.__class__ is tuple else self._container(value)
+        if kind in _IDENTITY_KINDS:
+            return ("identity", id(value))
+        torch = self.torch
+        if kind in self.tensor_kinds:   # torch's own tensor, parameter and buffer: what the chain below gives
+            key = self._visit(value)
+            return key if key.__class__ is tuple else ("tensor", id(value), content_digest(value))
+        if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
+            return value
+        if isinstance(value, _BY_IDENTITY):
+            return ("identity", id(value))
+        key = self._visit(value)
+        if isinstance(key, tuple):
+            return key
+        if isinstance(value, torch.Tensor):
+            return ("tensor", id(value), content_digest(value))
+        if isinstance(value, np.ndarray):
+            return ("array", value.dtype.str, value.shape, _digest(np.ascontiguousarray(value).view(np.uint8))
+                    if value.dtype != object else tuple(self.of(v) for v in value.ravel().tolist()))
+        if isinstance(value, (random.Random, np.random.RandomState)):
+            return ("generator", repr(value.getstate() if isinstance(value, random.Random) else value.get_state()))
+        if isinstance(value, np.random.Generator):
+            return ("generator", repr(value.bit_generator.state))
+        if isinstance(value, torch.Generator):
+            return ("generator", value.get_state().numpy().tobytes())
+        if isinstance(value, (list, tuple, set, frozenset, dict)):
+            return self._container(value)
+        if isinstance(value, np.generic):
+            return ("number", repr(value))
+        fields = []
+        attrs = getattr(value, "__dict__", None)
+        if isinstance(attrs, dict):
+            fields.extend((k, self.of(v)) for k, v in list(attrs.items()))
+        for cls in type(value).__mro__:
+            for slot in _slots(cls):
+                if slot not in ("__dict__", "__weakref__"):
+                    fields.append((slot, self.of(getattr(value, slot, _MISSING))))
+        if not fields and attrs is None:
+            return ("object", type(value).__qualname__, id(value))
+        return ("object", type(value).__qualname__, tuple(fields))
+
+    def code(self, fn):
+        """What a function of the user's own code keeps outside the module: the contents of its
+        closure's cells, and the globals its code names (a counter in a list, a module's attribute
+        named in it, ``OTHER.n``), through the user's functions it names in turn."""
+        if id(fn) in self.codes:
+            return ("code again", fn.__qualname__)
+        self.codes.add(id(fn))
+        self.keep.append(fn)
+        cells = []
+        for cell in fn.__closure__ or ():
+            try:
+                cells.append(self._held(cell.cell_contents, ()))
+            except ValueError:   # a cell not yet filled
+                cells.append(("empty cell",))
+        names = _names(fn.__code__)
+        held = fn.__globals__
+        named = tuple((n, self._held(held[n], names)) for n in names if n in held)
+        return ("code", fn.__qualname__, tuple(cells), named)
+
+    def _held(self, value, names):
+        fn = _function(value)
+        if fn is not None:
+            return self.code(fn) if _users(fn) else ("identity", id(value))
+        if isinstance(value, types.ModuleType):   # its attributes the code names (OTHER.n)
+            attrs = vars(value)
+            return ("module", value.__name__, tuple((n, self.of(attrs[n])) for n in names if n in attrs))
+        return self.of(value)
+
+    def _container(self, value):
+        """A list, tuple, set or dict (or a subclass) by its items: a set's sorted, the others in order."""
+        of = self.of
+        if isinstance(value, (list, tuple)):
+            return (type(value).__name__, tuple([of(v) for v in value]))
+        if isinstance(value, (set, frozenset)):
+            return (type(value).__name__, tuple(sorted([of(v) for v in value], key=repr)))
+        return ("dict", tuple([(of(k), of(v)) for k, v in list(value.items())]) if value else ())
+
+    def _visit(self, value):
+        """The object's first-visit number, or ``("again", number)`` when it was met before."""
+        seen = self.seen
+        key = id(value)
+        found = seen.get(key)
+        if found is not None:
+            return ("again", found)
+        count = len(seen)
+        if count >= MAX_STATE_NODES:
+            raise StateTooLarge(f"more than {MAX_STATE_NODES:,} objects")
+        seen[key] = count
+        self.keep.append(value)
+        return count
+
+
+_MISSING = object()
+
+
+def _function(value):
+    """The Python function behind a value (a function, a static or class method), or None."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    return value if isinstance(value, types.FunctionType) else None
+
+
+def _names(code) -> tuple:
+    """The global and attribute names a code object uses, with those of the code inside it
+    (comprehensions, lambdas, nested functions)."""
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.extend(_names(const))
+    return tuple(dict.fromkeys(names))
+
+
+def _users(fn) -> bool:
+    """The function is the user's own code: not torch's, gdlcheck's, the standard library's or an
+    installed package's (those are trusted to keep no state that changes what a call computes)."""
+    return _own_file(fn.__code__.co_filename)
+
+
+@functools.lru_cache(maxsize=4096)
+def _own_file(path: str) -> bool:
+    import os
+
+    if path.startswith("<") and not path.startswith("<string"):   # frozen modules
+        return False
+    if os.path.isabs(path):   # (a relative one depends on the working directory: not remembered)
+        known = _OWN_FILES.get(path)
+        if known is None:
+            known = _OWN_FILES[path] = not path.startswith(_trusted_roots())
+        return known
+    return not os.path.abspath(path).startswith(_trusted_roots())
+
+
+# each absolute file name's answer (a walk asks for every function of every class of the module,
+# each time: sysconfig's paths cost more than the rest of a small module's walk)
+_OWN_FILES: dict[str, bool] = {}
+
+
+@functools.lru_cache(maxsize=1)
+def _trusted_roots() -> tuple[str, ...]:
+    """The folders of the standard library, the installed packages and gdlcheck, each ending in a
+    separator."""
+    import os
+    import sysconfig
+
+    trusted = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    trusted.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # gdlcheck
+    return tuple(os.path.abspath(t) + os.sep for t in trusted)
+
+
+def _slots(cls) -> tuple:
+    slots = vars(cls).get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
+
+
+def _digest(data) -> bytes:
+    return hashlib.blake2b(memoryview(data), digest_size=16).digest()
+
+
+def changed(before: dict, after: dict) -> list[str]:
+    if before == after:   # the usual answer, in one comparison
+        return []
+    keys = list(dict.fromkeys(list(before) + list(after)))
+    return [f"{name + '.' if name else ''}{key}" for name, key in keys
+            if before.get((name, key)) != after.get((name, key))]
