@@ -16,7 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import gdlcheck  # noqa: E402
-from gdlcheck.code import prove  # noqa: E402
+from gdlcheck.code.prover import prove  # noqa: E402
 from gdlcheck.groups.named import p4_element, p4m_element  # noqa: E402
 
 pytestmark = pytest.mark.slow   # torch
