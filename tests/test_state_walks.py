@@ -61,3 +61,15 @@ def test_a_change_inside_a_container_attribute_is_seen(change):
     else:
         module.table["a"][0] = 2
     assert state.changed(before, state.snapshot(module))
+
+
+def test_gdlcheck_s_own_code_is_trusted_wherever_the_prover_sits():
+    """gdlcheck's folder is found from the state module's dotted name, so moving the prover into a
+    subpackage keeps every gdlcheck module trusted (its layers' functions are no user state), and a
+    file outside stays the user's."""
+    import gdlcheck.nn.linear
+    from gdlcheck.code.prover import state
+
+    assert not state._own_file(gdlcheck.nn.linear.__file__)
+    assert not state._own_file(state.__file__)
+    assert state._own_file(__file__)

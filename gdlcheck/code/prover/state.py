@@ -272,7 +272,10 @@ def _trusted_roots() -> tuple[str, ...]:
     import sysconfig
 
     trusted = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    trusted.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # gdlcheck
+    root = os.path.abspath(__file__)
+    for _ in range(__name__.count(".")):   # gdlcheck.code.prover.state: three folders up is gdlcheck's own
+        root = os.path.dirname(root)
+    trusted.add(root)
     return tuple(os.path.abspath(t) + os.sep for t in trusted)
 
 
