@@ -3,6 +3,8 @@ before and after (a snapshot is not reused across gdlcheck's own reading of the 
 run the user's code: an overridden ``named_parameters``), and the walk meets containers by their
 exact type first.  Each change a call makes is seen by the walk around that call."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -73,3 +75,7 @@ def test_gdlcheck_s_own_code_is_trusted_wherever_the_prover_sits():
     assert not state._own_file(gdlcheck.nn.linear.__file__)
     assert not state._own_file(state.__file__)
     assert state._own_file(__file__)
+    # and a stop note's "at file:line" skips every gdlcheck frame, not only the prover's
+    from gdlcheck.code.prover import values
+
+    assert values._HERE == os.path.dirname(os.path.abspath(gdlcheck.__file__))

@@ -11,7 +11,10 @@ from __future__ import annotations
 import os
 import sys
 
-_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# gdlcheck's own folder: gdlcheck.code.prover.values is three folders below it
+_HERE = os.path.abspath(__file__)
+for _ in range(__name__.count(".")):
+    _HERE = os.path.dirname(_HERE)
 
 
 class Values:
