@@ -84,3 +84,22 @@ def reshape_groups(old, new):
                 j += 1
         out.append((gi, gj))
     return out
+
+
+def reduced_axes(call, nd: int) -> set:
+    """The axes a reduction's ``dim`` names (all of them when it names none), counted from 0."""
+    dims = call.args.get("dim")
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        return set(range(nd))
+    if isinstance(dims, int):
+        dims = [dims]
+    return {d % max(nd, 1) for d in dims}
+
+
+def squeezed_axes(call, shape) -> set:
+    """The axes ``squeeze`` removes: those of size 1 among the ones it names (all, when none)."""
+    dims = call.args.get("dim", call.args.get("dims"))
+    if dims is None:
+        return {a for a, s in enumerate(shape) if s == 1}
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    return {d % max(len(shape), 1) for d in dims if shape and shape[d % len(shape)] == 1}

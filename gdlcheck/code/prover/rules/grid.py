@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.rules.common import broadcast, reshape_groups
+from gdlcheck.code.prover.rules.common import broadcast, reduced_axes, reshape_groups, squeezed_axes
 from gdlcheck.code.prover.table import POINTWISE, Broken, NoRule, Out, rule, turned
 
 aten = torch.ops.aten
@@ -153,12 +153,7 @@ def _drop(m, shape, gone: set):
 def squeeze(call):
     m = plain(call.moves["self"])
     shape = call.shape("self")
-    dims = call.args.get("dim", call.args.get("dims"))
-    if dims is None:
-        gone = {a for a, s in enumerate(shape) if s == 1}
-    else:
-        dims = [dims] if isinstance(dims, int) else list(dims)
-        gone = {d % max(len(shape), 1) for d in dims if shape and shape[d % len(shape)] == 1}
+    gone = squeezed_axes(call, shape)
     return _drop(m, shape, gone)
 
 
@@ -292,15 +287,6 @@ def elementwise(call):
 turned(POINTWISE, aten._prelu_kernel.default, aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)(elementwise)
 
 
-def _dims(call, nd):
-    dims = call.args.get("dim")
-    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
-        return set(range(nd))
-    if isinstance(dims, int):
-        dims = [dims]
-    return {d % max(nd, 1) for d in dims}
-
-
 @turned(aten.sum.dim_IntList, aten.sum.default, aten.mean.dim, aten.mean.default, aten.amax.default,
         aten.amin.default, aten.var.correction, aten.std.correction, aten.logsumexp.default,
         aten.linalg_vector_norm.default, aten.max.default, aten.min.default)
@@ -310,7 +296,7 @@ def reduction(call):
     m = plain(call.moves["self"])
     shape = call.shape("self")
     nd = len(shape)
-    dims = _dims(call, nd)
+    dims = reduced_axes(call, nd)
     o = normal_order(m, shape)
     if {o[a] for a in dims} != dims:
         raise NoRule("a reduction over one of two axes the generator swaps")

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.rules.common import axes_of, reshape_groups, uniform
+from gdlcheck.code.prover.rules.common import axes_of, reshape_groups, squeezed_axes, uniform
 from gdlcheck.code.prover.table import Broken, Fixed, NoRule, Out, constant, rule
 
 aten = torch.ops.aten
@@ -90,12 +90,7 @@ def unsqueeze(call):
 def squeeze(call):
     m = call.moves["self"]
     shape = call.shape("self")
-    dims = call.args.get("dim", call.args.get("dims"))
-    if dims is None:
-        gone = {a for a, s in enumerate(shape) if s == 1}
-    else:
-        dims = [dims] if isinstance(dims, int) else list(dims)
-        gone = {d % max(len(shape), 1) for d in dims if shape and shape[d % len(shape)] == 1}
+    gone = squeezed_axes(call, shape)
     return mv.Moves(tuple(p for a, p in enumerate(m.axes) if a not in gone), m.labels)
 
 

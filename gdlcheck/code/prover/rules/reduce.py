@@ -8,18 +8,10 @@ from __future__ import annotations
 import torch
 
 from gdlcheck.code.prover import moves as mv
+from gdlcheck.code.prover.rules.common import reduced_axes
 from gdlcheck.code.prover.table import Halt, NoRule, rule
 
 aten = torch.ops.aten
-
-
-def _dims(call, nd):
-    dims = call.args.get("dim")
-    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
-        return set(range(nd))
-    if isinstance(dims, int):
-        dims = [dims]
-    return {d % max(nd, 1) for d in dims}
 
 
 def _reduced(m, nd, dims, keepdim):
@@ -37,7 +29,7 @@ def _reduced(m, nd, dims, keepdim):
 def reduction(call):
     m = call.moves["self"]
     nd = call.ndim("self")
-    dims = _dims(call, nd)
+    dims = reduced_axes(call, nd)
     keep = bool(call.args.get("keepdim"))
     if m.labels is not None and call.func in _EXTREMES and dims == set(range(nd)) \
             and _keeps_its_labels(call.args["self"], m.labels):
