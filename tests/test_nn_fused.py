@@ -6,6 +6,8 @@ move), is the points sorted (a term per point, in an order that forgets theirs),
 laid along the points that the group does not keep."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytestmark = pytest.mark.slow  # torch
 
@@ -97,3 +99,27 @@ def test_every_branch_of_the_symmetric_layer_is_proved_and_computes_the_form(c_i
     result = gdlcheck.verify_callable(layer, g, shape=batch + (n, c_in), **axes)
     assert result.verdict == "holds" and result.proof is not None
     assert all(c.passed for c in result.checks if c.method == "exact")
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 7), c_in=st.integers(1, 3), c_out=st.integers(1, 3), bias=st.booleans(),
+       batch=st.lists(st.integers(0, 3), max_size=2).map(tuple), transposed=st.booleans(), seed=st.integers(0, 2**16))
+def test_the_symmetric_layer_is_alpha_x_plus_beta_sum_for_every_shape_and_layout(n, c_in, c_out, bias, batch,
+                                                                                   transposed, seed):
+    # y = x (w0 - w1)^T + (sum_j x_j) w1^T + b, whatever branch runs, on an empty batch and on a
+    # non-contiguous input (the points and channels laid out transposed in memory) too
+    g = gdlcheck.group("symmetric", n=n)
+    torch.manual_seed(seed)
+    layer = EquivariantLinear(g, c_in, c_out, bias=bias).double()
+    if transposed:
+        x = torch.randn(batch + (c_in, n), dtype=torch.float64).transpose(-1, -2)
+    else:
+        x = torch.randn(batch + (n, c_in), dtype=torch.float64)
+    w0, w1 = layer.weight.detach()
+    expected = x @ (w0 - w1).T + x.sum(-2, keepdim=True) @ w1.T
+    if bias:
+        expected = expected + layer.bias.detach()[0]
+    with torch.no_grad():
+        y = layer(x)
+    assert y.shape == batch + (n, c_out)
+    torch.testing.assert_close(y, expected, rtol=1e-12, atol=1e-12)

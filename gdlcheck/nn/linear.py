@@ -178,7 +178,7 @@ class EquivariantLinear(torch.nn.Module):
             return x * a.T + shift
         shift = pooled @ w1.T if bias is None else pooled @ w1.T + bias
         flat = x.reshape((-1,) + x.shape[-2:])  # (B, n, c): a view when the batch axes merge
-        y = torch.baddbmm(shift.reshape(len(flat), 1, -1), flat, a.T.expand(len(flat), -1, -1))
+        y = torch.baddbmm(shift.reshape(len(flat), 1, self.out_channels), flat, a.T.expand(len(flat), -1, -1))
         return y.reshape(x.shape[:-1] + (self.out_channels,))
 
     # ------------------------------------------------------------------------------ dense forms
