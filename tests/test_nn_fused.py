@@ -123,3 +123,21 @@ def test_the_symmetric_layer_is_alpha_x_plus_beta_sum_for_every_shape_and_layout
         y = layer(x)
     assert y.shape == batch + (n, c_out)
     torch.testing.assert_close(y, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("c_in", "c_out"), [(1, 1), (3, 1), (1, 3), (2, 3)])
+@pytest.mark.parametrize("batch", [(), (2,)], ids=["no batch", "batch"])
+def test_every_branch_of_the_symmetric_layer_has_the_gradients_of_its_formula(c_in, c_out, batch):
+    # torch's gradcheck: the products' backward (addmv, addmm, baddbmm of an expanded weight)
+    # against finite differences, for the input, the weight and the bias
+    g = gdlcheck.group("symmetric", n=4)
+    torch.manual_seed(1)
+    layer = EquivariantLinear(g, c_in, c_out).double()
+    x = torch.randn(batch + (4, c_in), dtype=torch.float64, requires_grad=True)
+    weight = layer.weight.detach().clone().requires_grad_(True)
+    bias = layer.bias.detach().clone().requires_grad_(True)
+
+    def run(x, weight, bias):
+        return torch.func.functional_call(layer, {"weight": weight, "bias": bias}, (x,))
+
+    assert torch.autograd.gradcheck(run, (x, weight, bias))
