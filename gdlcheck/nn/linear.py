@@ -161,7 +161,8 @@ class EquivariantLinear(torch.nn.Module):
         One pass over ``x`` for the sum, then one product that reads ``x`` again and writes ``y``
         with the shift added inside it (``addmv``, ``addmm``; ``baddbmm`` with a batch): no other
         array of ``n`` rows is made.  With a batch and one input channel a product of inner size 1
-        is slower than a broadcast product and an add, which run instead.  ``O(n c c')`` time.
+        is slower than a broadcast product and an add in place, which run instead.  ``O(n c c')``
+        time.
         """
         w0, w1 = self.weight.unbind(0)
         bias = self.bias
@@ -175,7 +176,7 @@ class EquivariantLinear(torch.nn.Module):
         pooled = x.sum(-2, keepdim=True)  # (*batch, 1, c)
         if self.in_channels == 1:
             shift = pooled * w1.T if bias is None else torch.addcmul(bias, pooled, w1.T)
-            return x * a.T + shift
+            return (x * a.T).add_(shift)
         shift = pooled @ w1.T if bias is None else pooled @ w1.T + bias
         flat = x.reshape((-1,) + x.shape[-2:])  # (B, n, c): a view when the batch axes merge
         y = torch.baddbmm(shift.reshape(len(flat), 1, self.out_channels), flat, a.T.expand(len(flat), -1, -1))
