@@ -50,6 +50,7 @@ from gdlcheck.inspection import Inspected
 from gdlcheck.output import present as _present
 from gdlcheck.sources import GroupOptions
 from gdlcheck.symmetries import Found
+from gdlcheck.verdicts import Method, Verdict
 from gdlcheck.verification import Verified
 from gdlcheck.verification.result import TensorChecked
 
@@ -68,6 +69,8 @@ __all__ = [
     # what the calls return and raise
     "PermGroup", "Verified", "TensorChecked", "Derived", "Projected", "Inspected", "Found", "Measured",
     "GdlcheckError", "CallableError",
+    # the words of a result's verdict and of a method (each member is its JSON string)
+    "Verdict", "Method",
     # what the command line calls besides: the calls as its options give them, and the catalogues
     "verify_input", "verify_target", "measure_target", "input_matrix", "is_weights_file", "GroupOptions",
     "FAMILIES", "group_names", "kind", "kinds", "spec_schema",
