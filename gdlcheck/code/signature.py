@@ -188,6 +188,7 @@ class Signature:
         args: dict[int, object] = {}
         kwargs: dict[str, object] = {}
         for inp in self.inputs:
+            value: object
             if not inp.given:
                 value = self.unblock(inp, X)
                 value = random(value) if random is not None else value
@@ -208,13 +209,13 @@ class Signature:
             Y = pairs_of(X[:, inp.offset:inp.offset + inp.width])
             return np.moveaxis(Y.reshape((self.n, self.n) + tuple(d for a, d in enumerate(shape) if a not in axes)),
                                (0, 1), axes)
-        k = len(inp.action.axes)
-        point_dims = tuple(inp.shape[a] for a in inp.action.axes)
-        rest = tuple(d for a, d in enumerate(inp.shape) if a not in inp.action.axes)
+        axes, k, shape = inp.action.known_axes, len(inp.action.known_axes), inp.shape or ()
+        point_dims = tuple(shape[a] for a in axes)
+        rest = tuple(d for a, d in enumerate(shape) if a not in axes)
         block = X[:, inp.offset:inp.offset + inp.width].reshape(point_dims + rest)
-        if inp.action.axes == tuple(range(k)):   # the points lead already (moveaxis would return the same)
+        if axes == tuple(range(k)):   # the points lead already (moveaxis would return the same)
             return block
-        return np.moveaxis(block, tuple(range(k)), inp.action.axes)
+        return np.moveaxis(block, tuple(range(k)), axes)
 
     def flatten(self, out, label: str = "callable") -> np.ndarray:
         """The compared outputs, each as a float64 vector, concatenated; the first call fixes their
@@ -305,7 +306,7 @@ class Signature:
     def edge_count(self) -> int | None:
         for inp in self.inputs:
             if inp.given and inp.action.kind.is_graph and graphs.form(inp.value) == "edge_index":
-                return int(inp.value.shape[1])
+                return int(np.asarray(inp.value).shape[1])
         return None
 
     def describe(self) -> str:
