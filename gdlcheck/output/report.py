@@ -103,7 +103,8 @@ def verify_json(result: Verified, hints=()) -> dict:
     if result.proof is not None:
         out["proof"] = proof_json(result.proof)
     if result.culprit is not None:
-        out["culprit"] = culprit_json(result.culprit, result.proof) if "condition" in result.culprit \
+        out["culprit"] = culprit_json(result.culprit, result.proof) \
+            if "condition" in result.culprit and result.proof is not None \
             else code_culprit_json(result.culprit)
     return out
 

@@ -371,8 +371,8 @@ def near_miss_hint(result: Verified, tol_given: bool, project_command: str | Non
     failing = result.failing
     if result.verdict != Verdict.FAILS or tol_given or not failing:
         return None
-    errors = [c.relative_error for c in failing]
-    if all(e is not None and 0 < e < NEAR_MISS for e in errors):
+    errors = [c.relative_error for c in failing if c.relative_error is not None]
+    if len(errors) == len(failing) and all(0 < e < NEAR_MISS for e in errors):
         worst = max(errors)
         looser = 10.0 ** math.ceil(math.log10(worst * 1.0001))
         text = (f"near miss: every failing check is off by a relative {worst:.2g} at most, under {NEAR_MISS:g}; if "
