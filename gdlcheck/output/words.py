@@ -12,8 +12,9 @@ from gdlcheck.limits import (
     MAX_EXP_DEGREE,
     MAX_EXPANSION_TERMS,
     MAX_SIMPLIFY_OPS,
+    SIMPLIFY_FUNCTIONS_EACH,
+    SIMPLIFY_OPS_EACH,
     SYMBOLIC_EXPAND_OPS,
-    SYMBOLIC_GUARD_SECONDS,
 )
 from gdlcheck.output.proof import stop_text
 from gdlcheck.text import safe_str, short_cycles, shorten
@@ -32,13 +33,14 @@ from gdlcheck.verification.result import (
 DETAILS = {
     "proved": "proved by the rules of the layer tree (see proof)",
     "not_proven": "not proven: the proof stops (the notes say where)",
-    "time_guard": f"stopped by the {SYMBOLIC_GUARD_SECONDS:g} s guard against a hang in sympy (not a budget)",
     "sympy_undecided": "sympy could not decide",
     "symbolic_budget": f"undecided: the whole check's symbolic budget ({MAX_SIMPLIFY_OPS} operations for sympy's "
                        "simplify) ran out",
     "symbolic_size": f"undecided by size: expanding f(PX) - P f(X) is past the budget ({SYMBOLIC_EXPAND_OPS} "
                      f"operations, {MAX_EXPANSION_TERMS} terms, degree {MAX_EXP_DEGREE} in exp(t) for exp(k*t)), "
                      "so sympy was not given it",
+    "simplify_size": f"undecided by size: a difference of over {SIMPLIFY_OPS_EACH} operations or "
+                     f"{SIMPLIFY_FUNCTIONS_EACH} function applications is not handed to sympy's simplify",
     "symbolic_identical": "symbolic: f(PX) and P f(X) are the same expressions",
     "symbolic_simplified": "symbolic: f(PX) and P f(X) simplify to the same expressions",
     "within_tolerance_only": "holds only within tolerance; --method exact demands exactness",
