@@ -26,6 +26,7 @@ from gdlcheck.output.render_parts import (
     short_generator,
 )
 from gdlcheck.output.tensor_words import tensor_note
+from gdlcheck.output.witnesses import witness_text
 from gdlcheck.output.words import (
     RELATIVE_LEGEND,
     constraint_lines,
@@ -33,7 +34,6 @@ from gdlcheck.output.words import (
     culprit_text,
     fact_text,
     undecided_lines,
-    witness_text,
 )
 from gdlcheck.text import short_cycles
 from gdlcheck.verdicts import Method, Verdict

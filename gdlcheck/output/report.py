@@ -16,14 +16,13 @@ from gdlcheck.groups import PermGroup
 from gdlcheck.limits import MAX_CELLS, MAX_CSV_CELLS, MAX_JSON_CELLS
 from gdlcheck.output.proof import culprit_json, proof_json
 from gdlcheck.output.tensor_words import tensor_note
+from gdlcheck.output.witnesses import counterexample, json_float
 from gdlcheck.output.words import (
     DETAILS,
     RELATIVE_TO,
     code_culprit_json,
     constraint_lines,
-    counterexample,
     fact_text,
-    json_float,
     undecided_lines,
 )
 from gdlcheck.verdicts import Method, Verdict
