@@ -222,7 +222,7 @@ def _stop(halt: Halt, depth: int) -> Stop:
 
 
 def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
-    from gdlcheck.code.signature import _walk
+    from gdlcheck.code.outputs import matched
 
     if walk.everywhere is not None:
         return _everywhere(top, names, walk.everywhere)
@@ -233,7 +233,7 @@ def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
         proven[names[k]] = False
         stops[names[k]] = _stop(halt, 1)
     try:
-        leaves = list(_walk(signature.outputs, out, "", "callable"))
+        leaves = list(matched(signature.outputs, out, "", "callable"))
     except Exception as err:  # the output does not match its description: the trials report it
         return _everywhere(top, names, Halt("output", f"the output is not as described ({type(err).__name__})",
                                             "output_moves_otherwise"))
