@@ -31,8 +31,8 @@ from gdlcheck.groups.catalogue import (
                                        trivial,
 )
 from gdlcheck.groups.family import Family, Role
-from gdlcheck.groups.names import FAMILIES, find_family
 from gdlcheck.groups.group import PermGroup
+from gdlcheck.groups.names import FAMILIES, find_family
 from gdlcheck.groups.perm import (
                                        Perm,
                                        act,
