@@ -21,10 +21,11 @@ from gdlcheck.verification.result import Law, TrialWitness
 
 def matrix_trials(linear, gens, law: Law, n: int, channels: int, trial_ids, seed: int):
     """The trial loop of :func:`~gdlcheck.verification.measure.trials.trial_residuals` for
-    ``W X + b`` with numbers and no graph, on all the trials at once: the same inputs side by side, so ``W`` is read by two products (the inputs, then every moved
-    input) rather than one per trial and element (at n = 512 each read missed the cache), and the
-    same errors, witnesses and magnitudes, to rounding.  None (the loop then runs, and words the
-    error) where an output is not finite or the layer does not keep the points."""
+    ``W X + b`` with numbers and no graph, on all the trials at once: the same inputs side by
+    side, so ``W`` is read by two products (the inputs, then every moved input) rather than one
+    per trial and element (at n = 512 each read missed the cache), and the same errors,
+    witnesses and magnitudes, to rounding.  None (the loop then runs, and words the error) where
+    an output is not finite or the layer does not keep the points."""
     f, e, bound, post = linear
     trial_ids = list(trial_ids)
     if not trial_ids:
