@@ -53,6 +53,13 @@ class EquivariantLinear(torch.nn.Module):
     output's variance is ``fan_in Var(theta)``: the dense layer's, though parameters are shared.
     """
 
+    # registered with register_buffer / register_parameter, which give no type of their own
+    bias: torch.nn.Parameter | None
+    bias_pattern: torch.Tensor | None
+    kernel: torch.Tensor
+    diagrams: torch.Tensor
+    pattern: torch.Tensor
+
     def __init__(self, group: PermGroup, in_channels: int, out_channels: int, in_order: int = 1,
                  out_order: int = 1, bias: bool = True, *, device=None, dtype=None):
         super().__init__()
@@ -88,7 +95,7 @@ class EquivariantLinear(torch.nn.Module):
         kernel = d.convolution_kernel() if (self.in_order, self.out_order) == (1, 1) else None
         if kernel is not None and kernel.ndim <= 3:
             self.path = "convolution"
-            self.grid = d.grid
+            self.grid = tuple(kernel.shape)  # the convolution's grid (the kernel has its shape)
             self.register_buffer("kernel", torch.tensor(taps(kernel), dtype=torch.long), persistent=False)
         elif d.blocks is not None and (self.in_order, self.out_order) == (1, 1) and d.dimension == 2:
             self.path = "deepsets"  # alpha*I + beta*11^T: weight[0] on the diagonal, weight[1] off it
@@ -132,8 +139,7 @@ class EquivariantLinear(torch.nn.Module):
         x, batch, on_grid = self._points_of(x)
         n, l, k = self.n, self.out_order, self.in_order
         if self.path == "convolution":
-            grid = tuple(self.grid)
-            y = convolve(x.reshape(batch + grid + (self.in_channels,)), self.weight[self.kernel], grid)
+            y = convolve(x.reshape(batch + self.grid + (self.in_channels,)), self.weight[self.kernel], self.grid)
             y = y.reshape(batch + (n, self.out_channels))
         elif self.path == "deepsets":
             return self._deepsets(x)
@@ -151,8 +157,9 @@ class EquivariantLinear(torch.nn.Module):
                 y = y + self.bias[0]
             else:
                 y = y + self.bias[self.bias_pattern].reshape((n,) * l + (self.out_channels,))
-        if on_grid and l == 1:
-            y = y.reshape(batch + tuple(self.group.shape) + (self.out_channels,))
+        grid = self.group.shape
+        if on_grid and l == 1 and grid is not None:   # on_grid: the group has a grid
+            y = y.reshape(batch + tuple(grid) + (self.out_channels,))
         return y
 
     def _deepsets(self, x: torch.Tensor) -> torch.Tensor:
@@ -222,7 +229,7 @@ class EquivariantLinear(torch.nn.Module):
         cells = cells.reshape((n,) * (out_order + in_order) + (out_channels, in_channels))
         with torch.no_grad():
             layer.weight.copy_(torch.as_tensor(layer.derived.orbit_means(cells)))
-            if bias is not None:
+            if bias is not None and layer.bias is not None:   # the layer has a bias when one is given
                 b = _as_numpy(bias)
                 if b.shape != (rows * out_channels,):
                     raise LayerError(f"bias has shape {b.shape}, expected ({rows * out_channels},)")

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gdlcheck.code.prover import effects, held, unwritten
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.table import Halt, bind, lookup, writes
 from gdlcheck.code.prover.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
+
+if TYPE_CHECKING:   # torch is imported when code is checked
+    from torch._ops import OpOverload
 
 
 class OverBudget(BaseException):
@@ -29,7 +33,7 @@ class OverBudget(BaseException):
 class Op:
     """One dispatched operation as the guards see it."""
 
-    func: object
+    func: OpOverload
     args: tuple
     kwargs: dict
     out: object

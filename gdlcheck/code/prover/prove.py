@@ -72,7 +72,9 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     try:
         out, rng_changed = patches.traced_call(walk, module, args, kwargs)
     except OverBudget:
-        return _everywhere(top, names, walk.everywhere)
+        halt = walk.everywhere
+        assert halt is not None, "the budget stops the walk everywhere before it raises"
+        return _everywhere(top, names, halt)
     except RecursionError:
         return _everywhere(top, names, Halt("call", "a call that nests too deep (RecursionError)", "not_traced"))
     except Exception as err:  # the call itself fails: the trials report it
@@ -88,11 +90,11 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     # the moved call takes a random element of what is proved: the group, or the subgroup of the
     # generators whose proofs went on (one that is no automorphism stops only its own)
     g = _element(group if len(kept) == len(names) else group.subgroup(kept), seed)
-    found = _moved_call(walk, layer, module, signature, X, g, out)
+    moved = _moved_call(walk, layer, module, signature, X, g, out)
     if walk.everywhere is not None:
         proof = _everywhere(top, names, walk.everywhere)
-    if found is not None:   # one numeric trial shows the module does not commute with g
-        found = Disagreement(tuple(int(v) for v in g), seed, PROOF_TRIAL, *found)
+    if moved is not None:   # one numeric trial shows the module does not commute with g
+        found = Disagreement(tuple(int(v) for v in g), seed, PROOF_TRIAL, *moved)
         # the proofs it contradicts are wrong (a rule, a thread, a dispatch the walk did not see)
         proof = _everywhere(top, names, Halt("call", f"the moved call's output is not the output moved by a "
                                                      f"random element of the group (relative error "
@@ -222,7 +224,7 @@ def _stop(halt: Halt, depth: int) -> Stop:
 
 
 def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
-    from gdlcheck.code.signature import _walk
+    from gdlcheck.code.outputs import matched
 
     if walk.everywhere is not None:
         return _everywhere(top, names, walk.everywhere)
@@ -233,7 +235,7 @@ def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
         proven[names[k]] = False
         stops[names[k]] = _stop(halt, 1)
     try:
-        leaves = list(_walk(signature.outputs, out, "", "callable"))
+        leaves = list(matched(signature.outputs, out, "", "callable"))
     except Exception as err:  # the output does not match its description: the trials report it
         return _everywhere(top, names, Halt("output", f"the output is not as described ({type(err).__name__})",
                                             "output_moves_otherwise"))

@@ -22,6 +22,7 @@ import functools
 import hashlib
 import random
 import types
+from typing import cast
 
 import numpy as np
 
@@ -94,7 +95,8 @@ def _snapshot(module) -> dict:
             if fn is not None and _users(fn):
                 out[(name, f"<code {key}>")] = walk.code(fn)
     out[("", "python random")] = random.getstate()
-    state = np.random.get_state()
+    # numpy's stubs say a dict or a tuple; the legacy form (the default) is the tuple
+    state = cast(tuple, np.random.get_state())
     out[("", "numpy random")] = (state[0], state[1].tobytes(), state[2:])
     return out
 

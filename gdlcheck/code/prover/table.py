@@ -16,8 +16,12 @@ the conditions on the constants' values and writes the proof.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gdlcheck.layers.rules import Reason
+
+if TYPE_CHECKING:   # torch is imported when code is checked
+    import torch
 
 RULES: dict = {}
 TURNED: dict = {}  # operation object -> its rule for moves that swap axes (a grid's rotation)
@@ -142,7 +146,7 @@ class Fixed:
     permutation (``T[..., p[i], ...] = T[..., i, ...]``, bit for bit).  ``what`` names it for the
     proof (``constant_rows``, ``constant_pairs``, ``mask``, ``index``)."""
 
-    tensor: object
+    tensor: torch.Tensor
     axes: dict
     what: str = "constant"
 

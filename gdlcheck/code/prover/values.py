@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import FrameType
 
 # gdlcheck's own folder: gdlcheck.code.prover.values is three folders below it
 _HERE = os.path.abspath(__file__)
@@ -120,7 +121,7 @@ def user_line() -> str:
 
     # with the separator: site-packages/torch_geometric/... is not under site-packages/torch
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
         if not path.startswith(torch_dir) and not path.startswith(_HERE + os.sep):
