@@ -91,3 +91,45 @@ def test_tensors_in_order_to_four_levels():
     found = values._tensors((a, [b, {"k": c, "j": 3}], {"x": (d,)}, [[[[[e]]]]]))
     assert [id(t) for t in found] == [id(a), id(b), id(c), id(d)]
     assert values._tensors(a) == [a] and values._tensors(3) == []
+
+
+class Annotated(torch.nn.Module):
+    """Class attributes of typing's aliases, one over a function (whose ``__dict__`` the alias answers)."""
+
+    plain: list[int] = [1]
+    union: int | None = None
+
+    def forward(self, x):
+        return x
+
+
+def _helper():
+    return 1
+
+
+_helper.count = 3
+Annotated.over_function = __import__("types").GenericAlias(_helper, int)
+Annotated.union_kept = int | str
+Annotated.table = {"a": dict[str, int], "b": (list[float], float | None)}
+
+
+@pytest.mark.parametrize("module", [torch.nn.Linear(3, 2), torch.nn.TransformerEncoderLayer(8, 2, 16), Annotated()],
+                         ids=["linear", "encoder", "annotated"])
+def test_the_state_walk_meets_typing_aliases_by_type_as_the_long_chain_does(module, monkeypatch):
+    from gdlcheck.code.prover import state
+
+    fast = state.snapshot(module)
+    monkeypatch.setattr(state, "_ALIASES", frozenset())
+    assert state.snapshot(module) == fast
+
+
+def test_a_change_behind_an_alias_is_still_seen():
+    from gdlcheck.code.prover import state
+
+    module = Annotated()
+    before = state.snapshot(module)
+    _helper.count += 1   # the alias over a function answers that function's __dict__
+    try:
+        assert state.changed(before, state.snapshot(module))
+    finally:
+        _helper.count -= 1
