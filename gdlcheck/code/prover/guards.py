@@ -233,8 +233,8 @@ CALL_CHECKS = (
 def _no_dropout(op: Op) -> bool:
     """An operation torch tags random only for its dropout (attention kernels) draws nothing when
     its dropout probability is 0; a dropout outside training (``train=False``) draws nothing."""
-    names = [a.name for a in op.func._schema.arguments]
     bound = bind(op.func, op.args, op.kwargs)
+    names = bound   # every argument of the schema, by name
     if op.func.overloadpacket in _DROPOUTS and "train" in names:   # dropout kept whole (inference mode)
         return bound.get("train") is False
     if "dropout_p" not in names:

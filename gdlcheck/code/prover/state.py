@@ -21,6 +21,7 @@ import collections
 import functools
 import hashlib
 import random
+import sys
 import types
 from typing import cast
 
@@ -39,6 +40,10 @@ _BY_IDENTITY = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
 # a subclass, a tensor or an array goes the long way)
 _AS_VALUE = frozenset((int, float, str, bool, type(None), complex, bytes))
 _CONTAINERS = frozenset((list, tuple, set, frozenset, dict, collections.OrderedDict))
+# typing's aliases (list[int], int | None), which no isinstance below matches from Python 3.11 on (an alias
+# answers its own __class__; 3.10's list[int] passed for a type): the long chain cost most of a small module's
+# walk, in nn.Module's annotations
+_ALIASES = frozenset((types.GenericAlias, types.UnionType)) if sys.version_info >= (3, 11) else frozenset()
 # the exact types of _BY_IDENTITY (a class's methods, most of its dict): no isinstance chain
 _IDENTITY_KINDS = frozenset((types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
                              types.CodeType, types.FrameType, staticmethod, classmethod, property))
@@ -135,6 +140,9 @@ class _Fingerprint:
         if kind in self.tensor_kinds:   # torch's own tensor, parameter and buffer: what the chain below gives
             key = self._visit(value)
             return key if key.__class__ is tuple else ("tensor", id(value), content_digest(value))
+        if kind in _ALIASES:   # typing's aliases (nn.Module's annotations): none of the kinds below, by their type
+            key = self._visit(value)
+            return key if key.__class__ is tuple else self._fields(value)
         if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
             return value
         if isinstance(value, _BY_IDENTITY):
@@ -157,6 +165,10 @@ class _Fingerprint:
             return self._container(value)
         if isinstance(value, np.generic):
             return ("number", repr(value))
+        return self._fields(value)
+
+    def _fields(self, value):
+        """An object by its ``__dict__`` and slots (by identity where it has neither)."""
         fields = []
         attrs = getattr(value, "__dict__", None)
         if isinstance(attrs, dict):

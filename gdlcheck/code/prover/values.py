@@ -97,17 +97,29 @@ def _storage_object(t):
         return None
 
 
-def _tensors(obj, depth: int = 0):
-    import torch
+def _tensors(obj, depth: int = 0) -> list:
+    """The tensors in ``obj``, in order: itself, or those in its lists, tuples and dicts' values
+    down to four levels.  A list, not a generator: the walk asks this several times per operation."""
+    out: list = []
+    _collect(obj, depth, out, _tensor_class())
+    return out
 
-    if isinstance(obj, torch.Tensor):
-        yield obj
+
+def _collect(obj, depth: int, out: list, tensor) -> None:
+    if isinstance(obj, tensor):
+        out.append(obj)
     elif depth < 4 and isinstance(obj, (list, tuple)):
         for o in obj:
-            yield from _tensors(o, depth + 1)
+            _collect(o, depth + 1, out, tensor)
     elif depth < 4 and isinstance(obj, dict):
         for o in obj.values():
-            yield from _tensors(o, depth + 1)
+            _collect(o, depth + 1, out, tensor)
+
+
+def _tensor_class():
+    import torch
+
+    return torch.Tensor
 
 
 def _op_text(func) -> str:
