@@ -141,6 +141,32 @@ class ReadsAConstantOutOfSight(torch.nn.Module):
         return x * k
 
 
+ROW = torch.ones(1, 3, dtype=torch.float64)
+
+
+class MeetsAConstantFirst(torch.nn.Module):
+    """The walk lists the young tensors when it meets a tensor there before the proof; one made
+    out of sight after that list, or met beside that tensor in one operation, is still found."""
+
+    def __init__(self, same_operation: bool):
+        super().__init__()
+        self.same_operation = same_operation
+
+    def forward(self, x):
+        a = x * GLOBAL
+        with no_dispatch():
+            y = x[:1] * 1
+        if self.same_operation:
+            return a + torch.cat([ROW, y]).sum(0)
+        return a + ROW + y
+
+
+@pytest.mark.parametrize("same_operation", [False, True], ids=["later", "beside"])
+def test_a_tensor_made_out_of_sight_after_a_constant_is_found(same_operation):
+    result = gdlcheck.verify_callable(MeetsAConstantFirst(same_operation), "symmetric", shape=(8, 3), method="exact")
+    assert result.verdict == "inconclusive" and "out of the walk's sight" in str(result.proof.stops)
+
+
 @pytest.mark.parametrize("size", [(8, 3), (1366, 3)], ids=str)   # n x d past 4,096 too
 @pytest.mark.parametrize("module", [UsesWhatWasThere(), ReadsAConstantOutOfSight()], ids=["data", "read"])
 def test_what_was_there_before_the_proof_stays_proved(module, size):

@@ -39,6 +39,8 @@ class Sight:
         self.frozen = False
         self._old: dict | None = None   # id -> tensor alive on entering, where freezing is not ours
         self._young: set[int] = set()   # ids of tensors found young: a young id stays young (below)
+        self._known_old: dict = {}      # id -> tensor found old (held: its id stays its own)
+        self._stamp: object = None      # when the young ids were listed (no code has run since)
 
     def __enter__(self) -> Sight:
         if gc.get_freeze_count() == 0:
@@ -55,23 +57,33 @@ class Sight:
             gc.unfreeze()
             self.frozen = False
         self._old = None
-        self._young = set()
+        self._young, self._known_old, self._stamp = set(), {}, None
 
-    def new(self, tensor) -> bool:
+    def new(self, tensor, stamp: object = None) -> bool:
         """Whether ``tensor`` was made after the sight was entered.  An id found young once names a
         young object for good: the object it named was not alive on entering, so no object alive
-        then can hold that id later (ids are reused only after their object is freed)."""
+        then can hold that id later (ids are reused only after their object is freed).  ``stamp``
+        names a moment with no code run in between (one operation's arguments): the young ids
+        listed at that moment are all of them."""
         if self._old is not None:
             return self._old.get(id(tensor)) is not tensor
         if not self.frozen:   # outside the sight: nothing is known to be old
             return True
-        if id(tensor) in self._young:
+        key = id(tensor)
+        if key in self._young:
             return True
-        import torch
+        if self._known_old.get(key) is tensor:
+            return False
+        if stamp is None or stamp != self._stamp:
+            import torch
 
-        kind = torch._C.TensorBase
-        self._young = {id(o) for generation in range(3) for o in gc.get_objects(generation) if isinstance(o, kind)}
-        return id(tensor) in self._young
+            kind = torch._C.TensorBase
+            self._young = {id(o) for generation in range(3) for o in gc.get_objects(generation) if isinstance(o, kind)}
+            self._stamp = stamp
+        if key in self._young:
+            return True
+        self._known_old[key] = tensor
+        return False
 
 
 def meet(walk, tensor) -> Abstract:
@@ -86,7 +98,8 @@ def meet(walk, tensor) -> Abstract:
                                      "operations", "no_op_rule")] * len(walk.gens))
     name = walk.constant_names.get(id(tensor), "")
     unseen = not name and id(tensor) not in walk.given_ids and tensor not in walk.made
-    if unseen and walk.sight is not None and walk.sight.new(tensor) and tensor not in walk.earlier:
+    stamp = (id(walk), walk.moment) if walk.meeting is not None else None   # no code ran in between
+    if unseen and walk.sight is not None and walk.sight.new(tensor, stamp) and tensor not in walk.earlier:
         name = walk.state_storages.get(tensor)
         if not name:
             return _out_of_sight(walk)

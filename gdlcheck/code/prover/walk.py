@@ -90,7 +90,7 @@ class Walk:
         self.vacuous: str | None = None            # a fresh buffer's first write: its target (unwritten.py)
         self.sight: Sight | None = None            # which tensors were made during the proof (sight.py)
         self.state_storages = NamedStorages()      # the parameters' and buffers' memory, by name
-        self.meeting = None                        # the operation whose arguments the walk is reading
+        self.meeting, self.moment = None, 0        # the operation whose arguments the walk reads, and when
         self.earlier = Storages()                  # in the moved call: what the first call's operations made
         self.out_of_sight: Halt | None = None      # the stop at a tensor made out of the walk's sight
 
@@ -125,9 +125,8 @@ class Walk:
         return False
 
     def of(self, tensor) -> Abstract:
-        """What the walk knows of a tensor; one it meets for the first time is judged by
-        :func:`~gdlcheck.code.prover.sight.meet` (a constant, an alias of a value that moves, or made
-        out of its sight)."""
+        """What the walk knows of a tensor; one met for the first time is judged by
+        :func:`~gdlcheck.code.prover.sight.meet` (a constant, an alias of what moves, made out of sight)."""
         found = self.values.get(tensor)
         if found is None:
             found = self.values[tensor] = meet(self, tensor)
@@ -166,10 +165,11 @@ class Walk:
                 # nothing compiles, and there is nothing to disable (issue 33: the first proof as the next)
 
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                walk.meeting = func
+                walk.meeting, walk.moment = func, walk.moment + 1   # code may have run since the last
                 before = walk.before(func, args, kwargs or {})
                 try:
                     out = func(*args, **(kwargs or {}))
+                    walk.moment += 1
                 except Exception:   # whether it raises may depend on the values: the path may too
                     if not all(walk.knowable(t) for t in _tensors((args, kwargs))):
                         walk.stop_everywhere(f"an operation raised on values that depend on the inputs "
