@@ -88,6 +88,28 @@ class Storages:
         return False
 
 
+class NamedStorages:
+    """The storages of named tensors (the module's parameters and buffers), listed on first use by
+    ``source`` (pairs of name and tensor): a tensor made out of the walk's sight over one of them
+    (``weight.data``, which makes a tensor with no operation) holds that tensor's memory."""
+
+    def __init__(self, source=None):
+        self.source = source
+        self._d: dict | None = None
+
+    def get(self, tensor) -> str:
+        if self._d is None:
+            self._d = {}
+            for name, t in self.source() if self.source is not None else ():
+                s = _storage_object(t)
+                if s is not None:
+                    self._d.setdefault(s.data_ptr(), []).append((s, name))
+        s = _storage_object(tensor)
+        if s is None:
+            return ""
+        return next((name for held, name in self._d.get(s.data_ptr(), ()) if held is s), "")
+
+
 def _storage_object(t):
     import torch
 
