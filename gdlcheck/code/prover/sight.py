@@ -1,5 +1,6 @@
 """What the walk cannot see itself: tensors made during the proof out of its sight (:class:`Sight`,
-:func:`meet`), and what an ``lru_cache`` holds (:func:`cache_entries`).
+:func:`meet`), writes out of its sight (:func:`written_unseen`), and what an ``lru_cache`` holds
+(:func:`cache_entries`).
 
 A tensor the walk meets that no operation of the call returned, and that is no argument,
 parameter or buffer, is one of two kinds.  Either it was there before the proof (a global
@@ -18,6 +19,12 @@ back to the oldest generation (``gc.unfreeze``).  Where the process has frozen o
 (a server before it forks), which a second unfreeze would thaw, the tensors alive on entering are
 listed instead (a walk of every object: slower, as exact).
 
+A write out of the walk's sight (dispatch turned off, another thread) into a tensor the walk
+knows changes what it holds unseen.  Every write bumps the version counter a tensor shares with its
+views (even one no mode sees), after the operation returns; the walk enters each tensor with its
+version and the count of writes it had seen, and counts the writes it sees by storage, so a
+tensor's version must be the one it was entered with plus the writes seen since into its storage.
+
 What an ``lru_cache`` holds is not public either; the garbage collector's view of a cache shows
 its entries (:func:`cache_entries`), which the state fingerprint
 (:mod:`~gdlcheck.code.prover.state`) reads.
@@ -25,10 +32,11 @@ its entries (:func:`cache_entries`), which the state fingerprint
 
 from __future__ import annotations
 
+import bisect
 import gc
 
-from gdlcheck.code.prover.table import Halt
-from gdlcheck.code.prover.values import Abstract, _op_text, content_digest, user_line
+from gdlcheck.code.prover.table import Halt, bind
+from gdlcheck.code.prover.values import Abstract, _op_text, _storage_object, _tensors, content_digest, user_line
 
 
 class Sight:
@@ -119,6 +127,51 @@ def _out_of_sight(walk) -> Abstract:
     walk.everywhere = walk.everywhere or halt
     walk.out_of_sight = walk.out_of_sight or halt
     return Abstract(False, [halt] * len(walk.gens))
+
+
+def written_unseen(walk, tensor) -> bool:
+    """Whether something wrote into ``tensor`` (or a view sharing its version counter) that the walk
+    did not see: its version is not the one it was entered with plus the writes seen since into
+    its memory.  A write the walk saw through an alias with a counter of its own (``.data``) looks
+    alike: the proof stops there too."""
+    found = walk.values.recorded(tensor)
+    if found is None or tensor._version == found[0]:
+        return False
+    s = _storage_object(tensor)
+    if s is None or s.nbytes() == 0:   # no memory, no values to change
+        return False
+    marks = walk.values.writes.get(s.data_ptr(), ())
+    return tensor._version != found[0] + len(marks) - bisect.bisect_right(marks, found[1])
+
+
+def stop_if_written(walk, tensors, used: str) -> bool:
+    """Stop the proof at the first of ``tensors`` written out of the walk's sight."""
+    if not any(written_unseen(walk, t) for t in tensors):
+        return False
+    halt = Halt(walk.place() or "call", f"a tensor written out of the walk's sight (with torch's dispatch turned off, "
+                                        f"or in another thread), {used} at {user_line()}", "not_traced")
+    walk.everywhere = walk.everywhere or halt
+    walk.out_of_sight = walk.out_of_sight or halt
+    return True
+
+
+def count_writes(walk, op) -> None:
+    """The writes an operation's schema says it makes, by storage (their versions are bumped once
+    the operation returns; ``transpose_`` too).  A view it made is entered with its base's
+    version."""
+    if op.func.is_view and op.tensors:   # views share their base's counter once the operation returns
+        for t in op.outs:
+            walk.values.share_version(t, op.tensors[0])
+    names = [a.name for a in op.func._schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+    if not names:
+        return
+    bound = bind(op.func, op.args, op.kwargs)
+    values = walk.values
+    for t in _tensors([bound.get(name) for name in names]):
+        s = _storage_object(t)
+        if s is not None and s.nbytes():
+            values.count += 1
+            values.writes.setdefault(s.data_ptr(), []).append(values.count)
 
 
 def cache_entries(wrapper) -> list | None:

@@ -24,6 +24,8 @@ class Values:
     def __init__(self, moving: Storages | None = None):
         self._d: dict = {}
         self.moving = moving   # storages of the non-constant tensors, kept up to date
+        self.writes: dict = {}   # storage address -> the count of writes seen, at each write seen
+        self.count = 0           # writes seen so far (each tensor an operation's schema writes)
 
     def get(self, tensor, default=None):
         found = self._d.get(id(tensor))
@@ -34,12 +36,30 @@ class Values:
     def __setitem__(self, tensor, value) -> None:
         import weakref
 
-        self._d[id(tensor)] = (weakref.ref(tensor), value)
+        try:
+            version = tensor._version   # with the count of writes seen: sight.written_unseen
+        except RuntimeError:   # an inference tensor counts no versions
+            version = None
+        self._d[id(tensor)] = (weakref.ref(tensor), value, version, self.count)
         if not value.const and self.moving is not None:
             self.moving.add(tensor)
 
+    def share_version(self, view, base) -> None:
+        """A view an operation just made counts its base's versions once the operation returns
+        (torch makes it share the counter then): it is entered with the base's version."""
+        found = self._d.get(id(view))
+        if found is not None and found[0]() is view and found[2] is not None:
+            self._d[id(view)] = (found[0], found[1], base._version, found[3])
+
+    def recorded(self, tensor) -> tuple | None:
+        """The tensor's version when it was entered, and the count of writes seen then."""
+        found = self._d.get(id(tensor))
+        if found is None or found[0]() is not tensor or found[2] is None:
+            return None
+        return found[2], found[3]
+
     def items(self):
-        for ref, value in list(self._d.values()):
+        for ref, value, *_ in list(self._d.values()):
             t = ref()
             if t is not None:
                 yield t, value

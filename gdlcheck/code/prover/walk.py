@@ -28,7 +28,7 @@ import numpy as np
 from gdlcheck.code.prover import conditions, held
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.guards import GUARDS, Op
-from gdlcheck.code.prover.sight import Sight, meet
+from gdlcheck.code.prover.sight import Sight, meet, stop_if_written
 from gdlcheck.code.prover.table import (
     Broken,
     Call,
@@ -233,7 +233,7 @@ class Walk:
         if not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
             return
         a, inner = self.of(x), self.values.get(output)
-        if a.const or inner is None or inner.const:
+        if a.const or inner is None or inner.const or stop_if_written(self, (x, output), "handed on by a unit"):
             return
         from torch.utils._python_dispatch import _disable_current_modes
 
