@@ -159,10 +159,14 @@ def count_writes(walk, op) -> None:
     """The writes an operation's schema says it makes, by storage (their versions are bumped once
     the operation returns; ``transpose_`` too).  A view it made is entered with its base's
     version."""
-    if op.func.is_view and op.tensors:   # views share their base's counter once the operation returns
+    found = _SCHEMA_WRITES.get(op.func)
+    if found is None:
+        found = _SCHEMA_WRITES[op.func] = (op.func.is_view, [a.name for a in op.func._schema.arguments
+                                                             if a.alias_info is not None and a.alias_info.is_write])
+    is_view, names = found
+    if is_view and op.tensors:   # views share their base's counter once the operation returns
         for t in op.outs:
             walk.values.share_version(t, op.tensors[0])
-    names = [a.name for a in op.func._schema.arguments if a.alias_info is not None and a.alias_info.is_write]
     if not names:
         return
     bound = bind(op.func, op.args, op.kwargs)
@@ -172,6 +176,10 @@ def count_writes(walk, op) -> None:
         if s is not None and s.nbytes():
             values.count += 1
             values.writes.setdefault(s.data_ptr(), []).append(values.count)
+
+
+# operation -> whether it makes views, and the arguments its schema writes
+_SCHEMA_WRITES: dict = {}
 
 
 def cache_entries(wrapper) -> list | None:
