@@ -227,7 +227,20 @@ def _written(hide):
     return WritesRow0()
 
 
+def _written_then_viewed(hide):
+    class WritesThenViews(torch.nn.Module):
+        """The view is made out of sight too, after the write: the walk meets it first."""
+
+        def forward(self, x):
+            z = torch.zeros(2, x.shape[1], dtype=x.dtype)
+            row = hide(lambda: z.copy_(x[:2])[:1])
+            return x + row
+
+    return WritesThenViews()
+
+
 WRITES = {name: _written(hide) for name, hide in HIDE.items()}
+WRITES.update({f"{name}, viewed": _written_then_viewed(hide) for name, hide in HIDE.items()})
 
 
 @pytest.mark.parametrize("module", WRITES.values(), ids=WRITES.keys())
@@ -266,3 +279,19 @@ class WritesWhatItSees(torch.nn.Module):
 @pytest.mark.parametrize("size", [(8, 3), (1366, 3)], ids=str)
 def test_writes_the_walk_sees_stay_proved(size):
     assert verdict(WritesWhatItSees(), size, "exact") == "holds"
+
+
+class WritesThroughAliases(torch.nn.Module):
+    """Writes the walk sees through a detached alias (its base's counter) and into the pieces of an
+    unsafe split (each its own counter, over one memory): proved."""
+
+    def forward(self, x):
+        z = x * 1.0
+        z.detach().mul_(2.0)
+        pieces = torch.ops.aten.unsafe_split.Tensor(torch.cat([x, x], 1) * 1.0, x.shape[1], 1)
+        pieces[0].add_(1.0)
+        return z + pieces[1] + pieces[0]
+
+
+def test_writes_through_aliases_stay_proved():
+    assert verdict(WritesThroughAliases(), (8, 3), "exact") == "holds"

@@ -22,8 +22,9 @@ listed instead (a walk of every object: slower, as exact).
 A write out of the walk's sight (dispatch turned off, another thread) into a tensor the walk
 knows changes what it holds unseen.  Every write bumps the version counter a tensor shares with its
 views (even one no mode sees), after the operation returns; the walk enters each tensor with its
-version and the count of writes it had seen, and counts the writes it sees by storage, so a
-tensor's version must be the one it was entered with plus the writes seen since into its storage.
+version and the count of writes it had seen, and counts the writes it sees by counter (a view an
+operation made shares its base's; ``unsafe_split``'s pieces and ``.data`` have their own), so a
+tensor's version must be the one it was entered with plus the writes seen since through its counter.
 
 What an ``lru_cache`` holds is not public either; the garbage collector's view of a cache shows
 its entries (:func:`cache_entries`), which the state fingerprint
@@ -113,16 +114,33 @@ def meet(walk, tensor) -> Abstract:
             return _out_of_sight(walk)
     if unseen and not name:   # there before the proof: compared in full with the moved call's
         walk.foreign.append(content_digest(tensor))
+    elif not name and id(tensor) not in walk.given_ids and _written_alias(walk, tensor):
+        return _out_of_sight(walk, "written")
     return Abstract(True, origin=name, role=walk.kinds.get(name, "constant") if name else "constant", foreign=True)
 
 
-def _out_of_sight(walk) -> Abstract:
+def _written_alias(walk, tensor) -> bool:
+    """A tensor over memory the call's operations made, met for the first time (a view made where
+    the walk did not see it): it shares the version counter of what it views, so it is known only
+    where a tensor the walk knows over that memory has its version, and none of them was written out
+    of its sight."""
+    s = _storage_object(tensor)
+    if s is None or s.nbytes() == 0 or any(tensor is t for t in walk.returned):   # lift_fresh returns its argument
+        return False
+    kin = [t for t, _ in walk.values.items() if _storage_object(t) is s]
+    try:
+        return not any(t._version == tensor._version for t in kin) or any(written_unseen(walk, t) for t in kin)
+    except RuntimeError:   # an inference tensor counts no versions
+        return False
+
+
+def _out_of_sight(walk, how: str = "made") -> Abstract:
     """A tensor made during the proof that no operation of the call returned: it may hold values of
     the points, which the walk did not see computed.  The proof stops; the moved call's walk keeps
     the stop for the proof to take (``out_of_sight``)."""
     used = (f"used by {_op_text(walk.meeting)}" if walk.meeting is not None
             else "handed on with no operation (to a submodule, or as the output)")
-    halt = Halt(walk.place() or "call", f"a tensor made out of the walk's sight (with torch's dispatch turned off, in "
+    halt = Halt(walk.place() or "call", f"a tensor {how} out of the walk's sight (with torch's dispatch turned off, in "
                                         f"another thread, or by no operation), {used} at {user_line()}", "not_traced")
     walk.everywhere = walk.everywhere or halt
     walk.out_of_sight = walk.out_of_sight or halt
@@ -131,17 +149,15 @@ def _out_of_sight(walk) -> Abstract:
 
 def written_unseen(walk, tensor) -> bool:
     """Whether something wrote into ``tensor`` (or a view sharing its version counter) that the walk
-    did not see: its version is not the one it was entered with plus the writes seen since into
-    its memory.  A write the walk saw through an alias with a counter of its own (``.data``) looks
-    alike: the proof stops there too."""
-    found = walk.values.recorded(tensor)
+    did not see: its version is not the one it was entered with plus the writes seen since through
+    its counter.  A ``.data`` taken through an operation (``detach``) is entered as sharing its
+    base's counter, which it does not: the proof stops there too."""
+    found = walk.values.recorded(tensor)   # (None for an inference tensor, which counts no versions)
     if found is None or tensor._version == found[0]:
         return False
-    s = _storage_object(tensor)
-    if s is None or s.nbytes() == 0:   # no memory, no values to change
-        return False
-    marks = walk.values.writes.get(s.data_ptr(), ())
-    return tensor._version != found[0] + len(marks) - bisect.bisect_right(marks, found[1])
+    version, seen, family = found
+    marks = walk.values.writes.get(family, ())
+    return tensor._version != version + len(marks) - bisect.bisect_right(marks, seen)
 
 
 def stop_if_written(walk, tensors, used: str) -> bool:
@@ -156,7 +172,7 @@ def stop_if_written(walk, tensors, used: str) -> bool:
 
 
 def count_writes(walk, op) -> None:
-    """The writes an operation's schema says it makes, by storage (their versions are bumped once
+    """The writes an operation's schema says it makes, by version counter (their versions are bumped once
     the operation returns; ``transpose_`` too).  A view it made is entered with its base's
     version."""
     found = _SCHEMA_WRITES.get(op.func)
@@ -172,10 +188,10 @@ def count_writes(walk, op) -> None:
     bound = bind(op.func, op.args, op.kwargs)
     values = walk.values
     for t in _tensors([bound.get(name) for name in names]):
-        s = _storage_object(t)
-        if s is not None and s.nbytes():
+        family = values.family(t)
+        if family is not None:
             values.count += 1
-            values.writes.setdefault(s.data_ptr(), []).append(values.count)
+            values.writes.setdefault(family, []).append(values.count)
 
 
 # operation -> whether it makes views, and the arguments its schema writes
