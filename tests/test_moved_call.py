@@ -87,9 +87,13 @@ def test_a_write_the_walk_does_not_see_fails_with_the_moved_calls_counterexample
     _check_counterexample(make(), _moved(result), n, d)
 
 
-def test_the_cross_check_is_what_catches_them(monkeypatch):
+def test_the_cross_check_and_the_version_counter_each_catch_them(monkeypatch):
+    """Without the cross-check, the write is still seen by the version it bumped (sight.py): the
+    proof stops; the cross-check turns that stop into a counterexample."""
     monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)
-    assert gdlcheck.verify_callable(Threaded(), "symmetric", shape=(8, 2), method="exact").verdict == "holds"
+    result = gdlcheck.verify_callable(Threaded(), "symmetric", shape=(8, 2), method="exact")
+    assert result.verdict == "inconclusive"
+    assert "a tensor written out of the walk's sight" in str(result.proof.stops)
 
 
 @pytest.mark.parametrize("n,d", SIZES)

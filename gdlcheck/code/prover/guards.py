@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gdlcheck.code.prover import effects, held, unwritten
+from gdlcheck.code.prover import effects, held, sight, unwritten
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.table import Halt, bind, lookup, writes
 from gdlcheck.code.prover.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
@@ -81,6 +81,16 @@ def _foreign_type(walk, op: Op) -> bool:
                              f"__torch_function__ ({_op_text(op.func)})", "foreign_type")
         return True
     op.inputs = [walk.of(t) for t in op.tensors]
+    return False
+
+
+def _unseen_write(walk, op: Op) -> bool:
+    walk.returned = op.outs
+    return sight.stop_if_written(walk, op.tensors, f"used by {_op_text(op.func)}")
+
+
+def _writes_seen(walk, op: Op) -> bool:
+    sight.count_writes(walk, op)
     return False
 
 
@@ -180,6 +190,10 @@ GUARDS = (
     Guard("budget", "A call past the operation budget is stopped: what a proof costs is bounded.", _budget),
     Guard("stopped", "Once the proof stopped for every generator, the call runs on and only its path is recorded "
                      "(the moved call must dispatch the same operations).", _stopped),
+    Guard("unseen write", "A write the walk did not see (torch's dispatch turned off, another thread) changes what a "
+                          "tensor holds unseen: a tensor whose version counter is not the one it was met with plus "
+                          "the writes seen since through that counter stops the proof (code/prover/sight.py).",
+          _unseen_write),
     Guard("foreign type", "A tensor whose class has its own __torch_dispatch__ or __torch_function__ runs that "
                           "class's code, not the operation a rule is about: the proof stops.", _foreign_type),
     Guard("unwritten", "A fresh buffer (new_empty, empty_like, torch.empty) holds what the allocator left, which "
@@ -206,6 +220,8 @@ GUARDS = (
           after=True),
     Guard("selection", "A selection whose shape depends on values, or an index not known, may differ in the moved "
                        "call: the proof stops where its moves are not known.", _selection, after=True),
+    Guard("writes seen", "Each write the walk sees is counted by version counter, for the versions the writes bump "
+                         "once the operation returns.", _writes_seen, after=True),
     Guard("written", "The cells a write replaces whatever they held (copy_, fill_, index_copy_, index_put_ at an index "
                      "of given inputs or constants, an out= buffer) are written: the moved call wrote their images "
                      "under the buffer's moves.", unwritten.wrote, after=True),

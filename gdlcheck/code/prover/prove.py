@@ -27,7 +27,7 @@ from gdlcheck.code import torch_bridge
 from gdlcheck.code.prover import arguments, patches, state, values
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.guards import OverBudget
-from gdlcheck.code.prover.sight import Sight
+from gdlcheck.code.prover.sight import Sight, stop_if_written
 from gdlcheck.code.prover.table import Halt
 from gdlcheck.code.prover.unwritten import touches
 from gdlcheck.code.prover.walk import Abstract, Walk
@@ -87,17 +87,20 @@ def _prove(layer, group, seed: int, sight: Sight) -> Proof:
     except Exception as err:  # the call itself fails: the trials report it
         return _everywhere(top, names, Halt("call", f"a call that raises {type(err).__name__}", "not_traced"))
     walk.meeting = None   # what the walk meets from now on is handed on with no operation
+    stop_if_written(walk, values._tensors(out), "returned")
     layer.reads_grad_mode = walk.grad_read
     changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
     if changed:
         walk.stop_everywhere("the call changes state: " + ", ".join(changed[:4]), "state")
     proof = _conclude(walk, top, names, gens, signature, out)
     kept = [k for k, name in enumerate(names) if proof.proven[name]]
-    if not kept:
+    # stopped only by what the walk did not see: the moved call may still show a counterexample
+    unseen = walk.out_of_sight is not None and walk.everywhere is walk.out_of_sight
+    if not kept and not unseen:
         return proof
     # the moved call takes a random element of what is proved: the group, or the subgroup of the
     # generators whose proofs went on (one that is no automorphism stops only its own)
-    g = _element(group if len(kept) == len(names) else group.subgroup(kept), seed)
+    g = _element(group if unseen or len(kept) == len(names) else group.subgroup(kept), seed)
     moved = _moved_call(walk, layer, module, signature, X, g, out)
     if walk.everywhere is not None:
         proof = _everywhere(top, names, walk.everywhere)
@@ -157,13 +160,13 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
         walk.stop_everywhere(f"the moved call raised {type(err).__name__}", "path")
         return None
     again.meeting = None
-    if again.out_of_sight is None:   # the output, as the moved call returned it
-        for t in values._tensors(moved_out):
+    if again.out_of_sight is None and not stop_if_written(again, values._tensors(moved_out), "returned"):
+        for t in values._tensors(moved_out):   # the output, as the moved call returned it
             again.of(t)
     changed = state.changed(before, state.snapshot(module))
-    if again.out_of_sight is not None:   # a tensor made out of sight in the moved call only
+    if again.out_of_sight is not None:   # made or written out of sight in the moved call (maybe only there)
         walk.everywhere = walk.everywhere or again.out_of_sight
-    elif changed:
+    if changed:
         walk.stop_everywhere("a second call changes state: " + ", ".join(changed[:4]), "state")
     elif again.signature != walk.signature:
         k = next((i for i, (a, b) in enumerate(zip(walk.signature, again.signature)) if a != b),

@@ -28,7 +28,7 @@ import numpy as np
 from gdlcheck.code.prover import conditions, held
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.guards import GUARDS, Op
-from gdlcheck.code.prover.sight import Sight, meet
+from gdlcheck.code.prover.sight import Sight, meet, stop_if_written
 from gdlcheck.code.prover.table import (
     Broken,
     Call,
@@ -91,6 +91,7 @@ class Walk:
         self.sight: Sight | None = None            # which tensors were made during the proof (sight.py)
         self.state_storages = NamedStorages()      # the parameters' and buffers' memory, by name
         self.meeting, self.moment = None, 0        # the operation whose arguments the walk reads, and when
+        self.returned: list = []                   # what that operation returned
         self.earlier = Storages()                  # in the moved call: what the first call's operations made
         self.out_of_sight: Halt | None = None      # the stop at a tensor made out of the walk's sight
 
@@ -125,8 +126,7 @@ class Walk:
         return False
 
     def of(self, tensor) -> Abstract:
-        """What the walk knows of a tensor; one met for the first time is judged by
-        :func:`~gdlcheck.code.prover.sight.meet` (a constant, an alias of what moves, made out of sight)."""
+        """What the walk knows of a tensor; one met first is judged by :func:`~.sight.meet`."""
         found = self.values.get(tensor)
         if found is None:
             found = self.values[tensor] = meet(self, tensor)
@@ -197,8 +197,9 @@ class Walk:
         for name in set(written) - set(out_arguments(func)):
             t = bound.get(name)
             if isinstance(t, torch.Tensor) and (self.of(t).const or not self.of(t).free):   # values a rule reads
-                out[name] = t.detach().clone()
-                self.made.add(out[name])   # the walk's own copy: not a foreign tensor
+                copy = out[name] = t.detach().clone()   # the walk's own copy: known as what it copies
+                self.made.add(copy)
+                self.values[copy] = self.of(t)
         return out
 
     def step(self, func, args, kwargs, out, before=None) -> None:
@@ -233,7 +234,7 @@ class Walk:
         if not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
             return
         a, inner = self.of(x), self.values.get(output)
-        if a.const or inner is None or inner.const:
+        if a.const or inner is None or inner.const or stop_if_written(self, (x, output), "handed on by a unit"):
             return
         from torch.utils._python_dispatch import _disable_current_modes
 
