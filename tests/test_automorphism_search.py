@@ -51,6 +51,7 @@ GRAPHS = {
     "petersen": igraph.Graph.Famous("Petersen"),
     "paley 13": paley(13),
     "paley 17": paley(17),
+    "paley 29": paley(29),
     "cube": igraph.Graph.Lattice([2, 2, 2], circular=False),
     "grid 4x5": igraph.Graph.Lattice([4, 5], circular=False),
     "torus 4x4": igraph.Graph.Lattice([4, 4], circular=True),
@@ -61,6 +62,7 @@ GRAPHS = {
     "3-regular 24": random_regular(24, 3, 0),
     "3-regular 40": random_regular(40, 3, 1),
     "4-regular 30": random_regular(30, 4, 2),
+    "10-regular 20": random_regular(20, 10, 4),   # half the pairs are edges: the numpy search's path
     "two petersens and a 5-cycle": igraph.Graph.disjoint_union(
         igraph.Graph.Famous("Petersen"), [igraph.Graph.Famous("Petersen"), igraph.Graph.Ring(5)]),
     "star 8": igraph.Graph.Star(8),

@@ -28,10 +28,12 @@ from gdlcheck.groups.perm import fixes
 from gdlcheck.groups.refinement import refinement_search
 from gdlcheck.limits import MAX_LAYERED_EDGES
 
-# Entries the numpy search may read per edge of the layered graph BLISS would get instead: a round
-# of refinement costs tens of nanoseconds an entry, building and searching the layered graph about
-# a microsecond an edge, so neither path costs much more than the other would have.
-SEARCH_CELLS_PER_EDGE = 16
+# Entries the numpy search may read per edge of the layered graph BLISS would get instead.  Measured
+# (2026-12-03): a round of refinement costs 16-18 ns an entry, BLISS about 4-5 us an edge of the
+# layered graph (Paley graphs, circulants, a random dense regular graph), so a search past its budget
+# has cost at most about what BLISS then takes; a Paley graph's search needs 17-21 rounds (at least
+# 32 are allowed: a matrix that comes here has more than n^2/4 such edges).
+SEARCH_CELLS_PER_EDGE = 128
 
 
 def _automorphisms(C: np.ndarray, fixed: int | None = None, count: bool = True, progress=None,
