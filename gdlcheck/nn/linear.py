@@ -99,6 +99,7 @@ class EquivariantLinear(torch.nn.Module):
             self.register_buffer("kernel", torch.tensor(taps(kernel), dtype=torch.long), persistent=False)
         elif d.blocks is not None and (self.in_order, self.out_order) == (1, 1) and d.dimension == 2:
             self.path = "deepsets"  # alpha*I + beta*11^T: weight[0] on the diagonal, weight[1] off it
+            self._deepsets_shape = (self.n, self.in_channels)
         elif d.blocks is not None and self.in_order <= 2 and self.out_order <= 2:
             self.path = "set-partition"
             self.plan = SetPartitionPlan(d.blocks, self.in_order, self.out_order)
@@ -133,6 +134,8 @@ class EquivariantLinear(torch.nn.Module):
         return x, tuple(x.shape[:x.dim() - 1 - k]), False
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.path == "deepsets" and x.shape[-2:] == self._deepsets_shape:  # the common case, checked first
+            return self._deepsets(x)
         x, batch, on_grid = self._points_of(x)
         n, l, k = self.n, self.out_order, self.in_order
         if self.path == "convolution":
@@ -160,17 +163,31 @@ class EquivariantLinear(torch.nn.Module):
         return y
 
     def _deepsets(self, x: torch.Tensor) -> torch.Tensor:
-        """``y = x (w0 - w1)^T + (sum_j x_j) w1^T + b``: two passes over ``x``, ``O(n c c')``."""
+        """``y = x A^T + s`` with ``A = w0 - w1`` and the shift ``s = (sum_j x_j) w1^T + b``, one row per set.
+
+        One pass over ``x`` for the sum, then one product that reads ``x`` again and writes ``y``
+        with the shift added inside it (``addmv``, ``addmm``; ``baddbmm`` with a batch): no other
+        array of ``n`` rows is made.  With a batch and one input channel a product of inner size 1
+        is slower than a broadcast product and an add in place, which run instead.  ``O(n c c')``
+        time.
+        """
         w0, w1 = self.weight.unbind(0)
-        pooled = x.sum(dim=-2, keepdim=True)
-        # with one input channel the products are broadcasts (a matmul of inner size 1 is slow)
+        bias = self.bias
+        a = w0 - w1  # (c', c): the diagonal's coefficient less the off-diagonal's
+        if x.dim() == 2:
+            pooled = x.sum(0)  # (c,)
+            shift = torch.mv(w1, pooled) if bias is None else torch.addmv(bias[0], w1, pooled)
+            if self.out_channels == 1:  # a matrix-vector product: a matmul of one column is slow
+                return torch.addmv(shift, x, a[0]).unsqueeze(-1)
+            return torch.addmm(shift, x, a.T)
+        pooled = x.sum(-2, keepdim=True)  # (*batch, 1, c)
         if self.in_channels == 1:
-            pooled, mixed = pooled * w1.T, x * (w0 - w1).T
-        else:
-            pooled, mixed = pooled @ w1.T, x @ (w0 - w1).T
-        if self.bias is not None:
-            pooled = pooled + self.bias  # (1, c'): the one orbit of the points
-        return mixed + pooled
+            shift = pooled * w1.T if bias is None else torch.addcmul(bias, pooled, w1.T)
+            return (x * a.T).add_(shift)
+        shift = pooled @ w1.T if bias is None else pooled @ w1.T + bias
+        flat = x.reshape((-1,) + x.shape[-2:])  # (B, n, c): a view when the batch axes merge
+        y = torch.baddbmm(shift.reshape(len(flat), 1, self.out_channels), flat, a.T.expand(len(flat), -1, -1))
+        return y.reshape(x.shape[:-1] + (self.out_channels,))
 
     # ------------------------------------------------------------------------------ dense forms
 

@@ -11,7 +11,8 @@ path               computes                                          memory beyo
                    a convolution (cyclic, dihedral,                 (``2^d n c`` on ``d`` axes); no
                    translations, p4, p4m at order 1 -> 1)           ``n x n`` array
 ``deepsets``       ``alpha*x + beta*sum(x)``: the symmetric group    ``c c'``: no ``n x n`` array
-                   at 1 -> 1, two passes over ``x``
+                   at 1 -> 1; the sum, then one product that        and no other array of ``n``
+                   adds the shift row as it writes ``y``            rows
 ``set-partition``  the symmetric group's basis for orders up to 2   ``n^max(k, l) c'`` for the
                    as sums, diagonals, transposes and broadcasts    sums and the output's
                                                                     diagonal

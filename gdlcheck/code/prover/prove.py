@@ -27,6 +27,7 @@ from gdlcheck.code import torch_bridge
 from gdlcheck.code.prover import arguments, patches, state, values
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.guards import OverBudget
+from gdlcheck.code.prover.sight import Sight
 from gdlcheck.code.prover.table import Halt
 from gdlcheck.code.prover.unwritten import touches
 from gdlcheck.code.prover.walk import Abstract, Walk
@@ -46,7 +47,11 @@ PROOF_ELEMENT = (1 << 29) + 1
 def prove_call(layer, group, seed: int = 0) -> Proof:
     """Prove the torch module of ``layer`` (a :class:`~gdlcheck.code.user_code.CallableLayer`)
     against ``group``, for the call its signature describes."""
+    with Sight() as sight:   # which tensors the proof's calls make out of the walk's sight
+        return _prove(layer, group, seed, sight)
 
+
+def _prove(layer, group, seed: int, sight: Sight) -> Proof:
     import gdlcheck.code.prover.rules  # noqa: F401  (fills the rule table)
 
     module, signature = layer.f, layer.signature
@@ -65,6 +70,8 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     walk.made.update(values._tensors((args, kwargs)))
     walk.kinds.update({name: "parameter" for name, _ in module.named_parameters()})
     walk.kinds.update({name: "buffer" for name, _ in module.named_buffers()})
+    walk.sight = sight
+    walk.state_storages = values.NamedStorages(lambda: [*module.named_parameters(), *module.named_buffers()])
     halt = arguments.input_moves(walk, signature, args, kwargs, gens)
     if halt is not None:
         return _everywhere(top, names, halt)
@@ -79,6 +86,7 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
         return _everywhere(top, names, Halt("call", "a call that nests too deep (RecursionError)", "not_traced"))
     except Exception as err:  # the call itself fails: the trials report it
         return _everywhere(top, names, Halt("call", f"a call that raises {type(err).__name__}", "not_traced"))
+    walk.meeting = None   # what the walk meets from now on is handed on with no operation
     layer.reads_grad_mode = walk.grad_read
     changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
     if changed:
@@ -136,6 +144,7 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
                                                     tensors=True)
     again = Walk([], [], TRACE_OPERATIONS, walk.module_names)
     again.constant_names, again.kinds = walk.constant_names, walk.kinds
+    again.sight, again.state_storages, again.earlier = walk.sight, walk.state_storages, walk.made
     again.given_ids = {id(t) for t in values._tensors((moved_args, moved_kwargs))}
     again.made.update(values._tensors((moved_args, moved_kwargs)))
     before = state.snapshot(module)
@@ -147,8 +156,14 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
     except Exception as err:  # the moved call fails where the first did not: not the same path
         walk.stop_everywhere(f"the moved call raised {type(err).__name__}", "path")
         return None
+    again.meeting = None
+    if again.out_of_sight is None:   # the output, as the moved call returned it
+        for t in values._tensors(moved_out):
+            again.of(t)
     changed = state.changed(before, state.snapshot(module))
-    if changed:
+    if again.out_of_sight is not None:   # a tensor made out of sight in the moved call only
+        walk.everywhere = walk.everywhere or again.out_of_sight
+    elif changed:
         walk.stop_everywhere("a second call changes state: " + ", ".join(changed[:4]), "state")
     elif again.signature != walk.signature:
         k = next((i for i, (a, b) in enumerate(zip(walk.signature, again.signature)) if a != b),
