@@ -2,13 +2,17 @@
 
 State is every attribute of every submodule and of its classes (a counter kept on the class and
 read through ``type(self)``), followed through containers and objects at any depth (their
-``__dict__`` and ``__slots__``), once per object (a cycle ends where it began): tensors by
-content (a buffer rebound through ``.data`` is the same object with new values), numpy arrays by
-their bytes, random generators by their state, numbers and strings by value; functions, classes
-and Python modules met as values by identity.  The user's own functions the module holds (its
-classes' methods, functions kept as attributes) add what they keep outside it: their closures'
-cells and the globals their code names (``OTHER.n`` of another module too), through the user's
-functions they name in turn; torch's, the standard library's and installed packages' functions are
+``__dict__`` and ``__slots__``, and what pickling reads of the state a C type keeps outside them:
+an ``itertools.count``, an iterator's position, a ``deque``, a ``bytearray``), once per object (a
+cycle ends where it began): tensors by content (a buffer rebound through ``.data`` is the same
+object with new values), numpy arrays by their bytes, random generators by their state, numbers
+and strings by value; functions, classes and Python modules met as values by identity.  The
+user's own functions the module holds (its classes' methods and properties, functions kept as
+attributes, in containers, in hook tables, behind a ``partial``; a bound method with its object) add
+what they keep outside it: their closures' cells, their default values (a mutable default
+argument) and attributes, and the globals their code names (``OTHER.n`` of another module too,
+through chains of modules, ``holder.inner.box``, and the modules they import inside), through
+the user's functions they name in turn; torch's, the standard library's and installed packages' functions are
 trusted to keep none.  Python's and numpy's global random states are
 part of it; torch's generator is compared by the caller.  A call that changes any of it is not
 proved: its next call may compute something else.  Past :data:`MAX_STATE_NODES` objects the
@@ -21,10 +25,12 @@ import collections
 import functools
 import hashlib
 import random
+import sys
 import types
 
 import numpy as np
 
+from gdlcheck.code.prover.kept import c_state, function, functions, pickled
 from gdlcheck.code.prover.values import content_digest
 
 # objects one fingerprint visits at most; past it the proof stops (a cut-short walk could miss a change)
@@ -85,12 +91,12 @@ def _snapshot(module) -> dict:
     for name, m in modules:
         for cls in type(m).__mro__[:-1]:
             if id(cls) not in own:
-                own[id(cls)] = [(attr, fn) for attr, fn in ((a, _function(v)) for a, v in list(vars(cls).items()))
-                                if fn is not None and _users(fn)]
+                own[id(cls)] = [(attr if i == 0 else f"{attr}#{i}", fn) for attr, v in list(vars(cls).items())
+                                for i, fn in enumerate(functions(v)) if _users(fn)]
             for attr, fn in own[id(cls)]:
                 out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
         for key, value in list(vars(m).items()):
-            fn = _function(value)
+            fn = function(value)
             if fn is not None and _users(fn):
                 out[(name, f"<code {key}>")] = walk.code(fn)
     out[("", "python random")] = random.getstate()
@@ -110,6 +116,7 @@ class _Fingerprint:
         self.seen: dict[int, int] = {}
         self.keep: list = []   # the objects seen, alive until the walk ends (ids stay theirs)
         self.codes: set[int] = set()   # the functions whose code state was taken
+        self.modules: set[tuple] = set()   # (module, names) whose attributes were taken
 
     def of_class(self, cls):
         key = self._visit(cls)
@@ -128,7 +135,7 @@ class _Fingerprint:
             key = self._visit(value)
             return key if key.__class__ is tuple else self._container(value)
         if kind in _IDENTITY_KINDS:
-            return ("identity", id(value))
+            return self._callable(value)
         torch = self.torch
         if kind in self.tensor_kinds:   # torch's own tensor, parameter and buffer: what the chain below gives
             key = self._visit(value)
@@ -136,7 +143,7 @@ class _Fingerprint:
         if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
             return value
         if isinstance(value, _BY_IDENTITY):
-            return ("identity", id(value))
+            return self._callable(value)
         key = self._visit(value)
         if isinstance(key, tuple):
             return key
@@ -163,9 +170,21 @@ class _Fingerprint:
             for slot in _slots(cls):
                 if slot not in ("__dict__", "__weakref__"):
                     fields.append((slot, self.of(getattr(value, slot, _MISSING))))
+        kept = pickled(value) if not fields or c_state(type(value)) else None
+        if kept is not None:
+            fields.append(("<pickled>", self.of(kept)))
         if not fields and attrs is None:
             return ("object", type(value).__qualname__, id(value))
         return ("object", type(value).__qualname__, tuple(fields))
+
+    def _callable(self, value):
+        """A function met as a value (a hook in a module's hook table, a callback in a list, a
+        partial's function): the user's own by what it keeps (:meth:`code`), a bound method also by
+        the object it is bound to; the rest (classes, modules, trusted functions) by identity."""
+        if isinstance(value, types.MethodType):
+            return ("method", self.of(value.__self__), self._callable(value.__func__))
+        own = [fn for fn in functions(value) if _users(fn)]
+        return ("code", tuple(self.code(fn) for fn in own)) if own else ("identity", id(value))
 
     def code(self, fn):
         """What a function of the user's own code keeps outside the module: the contents of its
@@ -184,15 +203,25 @@ class _Fingerprint:
         names = _names(fn.__code__)
         held = fn.__globals__
         named = tuple((n, self._held(held[n], names)) for n in names if n in held)
-        return ("code", fn.__qualname__, tuple(cells), named)
+        # what the function keeps on itself: its default values (a mutable default argument is
+        # a counter) and its attributes; and the modules it imports inside (``import builtins``)
+        kept = (self._held(fn.__defaults__, names), self._held(fn.__kwdefaults__, names),
+                self._held(fn.__dict__, names))
+        imported = tuple((n, self._held(sys.modules[n], names)) for n in names
+                         if n not in held and isinstance(sys.modules.get(n), types.ModuleType))
+        return ("code", fn.__qualname__, tuple(cells), named, kept, imported)
 
     def _held(self, value, names):
-        fn = _function(value)
+        fn = function(value)
         if fn is not None:
             return self.code(fn) if _users(fn) else ("identity", id(value))
-        if isinstance(value, types.ModuleType):   # its attributes the code names (OTHER.n)
+        if isinstance(value, types.ModuleType):   # its attributes the code names (OTHER.n), through
+            if (id(value), names) in self.modules:   # the modules among them (holder.inner.box)
+                return ("module again", value.__name__)
+            self.modules.add((id(value), names))
             attrs = vars(value)
-            return ("module", value.__name__, tuple((n, self.of(attrs[n])) for n in names if n in attrs))
+            return ("module", value.__name__, tuple((n, self._held(attrs[n], names) if isinstance(
+                attrs[n], types.ModuleType) else self.of(attrs[n])) for n in names if n in attrs))
         return self.of(value)
 
     def _container(self, value):
@@ -220,13 +249,6 @@ class _Fingerprint:
 
 
 _MISSING = object()
-
-
-def _function(value):
-    """The Python function behind a value (a function, a static or class method), or None."""
-    if isinstance(value, (staticmethod, classmethod)):
-        value = value.__func__
-    return value if isinstance(value, types.FunctionType) else None
 
 
 def _names(code) -> tuple:
