@@ -12,12 +12,21 @@ below returns its input for 3 calls, then adds row 0 to every row; the proof mak
   chain of modules (``holder.inner.box.k``);
 * in a closure of the user's function met as a value, not as an attribute: in a list or a dict,
   in a module's hook table (a forward hook, a pre-hook, a hook on a submodule), behind a
-  ``functools.partial``; in the object a bound method is bound to; in a property's default.
+  ``functools.partial``; in the object a bound method is bound to; in a property's default;
+* in an attribute of a ``dict`` or ``list`` subclass the module holds (its items alone were
+  read); in the class of an object the module holds (a class counter, a method's default or the
+  global its method names);
+* in a global or a module's attribute named only by a string (``globals()["k"]``,
+  ``vars(OTHER)["k"]``);
+* in a Python attribute set on a tensor (a buffer's ``self.b.k``, a plain tensor attribute's);
+* in a hook on every module (``register_module_forward_hook``), below.
 
 The fingerprint now reads what pickling reads of an object a C type keeps, a function's
 defaults and attributes, the modules a function imports, chains of modules by the names the
-code uses, the user's functions wherever they are met (and a bound method's object), and a
-property's functions."""
+code uses, the user's functions wherever they are met (and a bound method's object), a
+property's functions, a container subclass's attributes, the user's classes of the objects it
+holds, the strings in the code that could be names, tensors' Python attributes, and torch's
+tables of hooks on every module."""
 
 import array
 import collections
@@ -239,6 +248,89 @@ AS_VALUES = {
     "a property's default": _property_default,
 }
 
+HELD_CALLS = [0]
+
+
+def _dict_subclass():
+    class Table(dict):
+        pass
+    table = Table()
+    table.k = 0
+    return InObject(lambda: table, lambda c: (setattr(c, "k", c.k + 1), c.k - 1)[1])
+
+
+def _list_subclass():
+    class Items(list):
+        pass
+    items = Items()
+    items.k = 0
+    return InObject(lambda: items, lambda c: (setattr(c, "k", c.k + 1), c.k - 1)[1])
+
+
+def _held_class_counter():
+    class Helper:
+        count = 0
+    return InObject(Helper, lambda h: (setattr(type(h), "count", type(h).count + 1), type(h).count - 1)[1])
+
+
+def _held_method_default():
+    class Helper:
+        def tick(self, box=[0]):   # noqa: B006
+            box[0] += 1
+            return box[0] - 1
+    return InObject(Helper, lambda h: h.tick())
+
+
+class HelperNamingAGlobal:
+    def tick(self):
+        HELD_CALLS[0] += 1
+        return HELD_CALLS[0] - 1
+
+
+HELD = {
+    "an attribute of a dict subclass": _dict_subclass,
+    "an attribute of a list subclass": _list_subclass,
+    "a held object's class counter": _held_class_counter,
+    "a held object's method's default": _held_method_default,
+    "the global a held object's method names": lambda: InObject(HelperNamingAGlobal, lambda h: h.tick()),
+}
+
+class ThroughGlobals(Counting):
+    def tick(self):
+        held = globals()
+        held["hunt5_calls"] = held.get("hunt5_calls", 0) + 1
+        return held["hunt5_calls"] - 1
+
+
+class ThroughVars(Counting):
+    def tick(self):
+        held = vars(HOLDER)
+        held["calls"] = held.get("calls", 0) + 1
+        return held["calls"] - 1
+
+
+class OnATensor(Counting):
+    def __init__(self, buffer):
+        super().__init__()
+        t = torch.zeros(1, dtype=torch.float64)   # float64: the check's copy keeps the same tensor
+        if buffer:
+            self.register_buffer("t", t)
+        else:
+            self.t = t
+        self.t.calls = [0]
+
+    def tick(self):
+        self.t.calls[0] += 1
+        return self.t.calls[0] - 1
+
+
+BY_STRINGS = {
+    "an attribute of a buffer": lambda: OnATensor(True),
+    "an attribute of a tensor attribute": lambda: OnATensor(False),
+    "a global set through globals()": ThroughGlobals,
+    "a module's attribute set through vars()": ThroughVars,
+}
+
 OUTSIDE = {
     "a mutable default argument": _default_argument,
     "a keyword-only default": _keyword_default,
@@ -250,7 +342,14 @@ OUTSIDE = {
     "a chain of modules": ModuleChain,
 }
 
-MODULES = {**C_STATE, **OUTSIDE, **AS_VALUES}
+MODULES = {**C_STATE, **OUTSIDE, **AS_VALUES, **HELD, **BY_STRINGS}
+
+
+@pytest.fixture(autouse=True)
+def fresh_counter():
+    HELD_CALLS[0] = 0
+    globals().pop("hunt5_calls", None)
+    vars(HOLDER).pop("calls", None)
 
 
 @pytest.mark.parametrize("make", MODULES.values(), ids=MODULES.keys())
@@ -296,3 +395,39 @@ class Holds(torch.nn.Module):
 
 def test_state_read_and_not_changed_stays_proved():
     assert verdict(Holds(), (8, 3), "exact") == "holds"
+
+
+class Plain(torch.nn.Module):
+    def forward(self, x):
+        return x * 1
+
+
+@pytest.mark.parametrize("size", SIZES, ids=str)
+@pytest.mark.parametrize("method", METHODS)
+def test_a_hook_on_every_module_that_counts_is_never_proved(method, size):
+    """``register_module_forward_hook``: torch's table of hooks on every module is state too."""
+    calls = [0]
+
+    def hook(module, args, out):
+        if not isinstance(module, Plain):
+            return out
+        calls[0] += 1
+        return out if calls[0] <= 3 else out + out[0]
+    handle = torch.nn.modules.module.register_module_forward_hook(hook)
+    try:
+        module, x = Plain(), points(8, 3)
+        perm = torch.as_tensor(np.argsort(np.random.default_rng(1).permutation(8)))
+        with torch.no_grad():
+            assert [bool(torch.allclose(module(x[perm]), module(x)[perm])) for _ in range(2)] == [True, False]
+        calls[0] = 0
+        assert verdict(Plain(), size, method) != "holds"
+    finally:
+        handle.remove()
+
+
+def test_a_hook_on_every_module_that_keeps_nothing_leaves_it_proved():
+    handle = torch.nn.modules.module.register_module_forward_hook(lambda module, args, out: out)
+    try:
+        assert verdict(Plain(), (8, 3), "exact") == "holds"
+    finally:
+        handle.remove()

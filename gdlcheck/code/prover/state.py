@@ -1,22 +1,23 @@
 """What a call may change: a fingerprint of the module's state, before and after.
 
 State is every attribute of every submodule and of its classes (a counter kept on the class and
-read through ``type(self)``), followed through containers and objects at any depth (their
-``__dict__`` and ``__slots__``, and what pickling reads of the state a C type keeps outside them:
-an ``itertools.count``, an iterator's position, a ``deque``, a ``bytearray``), once per object (a
-cycle ends where it began): tensors by content (a buffer rebound through ``.data`` is the same
-object with new values), numpy arrays by their bytes, random generators by their state, numbers
-and strings by value; functions, classes and Python modules met as values by identity.  The
-user's own functions the module holds (its classes' methods and properties, functions kept as
-attributes, in containers, in hook tables, behind a ``partial``; a bound method with its object) add
-what they keep outside it: their closures' cells, their default values (a mutable default
-argument) and attributes, and the globals their code names (``OTHER.n`` of another module too,
-through chains of modules, ``holder.inner.box``, and the modules they import inside), through
-the user's functions they name in turn; torch's, the standard library's and installed packages' functions are
-trusted to keep none.  Python's and numpy's global random states are
-part of it; torch's generator is compared by the caller.  A call that changes any of it is not
-proved: its next call may compute something else.  Past :data:`MAX_STATE_NODES` objects the
-fingerprint is refused rather than cut short (the proof stops, saying so).
+read through ``type(self)``), followed through containers (a subclass's attributes too) and
+objects at any depth (their ``__dict__`` and ``__slots__``, their classes of the user's own code,
+and what pickling reads of the state a C type keeps outside them: an ``itertools.count``, an
+iterator's position, a ``deque``, a ``bytearray``), once per object (a cycle ends where it
+began): tensors by content and their Python attributes (a buffer rebound through ``.data`` is the
+same object with new values), numpy arrays by their bytes, random generators by their state,
+numbers and strings by value; classes and Python modules met as values by identity.  The user's
+own functions the module holds, wherever (its classes' methods and properties, attributes,
+containers, hook tables, a ``partial``; a bound method with its object), add what they keep
+outside it: their closures' cells, their defaults (a mutable default argument) and attributes,
+and the globals their code names (``OTHER.n`` of another module too, through chains of modules,
+the modules they import inside, a string that could be a name), through the user's functions
+they name in turn; torch's, the standard library's and installed packages' functions are trusted
+to keep none.  torch's tables of hooks on every module, Python's and numpy's global random
+states are part of it; torch's generator is compared by the caller.  A call that changes any of
+it is not proved: its next call may compute something else.  Past :data:`MAX_STATE_NODES`
+objects the fingerprint is refused rather than cut short (the proof stops, saying so).
 """
 
 from __future__ import annotations
@@ -99,6 +100,10 @@ def _snapshot(module) -> dict:
             fn = function(value)
             if fn is not None and _users(fn):
                 out[(name, f"<code {key}>")] = walk.code(fn)
+    # torch's hooks on every module (register_module_forward_hook): they run in the call too
+    tables = vars(walk.torch.nn.modules.module)
+    for key in [k for k in tables if k.startswith("_global_") and isinstance(tables[k], dict)]:
+        out[("", f"<torch {key}>")] = of(tables[key])
     out[("", "python random")] = random.getstate()
     state = np.random.get_state()
     out[("", "numpy random")] = (state[0], state[1].tobytes(), state[2:])
@@ -139,7 +144,7 @@ class _Fingerprint:
         torch = self.torch
         if kind in self.tensor_kinds:   # torch's own tensor, parameter and buffer: what the chain below gives
             key = self._visit(value)
-            return key if key.__class__ is tuple else ("tensor", id(value), content_digest(value))
+            return key if key.__class__ is tuple else self._tensor(value)
         if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
             return value
         if isinstance(value, _BY_IDENTITY):
@@ -148,7 +153,7 @@ class _Fingerprint:
         if isinstance(key, tuple):
             return key
         if isinstance(value, torch.Tensor):
-            return ("tensor", id(value), content_digest(value))
+            return self._tensor(value)
         if isinstance(value, np.ndarray):
             return ("array", value.dtype.str, value.shape, _digest(np.ascontiguousarray(value).view(np.uint8))
                     if value.dtype != object else tuple(self.of(v) for v in value.ravel().tolist()))
@@ -158,8 +163,9 @@ class _Fingerprint:
             return ("generator", repr(value.bit_generator.state))
         if isinstance(value, torch.Generator):
             return ("generator", value.get_state().numpy().tobytes())
-        if isinstance(value, (list, tuple, set, frozenset, dict)):
-            return self._container(value)
+        if isinstance(value, (list, tuple, set, frozenset, dict)):   # a subclass: its attributes too
+            extra = getattr(value, "__dict__", None)
+            return (self._container(value), self.of(extra)) if extra else self._container(value)
         if isinstance(value, np.generic):
             return ("number", repr(value))
         fields = []
@@ -173,9 +179,18 @@ class _Fingerprint:
         kept = pickled(value) if not fields or c_state(type(value)) else None
         if kept is not None:
             fields.append(("<pickled>", self.of(kept)))
+        for cls in type(value).__mro__[:-1]:   # the user's classes of what it holds: their counters and code
+            if _users_class(cls):
+                code = tuple(self.code(fn) for v in list(vars(cls).values()) for fn in functions(v) if _users(fn))
+                fields.append((f"<class {cls.__qualname__}>", self.of_class(cls), code))
         if not fields and attrs is None:
             return ("object", type(value).__qualname__, id(value))
         return ("object", type(value).__qualname__, tuple(fields))
+
+    def _tensor(self, value):
+        """A tensor by its content, and the Python attributes set on it (``buffer.k = 0``)."""
+        extra = value.__dict__
+        return ("tensor", id(value), content_digest(value), self.of(extra) if extra else None)
 
     def _callable(self, value):
         """A function met as a value (a hook in a module's hook table, a callback in a list, a
@@ -253,12 +268,22 @@ _MISSING = object()
 
 def _names(code) -> tuple:
     """The global and attribute names a code object uses, with those of the code inside it
-    (comprehensions, lambdas, nested functions)."""
+    (comprehensions, lambdas, nested functions), and the strings it holds that could be names
+    (``globals()["k"]``, ``vars(OTHER)["n"]``, ``getattr(OTHER, "n")``)."""
     names = list(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names.extend(_names(const))
+        elif isinstance(const, str) and const.isidentifier():
+            names.append(const)
     return tuple(dict.fromkeys(names))
+
+
+def _users_class(cls) -> bool:
+    """The class is the user's own code (defined in a file of theirs, or in no file)."""
+    module = sys.modules.get(cls.__module__)
+    path = getattr(module, "__file__", None)
+    return _own_file(path) if isinstance(path, str) else module is None or module.__name__ == "__main__"
 
 
 def _users(fn) -> bool:
