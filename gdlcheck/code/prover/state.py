@@ -1,9 +1,9 @@
 """What a call may change: a fingerprint of the module's state, before and after.
 
 State is every attribute of every submodule and of its classes (a counter kept on the class and
-read through ``type(self)``), followed through containers (a subclass's attributes too) and
-objects at any depth (their ``__dict__`` and ``__slots__``, their classes of the user's own code,
-and what pickling reads of the state a C type keeps outside them: an ``itertools.count``, an
+read through ``type(self)``), followed through containers (a subclass's attributes too, as a
+number's) and objects at any depth (their ``__dict__`` and ``__slots__``, their classes of the
+user's own code, and what pickling reads of the state a C type keeps outside them: an ``itertools.count``, an
 iterator's position, a ``deque``, a ``bytearray``), once per object (a cycle ends where it
 began): tensors by content and their Python attributes (a buffer rebound through ``.data`` is the
 same object with new values), numpy arrays by their bytes, random generators by their state,
@@ -145,8 +145,9 @@ class _Fingerprint:
         if kind in self.tensor_kinds:   # torch's own tensor, parameter and buffer: what the chain below gives
             key = self._visit(value)
             return key if key.__class__ is tuple else self._tensor(value)
-        if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
-            return value
+        if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):   # a subclass: its attributes
+            extra = getattr(value, "__dict__", None)
+            return (value, self.of(extra)) if extra else value
         if isinstance(value, _BY_IDENTITY):
             return self._callable(value)
         key = self._visit(value)
