@@ -1,11 +1,12 @@
 """What an object keeps where its ``__dict__`` does not show it, for the state fingerprint
 (:mod:`~gdlcheck.code.prover.state`): the state a C type keeps (an ``itertools.count``, an
 iterator's position, a ``deque``, a ``bytearray``, a ``StringIO``'s position, a ``ctypes``
-number), read as pickling reads it, and the Python functions behind a value (a static or class
-method's, a property's)."""
+number), read as pickling reads it, the Python functions behind a value (a static or class
+method's, a property's), the slots a class declares, and a digest of bytes."""
 
 from __future__ import annotations
 
+import hashlib
 import types
 import warnings
 
@@ -48,3 +49,13 @@ def functions(value) -> tuple:
         return tuple(f for f in (value.fget, value.fset, value.fdel) if isinstance(f, types.FunctionType))
     fn = function(value)
     return () if fn is None else (fn,)
+
+
+def slots(cls) -> tuple:
+    """The slot names a class itself declares."""
+    declared = vars(cls).get("__slots__", ())
+    return (declared,) if isinstance(declared, str) else tuple(declared)
+
+
+def digest(data) -> bytes:
+    return hashlib.blake2b(memoryview(data), digest_size=16).digest()
