@@ -21,6 +21,7 @@ import numpy as np
 from gdlcheck.errors import LayerError
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Fact, Layer
+from gdlcheck.layers.rules import ConstantCheck
 from gdlcheck.verdicts import Method
 from gdlcheck.verification.diagnose import diagnose
 from gdlcheck.verification.measure import (
@@ -198,13 +199,14 @@ def _culprit(proof: Proof | None, checks) -> dict | None:
     for g in failing:
         stop = proof.stops.get(g)
         if stop is not None and stop.condition is not None:
-            if proof.traced and stop.step.kind not in ("parameter", "buffer"):
+            step = stop.step
+            if proof.traced and not (isinstance(step, ConstantCheck) and step.role.is_own):
                 continue   # a held input or a value made inside forward: the forward hooks name it better
             c = stop.condition
-            if stop.step.rule == "constant":
+            if isinstance(step, ConstantCheck):
                 path = c.parameter     # a traced module's parameter or constant, by its own name
             else:
                 path = f"{stop.step.path}.{c.parameter}" if c.parameter else stop.step.path
-            return {"path": path, "generator": g, "layer": stop.step.path, "kind": stop.step.kind,
+            return {"path": path, "generator": g, "layer": stop.step.path, "kind": stop.step.label,
                     "condition": c.what, "entry": list(c.entry)}
     return None

@@ -23,7 +23,7 @@ import numpy as np
 from gdlcheck.errors import SpecError
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Layer
-from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, Condition, Reason, generator_text
+from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, Condition, LayerStep, Reason, generator_text
 from gdlcheck.verification.result import Proof, Step, Stop
 
 
@@ -67,7 +67,7 @@ def _pooled(layer: Layer, group: PermGroup) -> bool:
 def _walk(layer, group, gens, names, states, steps, stops, depth) -> dict:
     """How the group acts on ``layer``'s output, generator by generator (None: not proven)."""
     rule = layer.rule(group, gens)
-    step = Step(layer.path, layer.kind, rule.name if rule else None, rule.theorem if rule else None,
+    step = LayerStep(layer.path, layer.kind, rule.name if rule else None, rule.theorem if rule else None,
                 list(rule.conditions) if rule else [], depth)
     steps.append(step)
     if rule is None:
