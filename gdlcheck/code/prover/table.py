@@ -136,6 +136,11 @@ def constant(fn):
     return fn
 
 
+# the word of a condition on a constant that the walk names by the moving axes it meets
+# (``constant_rows`` for one, ``constant_pairs`` for two)
+CONSTANT = "constant"
+
+
 @dataclass(frozen=True, eq=False)
 class Fixed:
     """A condition on a constant: ``tensor`` is unchanged when each axis in ``axes`` is moved by its
@@ -144,7 +149,7 @@ class Fixed:
 
     tensor: object
     axes: dict
-    what: str = "constant"
+    what: str = CONSTANT
 
 
 @dataclass(frozen=True, eq=False)

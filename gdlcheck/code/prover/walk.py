@@ -27,6 +27,7 @@ from gdlcheck.code.prover import conditions, held
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.guards import GUARDS, Op
 from gdlcheck.code.prover.table import (
+    CONSTANT,
     Broken,
     Call,
     Fixed,
@@ -375,7 +376,7 @@ class Walk:
         if any(len(p) != value.shape[a] for a, p in axes.items()):
             return Halt(where, f"{name}: laid along a moving axis with another size", "no_op_rule")
         entry = conditions.first_moved(value, axes)
-        what = c.what if c.what != "constant" else ("constant_rows" if len(axes) == 1 else "constant_pairs")
+        what = c.what if c.what != CONSTANT else ("constant_rows" if len(axes) == 1 else "constant_pairs")
         condition = Condition(what, self.names[k], entry is None, name,
                               *(() if entry is None else entry))
         self.steps.append((where, _op_text(func), "constant", [condition]))
