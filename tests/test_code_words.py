@@ -1,6 +1,6 @@
 """gdlcheck/code/ compares no word of its own as a string: a closed set of words is a member or a
 named constant in one place (a graph's form and law in ``code/graphs.py``, a tensor's layout in
-``code/torch_bridge.py``, a constant's role in ``layers/rules.py``, a check's method in
+``code/torch_bridge.py``, a constant's role in ``layers/proofs.py``, a check's method in
 ``verdicts.py``).  The strings it may compare are the outside world's, each listed here with where
 it comes from; a new word compared in code/ fails until it is named (or listed, if it is external)."""
 

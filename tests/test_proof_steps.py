@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import gdlcheck
-from gdlcheck.layers.rules import ConstantCheck, Halted, LayerStep, OperationStep, Role, Step, Untraced
+from gdlcheck.layers.proofs import ConstantCheck, Halted, LayerStep, OperationStep, Role, Step, Untraced
 
 pytestmark = pytest.mark.slow  # torch
 

@@ -10,7 +10,7 @@ import pytest
 
 import gdlcheck
 from gdlcheck.code.prover.table import Halt
-from gdlcheck.layers.rules import Halted, LayerStep, Reason, Stop
+from gdlcheck.layers.proofs import Halted, LayerStep, Reason, Stop
 from gdlcheck.output.proof import stop_text
 
 ROOT = pathlib.Path(gdlcheck.__file__).parent

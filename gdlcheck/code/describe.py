@@ -13,7 +13,7 @@ from gdlcheck.code.actions import _MISSING, Action, Arg, Motion, normal_axes, pa
 from gdlcheck.code.signature import Input, Signature, _key_text, _shape_text
 from gdlcheck.code.torch_bridge import Layout
 from gdlcheck.errors import CallableError, param
-from gdlcheck.layers.rules import INVARIANT
+from gdlcheck.layers.proofs import INVARIANT
 
 
 def describe_outputs(outputs, expect: str = "equivariant"):

@@ -220,7 +220,7 @@ class Signature:
     def flatten(self, out, label: str = "callable") -> np.ndarray:
         """The compared outputs, each as a float64 vector, concatenated; the first call fixes their
         shapes and every later call must return the same structure and shapes."""
-        leaves = list(_walk(self.outputs, out, "", label))
+        leaves = list(_output_leaves(self.outputs, out, "", label))
         segments, parts, offset = [], [], 0
         for where, action, value in leaves:
             if not action.kind.is_compared:
@@ -356,12 +356,12 @@ def leaves(spec):
             yield from leaves(v)
 
 
-def _walk(spec, out, where: str, label: str):
+def _output_leaves(spec, out, where: str, label: str):
     """``(label, action, value)`` for each leaf of the output, matched against the description."""
     if isinstance(spec, Action):
         if spec.kind.is_compared and isinstance(out, dict) and len(out) == 1:   # a ModelOutput of one key
             key = next(iter(out))
-            yield from _walk(spec, out[key], f"{where}[{key!r}]", label)
+            yield from _output_leaves(spec, out[key], f"{where}[{key!r}]", label)
             return
         if spec.kind.is_compared and isinstance(out, (tuple, list)) and out \
                 and any(x is None or _is_array(x) or isinstance(x, (tuple, list, dict)) for x in out):
@@ -384,7 +384,7 @@ def _walk(spec, out, where: str, label: str):
                                 f"{sorted(map(str, spec))}: describe every key (ignored for the ones not to "
                                 "compare)", file=label)
         for k, v in spec.items():
-            yield from _walk(v, out[k], f"{where}[{k!r}]", label)
+            yield from _output_leaves(v, out[k], f"{where}[{k!r}]", label)
     else:
         if not isinstance(out, (tuple, list)) or _is_array(out):
             raise CallableError(f"returned {type(out).__name__}{' at output' + where if where else ''}, but "
@@ -393,7 +393,7 @@ def _walk(spec, out, where: str, label: str):
             raise CallableError(f"returned {len(out)} outputs{' at output' + where if where else ''}, but "
                                 f"{len(spec)} are described", file=label)
         for k, (v, o) in enumerate(zip(spec, out)):
-            yield from _walk(v, o, f"{where}[{k}]", label)
+            yield from _output_leaves(v, o, f"{where}[{k}]", label)
 
 
 def _is_array(x) -> bool:

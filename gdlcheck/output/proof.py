@@ -8,7 +8,7 @@ each condition asks and, where one fails, the first entry that breaks it.
 from __future__ import annotations
 
 from gdlcheck.layers import Condition
-from gdlcheck.layers.rules import ConstantCheck, Reason
+from gdlcheck.layers.proofs import ConstantCheck, Reason
 from gdlcheck.text import short_cycles
 from gdlcheck.verification.result import Proof, Step, Stop
 

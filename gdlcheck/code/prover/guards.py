@@ -18,7 +18,7 @@ from gdlcheck.code.prover import effects, held, unwritten
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.table import Halt, bind, lookup, writes
 from gdlcheck.code.prover.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
-from gdlcheck.layers.rules import Role
+from gdlcheck.layers.proofs import Role
 
 
 class OverBudget(BaseException):

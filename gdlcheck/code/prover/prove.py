@@ -31,7 +31,7 @@ from gdlcheck.code.prover.table import Halt
 from gdlcheck.code.prover.unwritten import touches
 from gdlcheck.code.prover.walk import Abstract, Walk
 from gdlcheck.groups import act
-from gdlcheck.layers.rules import (
+from gdlcheck.layers.proofs import (
     Condition,
     ConstantCheck,
     Disagreement,
@@ -132,7 +132,7 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
     generator), also under a dispatch mode: the operations dispatched must be the same (else its
     path depends on the values or on state kept elsewhere).  Returns, where its output is not
     the first output moved by ``g`` past the tolerance rule and rounding, the fields of a
-    :class:`~gdlcheck.layers.rules.Disagreement` after its element and draw (a proof that holds
+    :class:`~gdlcheck.layers.proofs.Disagreement` after its element and draw (a proof that holds
     is then wrong about this module, whatever the reason: a rule, a thread, a dispatch the walk
     did not see); else None.  Where the outputs cannot be compared the proof stops: it never
     holds without this cross-check."""
@@ -236,7 +236,7 @@ def _stop(halt: Halt, depth: int) -> Stop:
 
 
 def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
-    from gdlcheck.code.signature import _walk
+    from gdlcheck.code.signature import _output_leaves
 
     if walk.everywhere is not None:
         return _everywhere(top, names, walk.everywhere)
@@ -247,7 +247,7 @@ def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
         proven[names[k]] = False
         stops[names[k]] = _stop(halt, 1)
     try:
-        leaves = list(_walk(signature.outputs, out, "", "callable"))
+        leaves = list(_output_leaves(signature.outputs, out, "", "callable"))
     except Exception as err:  # the output does not match its description: the trials report it
         return _everywhere(top, names, Halt("output", f"the output is not as described ({type(err).__name__})",
                                             "output_moves_otherwise"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gdlcheck.layers.rules import Reason
+from gdlcheck.layers.proofs import Reason
 
 RULES: dict = {}
 TURNED: dict = {}  # operation object -> its rule for moves that swap axes (a grid's rotation)
@@ -277,7 +277,7 @@ def unit_moves(found, module, m, inner, blind, where: str):
 
 class Halt:
     """Where and why a generator's proof stopped (the first cause, carried with the value);
-    ``reason`` is a :class:`~gdlcheck.layers.rules.Reason` or its word."""
+    ``reason`` is a :class:`~gdlcheck.layers.proofs.Reason` or its word."""
 
     __slots__ = ("where", "what", "reason", "condition")
 

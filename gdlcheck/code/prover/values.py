@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from gdlcheck.layers.rules import Role
+from gdlcheck.layers.proofs import Role
 
 # gdlcheck's own folder: gdlcheck.code.prover.values is three folders below it
 _HERE = os.path.abspath(__file__)

@@ -55,7 +55,7 @@ from gdlcheck.code.prover.values import (
     path_key,
     user_line,
 )
-from gdlcheck.layers.rules import Role
+from gdlcheck.layers.proofs import Role
 
 BEFORE = tuple(g for g in GUARDS if not g.after)
 AFTER = tuple(g for g in GUARDS if g.after)
@@ -359,7 +359,7 @@ class Walk:
 
     def _check(self, c, k: int, func):
         """A condition of a rule on a constant, checked bit for bit; the halt when it fails."""
-        from gdlcheck.layers.rules import Condition
+        from gdlcheck.layers.proofs import Condition
 
         where = self.place() or _op_text(func)
         if isinstance(c, Broken):

@@ -2,8 +2,8 @@
 conditions, and a proof of a layer tree step by step (typed steps: a layer, a traced operation, a
 constant checked, where a traced proof stopped).
 
-Layer kinds state their rules with these (``Layer.rule``); the prover
-(:mod:`gdlcheck.verification.prove`) and the tracer of torch modules build :class:`Proof` s
+Layer kinds state their rules with these (``Layer.rule``); the deduction
+(:mod:`gdlcheck.verification.deduce`) and the tracer of torch modules build :class:`Proof` s
 from them; :mod:`gdlcheck.output.proof` words them.
 """
 
