@@ -75,7 +75,7 @@ class Walk:
         self.module_names = module_names
         self.stack: list[str] = []
         self.constant_names: dict = {}             # id(tensor) -> parameter / buffer name
-        self.roles: dict = {}                      # that name -> Role.PARAMETER or Role.BUFFER
+        self.kinds: dict = {}                      # that name -> Role.PARAMETER or Role.BUFFER
         self.signature: list = []                  # (op, output shapes): the path, for the second call
         self.busy = False                          # inside the walk's own bookkeeping
         self.foreign_hooks = False                 # global module hooks besides the walk's: no units
@@ -127,7 +127,7 @@ class Walk:
                                               "torch's operations", "no_op_rule")] * len(self.gens))
             else:
                 name = self.constant_names.get(id(tensor), "")
-                found = Abstract(True, origin=name, role=self.roles.get(name, Role.CONSTANT) if name else Role.CONSTANT,
+                found = Abstract(True, origin=name, role=self.kinds.get(name, Role.CONSTANT) if name else Role.CONSTANT,
                                  foreign=True)
                 if not name and id(tensor) not in self.given_ids and not self._made(tensor):   # compared
                     self.foreign.append(content_digest(tensor))   # in full with the moved call's
