@@ -6,10 +6,17 @@ import datetime
 import os
 import platform
 import statistics
+import sys
 import time
 import tracemalloc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The checkout this script sits in, first on sys.path: a script run as `python benchmarks/x.py` has
+# only its own folder first, so `import gdlcheck` would find an installed copy (another worktree's
+# editable install, or a release) and time that instead of the code beside it.
+CHECKOUT = os.path.dirname(HERE)
+if sys.path[:1] != [CHECKOUT]:
+    sys.path.insert(0, CHECKOUT)
 # The tables the README quotes are tracked in benchmarks/results/; a run writes to benchmarks/out/
 # (ignored by git) unless it is asked to refresh them with --update-results.
 RESULTS = os.path.join(HERE, "results")

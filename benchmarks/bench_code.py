@@ -1,6 +1,6 @@
 """Checking PyTorch and PyG code against a hand-written loop of the same forward passes.
 
-    python benchmarks/bench_code.py [--repeat 5] [--threads N] [--update-results]
+    python benchmarks/bench_code.py [--repeat 3] [--threads N] [--update-results]
 
 What a user would write by hand to check ``f(P X, P A P^T) = P f(X, A)``: the module copied
 to float64 in eval mode, under ``torch.no_grad()``, ``trials`` seeded inputs, for each the
@@ -184,7 +184,7 @@ def _times(fn, repeat):
 
 
 def main() -> None:
-    args = torch_arguments(__doc__.splitlines()[0], repeat=5)
+    args = torch_arguments(__doc__.splitlines()[0], repeat=3)   # 5 took 6 minutes on the shared machine
     import torch
     import torch_geometric
 

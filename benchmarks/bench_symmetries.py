@@ -25,7 +25,6 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from _common import emit, fmt_bytes, fmt_seconds, peak_memory, table  # noqa: E402
 
 

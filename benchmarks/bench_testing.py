@@ -22,7 +22,6 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # this checkout's gdlcheck
 from _common import emit, fmt_seconds, paired, table, torch_arguments  # noqa: E402
 from bench_code import TRIALS, hand_loop, one_pass  # noqa: E402
 

@@ -275,32 +275,12 @@ def run_graph_api(path: str) -> dict:
     return {"exit": 0, "problem": None}
 
 
-def _watch_the_hang_guard() -> list:
-    """A list that gets an entry whenever gdlcheck's guard against a sympy hang stops sympy: a
-    verdict or a report must not depend on how fast the machine is, so that is a finding."""
-    from gdlcheck.verification import symbolic
-    from gdlcheck.verification.measure import symbolic_pass
-
-    fired: list = []
-    real = symbolic.run_with_time_limit
-
-    def watched(fn, seconds):
-        done, value = real(fn, seconds)
-        if not done:
-            fired.append(seconds)
-        return done, value
-
-    symbolic.run_with_time_limit = symbolic_pass.run_with_time_limit = watched
-    return fired
-
-
 def finding_class(problem: str) -> str:
     """The class of a finding, as the issues name them."""
     for prefix, name in (("exit 70", "exit 70 (internal error)"), ("exit ", "other exit code"),
                          ("traceback", "traceback"), ("exit 2 without", "exit 2 without one error line"),
                          ("a multi-line", "exit 2 without one error line"), ("JUnit", "JUnit XML not well-formed"),
-                         ("ran past", "time limit"), ("out of memory", "memory"), ("raised", "API exception"),
-                         ("hang guard", "the clock decided")):
+                         ("ran past", "time limit"), ("out of memory", "memory"), ("raised", "API exception")):
         if problem.startswith(prefix) or (prefix == "raised" and " raised " in problem):
             return name
     return "harness"
@@ -385,7 +365,6 @@ def main(argv=None) -> int:
         from checkpoints import checkpoint_case
 
         surface_case = checkpoint_case  # noqa: F811
-    guard_fired = _watch_the_hang_guard()
     resource.setrlimit(resource.RLIMIT_AS, (options.memory, options.memory))
 
     def expired(signum, frame):
@@ -430,9 +409,6 @@ def main(argv=None) -> int:
                 outcome = {"exit": "harness", "problem": traceback.format_exception_only(err)[-1].strip()}
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
-            if guard_fired and not outcome["problem"]:
-                outcome["problem"] = "hang guard: sympy ran until the guard stopped it, so the clock decided the output"
-            guard_fired.clear()
             key = str(outcome["exit"])
             exits[key] = exits.get(key, 0) + 1
             drawn[surface] = drawn.get(surface, 0) + 1

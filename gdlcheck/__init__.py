@@ -37,6 +37,8 @@ __all__ = ["__version__",
            "find_symmetries", "measure",
            # how the inputs of code move (verify_callable's inputs=)
            "points", "graph", "fixed", "edges", "unchanged",
+           # a result's verdict and a check's method (string enums: Verdict.HOLDS == "holds")
+           "Verdict", "Method",
            # in tests
            "assert_equivariant", "testing",
            # what the calls raise
@@ -47,6 +49,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gdlcheck import errors, testing
     from gdlcheck.api import (
+        Method,
+        Verdict,
         derive,
         edges,
         find_symmetries,

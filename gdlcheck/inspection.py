@@ -168,7 +168,7 @@ def _same(G: np.ndarray, H: np.ndarray) -> bool:
 
 
 # What the Transformers-vs-GCN text says about the two matrices (None: the text is silent).
-TEXT_TABLE = {
+TEXT_TABLE: dict[str, dict[str, bool | None]] = {
     "adjacency": {"static": True, "square": True, "sparse": True, "approximately_sparse": True, "symmetric": True,
                   "row_stochastic": None, "nonnegative": True},
     "attention": {"static": False, "square": True, "sparse": False, "approximately_sparse": True,

@@ -15,8 +15,11 @@ SYMBOLIC_NODES = 2_000_000       # expression nodes the symbolic forward pass ma
 SYMBOLIC_EXPAND_OPS = 5_000      # operations of an expression difference expanded to show it is zero
 SOLVE_OPS = 2_000                # operations of the equations sympy.solve may be given
 SOLVE_DEGREE = 2                 # total degree of the polynomial equations sympy.solve may be given
-SYMBOLIC_GUARD_SECONDS = 60.0    # last guard against a hang in sympy: never a budget, reported as such
+SOLVE_QUADRATIC_SYMBOLS = 3      # symbols of a system of degree 2 sympy.solve may be given (linear: any)
+SOLVE_NUMBER_BITS = 128          # bits of a number (numerator or denominator) in the equations sympy.solve is given
 MAX_SIMPLIFY_OPS = 4000          # operations of the differences one check hands to sympy's simplify
+SIMPLIFY_OPS_EACH = 200          # operations of one difference handed to trigsimp and simplify
+SIMPLIFY_FUNCTIONS_EACH = 4      # function applications (sin, exp, sqrt, ...) of one difference handed to them
 MAX_EXP_DEGREE = 256             # degree exp(k*t) = exp(t)**k gives the polynomials sympy's cancel builds
 MAX_EXPANSION_TERMS = 20_000     # terms one polynomial expansion of a difference may build (estimated first)
 MAX_ORDER_DIGITS = 100_000       # digits of a group order written out exactly (n! up to n of about 25,000)

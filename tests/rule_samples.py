@@ -94,6 +94,7 @@ SAMPLES = {
     aten._transformer_encoder_layer_fwd.default: eq(_encoder),
     aten._unsafe_view.default: eq(lambda x: aten._unsafe_view(x * 2, (N, 2, 2))),
     aten.addmm.default: eq(lambda x: aten.addmm(c(D), x, c(D, D))),
+    aten.addmv.default: eq(lambda x: aten.addmv(c(1) + x.sum(), x, c(D))),
     aten.alias.default: eq(lambda x: aten.alias(x)),
     aten.rot90.default: eq(lambda x: torch.rot90(torch.rot90(x, 1, (0, 1)), -1, (0, 1))),
     aten.all.default: inv(lambda x: (x > -100).all()),

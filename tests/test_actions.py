@@ -17,7 +17,7 @@ from gdlcheck.code.relation import relation
 from gdlcheck.errors import CallableError, GdlcheckError
 from gdlcheck.groups import act, conjugate, fixes, perm_matrix, then
 from gdlcheck.groups.catalogue import automorphism_group
-from gdlcheck.output.words import witness_text
+from gdlcheck.output.witnesses import witness_text
 
 perms = st.integers(2, 7).flatmap(lambda n: st.tuples(st.permutations(range(n)), st.permutations(range(n))))
 

@@ -46,7 +46,7 @@ MUTANTS = [
     ("a rule imports the process-wide patches", "gdlcheck/code/prover/rules/_mutant.py",
      "import gdlcheck.code.prover.patches\n", "code.prover.rules: below the walker"),
     ("the group record imports the registry under TYPE_CHECKING (the old cycle)", "gdlcheck/groups/family.py",
-     "\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from gdlcheck.groups.catalogue import FAMILIES\n",
+     "\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from gdlcheck.groups.names import FAMILIES\n",
      "No import cycles"),
 ]
 

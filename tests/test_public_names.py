@@ -111,3 +111,12 @@ def test_type_checkers_see_the_same_names():
     (block,) = [node for node in tree.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"]
     seen = [alias.asname or alias.name for node in block.body for alias in node.names]
     assert sorted(seen) == sorted(set(gdlcheck.__all__) - {"__version__"})
+
+
+def test_a_results_verdict_and_method_are_the_public_enums():
+    """``gdlcheck.Verdict`` is the type of a result's verdict, and its members are the JSON words."""
+    result = gdlcheck.verify(str(ROOT / "samples" / "conv.yaml"))
+    assert isinstance(result.verdict, gdlcheck.Verdict)
+    assert result.verdict == gdlcheck.Verdict.HOLDS == "holds"
+    assert all(isinstance(check.method, gdlcheck.Method) for check in result.checks)
+    assert gdlcheck.Method.EXACT == "exact"

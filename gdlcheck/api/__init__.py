@@ -22,7 +22,8 @@ One module per job, each name re-exported here:
 * :mod:`~gdlcheck.api.groups`: ``group`` and a group given by name and options;
 * :mod:`~gdlcheck.api.forms`: ``derive`` and ``project``;
 * :mod:`~gdlcheck.api.specs`: ``verify`` of a spec or matrix, ``verify_weights`` of a weights file;
-* :mod:`~gdlcheck.api.callables`: ``verify_callable`` of code (and the command line's ``--callable``);
+* :mod:`~gdlcheck.api.callables`: ``verify_callable`` of code;
+* :mod:`~gdlcheck.api.targets`: ``verify_target``, the command line's ``--callable module:attr``;
 * :mod:`~gdlcheck.api.measuring`: ``measure``, a model's equivariance layer by layer on data;
 * :mod:`~gdlcheck.api.examine`: ``inspect``, ``find_symmetries``, the matrix ``--plot`` draws;
 * :mod:`~gdlcheck.api.reference`: the catalogues' names, the layer kinds, the spec schema;
@@ -33,13 +34,14 @@ The results are the library's own records (:class:`~gdlcheck.verification.Verifi
 themselves (:mod:`gdlcheck.shown`).
 """
 
-from gdlcheck.api.callables import verify_callable, verify_target
+from gdlcheck.api.callables import verify_callable
 from gdlcheck.api.examine import find_symmetries, input_matrix, inspect
 from gdlcheck.api.forms import derive, project
 from gdlcheck.api.groups import group
 from gdlcheck.api.measuring import measure, measure_target
 from gdlcheck.api.reference import group_names, kind, kinds, spec_schema
 from gdlcheck.api.specs import verify, verify_input, verify_weights
+from gdlcheck.api.targets import verify_target
 from gdlcheck.code.actions import edges, fixed, graph, points, unchanged
 from gdlcheck.code.layerwise import Measured
 from gdlcheck.derivation import Derived, Projected
@@ -50,6 +52,7 @@ from gdlcheck.inspection import Inspected
 from gdlcheck.output import present as _present
 from gdlcheck.sources import GroupOptions
 from gdlcheck.symmetries import Found
+from gdlcheck.verdicts import Method, Verdict
 from gdlcheck.verification import Verified
 from gdlcheck.verification.result import TensorChecked
 
@@ -68,6 +71,8 @@ __all__ = [
     # what the calls return and raise
     "PermGroup", "Verified", "TensorChecked", "Derived", "Projected", "Inspected", "Found", "Measured",
     "GdlcheckError", "CallableError",
+    # the words of a result's verdict and of a method (each member is its JSON string)
+    "Verdict", "Method",
     # what the command line calls besides: the calls as its options give them, and the catalogues
     "verify_input", "verify_target", "measure_target", "input_matrix", "is_weights_file", "GroupOptions",
     "FAMILIES", "group_names", "kind", "kinds", "spec_schema",

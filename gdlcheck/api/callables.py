@@ -1,5 +1,5 @@
-"""Verify code: a Python callable or ``torch.nn.Module`` (``verify_callable``) and the command
-line's ``--callable module:attr`` (``verify_target``).
+"""Verify code: a Python callable or ``torch.nn.Module`` (``verify_callable``; the command
+line's ``--callable module:attr`` reads its options into it in :mod:`gdlcheck.api.targets`).
 
 The glue between the call and the code-checking machinery of :mod:`gdlcheck.code`: the group
 and the input's points axes from each other, the signature of how each input and output moves,
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -23,15 +22,13 @@ from gdlcheck.code.actions import as_axes
 from gdlcheck.code.boundary import running_code
 from gdlcheck.code.culprit import find_culprit
 from gdlcheck.code.describe import build_signature
-from gdlcheck.code.graphs import load_graph_file
 from gdlcheck.code.input_shape import DTYPES, EXPECT, parse_input_shape, points_axes
-from gdlcheck.code.running import callable_name, load_callable, ready, to_run
+from gdlcheck.code.running import callable_name, ready, to_run
 from gdlcheck.code.trained import describe_example
 from gdlcheck.code.user_code import CallableLayer
 from gdlcheck.errors import CallableError, GroupError, param
 from gdlcheck.groups import PermGroup, find_family
 from gdlcheck.layers import Fact
-from gdlcheck.sources import GroupOptions
 from gdlcheck.tolerances import DEFAULT_TOL, FLOAT32_LEVEL, ROUNDING
 from gdlcheck.verification import FAILS, Options, Verified, random_code, verify_layer
 
@@ -265,66 +262,3 @@ def _float32_level(result, dtype: str, tol: float):
     if max(tol, FLOAT32_LEVEL[0]) < worst <= FLOAT32_LEVEL[1]:
         return Fact("float32_level", {"error": worst})
     return None
-
-
-def verify_target(target: str, group_options: GroupOptions, input_shape, *, expect: str | None = None,
-                  dtype: str | None = None, method: str = "auto", tol: float | None = None, trials: int = 8,
-                  seed: int | None = None, folder: str | None = None, points_axis=None, batch_axes=None,
-                  inputs=None, outputs=None, weights=None) -> Verified:
-    """``gdlcheck verify --callable module:attr --input-shape NxD``: import, build and verify
-    (``weights``: ``--weights FILE``, a state_dict loaded into the module first).
-
-    ``module`` is imported from ``folder`` (default: the current folder) or the installed
-    packages; ``n`` of the group defaults to the input's points.  ``--graph FILE`` (in
-    ``group_options``) is both the graph the callable is given and, for ``--group
-    automorphisms``, the graph whose automorphisms are the group.  ``inputs`` and ``outputs``
-    are lists of ``--input`` and ``--output`` texts (``KIND`` or ``NAME=KIND``).
-    """
-    if input_shape is None:
-        raise CallableError(f"{param('callable')} needs {param('input_shape', 'NxD', python='shape')} (N points by "
-                            "D channels, e.g. 6x2)", file=target)
-    dims = parse_input_shape(input_shape)
-    if not group_options.given:
-        raise GroupError(f"{param('callable')} needs a group: give {param('group', 'NAME')} (e.g. "
-                         f"{param('group', value='symmetric')})", file=target)
-    axes = points_axes(dims, points_axis, batch_axes)
-    n = group_options.n or int(np.prod([dims[a] for a in axes]))
-    A = load_graph_file(group_options.graph, n=n) if group_options.graph else None
-    name = group_options.name or ("automorphisms" if A is not None and not group_options.generators else None)
-    if A is not None and name is not None and find_family(name).of_a_graph:
-        g = group(name, graph=A, n=n)
-    else:
-        g = replace(group_options, graph=None).build(n_default=n)
-    with running_code(target):
-        f = load_callable(target, folder)
-    if inputs and not any(_kind_of(item) in ("graph", "fixed") for item in inputs) and g.family is not None \
-            and g.family.of_a_graph:
-        A = None  # the graph names the group only: the callable holds it (--input points alone)
-    return verify_callable(f, g, shape=dims, expect=expect or "equivariant", trials=trials, tol=tol,
-                           seed=seed or 0, dtype=dtype or "float64", method=method, name=target, graph=A,
-                           points_axis=points_axis, batch_axes=batch_axes, inputs=_named(inputs, "input"),
-                           outputs=_named(outputs, "output"), weights=weights)
-
-
-def _kind_of(item: str) -> str:
-    """``"edge_index=fixed"`` -> ``"fixed"``; ``"points:6x3"`` -> ``"points"``."""
-    return item.partition("=")[2 if "=" in item else 0].partition(":")[0].strip()
-
-
-def _named(items, what: str):
-    """``["points", "graph"]`` as a list; ``["x=points", "edge_index=graph"]`` as a dict (keywords)."""
-    if not items:
-        return None
-    named = ["=" in item for item in items]
-    if any(named) and not all(named):
-        raise CallableError(f"give every {param(what + 's')} as KIND (positional) or every one as NAME=KIND "
-                            "(keywords), not a mix")
-    if not any(named):
-        return list(items)
-    out = {}
-    for item in items:
-        key, _, kind = item.partition("=")
-        if not key.isidentifier():
-            raise CallableError(f"{param(what + 's')} {item!r}: {key!r} is not a keyword name")
-        out[key] = kind
-    return out

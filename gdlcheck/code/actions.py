@@ -139,6 +139,8 @@ class Motion(Enum):
             return Y if edge_order is None else Y[edge_order]
         if not self.takes_axes:
             return Y
+        if axes is None:
+            raise RuntimeError(f"{self} is moved along axes not resolved yet")
         if self.moves_each_axis:
             for a in axes:
                 Y = act_along(p, Y, (a,))
@@ -181,6 +183,13 @@ class Action:
     def resolved_axes(self, points_axes: tuple[int, ...]) -> tuple[int, ...]:
         """The axes written, or the kind's default (:meth:`Motion.default_axes`)."""
         return self.axes if self.axes is not None else self.kind.default_axes(points_axes)
+
+    @property
+    def known_axes(self) -> tuple[int, ...]:
+        """The axes, once resolved (an input's are, against its tensor, when the call is read)."""
+        if self.axes is None:
+            raise RuntimeError(f"the axes of {self} are used before they are resolved")
+        return self.axes
 
     def move(self, p, Y: np.ndarray, edge_order=None) -> np.ndarray:
         """``Y`` as this action moves it under ``p`` (axes already resolved)."""

@@ -24,6 +24,9 @@ import signal
 import sys
 import sysconfig
 import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Any, TextIO
 
 from gdlcheck.errors import CallableError
 
@@ -161,7 +164,7 @@ class _Stream:
                 self._target.flush()
 
     def close(self) -> None:
-        frame = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1)
         frames = []
         while frame is not None:
             frames.append((frame, frame.f_lineno))
@@ -184,7 +187,19 @@ class _Stream:
 
 
 _lock = threading.Lock()
-_open = {"depth": 0, "saved": None, "streams": None, "sigint": None}
+
+
+class _Open:
+    """The boundaries open now (nested calls share one): how deep, the streams put aside and the
+    boundary's own, and the SIGINT handler to put back."""
+
+    depth = 0
+    saved: tuple[TextIO, TextIO] = (sys.stdout, sys.stderr)
+    streams: tuple[_Stream, _Stream] | None = None
+    sigint: signal.Handlers | Callable[[int, FrameType | None], Any] | int | None = None
+
+
+_open = _Open()
 
 
 def _interrupt(signum, frame):
@@ -194,38 +209,40 @@ def _interrupt(signum, frame):
 
 def _enter() -> None:
     with _lock:
-        _open["depth"] += 1
-        if _open["depth"] > 1:
+        _open.depth += 1
+        if _open.depth > 1:
             return
         target = sys.stderr
-        _open["saved"] = (sys.stdout, sys.stderr)
-        _open["streams"] = (_Stream("stdout", target), _Stream("stderr", target))
-        sys.stdout, sys.stderr = _open["streams"]
-        _open["sigint"] = None
+        _open.saved = (sys.stdout, sys.stderr)
+        _open.streams = (_Stream("stdout", target), _Stream("stderr", target))
+        sys.stdout, sys.stderr = _open.streams
+        _open.sigint = None
         if threading.current_thread() is threading.main_thread() and \
                 signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            _open["sigint"] = signal.signal(signal.SIGINT, _interrupt)
+            _open.sigint = signal.signal(signal.SIGINT, _interrupt)
 
 
 def _leave() -> list[str]:
     """Close the boundary (the last one out puts the streams back); the problems with them."""
     with _lock:
-        _open["depth"] -= 1
-        if _open["depth"] > 0:
+        _open.depth -= 1
+        if _open.depth > 0:
             return []
         problems = []
-        for name, mine, current in zip(_STREAMS, _open["streams"], (sys.stdout, sys.stderr)):
+        streams = _open.streams
+        assert streams is not None, "a boundary is left that was not entered"
+        for name, mine, current in zip(_STREAMS, streams, (sys.stdout, sys.stderr)):
             if current is not mine:
                 problems.append(f"replaced sys.{name} (gdlcheck put it back); code under check must leave the "
                                 "standard streams alone")
             elif mine.closed_at is not None:
                 problems.append(f"closed sys.{name} at {mine.closed_at} (gdlcheck put it back); code under check "
                                 "must leave the standard streams open")
-        sys.stdout, sys.stderr = _open["saved"]
-        for mine in _open["streams"]:
+        sys.stdout, sys.stderr = _open.saved
+        for mine in streams:
             mine.dropped_note()
-        if _open["sigint"] is not None:
-            signal.signal(signal.SIGINT, _open["sigint"])
+        if _open.sigint is not None:
+            signal.signal(signal.SIGINT, _open.sigint)
         return problems
 
 

@@ -196,7 +196,8 @@ def _between(call, calls, start, related, per_point) -> dict:
         if made_by is None and _constant(child, other, per_point):
             made_by = child["path"]
         previous = child
-    return {"after": previous["path"]} | ({"made_by": made_by} if made_by else {})
+    # every child's inputs are related: the culprit's own code after its last child breaks it
+    return {"after": children[-1]["path"]} | ({"made_by": made_by} if made_by else {})
 
 
 def _constant(call, other, per_point) -> bool:

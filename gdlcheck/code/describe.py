@@ -10,7 +10,8 @@ import numpy as np
 
 from gdlcheck.code import graphs, torch_bridge
 from gdlcheck.code.actions import _MISSING, Action, Arg, Motion, normal_axes, parse_action, parse_input
-from gdlcheck.code.signature import Input, Signature, _key_text, _shape_text
+from gdlcheck.code.outputs import shape_text
+from gdlcheck.code.signature import Input, Signature, _key_text
 from gdlcheck.code.torch_bridge import Layout
 from gdlcheck.errors import CallableError, param
 from gdlcheck.layers.proofs import INVARIANT
@@ -147,7 +148,7 @@ def _given(key, kind: Motion, item: Arg, sig: Signature, where: str) -> Input:
                                 "(an edge_index) before it")
         if array.ndim == 0 or array.shape[0] != E:
             raise CallableError(f"{where}: edge attributes have one row per edge ({E}), got shape "
-                                f"{_shape_text(array.shape)}")
+                                f"{shape_text(array.shape)}")
         return Input(key, Action(kind), array, torch=came)
     if came is Layout.DENSE:  # a tensor passed as it is: in numpy here, back as a tensor in the run's dtype
         value = torch_bridge.as_numpy(value)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+import itertools
 import os
 import re
 import sys
@@ -135,9 +136,8 @@ def _is_factory(obj) -> bool:
         params = inspect.signature(obj).parameters.values()
     except (TypeError, ValueError):
         return False
-    takes_input = [p for p in params if p.kind == p.VAR_POSITIONAL
-                   or (p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)]
-    return not takes_input
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return not any(p.kind == p.VAR_POSITIONAL or (p.kind in positional and p.default is p.empty) for p in params)
 
 
 def callable_name(f, label: str | None = None) -> str:
@@ -349,8 +349,5 @@ def device_of(module):
     """The device of a module's first parameter or buffer (the CPU for one that has none)."""
     import torch
 
-    for p in module.parameters():
-        return p.device
-    for b in module.buffers():
-        return b.device
-    return torch.device("cpu")
+    first = next(itertools.chain(module.parameters(), module.buffers()), None)
+    return first.device if first is not None else torch.device("cpu")

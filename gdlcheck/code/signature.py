@@ -13,9 +13,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from gdlcheck.code import graphs, torch_bridge
+from gdlcheck.code import graphs
 from gdlcheck.code.actions import THE_OUTPUT, Action, Motion, move_array, normal_axes, output_array, pairs_of
 from gdlcheck.code.graphs import Form, GraphLaw
+from gdlcheck.code.outputs import axes_text, leaves, matched, shape_text
 from gdlcheck.errors import CallableError, param
 
 
@@ -189,6 +190,7 @@ class Signature:
         args: dict[int, object] = {}
         kwargs: dict[str, object] = {}
         for inp in self.inputs:
+            value: object
             if not inp.given:
                 value = self.unblock(inp, X)
                 value = random(value) if random is not None else value
@@ -209,18 +211,18 @@ class Signature:
             Y = pairs_of(X[:, inp.offset:inp.offset + inp.width])
             return np.moveaxis(Y.reshape((self.n, self.n) + tuple(d for a, d in enumerate(shape) if a not in axes)),
                                (0, 1), axes)
-        k = len(inp.action.axes)
-        point_dims = tuple(inp.shape[a] for a in inp.action.axes)
-        rest = tuple(d for a, d in enumerate(inp.shape) if a not in inp.action.axes)
+        axes, k, shape = inp.action.known_axes, len(inp.action.known_axes), inp.shape or ()
+        point_dims = tuple(shape[a] for a in axes)
+        rest = tuple(d for a, d in enumerate(shape) if a not in axes)
         block = X[:, inp.offset:inp.offset + inp.width].reshape(point_dims + rest)
-        if inp.action.axes == tuple(range(k)):   # the points lead already (moveaxis would return the same)
+        if axes == tuple(range(k)):   # the points lead already (moveaxis would return the same)
             return block
-        return np.moveaxis(block, tuple(range(k)), inp.action.axes)
+        return np.moveaxis(block, tuple(range(k)), axes)
 
     def flatten(self, out, label: str = "callable") -> np.ndarray:
         """The compared outputs, each as a float64 vector, concatenated; the first call fixes their
         shapes and every later call must return the same structure and shapes."""
-        leaves = list(_output_leaves(self.outputs, out, "", label))
+        leaves = list(matched(self.outputs, out, "", label))
         segments, parts, offset = [], [], 0
         for where, action, value in leaves:
             if not action.kind.is_compared:
@@ -237,8 +239,8 @@ class Signature:
         if self.segments is None:
             self.segments = segments
         elif shapes != [(s.label, s.shape) for s in self.segments]:
-            then = ", ".join(f"{s.label or 'output'} {_shape_text(s.shape)}" for s in self.segments)
-            now = ", ".join(f"{lab or 'output'} {_shape_text(sh)}" for lab, sh in shapes)
+            then = ", ".join(f"{s.label or 'output'} {shape_text(s.shape)}" for s in self.segments)
+            now = ", ".join(f"{lab or 'output'} {shape_text(sh)}" for lab, sh in shapes)
             raise CallableError(f"returned {now} on one input and {then} on another of the same shape", file=label)
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
@@ -248,12 +250,12 @@ class Signature:
         if kind.moves_each_axis:   # pairs: each axis is the n points
             axes = action.resolved_axes(self.points_axes)
             if Y.ndim < 2:
-                raise CallableError(f"{name} is {_shape_text(Y.shape)}: {kind} needs two axes of n = {self.n}",
+                raise CallableError(f"{name} is {shape_text(Y.shape)}: {kind} needs two axes of n = {self.n}",
                                     file=label)
             axes = normal_axes(axes, Y.ndim, name)
             for a in axes:
                 if Y.shape[a] != self.n:
-                    raise CallableError(f"returned shape {_shape_text(Y.shape)} for {name}: axis {a} has "
+                    raise CallableError(f"returned shape {shape_text(Y.shape)} for {name}: axis {a} has "
                                         f"{Y.shape[a]} entries, but {kind} moves two axes of the n = {self.n} "
                                         "points", file=label)
             return Action(kind, axes)
@@ -263,8 +265,8 @@ class Signature:
                 raise CallableError(f"returned shape (), but an equivariant output's points axis is the {self.n} "
                                     f"points; for a pooled output use {param('expect', value='invariant')}", file=label)
             if max(axes) >= Y.ndim and action.axes is None:
-                raise CallableError(f"returned shape {_shape_text(Y.shape)} for {name}, which has no points axis "
-                                    f"{_axes_text(axes)}; for a pooled output use "
+                raise CallableError(f"returned shape {shape_text(Y.shape)} for {name}, which has no points axis "
+                                    f"{axes_text(axes)}; for a pooled output use "
                                     f"{param('expect', value='invariant')}, or say where its points are "
                                     f"({param('outputs', value='points:AXIS')})", file=label)
             axes = normal_axes(axes, Y.ndim, name)
@@ -275,7 +277,7 @@ class Signature:
             if E is None:
                 raise CallableError(f"{name} is described as {kind}, but no input is an edge_index", file=label)
             if Y.ndim == 0 or Y.shape[0] != E:
-                raise CallableError(f"returned shape {_shape_text(Y.shape)} for {name}, but edge outputs have one "
+                raise CallableError(f"returned shape {shape_text(Y.shape)} for {name}, but edge outputs have one "
                                     f"row per edge ({E})", file=label)
         return action
 
@@ -283,7 +285,7 @@ class Signature:
         dims = tuple(shape[a] for a in axes)
         if pairs:   # each axis holds the points
             if len(axes) != 2 or any(d != self.n for d in dims):
-                raise CallableError(f"has shape {_shape_text(shape)} for {name}: its pairs {_axes_text(axes)} hold "
+                raise CallableError(f"has shape {shape_text(shape)} for {name}: its pairs {axes_text(axes)} hold "
                                     f"{'x'.join(map(str, dims))}, not {self.n}x{self.n}", file=label)
             return
         if self.grid is not None and len(axes) > 1:
@@ -293,20 +295,20 @@ class Signature:
             ok = math.prod(dims) == self.n
             want = f"the n = {self.n} points"
         if not ok and output and tuple(axes) == (0,) and name == THE_OUTPUT:
-            raise CallableError(f"returned shape {_shape_text(shape)}, but an equivariant output's first axis is the "
+            raise CallableError(f"returned shape {shape_text(shape)}, but an equivariant output's first axis is the "
                                 f"{self.n} points; for a pooled output use {param('expect', value='invariant')}",
                                 file=label)
         if not ok:
             how = "returned" if output else "has"
-            raise CallableError(f"{how} shape {_shape_text(shape)} for {name}: its points "
-                                f"{_axes_text(axes)} hold {'x'.join(map(str, dims))}, not {want}"
+            raise CallableError(f"{how} shape {shape_text(shape)} for {name}: its points "
+                                f"{axes_text(axes)} hold {'x'.join(map(str, dims))}, not {want}"
                                 + ("; for a pooled output use " + param("expect", value="invariant")
                                    if output and len(axes) == 1 else ""), file=label)
 
     def edge_count(self) -> int | None:
         for inp in self.inputs:
             if inp.given and inp.action.kind.is_graph and graphs.form(inp.value) is Form.EDGE_INDEX:
-                return int(inp.value.shape[1])
+                return int(np.asarray(inp.value).shape[1])
         return None
 
     def describe(self) -> str:
@@ -334,67 +336,3 @@ def _input_text(inp: Input) -> str:
 
 def _key_text(key) -> str:
     return f"argument {key}" if isinstance(key, int) else f"argument {key!r}"
-
-
-def _axes_text(axes) -> str:
-    return f"on axis {axes[0]}" if len(axes) == 1 else f"on axes {tuple(axes)}"
-
-
-def _shape_text(shape) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
-def leaves(spec):
-    """Every Action in a description of outputs (an Action, or dicts and sequences of them)."""
-    if isinstance(spec, Action):
-        yield spec
-    elif isinstance(spec, dict):
-        for v in spec.values():
-            yield from leaves(v)
-    else:
-        for v in spec:
-            yield from leaves(v)
-
-
-def _output_leaves(spec, out, where: str, label: str):
-    """``(label, action, value)`` for each leaf of the output, matched against the description."""
-    if isinstance(spec, Action):
-        if spec.kind.is_compared and isinstance(out, dict) and len(out) == 1:   # a ModelOutput of one key
-            key = next(iter(out))
-            yield from _output_leaves(spec, out[key], f"{where}[{key!r}]", label)
-            return
-        if spec.kind.is_compared and isinstance(out, (tuple, list)) and out \
-                and any(x is None or _is_array(x) or isinstance(x, (tuple, list, dict)) for x in out):
-            at = f" at output{where}" if where else ""
-            raise CallableError(f"returned a {type(out).__name__} of {len(out)} items{at}; say how each moves with "
-                                f"{param('outputs')}, one per item (points, pairs, edges, invariant or ignored)",
-                                file=label)
-        if spec.kind.is_compared and isinstance(out, dict):
-            raise CallableError(f"returned a dict with keys {sorted(map(str, out))}; say how each moves with "
-                                f"{param('outputs')}, one per key (e.g. out=points, weights=pairs)", file=label)
-        yield where, spec, out
-    elif isinstance(spec, dict):
-        if not isinstance(out, dict):
-            raise CallableError(f"returned {type(out).__name__}{' at output' + where if where else ''}, but the "
-                                "outputs are described as a dict", file=label)
-        missing = [k for k in spec if k not in out]
-        extra = [k for k in out if k not in spec]
-        if missing or extra:
-            raise CallableError(f"returned a dict with keys {sorted(map(str, out))}, described as "
-                                f"{sorted(map(str, spec))}: describe every key (ignored for the ones not to "
-                                "compare)", file=label)
-        for k, v in spec.items():
-            yield from _output_leaves(v, out[k], f"{where}[{k!r}]", label)
-    else:
-        if not isinstance(out, (tuple, list)) or _is_array(out):
-            raise CallableError(f"returned {type(out).__name__}{' at output' + where if where else ''}, but "
-                                f"{len(spec)} outputs are described", file=label)
-        if len(out) != len(spec):
-            raise CallableError(f"returned {len(out)} outputs{' at output' + where if where else ''}, but "
-                                f"{len(spec)} are described", file=label)
-        for k, (v, o) in enumerate(zip(spec, out)):
-            yield from _output_leaves(v, o, f"{where}[{k}]", label)
-
-
-def _is_array(x) -> bool:
-    return isinstance(x, np.ndarray) or torch_bridge.is_tensor(x)

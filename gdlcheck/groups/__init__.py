@@ -5,8 +5,8 @@
 * :mod:`~gdlcheck.groups.family`: ``Family``, the record of a catalogue family, and
   ``Role``, what a generator is;
 * :mod:`~gdlcheck.groups.group`: ``PermGroup``, which points to its family's record;
-* :mod:`~gdlcheck.groups.catalogue`: the records, one per catalogue group, and
-  ``build_group``;
+* :mod:`~gdlcheck.groups.names`: the records, one per catalogue group, by name and alias;
+* :mod:`~gdlcheck.groups.catalogue`: the groups built from them, and ``build_group``;
 * :mod:`~gdlcheck.groups.named`: the generators of each named family, with their roles;
 * :mod:`~gdlcheck.groups.recognise`: S_n and A_n told from any generators;
 * :mod:`~gdlcheck.groups.automorphisms`: the automorphisms of a weighted, directed graph,
@@ -17,13 +17,11 @@
 """
 
 from gdlcheck.groups.catalogue import (
-                                       FAMILIES,
                                        alternating,
                                        automorphism_group,
                                        build_group,
                                        cyclic,
                                        dihedral,
-                                       find_family,
                                        from_generators,
                                        grid_shape,
                                        p4,
@@ -34,6 +32,7 @@ from gdlcheck.groups.catalogue import (
 )
 from gdlcheck.groups.family import Family, Role
 from gdlcheck.groups.group import PermGroup
+from gdlcheck.groups.names import FAMILIES, find_family
 from gdlcheck.groups.perm import (
                                        Perm,
                                        act,

@@ -1,4 +1,5 @@
-"""The catalogue of groups (docs/design.md section 2): one ``Family`` record per group family.
+"""The catalogue of groups (docs/design.md section 2): one ``Family`` record per group family
+(the records, by name, are in :mod:`gdlcheck.groups.names`), and the groups built from them.
 
 A record (:class:`~gdlcheck.groups.family.Family`) says everything gdlcheck knows about a
 family: its name and aliases, how it is sized, how to build its generators (each with its
@@ -6,7 +7,7 @@ family: its name and aliases, how it is sized, how to build its generators (each
 sentences ``derive --explain`` writes for its generators and its form.  This module also
 builds a group from what the user gives (``build_group``), checking that every option given
 sizes the family named.
-Adding a group is adding a record to ``FAMILIES``; derive may give it a closed form
+Adding a group is adding a record to ``FAMILIES`` (:mod:`~gdlcheck.groups.names`); derive may give it a closed form
 (:mod:`gdlcheck.derivation.closed_forms`), keyed by the family, or use the general method.
 
 Nothing in gdlcheck compares ``group.name``: code asks ``group.family`` and ``group.role(k)``,
@@ -16,7 +17,6 @@ which only this module's constructors set.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
@@ -24,70 +24,16 @@ from gdlcheck.errors import GroupError, param
 from gdlcheck.groups.automorphisms import coloured_automorphisms, sparse_automorphisms
 from gdlcheck.groups.colours import colour_classes
 from gdlcheck.groups.components import point_orbit_labels
-from gdlcheck.groups.family import Family, Role, Sizing
+from gdlcheck.groups.family import Family, Role
 from gdlcheck.groups.group import NOT_COMPUTED, PermGroup
 from gdlcheck.groups.named import (
-    alternating_element,
-    alternating_gens,
-    cyclic_element,
-    cyclic_gens,
-    dihedral_element,
-    dihedral_gens,
     distinct,
-    lazy_factorial,
-    p4_element,
-    p4_gens,
-    p4m_element,
-    p4m_gens,
-    symmetric_element,
-    symmetric_gens,
-    translation_element,
-    translation_gens,
-    trivial_element,
-    trivial_gens,
 )
+from gdlcheck.groups.names import FAMILIES, find_family
 from gdlcheck.groups.perm import Perm, check_perm, is_sparse, parse_perm
 from gdlcheck.groups.recognise import recognise
 from gdlcheck.limits import MAX_POINTS, MAX_SCHREIER_SIMS_POINTS
-from gdlcheck.text import parse_shape, suggest
-
-# --------------------------------------------------------------------------- the records
-
-TRANSLATIONS_CONCLUSION = ("Together: W[i, j] depends only on the offset between the points i and j along every axis "
-                           "(mod the shape): a multilevel block-circulant matrix -- a circular convolution on the "
-                           "grid.")
-GRID_CONCLUSION = ("Together: W[i, j] depends only on the offset between the points, and offsets related by the "
-                   "rotations (and reflections) that fix the origin share a parameter -- a group convolution.")
-
-FAMILIES: dict[str, Family] = {f.name: f for f in [
-    Family("trivial", (), Sizing.POINTS, "n", "no generators", "1", trivial_gens, lambda n: 1, sample=trivial_element),
-    Family("cyclic", ("shift",), Sizing.POINTS, "n", "the unit shift j -> j+1 mod n", "n", cyclic_gens, lambda n: n,
-           sample=cyclic_element,
-           conclusion="Together: W[i, j] = theta_((i - j) mod n), a circulant matrix -- a circular convolution."),
-    Family("dihedral", (), Sizing.POINTS, "n", "the shift and the reflection j -> -j mod n", "2n for n >= 3",
-           dihedral_gens, lambda n: 2 * n if n >= 3 else None, sample=dihedral_element,
-           conclusion="Together: W is circulant and W[i, j] = W[j, i]: a symmetric circulant, theta_k = theta_(n-k)."),
-    Family("symmetric", ("permutation",), Sizing.POINTS, "n", "the n-cycle (0 1 .. n-1) and the transposition (0 1)",
-           "n!", symmetric_gens, lambda n: lazy_factorial(n, 1), factorial_over=1,
-           sample=symmetric_element),
-    Family("alternating", (), Sizing.POINTS, "n", "(0 1 2) and (0 1 .. n-1), or (1 2 .. n-1) for even n", "n!/2",
-           alternating_gens, lambda n: lazy_factorial(n, 2) if n >= 2 else 1, factorial_over=2,
-           sample=alternating_element),
-    Family("translations", ("torus",), Sizing.SHAPE, "shape", "the unit shift along each axis", "product of the shape",
-           translation_gens, math.prod, conclusion=TRANSLATIONS_CONCLUSION,
-           sample=translation_element),
-    Family("p4", (), Sizing.SQUARE, "shape NxN", "translations and the rotation (a, b) -> (b, -a mod N)", "4N^2",
-           p4_gens, lambda shape: 4 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION,
-           sample=p4_element),
-    Family("p4m", (), Sizing.SQUARE, "shape NxN", "p4 and the reflection (a, b) -> (a, -b mod N)", "8N^2", p4m_gens,
-           lambda shape: 8 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION,
-           sample=p4m_element),
-    Family("automorphisms", (), Sizing.GRAPH, "graph", "generators of the graph's automorphism group", "computed"),
-    Family("generators", (), Sizing.GENERATORS, "n and permutations", "as given",
-           "recognised S_n or A_n: n! or n!/2; else computed (Schreier-Sims, up to 64 points)"),
-]}
-
-ALIASES = {alias: f.name for f in FAMILIES.values() for alias in (f.name,) + f.aliases}
+from gdlcheck.text import parse_shape
 
 
 def _refuse_unused(family: Family, shape, graph) -> None:
@@ -98,59 +44,6 @@ def _refuse_unused(family: Family, shape, graph) -> None:
     if graph is not None and not family.of_a_graph:
         raise GroupError(f"{param('graph', 'FILE')} goes with {param('group', value='automorphisms')}, not "
                          f"{family.name!r}")
-
-
-# Words people use for a group, by meaning rather than spelling: the suggestion of an unknown name.
-MEANINGS = {
-    **dict.fromkeys(("rotation", "rotations", "rot90", "rotate", "c4", "quarter_turns"), "p4"),
-    **dict.fromkeys(("square", "d4", "rotations_and_reflections", "roto_reflections"), "p4m"),
-    **dict.fromkeys(("reflection", "reflections", "mirror", "flip", "flips", "dn"), "dihedral"),
-    **dict.fromkeys(("shifts", "circular", "roll", "periodic", "cn", "zn", "c_n", "z_n", "sequence"), "cyclic"),
-    **dict.fromkeys(("grid", "image", "conv2d", "2d", "lattice"), "translations"),
-    **dict.fromkeys(("permutations", "perm", "perms", "set", "sets", "all", "sn", "s_n", "deepsets"), "symmetric"),
-    **dict.fromkeys(("even", "even_permutations", "an", "a_n"), "alternating"),
-    **dict.fromkeys(("graph", "automorphism", "aut", "graph_automorphisms"), "automorphisms"),
-    **dict.fromkeys(("none", "identity", "id", "nothing"), "trivial"),
-    **dict.fromkeys(("custom", "permutation_group", "generated"), "generators"),
-}
-
-
-def find_family(name) -> Family:
-    """The family named ``name`` or one of its aliases (any case); a near miss gets a suggestion."""
-    key = str(name).strip().lower()
-    if key not in ALIASES:
-        if _CONTINUOUS.fullmatch(key):
-            raise GroupError(f"{name!r} is a continuous group, and continuous groups are out of scope: gdlcheck checks "
-                             f"finite permutation groups (known: {', '.join(FAMILIES)}; the rotations of a square grid "
-                             "by 90 degrees are p4)")
-        raise GroupError(f"unknown group {name!r}{_sized_name(key) or suggest(key, ALIASES, meanings=MEANINGS)}; "
-                         f"known: {', '.join(FAMILIES)}")
-    return FAMILIES[ALIASES[key]]
-
-
-# The Lie groups people ask for (SO3, SO(3), O(n), E(3), SE3, U(1), SU2, GL(n), lie):
-# continuous, which a permutation group cannot be
-_CONTINUOUS = re.compile(r"(?:s?o|se|e|s?u|[gs]l|sp)[ _]?\(?(?:\d+|n|d)?\)?|lie|continuous|lorentz")
-
-
-# A textbook name with its size, 'C16', 'Z_16', 'D8', 'S5', 'A5': the family of its letter
-_SIZED = {"c": "cyclic", "z": "cyclic", "d": "dihedral", "s": "symmetric", "a": "alternating"}
-
-
-def _sized_name(key: str) -> str:
-    """The hint for a group written as a letter and a size, which the catalogue spells as a name
-    and -n: ``C16`` is ``cyclic`` with ``n = 16``."""
-    import re
-
-    match = re.fullmatch(r"([czdsa])_?(\d{1,7})", key)
-    if match is None or key in MEANINGS:   # 'c4' and 'd4' name the grid groups p4 and p4m
-        return ""
-    family, k = _SIZED[match.group(1)], int(match.group(2))
-    text = f" ({param('group', value=family)} with {param('n', literal=k)}"
-    if family == "dihedral" and k % 2 == 0:
-        text += f": the symmetries of a regular {k}-gon, order {2 * k}; for the dihedral group of order {k}, " \
-                f"{param('n', literal=k // 2)}"
-    return text + ")"
 
 
 def make(family: Family, size) -> PermGroup:

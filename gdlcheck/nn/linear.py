@@ -53,6 +53,13 @@ class EquivariantLinear(torch.nn.Module):
     output's variance is ``fan_in Var(theta)``: the dense layer's, though parameters are shared.
     """
 
+    # registered with register_buffer / register_parameter, which give no type of their own
+    bias: torch.nn.Parameter | None
+    bias_pattern: torch.Tensor | None
+    kernel: torch.Tensor
+    diagrams: torch.Tensor
+    pattern: torch.Tensor
+
     def __init__(self, group: PermGroup, in_channels: int, out_channels: int, in_order: int = 1,
                  out_order: int = 1, bias: bool = True, *, device=None, dtype=None):
         super().__init__()
@@ -88,10 +95,11 @@ class EquivariantLinear(torch.nn.Module):
         kernel = d.convolution_kernel() if (self.in_order, self.out_order) == (1, 1) else None
         if kernel is not None and kernel.ndim <= 3:
             self.path = "convolution"
-            self.grid = d.grid
+            self.grid = tuple(kernel.shape)  # the convolution's grid (the kernel has its shape)
             self.register_buffer("kernel", torch.tensor(taps(kernel), dtype=torch.long), persistent=False)
         elif d.blocks is not None and (self.in_order, self.out_order) == (1, 1) and d.dimension == 2:
             self.path = "deepsets"  # alpha*I + beta*11^T: weight[0] on the diagonal, weight[1] off it
+            self._deepsets_shape = (self.n, self.in_channels)
         elif d.blocks is not None and self.in_order <= 2 and self.out_order <= 2:
             self.path = "set-partition"
             self.plan = SetPartitionPlan(d.blocks, self.in_order, self.out_order)
@@ -126,11 +134,12 @@ class EquivariantLinear(torch.nn.Module):
         return x, tuple(x.shape[:x.dim() - 1 - k]), False
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.path == "deepsets" and x.shape[-2:] == self._deepsets_shape:  # the common case, checked first
+            return self._deepsets(x)
         x, batch, on_grid = self._points_of(x)
         n, l, k = self.n, self.out_order, self.in_order
         if self.path == "convolution":
-            grid = tuple(self.grid)
-            y = convolve(x.reshape(batch + grid + (self.in_channels,)), self.weight[self.kernel], grid)
+            y = convolve(x.reshape(batch + self.grid + (self.in_channels,)), self.weight[self.kernel], self.grid)
             y = y.reshape(batch + (n, self.out_channels))
         elif self.path == "deepsets":
             return self._deepsets(x)
@@ -148,22 +157,37 @@ class EquivariantLinear(torch.nn.Module):
                 y = y + self.bias[0]
             else:
                 y = y + self.bias[self.bias_pattern].reshape((n,) * l + (self.out_channels,))
-        if on_grid and l == 1:
-            y = y.reshape(batch + tuple(self.group.shape) + (self.out_channels,))
+        grid = self.group.shape
+        if on_grid and l == 1 and grid is not None:   # on_grid: the group has a grid
+            y = y.reshape(batch + tuple(grid) + (self.out_channels,))
         return y
 
     def _deepsets(self, x: torch.Tensor) -> torch.Tensor:
-        """``y = x (w0 - w1)^T + (sum_j x_j) w1^T + b``: two passes over ``x``, ``O(n c c')``."""
+        """``y = x A^T + s`` with ``A = w0 - w1`` and the shift ``s = (sum_j x_j) w1^T + b``, one row per set.
+
+        One pass over ``x`` for the sum, then one product that reads ``x`` again and writes ``y``
+        with the shift added inside it (``addmv``, ``addmm``; ``baddbmm`` with a batch): no other
+        array of ``n`` rows is made.  With a batch and one input channel a product of inner size 1
+        is slower than a broadcast product and an add in place, which run instead.  ``O(n c c')``
+        time.
+        """
         w0, w1 = self.weight.unbind(0)
-        pooled = x.sum(dim=-2, keepdim=True)
-        # with one input channel the products are broadcasts (a matmul of inner size 1 is slow)
+        bias = self.bias
+        a = w0 - w1  # (c', c): the diagonal's coefficient less the off-diagonal's
+        if x.dim() == 2:
+            pooled = x.sum(0)  # (c,)
+            shift = torch.mv(w1, pooled) if bias is None else torch.addmv(bias[0], w1, pooled)
+            if self.out_channels == 1:  # a matrix-vector product: a matmul of one column is slow
+                return torch.addmv(shift, x, a[0]).unsqueeze(-1)
+            return torch.addmm(shift, x, a.T)
+        pooled = x.sum(-2, keepdim=True)  # (*batch, 1, c)
         if self.in_channels == 1:
-            pooled, mixed = pooled * w1.T, x * (w0 - w1).T
-        else:
-            pooled, mixed = pooled @ w1.T, x @ (w0 - w1).T
-        if self.bias is not None:
-            pooled = pooled + self.bias  # (1, c'): the one orbit of the points
-        return mixed + pooled
+            shift = pooled * w1.T if bias is None else torch.addcmul(bias, pooled, w1.T)
+            return (x * a.T).add_(shift)
+        shift = pooled @ w1.T if bias is None else pooled @ w1.T + bias
+        flat = x.reshape((-1,) + x.shape[-2:])  # (B, n, c): a view when the batch axes merge
+        y = torch.baddbmm(shift.reshape(len(flat), 1, self.out_channels), flat, a.T.expand(len(flat), -1, -1))
+        return y.reshape(x.shape[:-1] + (self.out_channels,))
 
     # ------------------------------------------------------------------------------ dense forms
 
@@ -205,7 +229,7 @@ class EquivariantLinear(torch.nn.Module):
         cells = cells.reshape((n,) * (out_order + in_order) + (out_channels, in_channels))
         with torch.no_grad():
             layer.weight.copy_(torch.as_tensor(layer.derived.orbit_means(cells)))
-            if bias is not None:
+            if bias is not None and layer.bias is not None:   # the layer has a bias when one is given
                 b = _as_numpy(bias)
                 if b.shape != (rows * out_channels,):
                     raise LayerError(f"bias has shape {b.shape}, expected ({rows * out_channels},)")

@@ -11,7 +11,8 @@ path               computes                                          memory beyo
                    a convolution (cyclic, dihedral,                 (``2^d n c`` on ``d`` axes); no
                    translations, p4, p4m at order 1 -> 1)           ``n x n`` array
 ``deepsets``       ``alpha*x + beta*sum(x)``: the symmetric group    ``c c'``: no ``n x n`` array
-                   at 1 -> 1, two passes over ``x``
+                   at 1 -> 1; the sum, then one product that        and no other array of ``n``
+                   adds the shift row as it writes ``y``            rows
 ``set-partition``  the symmetric group's basis for orders up to 2   ``n^max(k, l) c'`` for the
                    as sums, diagonals, transposes and broadcasts    sums and the output's
                                                                     diagonal
@@ -127,6 +128,8 @@ class SetPartitionPlan:
             term = _place(z, place, len(batch))
             out = term if out is None else out + term
         shape = batch + (n,) * self.out_order + (phi.shape[1],)
+        if out is None:   # no diagram: the empty sum
+            return x.new_zeros(shape)
         return out.expand(shape) if out.shape != shape else out
 
 
@@ -160,13 +163,16 @@ def _diagonal(through: torch.Tensor | None, constant: torch.Tensor | None, n: in
     it, so that both axes move with the points, then 0 off the diagonal.  The identity is fixed
     when both of its axes move alike, which is all the proof needs (no rule for a diagonal).
     """
-    if through is None and constant is None:
-        return None
     like = through if through is not None else constant
+    if like is None:
+        return None
     mask = torch.eye(n, dtype=torch.bool, device=like.device)[:, :, None]
-    d = torch.where(mask, through.unsqueeze(-2), through.unsqueeze(-3)) if through is not None else None
-    if constant is not None:
-        d = constant[..., None, None, :] if d is None else d + constant[..., None, None, :]
+    if through is None:
+        d = like[..., None, None, :]   # the constant alone
+    else:
+        d = torch.where(mask, through.unsqueeze(-2), through.unsqueeze(-3))
+        if constant is not None:
+            d = d + constant[..., None, None, :]
     return torch.where(mask, d, like.new_zeros(()))
 
 

@@ -44,8 +44,11 @@ def latex_matrix(matrix: list[list[str]]) -> str:
 def latex_form(d: Derived, limit: int = 32) -> str:
     """A ``bmatrix`` of the 1 -> 1 form; past ``limit`` rows the middle is elided with dots."""
     n = d.n
-    if n <= limit:
-        return latex_matrix(d.matrix_strings())
+    if (d.in_order, d.out_order) != (1, 1):   # the command line offers latex for order 1 -> 1 only
+        raise ValueError(f"a LaTeX matrix shows an order 1 -> 1 form, not {d.in_order} -> {d.out_order}")
+    matrix = d.matrix_strings() if n <= limit else None
+    if matrix is not None:
+        return latex_matrix(matrix)
     half = limit // 4
     idx = list(range(half)) + list(range(n - half, n))
     block = d.pattern_block(idx, idx)
@@ -140,7 +143,7 @@ def _conclusion(d: Derived) -> list[str]:
 
 
 def _orbit_lines(d: Derived, shown: int = 6, per_orbit: int = 6) -> list[str]:
-    if d.partitions is not None and d.order > 2:
+    if d.partitions is not None and d.blocks is not None and d.order > 2:
         lines = ["The orbits (basis elements):"]
         rgs_all = d.blocks
         for k, r in enumerate(rgs_all[:16]):

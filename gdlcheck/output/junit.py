@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from gdlcheck.output.words import constraint_lines, fact_text, undecided_lines, witness_text
+from gdlcheck.output.witnesses import witness_text
+from gdlcheck.output.words import constraint_lines, fact_text, undecided_lines
 from gdlcheck.verdicts import Verdict
 
 SUITE = "gdlcheck verify"

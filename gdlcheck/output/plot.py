@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import math
 import os
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,13 +24,17 @@ from gdlcheck.errors import GdlcheckError, param
 from gdlcheck.output.plot_colours import MARK_COLOURS, colours
 from gdlcheck.output.plot_pictures import Curves, Panel, Picture
 
+if TYPE_CHECKING:   # matplotlib is an extra, imported when a picture is drawn
+    from matplotlib.typing import RcKeyType
+
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
 # Fixed settings, so that the same input gives the same file whatever the user's matplotlibrc:
 # fonts (DejaVu Sans ships with matplotlib; SVG text is drawn as paths, never a web font), and
 # the salt of SVG ids.
-_RC = {"font.family": "DejaVu Sans", "font.size": 10, "svg.fonttype": "path", "svg.hashsalt": "gdlcheck",
-       "image.interpolation": "nearest", "figure.dpi": 100, "savefig.dpi": 100, "text.usetex": False}
+_RC: dict[RcKeyType, Any] = {
+    "font.family": "DejaVu Sans", "font.size": 10, "svg.fonttype": "path", "svg.hashsalt": "gdlcheck",
+    "image.interpolation": "nearest", "figure.dpi": 100, "savefig.dpi": 100, "text.usetex": False}
 # Metadata that would make two runs differ (dates, version strings), left out.
 _METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
              "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
@@ -74,7 +79,7 @@ def render(picture: Picture, path: str) -> bytes:
     return buf.getvalue()
 
 
-def figure(picture: Picture):
+def figure(picture: Picture | Curves):
     """``picture`` as a matplotlib ``Figure`` (for Python and notebooks: ``result.plot()``), drawn
     with the same fixed style as :func:`render`; not attached to pyplot, so nothing pops up."""
     require()

@@ -227,7 +227,8 @@ def counterexample_cells(result) -> tuple[tuple[int, int], ...]:
         witness = check.witness
         entry, image = getattr(witness, "entry", None), getattr(witness, "image_entry", None)
         if check.passed is False and entry is not None and image is not None and len(entry) == len(image) == 2:
-            return (tuple(map(int, entry)), tuple(map(int, image)))
+            (i, j), (gi, gj) = entry, image
+            return ((int(i), int(j)), (int(gi), int(gj)))
     return ()
 
 
@@ -256,7 +257,7 @@ def difference_panel(W: np.ndarray, P: np.ndarray, step: int, tol: float | None 
         pooled[start // step:start // step + padded.shape[0] // step] = \
             padded.reshape(padded.shape[0] // step, step, side, step).max(axis=(1, 3))
         flat = D.ravel()
-        best = np.argpartition(flat, -min(MARKED, flat.size))[-MARKED:] if flat.size else []
+        best = np.argpartition(flat, -min(MARKED, flat.size))[-MARKED:] if flat.size else np.zeros(0, dtype=np.intp)
         top += [(float(flat[k]), start + int(k) // n, int(k) % n) for k in best if flat[k] > 0]
     top = sorted(top, key=lambda x: (-x[0], x[1], x[2]))[:MARKED]
     largest = top[0][0] if top else 0.0

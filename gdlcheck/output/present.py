@@ -13,6 +13,7 @@ import io
 
 from gdlcheck.code.layerwise import Measured
 from gdlcheck.derivation import Derived, Projected
+from gdlcheck.errors import GdlcheckError
 from gdlcheck.inspection import Inspected
 from gdlcheck.output import report
 from gdlcheck.shown import REPORT_WIDTH, Presenter, register
@@ -52,6 +53,8 @@ def _verify_figure(result: Verified):
     from gdlcheck.output import plot, plot_pictures
 
     W = result._matrix
+    if W is None:   # Verified.plot refuses a result that is not of one matrix before it comes here
+        raise GdlcheckError(f"plot() draws a matrix; this result is of a {result.kind}")
     P, distance = project(W, result.group)
     return plot.figure(plot_pictures.matrix_picture(result.input, W, P, result.group, distance,
                                                     Verdict(result.verdict).word,
@@ -80,6 +83,8 @@ def _project_figure(projected: Projected):
     """The input, its projection and ``|W - P|`` (``project --plot``)."""
     from gdlcheck.output import plot, plot_pictures
 
+    if projected._input is None:
+        raise GdlcheckError("plot() draws the input beside its projection; this result was made without it")
     return plot.figure(plot_pictures.matrix_picture(projected._label, projected._input, projected.matrix,
                                                     projected.group, projected.distance))
 

@@ -158,7 +158,8 @@ def proof_json(proof: Proof) -> list[dict]:
             if not c.holds:
                 entry["text"] = broken_text(c)
             conditions.append(entry)
-        out.append({"path": step.path, "kind": step.label, "rule": RULES.get(step.rule, step.rule),
+        rule = None if step.rule is None else RULES.get(step.rule, step.rule)
+        out.append({"path": step.path, "kind": step.label, "rule": rule,
                     "theorem": step.theorem, "conditions": conditions})
     return out
 
@@ -168,7 +169,7 @@ def culprit_json(culprit: dict, proof: Proof) -> dict:
     stop = proof.stops[culprit["generator"]]
     return {"path": culprit["path"], "generator": culprit["generator"], "layer": culprit["layer"],
             "kind": culprit["kind"], "condition": CONDITIONS[culprit["condition"]], "entry": culprit["entry"],
-            "text": broken_text(stop.condition)}
+            "text": None if stop.condition is None else broken_text(stop.condition)}
 
 
 def condition_summary(conditions: list[Condition]) -> str:

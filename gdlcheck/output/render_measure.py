@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Group as RGroup
+from rich.console import RenderableType
 from rich.table import Table
 
 from gdlcheck.output.render_matrices import number_text
@@ -41,7 +42,7 @@ def render_measure(measured) -> RGroup:
         name = "  " * max(0, m.depth - 1) + (m.path or "(model)")
         style = "bold red" if largest is not None and m is largest else None
         table.add_row(Text(name, style=style), Text(m.kind), m.moves, _value(m.error), _value(m.own_contribution))
-    lines = [title, table]
+    lines: list[RenderableType] = [title, table]
     lines.append(Text("error: |m(gx) - g m(x)| / |g m(x)| for each layer m in the model's run; own contribution: "
                       "the same with the layer's input made exact, m(g u) against g m(u); worst over the elements",
                       style="dim"))

@@ -26,6 +26,7 @@ from gdlcheck.output.render_parts import (
     short_generator,
 )
 from gdlcheck.output.tensor_words import tensor_note
+from gdlcheck.output.witnesses import witness_text
 from gdlcheck.output.words import (
     RELATIVE_LEGEND,
     constraint_lines,
@@ -33,7 +34,6 @@ from gdlcheck.output.words import (
     culprit_text,
     fact_text,
     undecided_lines,
-    witness_text,
 )
 from gdlcheck.text import short_cycles
 from gdlcheck.verdicts import Method, Verdict
@@ -149,7 +149,7 @@ def generator_name(group: PermGroup | None, generator: str, long: bool = False) 
     strings = group.generator_strings if group is not None else []
     if generator not in strings and group is not None and not long and len(generator) > GENERATOR_WIDTH:
         return "random element"   # the trials' uniformly random element: its cycles are in the counterexample
-    if generator not in strings:
+    if generator not in strings or group is None:
         return generator if long or len(generator) <= GENERATOR_WIDTH else short_generator(generator)
     k = strings.index(generator)
     role = group.role(k)

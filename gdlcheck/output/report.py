@@ -16,14 +16,13 @@ from gdlcheck.groups import PermGroup
 from gdlcheck.limits import MAX_CELLS, MAX_CSV_CELLS, MAX_JSON_CELLS
 from gdlcheck.output.proof import culprit_json, proof_json
 from gdlcheck.output.tensor_words import tensor_note
+from gdlcheck.output.witnesses import counterexample, json_float
 from gdlcheck.output.words import (
     DETAILS,
     RELATIVE_TO,
     code_culprit_json,
     constraint_lines,
-    counterexample,
     fact_text,
-    json_float,
     undecided_lines,
 )
 from gdlcheck.verdicts import Method, Verdict
@@ -103,7 +102,8 @@ def verify_json(result: Verified, hints=()) -> dict:
     if result.proof is not None:
         out["proof"] = proof_json(result.proof)
     if result.culprit is not None:
-        out["culprit"] = culprit_json(result.culprit, result.proof) if "condition" in result.culprit \
+        out["culprit"] = culprit_json(result.culprit, result.proof) \
+            if "condition" in result.culprit and result.proof is not None \
             else code_culprit_json(result.culprit)
     return out
 

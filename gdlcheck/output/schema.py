@@ -78,7 +78,7 @@ def _definitions() -> dict:
 
 def _value(key: Key) -> dict:
     out = {"enum": list(key.value)} if isinstance(key.value, tuple) else _ref(key.value)
-    described = {"description": f"{key.meaning} ({key.type})"}
+    described: dict[str, object] = {"description": f"{key.meaning} ({key.type})"}
     if key.default is not None:
         described["default"] = key.default
     return {**out, **described}

@@ -1,4 +1,5 @@
-"""Every sentence verification and inspection say: witnesses, notes, diagnoses, a layer's facts.
+"""Every sentence verification and inspection say: notes, diagnoses, a layer's facts, culprits,
+a result's lines and hints (a witness and a law are worded by :mod:`gdlcheck.output.witnesses`).
 
 The library hands over typed records (witnesses from :mod:`gdlcheck.verification.result`,
 :class:`gdlcheck.layers.Fact`); this module words them, the same way for JSON, for the text
@@ -12,33 +13,28 @@ from gdlcheck.limits import (
     MAX_EXP_DEGREE,
     MAX_EXPANSION_TERMS,
     MAX_SIMPLIFY_OPS,
+    SIMPLIFY_FUNCTIONS_EACH,
+    SIMPLIFY_OPS_EACH,
     SYMBOLIC_EXPAND_OPS,
-    SYMBOLIC_GUARD_SECONDS,
 )
 from gdlcheck.output.proof import stop_text
-from gdlcheck.text import safe_str, short_cycles, shorten
+from gdlcheck.output.witnesses import json_float, law_text, witness_text
+from gdlcheck.text import short_cycles, shorten
 from gdlcheck.verdicts import Verdict
-from gdlcheck.verification.result import (
-    Law,
-    MovedCallWitness,
-    OutputWitness,
-    ShapeWitness,
-    TrialWitness,
-    Verified,
-    WeightWitness,
-)
+from gdlcheck.verification.result import Law, MovedCallWitness, TrialWitness, Verified
 
 # How an exact comparison was decided (Residual.detail); JSON "note" of a check.
 DETAILS = {
     "proved": "proved by the rules of the layer tree (see proof)",
     "not_proven": "not proven: the proof stops (the notes say where)",
-    "time_guard": f"stopped by the {SYMBOLIC_GUARD_SECONDS:g} s guard against a hang in sympy (not a budget)",
     "sympy_undecided": "sympy could not decide",
     "symbolic_budget": f"undecided: the whole check's symbolic budget ({MAX_SIMPLIFY_OPS} operations for sympy's "
                        "simplify) ran out",
     "symbolic_size": f"undecided by size: expanding f(PX) - P f(X) is past the budget ({SYMBOLIC_EXPAND_OPS} "
                      f"operations, {MAX_EXPANSION_TERMS} terms, degree {MAX_EXP_DEGREE} in exp(t) for exp(k*t)), "
                      "so sympy was not given it",
+    "simplify_size": f"undecided by size: a difference of over {SIMPLIFY_OPS_EACH} operations or "
+                     f"{SIMPLIFY_FUNCTIONS_EACH} function applications is not handed to sympy's simplify",
     "symbolic_identical": "symbolic: f(PX) and P f(X) are the same expressions",
     "symbolic_simplified": "symbolic: f(PX) and P f(X) simplify to the same expressions",
     "within_tolerance_only": "holds only within tolerance; --method exact demands exactness",
@@ -52,103 +48,6 @@ RELATIVE_LEGEND = ("relative: an exact row's deviation of the weights over the l
                    "deviation of f(gx) from g f(x) over the largest output")
 # a failing matrix closer than this (relative Frobenius distance) to the nearest equivariant one is a near miss
 NEAR_DISTANCE = 0.01
-
-
-# --------------------------------------------------------------------------- laws and witnesses
-
-
-def law_text(law: Law) -> str:
-    """``Y(PX, P A P^T) = P Y(X, A)`` and its neighbours."""
-    if law.graph is None:
-        left = "Y(PX)"
-        right = {"P": "P Y(X)", "PT": "P^T Y(X)", "none": "Y(X)"}[law.output]
-    else:
-        left = "Y(PX, " + {"both": "P A P^T", "rows": "P A", "fixed": "A"}[law.graph] + ")"
-        right = {"P": "P Y(X, A)", "PT": "P^T Y(X, A)", "none": "Y(X, A)"}[law.output]
-    return f"{left} = {right}"
-
-
-def _value(x) -> str:
-    """A weight as the witness shows it: a float with full precision, an expression as written."""
-    return repr(x) if isinstance(x, float) else safe_str(x)
-
-
-def _at(entry: tuple[int, ...], shape: tuple[int, ...] | None = None) -> str:
-    """``W[2, 1]``; on a grid (``shape`` of 2 or more axes) each point as its coordinates,
-    ``W[(0, 2), (1, 0)]`` (row-major, as the grid groups number the points)."""
-    def point(k: int) -> str:
-        if shape is None or len(shape) < 2:
-            return str(k)
-        coords = []
-        for size in reversed(shape):
-            k, c = divmod(k, size)
-            coords.append(str(c))
-        return "(" + ", ".join(reversed(coords)) + ")"
-
-    return f"W[{point(entry[0])}, {point(entry[1])}]" if len(entry) == 2 else f"b[{point(entry[0])}]"
-
-
-def counterexample(witness) -> dict | None:
-    """A witness as the JSON ``counterexample`` object (key order is part of the format)."""
-    if witness is None:
-        return None
-    if isinstance(witness, WeightWitness):
-        out = {"entry": list(witness.entry), "image_entry": list(witness.image_entry),
-               "value": _json_value(witness.value), "image_value": _json_value(witness.image_value),
-               "text": witness_text(witness)}
-        if witness.largest is not None:
-            out["largest"] = counterexample(witness.largest)
-        return out
-    if isinstance(witness, TrialWitness):
-        out = {"trial": witness.trial, "seed": witness.seed, "input_seed": [witness.seed, witness.trial],
-               "entry": list(witness.entry), "expected": json_float(witness.expected), "got": json_float(witness.got)}
-        if witness.output is not None:
-            out["output"] = witness.output
-        if isinstance(witness, MovedCallWitness):
-            out.update({"moved_call": True, "element": witness.element})
-        return out
-    if isinstance(witness, OutputWitness):
-        return {"entry": list(witness.entry), "expected": shorten(witness.expected, 160),
-                "got": shorten(witness.got, 160), "text": witness_text(witness)}
-    return {"text": witness_text(witness)}
-
-
-def witness_text(witness, shape: tuple[int, ...] | None = None) -> str:
-    """One line that shows the witness (weights on a grid of ``shape`` by their coordinates)."""
-    if isinstance(witness, WeightWitness):
-        text = (f"{_at(witness.image_entry, shape)} = {_value(witness.image_value)} but {_at(witness.entry, shape)} = "
-                f"{_value(witness.value)}")
-        if witness.largest is not None:
-            text += f" (differing most: {witness_text(witness.largest, shape)})"
-        return text
-    if isinstance(witness, MovedCallWitness):
-        return (f"the proof's moved call f(g X), X from default_rng([{witness.seed}, {witness.trial}]): first "
-                f"differing entry {list(witness.entry)}{' of output' + witness.output if witness.output else ''} is "
-                f"{json_float(witness.got)!r}, in g f(X) {json_float(witness.expected)!r}")
-    if isinstance(witness, TrialWitness):
-        return (f"trial {witness.trial} (input from default_rng([{witness.seed}, {witness.trial}])): "
-                f"output{witness.output or ''} entry {list(witness.entry)} is {json_float(witness.got)!r}, expected "
-                f"{json_float(witness.expected)!r}")
-    if isinstance(witness, OutputWitness):
-        return (f"output entry {list(witness.entry)}: f(PX) gives {shorten(witness.got, 80)} but the law wants "
-                f"{shorten(witness.expected, 80)}")
-    if isinstance(witness, ShapeWitness):
-        return f"output shape {list(witness.got)} vs {list(witness.expected)}"
-    return str(witness)
-
-
-def json_float(x):
-    """A float for JSON: None for inf and NaN (JSON has neither)."""
-    import math
-
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
-def _json_value(x):
-    return x if isinstance(x, float) else safe_str(x)
 
 
 # --------------------------------------------------------------------------- facts
@@ -371,8 +270,8 @@ def near_miss_hint(result: Verified, tol_given: bool, project_command: str | Non
     failing = result.failing
     if result.verdict != Verdict.FAILS or tol_given or not failing:
         return None
-    errors = [c.relative_error for c in failing]
-    if all(e is not None and 0 < e < NEAR_MISS for e in errors):
+    errors = [c.relative_error for c in failing if c.relative_error is not None]
+    if len(errors) == len(failing) and all(0 < e < NEAR_MISS for e in errors):
         worst = max(errors)
         looser = 10.0 ** math.ceil(math.log10(worst * 1.0001))
         text = (f"near miss: every failing check is off by a relative {worst:.2g} at most, under {NEAR_MISS:g}; if "

@@ -10,6 +10,7 @@ anything: :class:`Verified` (what ``gdlcheck.verify`` returns), its checks and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -24,12 +25,32 @@ from gdlcheck.tolerances import ROUNDING, TOL
 from gdlcheck.verdicts import Method, Verdict
 
 
+class JudgedCondition(Protocol):
+    """One condition of a kernel's check (``tensors.KernelCheck``): the generator's role, the
+    difference, where it is largest, and whether it holds."""
+
+    @property
+    def role(self) -> str: ...
+    @property
+    def max_abs_error(self) -> float: ...
+    @property
+    def relative_error(self) -> float: ...
+    @property
+    def index(self) -> tuple[int, ...] | None: ...
+    @property
+    def passed(self) -> bool: ...
+
+
 class Judged(Protocol):
-    """What :class:`TensorChecked` reads of a kernel's check (``tensors.KernelChecked``, which
-    sits above this module): its verdict."""
+    """What :class:`TensorChecked` and its JSON read of a kernel's check (``tensors.KernelChecked``,
+    which sits above this module): its verdict, whether it passes, and its conditions."""
 
     @property
     def verdict(self) -> str: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def checks(self) -> Sequence[JudgedCondition]: ...
 
 
 METHODS = tuple(m.value for m in Method)

@@ -1,14 +1,15 @@
 """Exact comparison of sympy expressions, and solving for the symbols that make a layer hold.
 
 Deterministic: what is tried depends on the size of the expressions (``limits``), never on
-the clock, so the same input gives the same answer on an idle and on a loaded machine.  A
-time limit is kept only as a last guard against a hang inside sympy; when it fires, the
-comparison is undecided and says so.
+the clock, so the same input gives the same answer on an idle and on a loaded machine.  Each
+call into sympy is sized before it is made (operations, terms, exponent degree, function
+applications, degree of the equations); past a bound sympy is not called and the comparison is
+undecided by size, which the note says.  There is no time limit: a verdict never depends on how
+fast the machine is.
 """
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,10 +20,13 @@ from gdlcheck.limits import (
     MAX_EXP_DEGREE,
     MAX_EXPANSION_TERMS,
     MAX_SIMPLIFY_OPS,
+    SIMPLIFY_FUNCTIONS_EACH,
+    SIMPLIFY_OPS_EACH,
     SOLVE_DEGREE,
+    SOLVE_NUMBER_BITS,
     SOLVE_OPS,
+    SOLVE_QUADRATIC_SYMBOLS,
     SYMBOLIC_EXPAND_OPS,
-    SYMBOLIC_GUARD_SECONDS,
 )
 from gdlcheck.text import safe_str
 from gdlcheck.tolerances import POINT_DIFFERENCE
@@ -37,21 +41,25 @@ class Budget:
     * ``ops``: operations (sympy's ``count_ops``) of the differences handed to ``simplify``;
     * ``terms``: terms one polynomial expansion may have (estimated before expanding).
 
-    Equal differences are decided once (``memo``).  Behind the budget, each call into sympy
-    runs under ``SYMBOLIC_GUARD_SECONDS``, a last guard against a hang, never a budget (main
-    thread only); when it fires (``guarded``) the comparison is undecided and says so.
+    One difference goes to ``trigsimp`` and ``simplify`` only when it is small on its own too:
+    at most ``SIMPLIFY_OPS_EACH`` operations and ``SIMPLIFY_FUNCTIONS_EACH`` function
+    applications (their cost grows fast with both: a difference of 50 operations with a dozen
+    nested functions kept simplify busy for minutes); a larger one is undecided by size
+    (``too_large``).  Equal differences are decided once (``memo``).
     """
 
     ops: int = MAX_SIMPLIFY_OPS
     terms: int = MAX_EXPANSION_TERMS
     exhausted: bool = False
-    guarded: bool = False
+    too_large: bool = False
     memo: dict = field(default_factory=dict)
 
     @property
     def detail(self) -> str:
-        """Why a comparison is undecided: the budget, the guard, or sympy itself."""
-        return "symbolic_budget" if self.exhausted else ("time_guard" if self.guarded else "sympy_undecided")
+        """Why a comparison is undecided: the whole check's budget, one difference's size, or sympy itself."""
+        if self.exhausted:
+            return "symbolic_budget"
+        return "simplify_size" if self.too_large else "sympy_undecided"
 
 
 def equal_exactly(a, b, budget: Budget | None = None) -> bool | None:
@@ -89,8 +97,7 @@ def why_not_zero(diff) -> str | None:
     """None when ``diff`` expands (and cancels) to 0; else why it is undecided, a
     ``Residual.detail``: ``symbolic_size`` when it is past the size budget and sympy is not
     given it at all (``SYMBOLIC_EXPAND_OPS`` operations, ``MAX_EXPANSION_TERMS`` terms,
-    exponent degree ``MAX_EXP_DEGREE``), ``time_guard`` when the guard stopped sympy,
-    ``sympy_undecided`` when sympy ran and did not reach 0.
+    exponent degree ``MAX_EXP_DEGREE``), ``sympy_undecided`` when sympy ran and did not reach 0.
 
     Polynomial identities like ``b*(c + 1) - (b*c + b)`` are decided; not every identity
     (``sin(x)**2 + cos(x)**2 - 1`` stays undecided).
@@ -101,10 +108,7 @@ def why_not_zero(diff) -> str | None:
     if ops is None or ops > SYMBOLIC_EXPAND_OPS or expansion_terms(diff, MAX_EXPANSION_TERMS) > MAX_EXPANSION_TERMS \
             or exponent_degree(diff, MAX_EXP_DEGREE) > MAX_EXP_DEGREE:
         return "symbolic_size"
-    done, value = run_with_time_limit(lambda: sympy_call(lambda: sympy.cancel(sympy.expand(diff))),
-                                      SYMBOLIC_GUARD_SECONDS)
-    if not done:
-        return "time_guard"
+    value = sympy_call(lambda: sympy.cancel(sympy.expand(diff)))
     return None if value is not None and value == 0 else "sympy_undecided"
 
 
@@ -114,10 +118,7 @@ def _by_expansion(diff, budget: Budget) -> bool | None:
 
     if expansion_terms(diff, budget.terms) > budget.terms:
         return None
-    done, expanded = run_with_time_limit(lambda: sympy_call(sympy.expand, diff), SYMBOLIC_GUARD_SECONDS)
-    if not done:
-        budget.guarded = True
-        return None
+    expanded = sympy_call(sympy.expand, diff)
     if expanded is None:
         return None
     if expanded == 0:
@@ -134,17 +135,34 @@ def _by_simplification(diff, budget: Budget, sympy) -> bool | None:
     if ops is None or ops > budget.ops or exponent_degree(diff, MAX_EXP_DEGREE) > MAX_EXP_DEGREE:
         budget.exhausted = True
         return None
+    if ops > SIMPLIFY_OPS_EACH or function_applications(diff, SIMPLIFY_FUNCTIONS_EACH) > SIMPLIFY_FUNCTIONS_EACH:
+        budget.too_large = True
+        return None
     budget.ops -= int(ops)
     # common factors pulled out first, then the trigonometric identities: cheap, and they settle
     # (a + b)**12 * (sin(e)**2 + cos(e)**2) against (a + b)**12 without expanding; then simplify
     for step in (lambda: sympy.trigsimp(sympy.factor_terms(diff)), lambda: sympy.simplify(diff)):
-        done, simplified = run_with_time_limit(lambda step=step: sympy_call(step), SYMBOLIC_GUARD_SECONDS)
-        if not done:
-            budget.guarded = True
-            return None
+        simplified = sympy_call(step)
         if simplified is not None and simplified == 0:
             return True
     return None
+
+
+def function_applications(e, cap: int) -> int:
+    """How many function applications (``sin``, ``exp``, ``Abs``, ...) and non-integer powers
+    ``e`` holds, counted in its tree with repeats (stops counting past ``cap``): what makes
+    ``trigsimp`` and ``simplify`` slow, far more than the operations around them."""
+    count, stack = 0, [e]
+    while stack:
+        node = stack.pop()
+        if node.is_Atom:
+            continue
+        if node.is_Function or (node.is_Pow and not node.exp.is_Integer):
+            count += 1
+            if count > cap:
+                return count
+        stack.extend(node.args)
+    return count
 
 
 def expansion_terms(e, cap: int) -> int:
@@ -227,7 +245,7 @@ def sympy_call(fn, *args, **kwargs):
     NotImplementedError, TypeError, RecursionError ...): undecided, never a crash."""
     try:
         return fn(*args, **kwargs)
-    except Exception:  # sympy's own failures; a time-out is not an Exception subclass here
+    except Exception:  # sympy's own failures
         return None
 
 
@@ -252,69 +270,27 @@ def differ_at_a_point(left, right, rng, tries: int = 3) -> bool:
     return False
 
 
-# After the guard's time-out, it is raised again this often until ``fn`` stops: a time-out raised
-# while a gc callback or a ``__del__`` runs is printed as 'Exception ignored' and lost, and a
-# bare ``except`` in a library swallows it; one alarm alone then let sympy.solve run on for minutes.
-GUARD_REPEAT_SECONDS = 0.05
+def number_bits(e) -> int:
+    """The most bits of a number in ``e``: a rational's numerator or denominator, a float's as the
+    exact rational it is (``10**5000`` has 16,610)."""
+    import sympy
+
+    bits = 0
+    for x in e.atoms(sympy.Number):
+        r = x if x.is_Rational else sympy.Rational(x)
+        bits = max(bits, abs(int(r.p)).bit_length(), int(r.q).bit_length())
+    return bits
 
 
-def run_with_time_limit(fn, seconds: float):
-    """Run ``fn()``; give up after ``seconds`` (main thread only).  Returns (done, value)."""
-    import signal
-    import threading
-    import time
-
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        return True, fn()
-
-    class _Timeout(BaseException):   # not an Exception: sympy_call and sympy's own handlers let it through
-        pass
-
-    running, reporting = [True], [False]
-
-    def _raise(signum, frame):
-        # not while Python reports a time-out it lost ('Exception ignored'): raising inside the
-        # unraisable hook breaks the hook itself (pytest's, for one); the next alarm comes 50 ms on
-        if running[0] and not reporting[0]:
-            raise _Timeout
-
-    previous_hook = sys.unraisablehook
-
-    def hook(unraisable):
-        reporting[0] = True
-        try:
-            previous_hook(unraisable)
-        finally:
-            reporting[0] = False
-
-    previous = signal.signal(signal.SIGALRM, _raise)
-    sys.unraisablehook = hook
-    # a caller's own timer (a harness's limit per case) is put back when the guard ends, with
-    # what was left of it; the guard never shortens or cancels it
-    outer_delay, outer_interval = signal.setitimer(signal.ITIMER_REAL, seconds, GUARD_REPEAT_SECONDS)
-    started = time.monotonic()
-    try:
-        return True, fn()
-    except _Timeout:
-        return False, None
-    finally:
-        running[0] = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        sys.unraisablehook = previous_hook
-        if outer_delay > 0:
-            left = max(outer_delay - (time.monotonic() - started), 0.001)
-            signal.setitimer(signal.ITIMER_REAL, left, outer_interval)
-
-
-def _low_degree(e, syms) -> bool:
-    """``e`` is a polynomial in the symbols of total degree at most ``SOLVE_DEGREE`` (the weight
-    tyings sympy.solve settles at once: ``b - c``, ``a*b - 1``)."""
+def _degree(e, syms) -> int:
+    """The total degree of ``e`` as a polynomial in the symbols, past ``SOLVE_DEGREE`` when it
+    is none (the weight tyings sympy.solve settles at once: ``b - c`` of degree 1, ``a*b - 1``
+    of degree 2)."""
     import sympy
 
     if not e.is_polynomial(*syms):
-        return False
-    return sympy.Poly(e, *syms).total_degree() <= SOLVE_DEGREE
+        return SOLVE_DEGREE + 1
+    return int(sympy.Poly(e, *syms).total_degree())
 
 
 def solve_constraints(equations: list) -> tuple[list[str], bool]:
@@ -337,15 +313,17 @@ def solve_constraints(equations: list) -> tuple[list[str], bool]:
     ops = sympy_call(lambda: sum(sympy.count_ops(e) for e in unique))
     if len(unique) > 20 or ops is None or ops > SOLVE_OPS:
         return unsolved, False   # too large to hand to sympy.solve: the equations as they are
-    if not sympy_call(lambda: all(_low_degree(e, syms) for e in unique)):
-        # sqrt(-a), pi*a*(a + b) beside 10**20, a tower of powers: sympy.solve can spend minutes
-        # on them, and only the guard's clock would then decide what is printed; the equations
-        # as they are, decided by their form alone
+    degree = sympy_call(lambda: max(_degree(e, syms) for e in unique))
+    bits = sympy_call(lambda: max(number_bits(e) for e in unique))
+    if degree is None or degree > SOLVE_DEGREE or (degree > 1 and len(syms) > SOLVE_QUADRATIC_SYMBOLS) \
+            or bits is None or bits > SOLVE_NUMBER_BITS:
+        # sqrt(-a), pi*a*(a + b) beside 10**20, a tower of powers, a quadratic system in many
+        # symbols, (a + b)**2 = 10**5000: sympy.solve can spend minutes on them; the equations as
+        # they are, decided by their form alone
         return unsolved, False
-    done, solutions = run_with_time_limit(lambda: sympy_call(sympy.solve, unique, syms, dict=True),
-                                          SYMBOLIC_GUARD_SECONDS)
-    if not done or solutions is None:
-        # stopped by the guard, or sympy raised: the equations themselves, unsolved
+    solutions = sympy_call(sympy.solve, unique, syms, dict=True)
+    if solutions is None:
+        # sympy raised: the equations themselves, unsolved
         return unsolved, False
     if not solutions:
         return [], True

@@ -16,6 +16,7 @@
 * :mod:`~gdlcheck.code.prover.rules`: the rules, by kind of operation; they see the values of
   constants only (:mod:`~gdlcheck.code.prover.conditions`);
 * :mod:`~gdlcheck.code.prover.values`: the walk's table of what it knows of each tensor;
+  :mod:`~gdlcheck.code.prover.sight`: which tensors the proof made out of the walk's sight;
 * :mod:`~gdlcheck.code.prover.moves`: how a generator moves one tensor (the abstract value).
 
 Nothing is imported here: torch is imported only when a module is checked.

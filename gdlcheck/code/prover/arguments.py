@@ -90,7 +90,7 @@ def input_moves(walk: Walk, signature, args, kwargs, gens) -> Halt | None:
             per = [on_axes(s, inp.action.axes, tuple(value.shape)) for s in gens]
             walk.set(value, [p if isinstance(p, (Halt, mv.Moves)) else mv.Moves(p) for p in per],
                      free=not inp.given)
-        elif kind.is_graph and _is_edge_index(value):
+        elif kind.is_graph and _is_edge_index(value) and graph_q is not None:   # read by the loop above
             walk.set(value, [q if isinstance(q, Halt) else mv.Moves((None, q), s) for q, s in zip(graph_q, gens)],
                      free=False)
         elif kind.is_graph and not kind.is_held and nd == 2 and value.shape[0] == value.shape[1] == signature.n:
@@ -123,7 +123,7 @@ def edge_perms(ei, gens, moving: bool, n: int) -> list:
     from gdlcheck.code import graphs
 
     e = ei.detach().cpu().numpy().astype(np.int64)
-    out = []
+    out: list[np.ndarray | Halt | None] = []
     for s in gens:
         if moving:
             _, order = graphs.relabel(s, e, n)

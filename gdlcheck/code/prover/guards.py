@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gdlcheck.code.prover import effects, held, unwritten
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.table import Halt, bind, lookup, writes
 from gdlcheck.code.prover.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
 from gdlcheck.layers.proofs import Role
+
+if TYPE_CHECKING:   # torch is imported when code is checked
+    from torch._ops import OpOverload
 
 
 class OverBudget(BaseException):
@@ -30,7 +34,7 @@ class OverBudget(BaseException):
 class Op:
     """One dispatched operation as the guards see it."""
 
-    func: object
+    func: OpOverload
     args: tuple
     kwargs: dict
     out: object
@@ -217,8 +221,10 @@ CALL_CHECKS = (
                       "(code/prover/patches.py)."),
     ("state", "The module's state (every attribute of every submodule and its classes, at any depth, tensors by "
               "content) and the random states are the same before and after each call."),
-    ("foreign tensors", "A tensor no operation made, neither state nor argument, has the same content in both "
-                        "calls (a hash of all of it)."),
+    ("foreign tensors", "A tensor no operation made, neither state nor argument, made during the proof (with "
+                        "torch's dispatch off, in another thread, by no operation: code/prover/sight.py) may hold "
+                        "values of the points: the proof stops where the walk meets it; one there before the proof "
+                        "has the same content in both calls (a hash of all of it)."),
     ("path", "The moved call dispatches the same operations with the same plain arguments, and the same fresh "
              "tensors (hashed whole)."),
     ("moved call", "The module called on g . X for a uniformly random element g of the group returns g . f(X) "
@@ -230,8 +236,8 @@ CALL_CHECKS = (
 def _no_dropout(op: Op) -> bool:
     """An operation torch tags random only for its dropout (attention kernels) draws nothing when
     its dropout probability is 0; a dropout outside training (``train=False``) draws nothing."""
-    names = [a.name for a in op.func._schema.arguments]
     bound = bind(op.func, op.args, op.kwargs)
+    names = bound   # every argument of the schema, by name
     if op.func.overloadpacket in _DROPOUTS and "train" in names:   # dropout kept whole (inference mode)
         return bound.get("train") is False
     if "dropout_p" not in names:

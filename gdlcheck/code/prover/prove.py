@@ -27,6 +27,7 @@ from gdlcheck.code import torch_bridge
 from gdlcheck.code.prover import arguments, patches, state, values
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.guards import OverBudget
+from gdlcheck.code.prover.sight import Sight
 from gdlcheck.code.prover.table import Halt
 from gdlcheck.code.prover.unwritten import touches
 from gdlcheck.code.prover.walk import Abstract, Walk
@@ -59,7 +60,11 @@ PROOF_ELEMENT = (1 << 29) + 1
 def prove_call(layer, group, seed: int = 0) -> Proof:
     """Prove the torch module of ``layer`` (a :class:`~gdlcheck.code.user_code.CallableLayer`)
     against ``group``, for the call its signature describes."""
+    with Sight() as sight:   # which tensors the proof's calls make out of the walk's sight
+        return _prove(layer, group, seed, sight)
 
+
+def _prove(layer, group, seed: int, sight: Sight) -> Proof:
     import gdlcheck.code.prover.rules  # noqa: F401  (fills the rule table)
 
     module, signature = layer.f, layer.signature
@@ -78,6 +83,8 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     walk.made.update(values._tensors((args, kwargs)))
     walk.kinds.update({name: Role.PARAMETER for name, _ in module.named_parameters()})
     walk.kinds.update({name: Role.BUFFER for name, _ in module.named_buffers()})
+    walk.sight = sight
+    walk.state_storages = values.NamedStorages(lambda: [*module.named_parameters(), *module.named_buffers()])
     halt = arguments.input_moves(walk, signature, args, kwargs, gens)
     if halt is not None:
         return _everywhere(top, names, halt)
@@ -85,11 +92,14 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     try:
         out, rng_changed = patches.traced_call(walk, module, args, kwargs)
     except OverBudget:
-        return _everywhere(top, names, walk.everywhere)
+        halt = walk.everywhere
+        assert halt is not None, "the budget stops the walk everywhere before it raises"
+        return _everywhere(top, names, halt)
     except RecursionError:
         return _everywhere(top, names, Halt("call", "a call that nests too deep (RecursionError)", "not_traced"))
     except Exception as err:  # the call itself fails: the trials report it
         return _everywhere(top, names, Halt("call", f"a call that raises {type(err).__name__}", "not_traced"))
+    walk.meeting = None   # what the walk meets from now on is handed on with no operation
     layer.reads_grad_mode = walk.grad_read
     changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
     if changed:
@@ -101,11 +111,11 @@ def prove_call(layer, group, seed: int = 0) -> Proof:
     # the moved call takes a random element of what is proved: the group, or the subgroup of the
     # generators whose proofs went on (one that is no automorphism stops only its own)
     g = _element(group if len(kept) == len(names) else group.subgroup(kept), seed)
-    found = _moved_call(walk, layer, module, signature, X, g, out)
+    moved = _moved_call(walk, layer, module, signature, X, g, out)
     if walk.everywhere is not None:
         proof = _everywhere(top, names, walk.everywhere)
-    if found is not None:   # one numeric trial shows the module does not commute with g
-        found = Disagreement(tuple(int(v) for v in g), seed, PROOF_TRIAL, *found)
+    if moved is not None:   # one numeric trial shows the module does not commute with g
+        found = Disagreement(tuple(int(v) for v in g), seed, PROOF_TRIAL, *moved)
         # the proofs it contradicts are wrong (a rule, a thread, a dispatch the walk did not see)
         proof = _everywhere(top, names, Halt("call", f"the moved call's output is not the output moved by a "
                                                      f"random element of the group (relative error "
@@ -147,6 +157,7 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
                                                     tensors=True)
     again = Walk([], [], TRACE_OPERATIONS, walk.module_names)
     again.constant_names, again.kinds = walk.constant_names, walk.kinds
+    again.sight, again.state_storages, again.earlier = walk.sight, walk.state_storages, walk.made
     again.given_ids = {id(t) for t in values._tensors((moved_args, moved_kwargs))}
     again.made.update(values._tensors((moved_args, moved_kwargs)))
     before = state.snapshot(module)
@@ -158,8 +169,14 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
     except Exception as err:  # the moved call fails where the first did not: not the same path
         walk.stop_everywhere(f"the moved call raised {type(err).__name__}", "path")
         return None
+    again.meeting = None
+    if again.out_of_sight is None:   # the output, as the moved call returned it
+        for t in values._tensors(moved_out):
+            again.of(t)
     changed = state.changed(before, state.snapshot(module))
-    if changed:
+    if again.out_of_sight is not None:   # a tensor made out of sight in the moved call only
+        walk.everywhere = walk.everywhere or again.out_of_sight
+    elif changed:
         walk.stop_everywhere("a second call changes state: " + ", ".join(changed[:4]), "state")
     elif again.signature != walk.signature:
         k = next((i for i, (a, b) in enumerate(zip(walk.signature, again.signature)) if a != b),
@@ -236,7 +253,7 @@ def _stop(halt: Halt, depth: int) -> Stop:
 
 
 def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
-    from gdlcheck.code.signature import _output_leaves
+    from gdlcheck.code.outputs import matched
 
     if walk.everywhere is not None:
         return _everywhere(top, names, walk.everywhere)
@@ -247,7 +264,7 @@ def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
         proven[names[k]] = False
         stops[names[k]] = _stop(halt, 1)
     try:
-        leaves = list(_output_leaves(signature.outputs, out, "", "callable"))
+        leaves = list(matched(signature.outputs, out, "", "callable"))
     except Exception as err:  # the output does not match its description: the trials report it
         return _everywhere(top, names, Halt("output", f"the output is not as described ({type(err).__name__})",
                                             "output_moves_otherwise"))

@@ -32,9 +32,26 @@ def cells(t):
     if t.layout != torch.strided or t.numel() > _CELLS:
         return False
     at = np.full((1,), t.storage_offset(), dtype=np.int64)
+    axes = [(size, stride) for size, stride in zip(t.shape, t.stride()) if size != 1]
+    axes.sort(key=lambda a: -a[1])
+    if t.numel() and _increasing(axes):   # listed outer axis first, the offsets come sorted and distinct
+        for size, stride in axes:
+            at = (at[:, None] + np.arange(size, dtype=np.int64)[None, :] * stride).ravel()
+        return at
     for size, stride in zip(t.shape, t.stride()):
         at = (at[:, None] + np.arange(size, dtype=np.int64)[None, :] * stride).ravel()
     return np.unique(at)
+
+
+def _increasing(axes) -> bool:
+    """Axes ``(size, stride)``, largest stride first, each stride past the last cell the axes inside
+    it reach: their offsets, listed in this order, strictly increase (a mixed radix)."""
+    span = 1   # cells the inner axes reach, from their first
+    for size, stride in reversed(axes):
+        if stride < span:
+            return False
+        span = stride * (size - 1) + span
+    return True
 
 
 class Relation(enum.Enum):

@@ -8,8 +8,9 @@ their bytes, random generators by their state, numbers and strings by value; fun
 and Python modules met as values by identity.  The user's own functions the module holds (its
 classes' methods, functions kept as attributes) add what they keep outside it: their closures'
 cells and the globals their code names (``OTHER.n`` of another module too), through the user's
-functions they name in turn; torch's, the standard library's and installed packages' functions are
-trusted to keep none.  Python's and numpy's global random states are
+functions they name in turn, and what their ``lru_cache``s hold (an entry whose value a call
+changes is a change; one a call adds is the cache at work); torch's, the standard library's and
+installed packages' functions are trusted to keep none.  Python's and numpy's global random states are
 part of it; torch's generator is compared by the caller.  A call that changes any of it is not
 proved: its next call may compute something else.  Past :data:`MAX_STATE_NODES` objects the
 fingerprint is refused rather than cut short (the proof stops, saying so).
@@ -21,10 +22,13 @@ import collections
 import functools
 import hashlib
 import random
+import sys
 import types
+from typing import cast
 
 import numpy as np
 
+from gdlcheck.code.prover.sight import cache_entries
 from gdlcheck.code.prover.values import content_digest
 
 # objects one fingerprint visits at most; past it the proof stops (a cut-short walk could miss a change)
@@ -38,6 +42,10 @@ _BY_IDENTITY = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
 # a subclass, a tensor or an array goes the long way)
 _AS_VALUE = frozenset((int, float, str, bool, type(None), complex, bytes))
 _CONTAINERS = frozenset((list, tuple, set, frozenset, dict, collections.OrderedDict))
+# typing's aliases (list[int], int | None), which no isinstance below matches from Python 3.11 on (an alias
+# answers its own __class__; 3.10's list[int] passed for a type): the long chain cost most of a small module's
+# walk, in nn.Module's annotations
+_ALIASES = frozenset((types.GenericAlias, types.UnionType)) if sys.version_info >= (3, 11) else frozenset()
 # the exact types of _BY_IDENTITY (a class's methods, most of its dict): no isinstance chain
 _IDENTITY_KINDS = frozenset((types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
                              types.CodeType, types.FrameType, staticmethod, classmethod, property))
@@ -93,8 +101,11 @@ def _snapshot(module) -> dict:
             fn = _function(value)
             if fn is not None and _users(fn):
                 out[(name, f"<code {key}>")] = walk.code(fn)
+    for place, key, value in walk.cached():   # outside the walk: each with its own numbering
+        out[(place, key)] = _Fingerprint().of(value)
     out[("", "python random")] = random.getstate()
-    state = np.random.get_state()
+    # numpy's stubs say a dict or a tuple; the legacy form (the default) is the tuple
+    state = cast(tuple, np.random.get_state())
     out[("", "numpy random")] = (state[0], state[1].tobytes(), state[2:])
     return out
 
@@ -110,6 +121,7 @@ class _Fingerprint:
         self.seen: dict[int, int] = {}
         self.keep: list = []   # the objects seen, alive until the walk ends (ids stay theirs)
         self.codes: set[int] = set()   # the functions whose code state was taken
+        self.caches: list = []   # the user's functions' lru_caches met, in order
 
     def of_class(self, cls):
         key = self._visit(cls)
@@ -133,6 +145,9 @@ class _Fingerprint:
         if kind in self.tensor_kinds:   # torch's own tensor, parameter and buffer: what the chain below gives
             key = self._visit(value)
             return key if key.__class__ is tuple else ("tensor", id(value), content_digest(value))
+        if kind in _ALIASES:   # typing's aliases (nn.Module's annotations): none of the kinds below, by their type
+            key = self._visit(value)
+            return key if key.__class__ is tuple else self._fields(value)
         if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
             return value
         if isinstance(value, _BY_IDENTITY):
@@ -155,6 +170,12 @@ class _Fingerprint:
             return self._container(value)
         if isinstance(value, np.generic):
             return ("number", repr(value))
+        if isinstance(value, functools._lru_cache_wrapper):
+            return self._cache(value)
+        return self._fields(value)
+
+    def _fields(self, value):
+        """An object by its ``__dict__`` and slots (by identity where it has neither)."""
         fields = []
         attrs = getattr(value, "__dict__", None)
         if isinstance(attrs, dict):
@@ -185,6 +206,39 @@ class _Fingerprint:
         held = fn.__globals__
         named = tuple((n, self._held(held[n], names)) for n in names if n in held)
         return ("code", fn.__qualname__, tuple(cells), named)
+
+    def _cache(self, wrapper):
+        """An ``lru_cache`` (or ``functools.cache``) met as a value: of the user's own function, the
+        wrapped code's state here, and what it holds (:meth:`cached`); an installed package's is
+        trusted, as its functions are."""
+        fn = getattr(wrapper, "__wrapped__", None)
+        if not isinstance(fn, types.FunctionType) or not _users(fn):
+            return ("identity", id(wrapper))
+        self.caches.append(wrapper)
+        return ("lru_cache", fn.__qualname__, self.code(fn))
+
+    def cached(self):
+        """``(place, key, value)`` for each entry of the lru_caches met: what each returned for
+        each of its keys.  The caller fingerprints each value on its own, so that a new entry (a
+        first call for a key, which a cache exists to keep) shifts no other fingerprint; an entry
+        whose value changes (a cached tensor or list the code then writes) is a change of state."""
+        done: set[int] = set()
+        for wrapper in self.caches:
+            if id(wrapper) in done:
+                continue
+            done.add(id(wrapper))
+            place = f"{CACHE} {wrapper.__wrapped__.__qualname__}"
+            entries = cache_entries(wrapper)
+            if entries is None:   # its layout is not one this Python's lru_cache is known to have
+                yield place, "its entries (not readable)", object()
+                continue
+            for key, value in entries:
+                found = _Fingerprint().of(key)
+                try:
+                    hash(found)
+                except TypeError:
+                    found = repr(found)
+                yield place, found, value
 
     def _held(self, value, names):
         fn = _function(value)
@@ -279,6 +333,10 @@ def _trusted_roots() -> tuple[str, ...]:
     return tuple(os.path.abspath(t) + os.sep for t in trusted)
 
 
+# the place of an lru_cache's entries in a snapshot: an entry made by the call is no change of state
+CACHE = "<lru_cache>"
+
+
 def _slots(cls) -> tuple:
     slots = vars(cls).get("__slots__", ())
     return (slots,) if isinstance(slots, str) else tuple(slots)
@@ -292,5 +350,13 @@ def changed(before: dict, after: dict) -> list[str]:
     if before == after:   # the usual answer, in one comparison
         return []
     keys = list(dict.fromkeys(list(before) + list(after)))
-    return [f"{name + '.' if name else ''}{key}" for name, key in keys
-            if before.get((name, key)) != after.get((name, key))]
+    out = []
+    for name, key in keys:
+        if before.get((name, key)) == after.get((name, key)):
+            continue
+        if name.startswith(CACHE):   # an entry the call added or the cache let go of is no change
+            if (name, key) in before and (name, key) in after:
+                out.append(f"what {name[len(CACHE) + 1:]} (an lru_cache) returned")
+            continue
+        out.append(f"{name + '.' if name else ''}{key}")
+    return list(dict.fromkeys(out))

@@ -16,8 +16,12 @@ the conditions on the constants' values and writes the proof.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gdlcheck.layers.proofs import Reason
+
+if TYPE_CHECKING:   # torch is imported when code is checked
+    import torch
 
 RULES: dict = {}
 TURNED: dict = {}  # operation object -> its rule for moves that swap axes (a grid's rotation)
@@ -114,8 +118,7 @@ def functional(func):
 
 def out_arguments(func) -> list[str]:
     """The ``out=`` arguments of an operation's out variant (keyword-only and written)."""
-    return [a.name for a in func._schema.arguments
-            if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+    return [name for name, kwarg_only, _, _, written in _arguments(func) if kwarg_only and written]
 
 
 def overwritten(func) -> list[str]:
@@ -147,7 +150,7 @@ class Fixed:
     permutation (``T[..., p[i], ...] = T[..., i, ...]``, bit for bit).  ``what`` names it for the
     proof (``constant_rows``, ``constant_pairs``, ``mask``, ``index``)."""
 
-    tensor: object
+    tensor: torch.Tensor
     axes: dict
     what: str = CONSTANT
 
@@ -191,15 +194,16 @@ def bind(func, args, kwargs) -> dict:
     """The call's arguments by name, as the operation's schema names them (defaults filled)."""
     out = {}
     kwargs = kwargs or {}
-    for k, a in enumerate(func._schema.arguments):
-        if k < len(args) and not a.kwarg_only:
-            out[a.name] = args[k]
-        elif a.name in kwargs:
-            out[a.name] = kwargs[a.name]
-        elif a.has_default_value():
-            out[a.name] = a.default_value
+    count = len(args)
+    for k, (name, kwarg_only, has_default, default, _) in enumerate(_arguments(func)):
+        if k < count and not kwarg_only:
+            out[name] = args[k]
+        elif name in kwargs:
+            out[name] = kwargs[name]
+        elif has_default:
+            out[name] = list(default) if isinstance(default, list) else default   # a fresh list, as the schema gives
         else:
-            out[a.name] = None
+            out[name] = None
     return out
 
 
@@ -207,10 +211,32 @@ def writes(func, args=(), kwargs=None) -> list[str]:
     """The arguments the operation writes into (in-place and ``out=`` variants), by its schema,
     and the ones its schema does not say: ``native_batch_norm`` in training mode updates its
     running statistics."""
-    out = [a.name for a in func._schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+    out = [name for name, _, _, _, written in _arguments(func) if written]
     if func in _HIDDEN_WRITES and bind(func, args, kwargs).get("training"):
         out += list(_HIDDEN_WRITES[func])
     return out
+
+
+def _arguments(func) -> tuple:
+    """The operation's schema arguments as ``(name, kwarg_only, has_default, default, written)``,
+    read once per operation (torch builds the schema's Python objects anew at each
+    ``func._schema.arguments``: several times per operation of every traced call)."""
+    try:
+        return _ARGUMENTS[func]
+    except KeyError:
+        pass
+    except TypeError:   # not hashable: read every time
+        return _read_arguments(func)
+    found = _ARGUMENTS[func] = _read_arguments(func)
+    return found
+
+
+def _read_arguments(func) -> tuple:
+    return tuple((a.name, a.kwarg_only, a.has_default_value(), a.default_value if a.has_default_value() else None,
+                  a.alias_info is not None and a.alias_info.is_write) for a in func._schema.arguments)
+
+
+_ARGUMENTS: dict = {}
 
 
 def _hidden_writes() -> dict:

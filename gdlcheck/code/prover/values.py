@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import FrameType
 
 from gdlcheck.layers.proofs import Role
 
@@ -89,6 +90,28 @@ class Storages:
         return False
 
 
+class NamedStorages:
+    """The storages of named tensors (the module's parameters and buffers), listed on first use by
+    ``source`` (pairs of name and tensor): a tensor made out of the walk's sight over one of them
+    (``weight.data``, which makes a tensor with no operation) holds that tensor's memory."""
+
+    def __init__(self, source=None):
+        self.source = source
+        self._d: dict | None = None
+
+    def get(self, tensor) -> str:
+        if self._d is None:
+            self._d = {}
+            for name, t in self.source() if self.source is not None else ():
+                s = _storage_object(t)
+                if s is not None:
+                    self._d.setdefault(s.data_ptr(), []).append((s, name))
+        s = _storage_object(tensor)
+        if s is None:
+            return ""
+        return next((name for held, name in self._d.get(s.data_ptr(), ()) if held is s), "")
+
+
 def _storage_object(t):
     import torch
 
@@ -98,17 +121,29 @@ def _storage_object(t):
         return None
 
 
-def _tensors(obj, depth: int = 0):
-    import torch
+def _tensors(obj, depth: int = 0) -> list:
+    """The tensors in ``obj``, in order: itself, or those in its lists, tuples and dicts' values
+    down to four levels.  A list, not a generator: the walk asks this several times per operation."""
+    out: list = []
+    _collect(obj, depth, out, _tensor_class())
+    return out
 
-    if isinstance(obj, torch.Tensor):
-        yield obj
+
+def _collect(obj, depth: int, out: list, tensor) -> None:
+    if isinstance(obj, tensor):
+        out.append(obj)
     elif depth < 4 and isinstance(obj, (list, tuple)):
         for o in obj:
-            yield from _tensors(o, depth + 1)
+            _collect(o, depth + 1, out, tensor)
     elif depth < 4 and isinstance(obj, dict):
         for o in obj.values():
-            yield from _tensors(o, depth + 1)
+            _collect(o, depth + 1, out, tensor)
+
+
+def _tensor_class():
+    import torch
+
+    return torch.Tensor
 
 
 def _op_text(func) -> str:
@@ -122,7 +157,7 @@ def user_line() -> str:
 
     # with the separator: site-packages/torch_geometric/... is not under site-packages/torch
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
         if not path.startswith(torch_dir) and not path.startswith(_HERE + os.sep):

@@ -13,8 +13,10 @@ What the call does that a proof cannot follow stops the proof for every generato
 * an operation with a data-dependent output shape and no rule;
 * it draws random numbers that reach the output (a random operation's result is never known).
 
-A tensor the walk has not seen is a constant of the call (a parameter, a buffer, an attribute,
-a tensor made from Python numbers): it is the same in the moved call.
+A tensor the walk has not seen made is a constant of the call where it was there before the proof
+(a parameter, a buffer, an attribute, a global): it is the same in the moved call.  One made during
+the proof out of the walk's sight (dispatch turned off, another thread) stops the proof
+(:mod:`~gdlcheck.code.prover.sight`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import numpy as np
 from gdlcheck.code.prover import conditions, held
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.guards import GUARDS, Op
+from gdlcheck.code.prover.sight import Sight, meet
 from gdlcheck.code.prover.table import (
     CONSTANT,
     Broken,
@@ -45,17 +48,16 @@ from gdlcheck.code.prover.table import (
 from gdlcheck.code.prover.unwritten import Unwritten, kept, touches
 from gdlcheck.code.prover.values import (
     Abstract,
+    NamedStorages,
     Storages,
     Values,
     _op_text,
     _shape,
     _tensors,
     _without_values,
-    content_digest,
     path_key,
     user_line,
 )
-from gdlcheck.layers.proofs import Role
 
 BEFORE = tuple(g for g in GUARDS if not g.after)
 AFTER = tuple(g for g in GUARDS if g.after)
@@ -87,6 +89,11 @@ class Walk:
         self.checked_reads: set = set()            # which of them the moved call must read alike
         self.unwritten = Unwritten()               # cells of fresh buffers (new_empty) not written yet
         self.vacuous: str | None = None            # a fresh buffer's first write: its target (unwritten.py)
+        self.sight: Sight | None = None            # which tensors were made during the proof (sight.py)
+        self.state_storages = NamedStorages()      # the parameters' and buffers' memory, by name
+        self.meeting, self.moment = None, 0        # the operation whose arguments the walk reads, and when
+        self.earlier = Storages()                  # in the moved call: what the first call's operations made
+        self.out_of_sight: Halt | None = None      # the stop at a tensor made out of the walk's sight
 
     # ---------------------------------------------------------------- inputs and lookups
 
@@ -119,25 +126,12 @@ class Walk:
         return False
 
     def of(self, tensor) -> Abstract:
+        """What the walk knows of a tensor; one met for the first time is judged by
+        :func:`~gdlcheck.code.prover.sight.meet` (a constant, an alias of what moves, made out of sight)."""
         found = self.values.get(tensor)
         if found is None:
-            if tensor in self.moving or self.moving.overlaps(tensor):   # an alias made without torch's
-                # operations (Parameter(x)), or over the same memory (a DLPack capsule's round trip)
-                found = Abstract(False, [Halt(self.place() or "call", "a view of a value that moves, made outside "
-                                              "torch's operations", "no_op_rule")] * len(self.gens))
-            else:
-                name = self.constant_names.get(id(tensor), "")
-                found = Abstract(True, origin=name, role=self.kinds.get(name, Role.CONSTANT) if name else Role.CONSTANT,
-                                 foreign=True)
-                if not name and id(tensor) not in self.given_ids and not self._made(tensor):   # compared
-                    self.foreign.append(content_digest(tensor))   # in full with the moved call's
-            self.values[tensor] = found
+            found = self.values[tensor] = meet(self, tensor)
         return found
-
-    def _made(self, tensor) -> bool:
-        """The tensor is (a view of) one an operation of the call returned, or of an argument: torch
-        may hand the code a view object the dispatcher never saw."""
-        return tensor in self.made
 
     def place(self) -> str:
         """The submodule running now (its qualified name), for the proof's steps."""
@@ -172,9 +166,11 @@ class Walk:
                 # nothing compiles, and there is nothing to disable (issue 33: the first proof as the next)
 
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                walk.meeting, walk.moment = func, walk.moment + 1   # code may have run since the last
                 before = walk.before(func, args, kwargs or {})
                 try:
                     out = func(*args, **(kwargs or {}))
+                    walk.moment += 1
                 except Exception:   # whether it raises may depend on the values: the path may too
                     if not all(walk.knowable(t) for t in _tensors((args, kwargs))):
                         walk.stop_everywhere(f"an operation raised on values that depend on the inputs "
@@ -184,7 +180,7 @@ class Walk:
                 try:
                     walk.step(func, args, kwargs or {}, out, before)
                 finally:
-                    walk.busy = False
+                    walk.busy, walk.meeting = False, None
                 return out
 
         return Mode()

@@ -10,7 +10,8 @@ its own module:
   budget.
 * :func:`trial_residuals` (:mod:`.trials`), for every layer: for each generator and seeded
   random input ``X``, ``f(g.X)`` against ``g.f(X)`` under a :class:`Law` (``f(X)`` for an
-  invariant output).  Diagnosis runs the same loop with the neighbouring laws.
+  invariant output).  Diagnosis runs the same loop with the neighbouring laws.  A numeric
+  ``W X + b`` without a graph runs all its trials at once (:mod:`.matrix_trials`).
 * :func:`symbolic_residuals` (:mod:`.symbolic_pass`): the layer run on a matrix of sympy
   symbols, ``f(PX)`` against ``P f(X)`` as expressions.
 

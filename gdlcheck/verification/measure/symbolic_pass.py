@@ -11,11 +11,11 @@ import numpy as np
 from gdlcheck.groups import PermGroup, act, conjugate
 from gdlcheck.layers import Fact, Layer
 from gdlcheck.layers.base import exact_array
-from gdlcheck.limits import SYMBOLIC_GUARD_SECONDS, SYMBOLIC_NODES
+from gdlcheck.limits import SYMBOLIC_NODES
 from gdlcheck.verdicts import Method
 from gdlcheck.verification.measure.trials import points_output
 from gdlcheck.verification.result import OutputWitness, Residual, ShapeWitness, generator_name
-from gdlcheck.verification.symbolic import differ_at_a_point, run_with_time_limit, why_not_zero
+from gdlcheck.verification.symbolic import differ_at_a_point, why_not_zero
 
 # The symbolic forward pass runs a non-linear layer on an n x d matrix of symbols: small n, d only.
 SYMBOLIC_MAX_POINTS = 6
@@ -54,15 +54,14 @@ def symbolic_applies(layer: Layer, n: int, channels: int, passes: int = 2) -> Fa
     return None
 
 
-def symbolic_residuals(layer: Layer, group: PermGroup, expect: str, channels: int,
-                       seconds: float = SYMBOLIC_GUARD_SECONDS) -> list[Residual]:
+def symbolic_residuals(layer: Layer, group: PermGroup, expect: str, channels: int) -> list[Residual]:
     """Run the layer on an n x d matrix of symbols and compare ``f(PX)`` with ``P f(X)`` as expressions.
 
     Given numbers become exact rationals, so the two sides are built from the same terms and
     are compared structurally; pairs that differ are told apart at a random rational point,
     or shown equal by expanding their difference within a node budget; what neither decides
-    is undecided.  The work is bounded beforehand (:func:`symbolic_applies`); ``seconds`` is
-    only a last guard against a hang, and what it stops is reported as such.
+    is undecided.  The work is bounded beforehand, by the nodes the pass builds
+    (:func:`symbolic_applies`) and the size of each difference sympy is given, never by the clock.
     """
     import sympy
 
@@ -76,22 +75,15 @@ def symbolic_residuals(layer: Layer, group: PermGroup, expect: str, channels: in
     if A is not None and hasattr(A, "toarray"):  # a scipy.sparse graph; this check runs for n <= 6 only
         A = A.toarray()
     A = exact_array(np.asarray(A, dtype=np.float64)) if A is not None else None
-    done: list[Residual] = []
-
-    def work():
-        fx = layer.forward_symbolic(X, A)
-        if expect != "invariant":
-            points_output(fx, n)
-        for s in gens:
-            gA = conjugate(s, A) if (A is not None and layer.uses_graph) else A
-            fgx = layer.forward_symbolic(act(s, X), gA)
-            target = fx if expect == "invariant" else act(s, fx)
-            done.append(_compare_symbolic(s, fgx, target))
-
-    run_with_time_limit(work, seconds)
-    residuals = list(done)
-    for s in gens[len(done):]:
-        residuals.append(Residual(generator_name(s), Method.EXACT, exact=None, detail="time_guard", symbolic=True))
+    residuals: list[Residual] = []
+    fx = layer.forward_symbolic(X, A)
+    if expect != "invariant":
+        points_output(fx, n)
+    for s in gens:
+        gA = conjugate(s, A) if (A is not None and layer.uses_graph) else A
+        fgx = layer.forward_symbolic(act(s, X), gA)
+        target = fx if expect == "invariant" else act(s, fx)
+        residuals.append(_compare_symbolic(s, fgx, target))
     return residuals
 
 

@@ -115,6 +115,17 @@ def addmm(call):
     return _plus(call, mv.Moves((_or(qa, axes_of(ma, 2)[0]), _or(qb, axes_of(mb, 2)[1]))), conditions)
 
 
+@rule(aten.addmv.default)
+def addmv(call):
+    """``beta * self + alpha * (mat @ vec)``: the product as ``mv``'s, the added term broadcast against it."""
+    a, b = call.args["mat"], call.args["vec"]
+    ma, mb = call.moves["mat"], call.moves["vec"]
+    _plain(ma), _plain(mb)
+    conditions: list = []
+    qa, _ = contract(a, ma, b, mb, conditions)
+    return _plus(call, mv.Moves((_or(qa, axes_of(ma, 2)[0]),)), conditions)
+
+
 @rule(aten.baddbmm.default)
 def baddbmm(call):
     moves, conditions = _batched(call, "batch1", "batch2")

@@ -62,7 +62,7 @@ def images(p, size: int) -> list:
         elif size % n == 0:
             r = size // n
             out += [mv.product([g, None], [n, r]), mv.product([None, g], [r, n])]
-    unique = []
+    unique: list = []
     for q in out:
         if not any(mv.same(q, u) for u in unique):
             unique.append(q)

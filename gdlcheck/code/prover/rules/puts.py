@@ -92,7 +92,7 @@ def _put(t, mt, idx, mi, v, mv_, d: int, accumulate: bool = False):
     rows = idx.detach().cpu().numpy().astype(np.int64) % max(t.shape[d], 1)
     r = np.arange(t.shape[d], dtype=np.int64)
     r[rows] = rows[mv.known(p)]
-    out = [None] * t.dim()
+    out: list[np.ndarray | None] = [None] * t.dim()
     out[d] = None if mv.is_identity(r) else r
     if accumulate and out[d] is not None:   # the rows are added to T's: those must move alike
         return Out(mv.Moves(tuple(out)), [Fixed(t, {d: r})])

@@ -1,0 +1,135 @@
+"""The prover's per-operation shortcuts (issue 33, item 5) answer exactly as the long way does.
+
+``regions.cells`` lists a view's cells without sorting them where the strides say they come
+sorted and distinct; ``table.bind`` and ``table.writes`` read each operation's schema once;
+``values._tensors`` is a list.  Each is checked against the plain computation it replaces.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+
+from gdlcheck.code.prover import regions, table, values  # noqa: E402
+
+aten = torch.ops.aten
+
+
+def every_cell(t) -> np.ndarray:
+    """The sorted distinct storage offsets of a strided tensor, by listing every entry's."""
+    at = np.full((1,), t.storage_offset(), dtype=np.int64)
+    for size, stride in zip(t.shape, t.stride()):
+        at = (at[:, None] + np.arange(size, dtype=np.int64)[None, :] * stride).ravel()
+    return np.unique(at)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 25)), max_size=4), st.integers(0, 9))
+def test_cells_are_every_cell_sorted_once(axes, offset):
+    base = torch.zeros(4096)
+    t = base.as_strided([s for s, _ in axes], [st for _, st in axes], offset)
+    got, want = regions.cells(t), every_cell(t)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_cells_of_the_views_code_writes_through():
+    x = torch.zeros(6, 8, 4)
+    for v in (x, x[:, :3], x[1:4, ::2], x.transpose(0, 1), x[..., 1], x.permute(2, 0, 1), x.expand(2, 6, 8, 4),
+              x[:, 2:5, 1:3], x[:, ::3], x.narrow(1, 2, 3), x.unsqueeze(1), x[:0]):
+        assert np.array_equal(regions.cells(v), every_cell(v))
+
+
+def plain_bind(func, args, kwargs) -> dict:
+    out = {}
+    for k, a in enumerate(func._schema.arguments):
+        if k < len(args) and not a.kwarg_only:
+            out[a.name] = args[k]
+        elif a.name in kwargs:
+            out[a.name] = kwargs[a.name]
+        elif a.has_default_value():
+            out[a.name] = a.default_value
+        else:
+            out[a.name] = None
+    return out
+
+
+CALLS = [
+    (aten.add.Tensor, (1, 2), {}),
+    (aten.add_.Tensor, (1, 2), {"alpha": 3}),
+    (aten.sum.dim_IntList, (1, [0]), {"keepdim": True}),
+    (aten.mean.dim, (1, None), {}),
+    (aten.copy_.default, (1, 2), {}),
+    (aten.mm.out, (1, 2), {"out": 3}),
+    (aten.native_batch_norm.default, (1, 2, 3, 4, 5, True, 0.1, 1e-5), {}),
+    (aten.index_put_.default, (1, [None, 2], 3), {}),
+    (aten.scatter_reduce.two, (1, 0, 2, 3, "sum"), {}),
+    (aten.constant_pad_nd.default, (1, [1, 1]), {}),
+]
+
+
+@pytest.mark.parametrize("func,args,kwargs", CALLS, ids=[str(c[0]) for c in CALLS])
+def test_bind_and_writes_read_the_schema_as_before(func, args, kwargs):
+    for _ in range(2):   # the second time from what was read once
+        assert table.bind(func, args, kwargs) == plain_bind(func, args, kwargs)
+        assert table.writes(func, args, kwargs) == [a.name for a in func._schema.arguments
+                                                    if a.alias_info is not None and a.alias_info.is_write] + \
+            (["running_mean", "running_var"] if func is aten.native_batch_norm.default and args[5] else [])
+        assert table.out_arguments(func) == [a.name for a in func._schema.arguments
+                                             if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+
+
+def test_a_default_list_is_a_fresh_one_each_time():
+    padded = table.bind(aten.avg_pool1d.default, (1, [2]), {})
+    padded["padding"].append(99)
+    assert table.bind(aten.avg_pool1d.default, (1, [2]), {})["padding"] == [0]
+
+
+def test_tensors_in_order_to_four_levels():
+    a, b, c, d, e = (torch.zeros(1) for _ in range(5))
+    found = values._tensors((a, [b, {"k": c, "j": 3}], {"x": (d,)}, [[[[[e]]]]]))
+    assert [id(t) for t in found] == [id(a), id(b), id(c), id(d)]
+    assert values._tensors(a) == [a] and values._tensors(3) == []
+
+
+class Annotated(torch.nn.Module):
+    """Class attributes of typing's aliases, one over a function (whose ``__dict__`` the alias answers)."""
+
+    plain: list[int] = [1]
+    union: int | None = None
+
+    def forward(self, x):
+        return x
+
+
+def _helper():
+    return 1
+
+
+_helper.count = 3
+Annotated.over_function = __import__("types").GenericAlias(_helper, int)
+Annotated.union_kept = int | str
+Annotated.table = {"a": dict[str, int], "b": (list[float], float | None)}
+
+
+@pytest.mark.parametrize("module", [torch.nn.Linear(3, 2), torch.nn.TransformerEncoderLayer(8, 2, 16), Annotated()],
+                         ids=["linear", "encoder", "annotated"])
+def test_the_state_walk_meets_typing_aliases_by_type_as_the_long_chain_does(module, monkeypatch):
+    from gdlcheck.code.prover import state
+
+    fast = state.snapshot(module)
+    monkeypatch.setattr(state, "_ALIASES", frozenset())
+    assert state.snapshot(module) == fast
+
+
+def test_a_change_behind_an_alias_is_still_seen():
+    from gdlcheck.code.prover import state
+
+    module = Annotated()
+    before = state.snapshot(module)
+    _helper.count += 1   # the alias over a function answers that function's __dict__
+    try:
+        assert state.changed(before, state.snapshot(module))
+    finally:
+        _helper.count -= 1
