@@ -81,8 +81,8 @@ def _prove(layer, group, seed: int, sight: Sight) -> Proof:
     walk.constant_names.update(arguments.constant_names(module))
     walk.given_ids = {id(t) for t in values._tensors((args, kwargs))}
     walk.made.update(values._tensors((args, kwargs)))
-    walk.kinds.update({name: Role.PARAMETER for name, _ in module.named_parameters()})
-    walk.kinds.update({name: Role.BUFFER for name, _ in module.named_buffers()})
+    walk.roles.update({name: Role.PARAMETER for name, _ in module.named_parameters()})
+    walk.roles.update({name: Role.BUFFER for name, _ in module.named_buffers()})
     walk.sight = sight
     walk.state_storages = values.NamedStorages(lambda: [*module.named_parameters(), *module.named_buffers()])
     halt = arguments.input_moves(walk, signature, args, kwargs, gens)
@@ -156,7 +156,7 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
                                                     signature.move_inputs(g, signature.bundle, signature.graph_law),
                                                     tensors=True)
     again = Walk([], [], TRACE_OPERATIONS, walk.module_names)
-    again.constant_names, again.kinds = walk.constant_names, walk.kinds
+    again.constant_names, again.roles = walk.constant_names, walk.roles
     again.sight, again.state_storages, again.earlier = walk.sight, walk.state_storages, walk.made
     again.given_ids = {id(t) for t in values._tensors((moved_args, moved_kwargs))}
     again.made.update(values._tensors((moved_args, moved_kwargs)))

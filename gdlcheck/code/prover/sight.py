@@ -106,7 +106,7 @@ def meet(walk, tensor) -> Abstract:
             return _out_of_sight(walk)
     if unseen and not name:   # there before the proof: compared in full with the moved call's
         walk.foreign.append(content_digest(tensor))
-    role = walk.kinds.get(name, Role.CONSTANT) if name else Role.CONSTANT
+    role = walk.roles.get(name, Role.CONSTANT) if name else Role.CONSTANT
     return Abstract(True, origin=name, role=role, foreign=True)
 
 

@@ -77,7 +77,7 @@ class Walk:
         self.module_names = module_names
         self.stack: list[str] = []
         self.constant_names: dict = {}             # id(tensor) -> parameter / buffer name
-        self.kinds: dict = {}                      # that name -> Role.PARAMETER or Role.BUFFER
+        self.roles: dict = {}                      # that name -> Role.PARAMETER or Role.BUFFER
         self.signature: list = []                  # (op, output shapes): the path, for the second call
         self.busy = False                          # inside the walk's own bookkeeping
         self.foreign_hooks = False                 # global module hooks besides the walk's: no units
