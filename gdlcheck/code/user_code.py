@@ -25,8 +25,10 @@ import numpy as np
 
 from gdlcheck.code import torch_bridge
 from gdlcheck.code.boundary import describe
+from gdlcheck.code.graphs import GraphLaw
 from gdlcheck.code.running import Running
 from gdlcheck.code.signature import Signature
+from gdlcheck.code.torch_bridge import Layout
 from gdlcheck.errors import CallableError, GdlcheckError, param
 from gdlcheck.groups import is_sparse
 from gdlcheck.layers import Fact, Layer
@@ -62,7 +64,7 @@ class CallableLayer(Layer):
 
     @property
     def uses_graph(self) -> bool:  # type: ignore[override]
-        return self.signature.graph_law == "both"
+        return self.signature.graph_law is GraphLaw.BOTH
 
     def own_proof(self, group, expect: str):
         """A torch module proves itself by the call it runs (:mod:`gdlcheck.code`); other
@@ -176,7 +178,7 @@ class CallableLayer(Layer):
             if known is value:
                 return tensor
         if is_sparse(value):
-            layout = next((i.torch for i in self.signature.inputs if i.torch not in (None, "dense")), "coo")
+            layout = next((i.torch for i in self.signature.inputs if i.torch not in (None, Layout.DENSE)), "coo")
             tensor = torch_bridge.sparse_to_torch(value, layout, dtype=self.dtype, device=self._device)
         else:
             tensor = torch_bridge.to_tensor(self._array(value), self._device)

@@ -20,7 +20,7 @@ import numpy as np
 from gdlcheck.errors import GdlcheckError, LayerError
 from gdlcheck.inputs.arrays import exact_number
 from gdlcheck.inputs.evaluate import compile_array
-from gdlcheck.layers.rules import Rule
+from gdlcheck.layers.proofs import Rule
 
 # What the aggregation matrix G of Y = G(X, A) V(X) depends on, from least to most.
 DEPENDS_ORDER = {"constant": 0, "offset": 1, "graph": 2, "content": 3}
@@ -109,7 +109,7 @@ class Layer:
         return None
 
     def own_proof(self, group, expect: str):
-        """A proof the layer makes of itself, as a :class:`~gdlcheck.layers.rules.Proof` (a traced
+        """A proof the layer makes of itself, as a :class:`~gdlcheck.layers.proofs.Proof` (a traced
         torch module reads its own computation); None: the prover walks ``rule`` and the
         combinators."""
         return None

@@ -19,6 +19,7 @@ from gdlcheck.code.prover import effects, held, sight, unwritten
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.table import Halt, bind, lookup, writes
 from gdlcheck.code.prover.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
+from gdlcheck.layers.proofs import Role
 
 if TYPE_CHECKING:   # torch is imported when code is checked
     from torch._ops import OpOverload
@@ -119,7 +120,7 @@ def _constant(walk, op: Op) -> bool:
     # a value made from constants is named by the parameter or buffer it came from, else by the
     # submodule that made it; a view of a parameter is that parameter
     origin = next((a.origin for a in op.inputs if a.origin), "") or _made_here()
-    role = op.inputs[0].role if op.inputs and op.func.is_view else "constant"
+    role = op.inputs[0].role if op.inputs and op.func.is_view else Role.CONSTANT
     for t in op.outs:
         walk.values[t] = Abstract(True, origin=origin, role=role)
     return True

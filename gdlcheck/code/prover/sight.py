@@ -39,6 +39,7 @@ import gc
 
 from gdlcheck.code.prover.table import Halt, bind
 from gdlcheck.code.prover.values import Abstract, _op_text, _storage_object, _tensors, content_digest, user_line
+from gdlcheck.layers.proofs import Role
 
 
 class Sight:
@@ -117,7 +118,8 @@ def meet(walk, tensor) -> Abstract:
         walk.foreign.append(content_digest(tensor))
     elif not name and id(tensor) not in walk.given_ids and _written_alias(walk, tensor):
         return _out_of_sight(walk, "written")
-    return Abstract(True, origin=name, role=walk.kinds.get(name, "constant") if name else "constant", foreign=True)
+    role = walk.roles.get(name, Role.CONSTANT) if name else Role.CONSTANT
+    return Abstract(True, origin=name, role=role, foreign=True)
 
 
 def _written_alias(walk, tensor) -> bool:

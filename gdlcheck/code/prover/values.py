@@ -12,6 +12,8 @@ import os
 import sys
 from types import FrameType
 
+from gdlcheck.layers.proofs import Role
+
 # gdlcheck's own folder: gdlcheck.code.prover.values is three folders below it
 _HERE = os.path.abspath(__file__)
 for _ in range(__name__.count(".")):
@@ -306,7 +308,7 @@ class Abstract:
 
     __slots__ = ("const", "per", "origin", "free", "role", "foreign")
 
-    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True, role: str = "constant",
+    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True, role: Role = Role.CONSTANT,
                  foreign: bool = False):
         # free: depends on the random inputs (not only on given values and constants); role: a
         # constant that is a parameter or a buffer (or a view of one), or another constant

@@ -30,6 +30,7 @@ from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.guards import GUARDS, Op
 from gdlcheck.code.prover.sight import Sight, meet, stop_if_written
 from gdlcheck.code.prover.table import (
+    CONSTANT,
     Broken,
     Call,
     Fixed,
@@ -76,7 +77,7 @@ class Walk:
         self.module_names = module_names
         self.stack: list[str] = []
         self.constant_names: dict = {}             # id(tensor) -> parameter / buffer name
-        self.kinds: dict = {}                      # that name -> "parameter" or "buffer"
+        self.roles: dict = {}                      # that name -> Role.PARAMETER or Role.BUFFER
         self.signature: list = []                  # (op, output shapes): the path, for the second call
         self.busy = False                          # inside the walk's own bookkeeping
         self.foreign_hooks = False                 # global module hooks besides the walk's: no units
@@ -355,7 +356,7 @@ class Walk:
 
     def _check(self, c, k: int, func):
         """A condition of a rule on a constant, checked bit for bit; the halt when it fails."""
-        from gdlcheck.layers.rules import Condition
+        from gdlcheck.layers.proofs import Condition
 
         where = self.place() or _op_text(func)
         if isinstance(c, Broken):
@@ -372,7 +373,7 @@ class Walk:
         if any(len(p) != value.shape[a] for a, p in axes.items()):
             return Halt(where, f"{name}: laid along a moving axis with another size", "no_op_rule")
         entry = conditions.first_moved(value, axes)
-        what = c.what if c.what != "constant" else ("constant_rows" if len(axes) == 1 else "constant_pairs")
+        what = c.what if c.what != CONSTANT else ("constant_rows" if len(axes) == 1 else "constant_pairs")
         condition = Condition(what, self.names[k], entry is None, name,
                               *(() if entry is None else entry))
         self.steps.append((where, _op_text(func), "constant", [condition]))
