@@ -10,11 +10,18 @@ import hashlib
 import types
 import warnings
 
+# types pickling is not asked about, as typing's are not: aliases, descriptors and Ellipsis keep
+# nothing a call changes (nn.Module's annotations hold 17 in every walk)
+STATELESS = frozenset((types.GenericAlias, types.UnionType, types.GetSetDescriptorType, types.MemberDescriptorType,
+                       type(Ellipsis)))
+
 
 def pickled(value):
     """What pickling reads of ``value``: ``__reduce_ex__``'s arguments, state and items, as one
     tuple to fingerprint; None where it has none or does not answer.  The module was deep-copied
     through the same protocol, so every object it holds answers it."""
+    if type(value) in STATELESS or type(value).__module__ == "typing":
+        return None
     try:
         with warnings.catch_warnings():   # (pickling itertools objects is deprecated in 3.12)
             warnings.simplefilter("ignore", DeprecationWarning)

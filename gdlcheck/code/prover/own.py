@@ -24,10 +24,20 @@ def code_names(code) -> tuple:
 
 
 def users_class(cls) -> bool:
-    """The class is the user's own code (defined in a file of theirs, or in no file)."""
+    """The class is the user's own code (defined in a file of theirs, or in no file).  Answered
+    once per class (by its id, the class kept beside the answer: a metaclass's ``__hash__`` is the
+    user's code, and an id is another class's only once this one is gone)."""
+    known = _CLASSES.get(id(cls))
+    if known is not None and known[0] is cls:
+        return known[1]
     module = sys.modules.get(cls.__module__)
     path = getattr(module, "__file__", None)
-    return own_file(path) if isinstance(path, str) else module is None or module.__name__ == "__main__"
+    answer = own_file(path) if isinstance(path, str) else module is None or module.__name__ == "__main__"
+    _CLASSES[id(cls)] = (cls, answer)
+    return answer
+
+
+_CLASSES: dict[int, tuple] = {}
 
 
 def users(fn) -> bool:
