@@ -162,3 +162,22 @@ def test_the_moved_calls_element_is_not_the_identity(n):
     group = cyclic(n)
     for seed in range(20):
         assert not np.array_equal(prove._element(group, seed), np.arange(n))
+
+
+def test_the_moved_call_draws_from_the_users_seed():
+    """``seed`` reaches the proof: the moved call's element is drawn from it, so another seed
+    cross-checks with another element, and each seed's counterexample names its own."""
+    from gdlcheck.layers.proofs import generator_text
+
+    group = cyclic(8)
+    elements = set()
+    for seed in range(4):
+        result = gdlcheck.verify_callable(Hidden(), group, shape=(8, 2), method="exact", seed=seed)
+        drawn = generator_text(prove._element(group, seed))
+        if drawn == "(0 4)(1 5)(2 6)(3 7)":   # the half turn commutes with the flip: nothing to show
+            assert result.verdict == "inconclusive"
+            continue
+        element = _moved(result)["counterexample"]["element"]
+        assert element == drawn
+        elements.add(element)
+    assert len(elements) > 1, elements

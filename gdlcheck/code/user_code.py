@@ -66,7 +66,7 @@ class CallableLayer(Layer):
     def uses_graph(self) -> bool:  # type: ignore[override]
         return self.signature.graph_law is GraphLaw.BOTH
 
-    def own_proof(self, group, expect: str):
+    def own_proof(self, group, expect: str, seed: int = 0):
         """A torch module proves itself by the call it runs (:mod:`gdlcheck.code`); other
         code has no proof (the numeric check decides)."""
         if not self.is_torch:
@@ -74,7 +74,7 @@ class CallableLayer(Layer):
         from gdlcheck.code.prover.prove import prove_call
 
         with torch_bridge.calls_of(self.f):   # a deep module tree's traced calls recurse deeper still
-            return prove_call(self, group)
+            return prove_call(self, group, seed)
 
     def state(self):
         """The module's state (:func:`gdlcheck.code.prover.state.snapshot`), to tell what the calls of a

@@ -108,7 +108,7 @@ class Layer:
         estimate, the pass does not run)."""
         return None
 
-    def own_proof(self, group, expect: str):
+    def own_proof(self, group, expect: str, seed: int = 0):
         """A proof the layer makes of itself, as a :class:`~gdlcheck.layers.proofs.Proof` (a traced
         torch module reads its own computation); None: the prover walks ``rule`` and the
         combinators."""

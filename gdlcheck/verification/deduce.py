@@ -27,9 +27,10 @@ from gdlcheck.layers.proofs import EQUIVARIANT, INVARIANT, Condition, LayerStep,
 from gdlcheck.verification.result import Proof, Step, Stop
 
 
-def deduce(layer: Layer, group: PermGroup, expect: str = "equivariant") -> Proof:
+def deduce(layer: Layer, group: PermGroup, expect: str = "equivariant", seed: int = 0) -> Proof:
     """Prove, for each generator of ``group``, that ``layer`` commutes with it as ``expect`` says
-    (``f(gX) = g f(X)``, or ``f(gX) = f(X)`` for an invariant output).
+    (``f(gX) = g f(X)``, or ``f(gX) = f(X)`` for an invariant output).  ``seed`` draws what a layer
+    that proves itself draws (a torch module's moved call: its input and its random element).
 
     Raises
     ------
@@ -37,7 +38,7 @@ def deduce(layer: Layer, group: PermGroup, expect: str = "equivariant") -> Proof
         when the layer's output is proved invariant (it has no point axis) but ``expect`` is
         equivariant: the spec should say ``expect: invariant``.
     """
-    own = layer.own_proof(group, expect)
+    own = layer.own_proof(group, expect, seed)
     if own is not None:
         return own
     gens = group.gen_arrays()

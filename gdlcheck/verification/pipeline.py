@@ -79,7 +79,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     if method == Method.NUMERIC and symbolic_weights and group.gens:
         notes.append(Fact("symbolic_weights_exact"))
     run_exact = (method != Method.NUMERIC or symbolic_weights) and bool(group.gens)
-    proof = deduce(layer, group, expect) if run_exact else None
+    proof = deduce(layer, group, expect, options.seed) if run_exact else None
     exact, equations, why_not = _exact_residuals(layer, group, expect, channels, options, form, proof) \
         if run_exact else ([], [], None)
     residuals = list(exact)
