@@ -20,9 +20,10 @@ EXTERNAL = {
     "cpu", "meta", "torch.bool", "circular", "zeros", "mask", "src", "dropout_p", "train",
     "_parameters", "_buffers", "_modules", "__torch_dispatch__", "__torch_function__", "torch._dynamo",
     "Tensor", "argument", "dtype",
-    # scipy.sparse's format, Python's own names (slots, a lambda's name, the script run as main),
+    # scipy.sparse's format, Python's own names (slots, a lambda's name, the script run as main,
+    # the typing module),
     # our package's module name
-    "coo", "__dict__", "__weakref__", "<lambda>", "__main__", "gdlcheck", "_target",
+    "coo", "__dict__", "__weakref__", "<lambda>", "__main__", "typing", "gdlcheck", "_target",
     # what users type: a dtype (--dtype), the x of a shape (points:6x3)
     "float64", "x",
 }

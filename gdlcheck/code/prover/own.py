@@ -32,7 +32,7 @@ def users_class(cls) -> bool:
         return known[1]
     module = sys.modules.get(cls.__module__)
     path = getattr(module, "__file__", None)
-    answer = own_file(path) if isinstance(path, str) else module is None or module.__name__ == "__main__"
+    answer = own_file(path) if isinstance(path, str) else module is None or cls.__module__ == "__main__"
     _CLASSES[id(cls)] = (cls, answer)
     return answer
 
