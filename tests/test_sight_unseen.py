@@ -295,3 +295,20 @@ class WritesThroughAliases(torch.nn.Module):
 
 def test_writes_through_aliases_stay_proved():
     assert verdict(WritesThroughAliases(), (8, 3), "exact") == "holds"
+
+
+class ViewOfAnAttribute(torch.nn.Module):
+    """A plain tensor attribute (no parameter, no buffer) read through a view: ``w[:, 0]`` is a view
+    an operation makes of a tensor there before the proof, and the tensor stays a constant."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.randn(3, 3, generator=torch.Generator().manual_seed(0))
+
+    def forward(self, x):
+        return x * self.w[:, 0] + self.w[0]
+
+
+def test_a_view_of_a_tensor_there_before_the_proof_keeps_it_a_constant():
+    result = gdlcheck.verify_callable(ViewOfAnAttribute(), "symmetric", shape=(6, 3), method="exact")
+    assert result.verdict == "holds", result.report()
