@@ -47,7 +47,7 @@ def _aggregating(layer: Layer) -> Layer | None:
     (content > graph > offset > constant) among the layers that have a G of their own."""
     best, best_rank = None, -1
 
-    def walk(node: Layer):
+    def visit(node: Layer):
         nonlocal best, best_rank
         if _has_aggregation(node):
             rank = DEPENDS_ORDER.get(node.depends_on, 0)
@@ -55,9 +55,9 @@ def _aggregating(layer: Layer) -> Layer | None:
                 best, best_rank = node, rank
             return
         for child in node.children():
-            walk(child)
+            visit(child)
 
-    walk(layer)
+    visit(layer)
     return best
 
 

@@ -405,5 +405,5 @@ def reason(r) -> str:
     for fact in r.notes:
         if getattr(fact, "what", "") == "not_proven":
             stop = fact.args["stop"]
-            return f"{stop.reason.value}: {stop.step.path}: {stop.step.kind}"
+            return f"{stop.reason.value}: {stop.step.path}: {stop.step.label}"
     return ""

@@ -526,7 +526,7 @@ def test_symmetries_past_the_bliss_budget_is_refused_with_the_estimate(monkeypat
     from gdlcheck.errors import LimitError
     from gdlcheck.groups import automorphisms, layered
 
-    monkeypatch.setattr(automorphisms, "refinement_search", lambda C, progress=None, compacted=False: None)
+    monkeypatch.setattr(automorphisms, "refinement_search", lambda C, progress=None, compacted=False, max_cells=None: None)
     forbid(monkeypatch, layered, "layered_graph", "building the layered graph")
     n = 1500
     t = np.arange(n)

@@ -91,7 +91,7 @@ def test_every_turned_rule_key_has_a_sample():
 @pytest.mark.parametrize("key", KEYS, ids=_name)
 def test_the_turned_rule_proves_its_sample_and_a_float64_trial_agrees(key, monkeypatch):
     result, _, turned = _prove(key, 0, monkeypatch)
-    assert result.verdict == "holds", [str(s.step.kind) for s in result.proof.stops.values()]
+    assert result.verdict == "holds", [str(s.step.label) for s in result.proof.stops.values()]
     assert turned   # the rotation's move reached this rule, not only moves along each axis
     sample = GRID_SAMPLES[key]
     rng = np.random.default_rng(7)

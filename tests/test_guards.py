@@ -6,7 +6,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gdlcheck.code.prover import guards, walk  # noqa: E402
-from gdlcheck.layers.rules import Reason  # noqa: E402
+from gdlcheck.layers.proofs import Reason  # noqa: E402
 
 
 def test_the_walker_runs_the_table_in_order():

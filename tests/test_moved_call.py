@@ -87,9 +87,13 @@ def test_a_write_the_walk_does_not_see_fails_with_the_moved_calls_counterexample
     _check_counterexample(make(), _moved(result), n, d)
 
 
-def test_the_cross_check_is_what_catches_them(monkeypatch):
+def test_the_cross_check_and_the_version_counter_each_catch_them(monkeypatch):
+    """Without the cross-check, the write is still seen by the version it bumped (sight.py): the
+    proof stops; the cross-check turns that stop into a counterexample."""
     monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)
-    assert gdlcheck.verify_callable(Threaded(), "symmetric", shape=(8, 2), method="exact").verdict == "holds"
+    result = gdlcheck.verify_callable(Threaded(), "symmetric", shape=(8, 2), method="exact")
+    assert result.verdict == "inconclusive"
+    assert "a tensor written out of the walk's sight" in str(result.proof.stops)
 
 
 @pytest.mark.parametrize("n,d", SIZES)
@@ -158,3 +162,22 @@ def test_the_moved_calls_element_is_not_the_identity(n):
     group = cyclic(n)
     for seed in range(20):
         assert not np.array_equal(prove._element(group, seed), np.arange(n))
+
+
+def test_the_moved_call_draws_from_the_users_seed():
+    """``seed`` reaches the proof: the moved call's element is drawn from it, so another seed
+    cross-checks with another element, and each seed's counterexample names its own."""
+    from gdlcheck.layers.proofs import generator_text
+
+    group = cyclic(8)
+    elements = set()
+    for seed in range(4):
+        result = gdlcheck.verify_callable(Hidden(), group, shape=(8, 2), method="exact", seed=seed)
+        drawn = generator_text(prove._element(group, seed))
+        if drawn == "(0 4)(1 5)(2 6)(3 7)":   # the half turn commutes with the flip: nothing to show
+            assert result.verdict == "inconclusive"
+            continue
+        element = _moved(result)["counterexample"]["element"]
+        assert element == drawn
+        elements.add(element)
+    assert len(elements) > 1, elements

@@ -34,7 +34,7 @@ def test_a_read_through_the_c_type_stops_the_proof_by_itself(monkeypatch):
     monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)   # the watch alone, not the trial
     result = gdlcheck.verify_callable(BaseRead(), "symmetric", shape=(6, 2), method="exact")
     assert result.verdict == "inconclusive"
-    assert "reads the values" in " ".join(str(s.step.kind) for s in result.proof.stops.values())
+    assert "reads the values" in " ".join(str(s.step.label) for s in result.proof.stops.values())
 
 
 @pytest.mark.parametrize("module", [BaseRead, Raises, lambda: torch.nn.Linear(2, 2)], ids=["read", "raises", "linear"])

@@ -64,7 +64,7 @@ class StorageRead(torch.nn.Module):
 def test_a_storage_read_stops_the_proof_in_linear_time():
     result = gdlcheck.verify_callable(StorageRead(), "symmetric", shape=(1024, 2), method="exact")
     assert result.verdict == "inconclusive"
-    stops = " ".join(str(s.step.kind) for s in result.proof.stops.values())
+    stops = " ".join(str(s.step.label) for s in result.proof.stops.values())
     assert "a handle on the memory of a tensor the call made (Tensor._typed_storage)" in stops
 
 

@@ -21,8 +21,8 @@ from gdlcheck.errors import GdlcheckError
 from gdlcheck.layers import GCN, Attention, BuildContext, Conv, build_layer
 from gdlcheck.tolerances import ROUNDING
 from gdlcheck.verification import verify_layer
+from gdlcheck.verification.deduce import deduce
 from gdlcheck.verification.measure import default_law, trial_residuals
-from gdlcheck.verification.prove import prove
 from gdlcheck.verification.verdict import within_rounding
 
 # --------------------------------------------------------------------------- random groups and layer trees
@@ -164,7 +164,7 @@ def unsound(case) -> bool:
     spec, group, d, expect = case
     try:
         layer = build(spec, group, d)
-        proof = prove(layer, group, expect)
+        proof = deduce(layer, group, expect)
         if not any(proof.proven.values()):
             return False   # nothing proven: no claim for a trial to contradict
         errors = trial_errors(layer, group, d, expect)
@@ -197,7 +197,7 @@ def test_whenever_the_prover_says_holds_every_trial_holds(case):
     spec, group, d, expect = case
     try:
         layer = build(spec, group, d)
-        proof = prove(layer, group, expect)
+        proof = deduce(layer, group, expect)
     except GdlcheckError:
         return  # a spec the builder refuses, or a pooled output checked as equivariant
     residuals = trial_residuals_of(layer, group, d, expect)
@@ -254,7 +254,7 @@ def test_a_failed_condition_names_its_layer_and_the_first_entry_that_breaks_it()
         {"kind": "attention", "wq": [[1, 0], [0, 1]], "wk": [[1, 0], [0, 1]], "wv": [[1, 0], [0, 1]],
          "positional": {"absolute": table}},
         {"kind": "layernorm"}]}, 6)
-    proof = prove(layer, groups.symmetric(6))
+    proof = deduce(layer, groups.symmetric(6))
     assert [s.path for s in proof.steps] == ["layer", "layer.layers[0]", "layer.layers[1]", "layer.layers[2]"]
     stop = proof.stops["(0 1 2 3 4 5)"]
     assert stop.step.path == "layer.layers[1]" and stop.condition.what == "table"
@@ -277,22 +277,22 @@ def test_residual_of_an_invariant_map_is_equivariant():
     layer = spec_layer({"kind": "residual", "layer": [{"kind": "mlp", "weights": [[[0.5, 1.0], [1.0, -0.5]]]},
                                                       {"kind": "pool", "op": "mean"}]}, 5)
     g = groups.symmetric(5)
-    assert prove(layer, g).holds
+    assert deduce(layer, g).holds
     assert max(trial_errors(layer, g, 2, "equivariant").values()) <= 1e-12
 
 
 def test_conv_is_theorem_1_for_shifts_and_checked_entry_by_entry_otherwise():
     layer = spec_layer({"kind": "conv", "kernel": [1.0, 2.0, 3.0]}, 6, d=1)
-    cyclic = prove(layer, groups.cyclic(6))
+    cyclic = deduce(layer, groups.cyclic(6))
     assert cyclic.holds and cyclic.steps[0].theorem == "Theorem 1" and cyclic.steps[0].conditions == []
-    dihedral = prove(layer, groups.dihedral(6))
+    dihedral = deduce(layer, groups.dihedral(6))
     assert [c.what for c in dihedral.steps[0].conditions] == ["weights"]
     assert not dihedral.proven["(1 5)(2 4)"] and dihedral.proven["(0 1 2 3 4 5)"]
     # what a generator is, is read from the permutation, never from the group's name or roles:
     # a hand-built group's real shift is Theorem 1, a swap it calls a shift is checked
     impostor = groups.PermGroup("cyclic", 6, (groups.shift(6), (1, 0, 2, 3, 4, 5)),
                                 roles=(groups.Role("swap"), groups.Role("shift")))
-    proof = prove(layer, impostor)
+    proof = deduce(layer, impostor)
     assert [(c.what, c.generator) for c in proof.steps[0].conditions] == [("weights", "(0 1)")]
     assert proof.proven == {"(0 1 2 3 4 5)": True, "(0 1)": False}
 
@@ -345,7 +345,7 @@ def test_on_small_samples_the_prover_and_the_symbolic_pass_agree(samples, sample
         job = resolve(str(samples / sample), options)
         if symbolic_applies(job.layer, job.group.n, job.channels) is not None:
             continue
-        proof = prove(job.layer, job.group, job.expect)
+        proof = deduce(job.layer, job.group, job.expect)
         symbolic = {r.generator: r.exact for r in symbolic_residuals(job.layer, job.group, job.expect, job.channels)}
         for g, proven in proof.proven.items():
             # proved equal by the rules <=> the same expressions; not proven here means broken

@@ -51,7 +51,7 @@ def test_a_stop_note_names_the_pyg_line_not_the_callers():
     # HypergraphConv reads hyperedge_index[1].max() + 1: a maximum of node labels, which a
     # relabelling changes (the proof stops there, at PyG's line)
     r = prove(gnn.HypergraphConv(4, 3), "symmetric", shape=(N, 4), graph=ei)
-    kinds = {s.step.kind for s in stops(r).values()}
+    kinds = {s.step.label for s in stops(r).values()}
     assert r.verdict == "inconclusive"
     assert any("hypergraph_conv.py:" in k for k in kinds), kinds
     assert not any("test_pyg_alongside.py" in k for k in kinds), kinds

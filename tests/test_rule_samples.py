@@ -77,7 +77,7 @@ def test_every_rule_key_has_a_sample():
 @pytest.mark.parametrize("key", KEYS, ids=_name)
 def test_the_rule_proves_its_sample_and_a_float64_trial_agrees(key, monkeypatch):
     result, _ = _prove(key, 0, monkeypatch)
-    assert result.verdict == "holds", [str(s.step.kind) for s in result.proof.stops.values()]
+    assert result.verdict == "holds", [str(s.step.label) for s in result.proof.stops.values()]
     sample = SAMPLES[key]
     rng = np.random.default_rng(7)
     x = torch.as_tensor(rng.standard_normal((N, D)))

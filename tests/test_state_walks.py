@@ -70,11 +70,11 @@ def test_gdlcheck_s_own_code_is_trusted_wherever_the_prover_sits():
     subpackage keeps every gdlcheck module trusted (its layers' functions are no user state), and a
     file outside stays the user's."""
     import gdlcheck.nn.linear
-    from gdlcheck.code.prover import state
+    from gdlcheck.code.prover import own, state
 
-    assert not state._own_file(gdlcheck.nn.linear.__file__)
-    assert not state._own_file(state.__file__)
-    assert state._own_file(__file__)
+    assert not own.own_file(gdlcheck.nn.linear.__file__)
+    assert not own.own_file(state.__file__)
+    assert own.own_file(__file__)
     # and a stop note's "at file:line" skips every gdlcheck frame, not only the prover's
     from gdlcheck.code.prover import values
 

@@ -10,7 +10,7 @@ import pytest
 
 import gdlcheck
 from gdlcheck.code.prover.table import Halt
-from gdlcheck.layers.rules import Reason, Step, Stop
+from gdlcheck.layers.proofs import Halted, LayerStep, Reason, Stop
 from gdlcheck.output.proof import stop_text
 
 ROOT = pathlib.Path(gdlcheck.__file__).parent
@@ -57,7 +57,7 @@ def test_no_reason_is_compared_as_a_string():
 
 
 def test_a_word_is_read_into_its_member_and_a_misspelt_one_fails():
-    step = Step("sort", "the code reads the values of a tensor", None, None, [], 1)
+    step = Halted("sort", "the code reads the values of a tensor")
     assert Stop(step, None, "asks_value").reason is Reason.ASKS_VALUE
     assert Halt("call", "x", "not_traced").reason is Reason.NOT_TRACED
     assert Halt("call", "x", Reason.PATH).reason is Reason.PATH
@@ -69,7 +69,7 @@ def test_a_word_is_read_into_its_member_and_a_misspelt_one_fails():
 
 @pytest.mark.parametrize("reason", list(Reason))
 def test_each_reason_is_worded(reason):
-    step = Step("mlp.0", "linear", None, None, [], 1)
+    step = LayerStep("mlp.0", "linear", None, None, [], 1)
     text = stop_text("(0 1)", Stop(step, None, reason))
     assert text.startswith("not proven for (0 1)")
     if reason.is_worded_by_the_walk:

@@ -370,7 +370,7 @@ def test_huge_n_from_the_command_line_is_budgeted_before_any_n_x_n(tmp_path, arg
                                                      st.lists(st.integers(-2, 2), min_size=n, max_size=n))))
 def test_the_side_conditions_without_n_x_n_agree_with_the_dense_ones(case):
     from gdlcheck.layers.attention import causal_mask_condition, relative_bias_condition
-    from gdlcheck.layers.rules import conjugation_condition
+    from gdlcheck.layers.proofs import conjugation_condition
 
     s, b = np.array(case[0]), np.array(case[1], dtype=np.float64)
     n = len(s)

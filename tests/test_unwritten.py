@@ -41,7 +41,7 @@ class ByDegree(torch.nn.Module):
 def verdict(fn, **kw):
     torch.manual_seed(0)
     r = gdlcheck.verify_callable(fn, "symmetric", shape=kw.pop("shape", (N, D)), method="exact", **kw)
-    return r.verdict, " ".join(str(n.args.get("stop").step.kind) for n in r.notes if n.what == "not_proven")
+    return r.verdict, " ".join(str(n.args.get("stop").step.label) for n in r.notes if n.what == "not_proven")
 
 
 def test_rows_written_class_by_class_covering_every_node_are_proved():

@@ -156,6 +156,8 @@ OUTPUT_KINDS = tuple(m.value for m in Motion if m.on_outputs)
 # the same action under the other word
 _ALIASES = {"inputs": {"invariant": "unchanged"}, "outputs": {"unchanged": "invariant"}}
 _MISSING = object()
+# how a message names the one output (several are named by their place: ``output[0]``, ``output['y']``)
+THE_OUTPUT = "the output"
 
 
 @dataclass(frozen=True)
@@ -250,7 +252,7 @@ def as_axes(axis, what: str) -> tuple[int, ...] | None:
         return None
     if isinstance(axis, str):
         try:
-            parts = tuple(int(a) for a in axis.replace(" ", "").strip("()").split(",") if a != "")
+            parts = tuple(int(a) for a in axis.replace(" ", "").strip("()").split(",") if a)
         except ValueError:
             raise CallableError(f"{what}: axes {axis!r} are not like 1 or 1,2") from None
         axis = parts
@@ -334,7 +336,7 @@ def move_array(action: Action, p, Y: np.ndarray, edge_order=None) -> np.ndarray:
 def output_array(value, where: str, label: str) -> np.ndarray:
     """One output of the code (``where`` its place, ``""`` for the only one) as a float64 array:
     numpy, torch (dense or sparse) or scipy.sparse; None or anything else is the user's error."""
-    name = f"output{where}" if where else "the output"
+    name = f"output{where}" if where else THE_OUTPUT
     if value is None:
         if not where:
             raise CallableError("the output is None: the code returns nothing; return the layer's output (code that "

@@ -29,6 +29,7 @@ from gdlcheck.code import torch_bridge
 from gdlcheck.code.actions import act_along
 from gdlcheck.code.relation import largest_difference, relation
 from gdlcheck.groups import PermGroup, act, parse_perm
+from gdlcheck.verdicts import Method
 
 # The copies of the submodules' inputs and outputs kept per run; a larger model's later calls
 # are not compared (no culprit is named past them).
@@ -44,7 +45,7 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
     """
     if not getattr(layer, "is_torch", False):
         return None
-    failing = [c for c in checks if c.passed is False and c.method == "numeric" and c.witness is not None]
+    failing = [c for c in checks if c.passed is False and c.method is Method.NUMERIC and c.witness is not None]
     if not failing:
         return None
     check = max(failing, key=lambda c: c.relative_error or 0.0)   # the worst failing generator, first among equals

@@ -12,14 +12,16 @@ from gdlcheck.code import graphs, torch_bridge
 from gdlcheck.code.actions import _MISSING, Action, Arg, Motion, normal_axes, parse_action, parse_input
 from gdlcheck.code.outputs import shape_text
 from gdlcheck.code.signature import Input, Signature, _key_text
+from gdlcheck.code.torch_bridge import Layout
 from gdlcheck.errors import CallableError, param
+from gdlcheck.layers.proofs import INVARIANT
 
 
 def describe_outputs(outputs, expect: str = "equivariant"):
     """``outputs`` (a string, an Action, or tuples / lists / dicts of them) as Actions; the default
     is one output, ``points`` (``invariant`` with ``expect="invariant"``)."""
     if outputs is None:
-        return Action(Motion.INVARIANT if expect == "invariant" else Motion.POINTS)
+        return Action(Motion.INVARIANT if expect == INVARIANT else Motion.POINTS)
 
     def one(spec, where):
         if isinstance(spec, (str, Action)):
@@ -126,7 +128,7 @@ def _given(key, kind: Motion, item: Arg, sig: Signature, where: str) -> Input:
     value = item.value
     came = None
     if torch_bridge.is_tensor(value):
-        came = torch_bridge.sparse_layout(value) if torch_bridge.is_sparse_tensor(value) else "dense"
+        came = torch_bridge.sparse_layout(value) if torch_bridge.is_sparse_tensor(value) else Layout.DENSE
     if kind.is_graph:
         value = graphs.as_graph(value, where=where, n=sig.n, error=CallableError)
         return Input(key, Action(kind), value, torch=came)
@@ -148,6 +150,6 @@ def _given(key, kind: Motion, item: Arg, sig: Signature, where: str) -> Input:
             raise CallableError(f"{where}: edge attributes have one row per edge ({E}), got shape "
                                 f"{shape_text(array.shape)}")
         return Input(key, Action(kind), array, torch=came)
-    if came == "dense":  # a tensor passed as it is: in numpy here, back as a tensor in the run's dtype
+    if came is Layout.DENSE:  # a tensor passed as it is: in numpy here, back as a tensor in the run's dtype
         value = torch_bridge.as_numpy(value)
     return Input(key, Action(Motion.UNCHANGED), value, torch=came)

@@ -26,16 +26,33 @@ from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import act_rows, conjugate, fixes, is_sparse
 from gdlcheck.groups.perm import match
 from gdlcheck.inputs.graph_files import load_graph_file  # noqa: F401  (read by the API from here)
+from gdlcheck.verdicts import Word
 
 
-def form(A) -> str:
-    """``"dense"``, ``"sparse"`` or ``"edge_index"`` for a value :func:`as_graph` returned (an edge
-    list is kept as int64, a dense adjacency as float64)."""
+class Form(Word):
+    """The form a graph value is kept in (:func:`form`), its word in the notes."""
+
+    DENSE = "dense"
+    SPARSE = "sparse"
+    EDGE_INDEX = "edge_index"
+
+
+class GraphLaw(Word):
+    """How a graph moves with the points (a check's law, ``Signature.graph_law``)."""
+
+    BOTH = "both"     # permuted with the points: P A P^T (an edge list relabelled)
+    ROWS = "rows"     # only its rows: P A (an edge list's targets relabelled)
+    FIXED = "fixed"   # held as it is (the law of a graph's automorphisms)
+
+
+def form(A) -> Form:
+    """:class:`Form` of a value :func:`as_graph` returned (an edge list is kept as int64, a dense
+    adjacency as float64)."""
     if is_sparse(A):
-        return "sparse"
+        return Form.SPARSE
     if isinstance(A, np.ndarray) and A.ndim == 2 and A.shape[0] == 2 and A.dtype.kind in "iu":
-        return "edge_index"
-    return "dense"
+        return Form.EDGE_INDEX
+    return Form.DENSE
 
 
 def looks_like_edge_index(value) -> bool:
@@ -118,7 +135,7 @@ def _check_structure(A, where: str, error) -> None:
 
 def nodes(A) -> int:
     """The number of nodes of a graph value (an edge list: its largest label plus one)."""
-    if form(A) == "edge_index":
+    if form(A) is Form.EDGE_INDEX:
         return int(A.max()) + 1 if A.size else 0
     return int(A.shape[0])
 
@@ -126,7 +143,7 @@ def nodes(A) -> int:
 def to_sparse(A, n: int | None = None):
     """A scipy.sparse adjacency ``A[target, source]`` (an edge list counted: duplicates add up);
     dense and sparse values are returned as they are."""
-    if form(A) != "edge_index":
+    if form(A) is not Form.EDGE_INDEX:
         return A
     import scipy.sparse as sp
 
@@ -137,15 +154,15 @@ def to_sparse(A, n: int | None = None):
 # --------------------------------------------------------------------------- moving
 
 
-def _sort_key(ei: np.ndarray, n: int):
-    """Which order an edge list is sorted in: ``"source"`` ((source, target) ascending),
-    ``"target"``, or None."""
+def _sort_key(ei: np.ndarray, n: int) -> tuple[int, int] | None:
+    """Which order an edge list is sorted in, as the rows of its key: ``(0, 1)`` by (source,
+    target) ascending, ``(1, 0)`` by (target, source), or None."""
     if ei.shape[1] < 2:
         return None
-    for name, (a, b) in (("source", (0, 1)), ("target", (1, 0))):
+    for a, b in ((0, 1), (1, 0)):
         key = ei[a] * n + ei[b]
         if np.all(key[1:] >= key[:-1]):
-            return name
+            return a, b
     return None
 
 
@@ -163,22 +180,21 @@ def relabel(p, ei: np.ndarray, n: int, rows_only: bool = False) -> tuple[np.ndar
     order = None
     sorted_by = _sort_key(ei, n)
     if sorted_by is not None:
-        a, b = (0, 1) if sorted_by == "source" else (1, 0)
+        a, b = sorted_by
         order = np.argsort(moved[a] * n + moved[b], kind="stable")
         moved = moved[:, order]
     return moved, order
 
 
-def move_graph(p, A, how: str = "both", n: int | None = None):
-    """``(P A P^T, edge order)`` (``how="both"``) or ``(P A, edge order)`` (``"rows"``), in A's form.
+def move_graph(p, A, how: GraphLaw = GraphLaw.BOTH, n: int | None = None):
+    """``(P A P^T, edge order)`` (``how`` both) or ``(P A, edge order)`` (rows), in A's form.
 
     A dense ``A`` becomes a new array, a sparse one stays sparse, an edge list is relabelled
     (:func:`relabel`); the edge order is None except for a sorted edge list.
     """
-    kind = form(A)
-    if kind == "edge_index":
-        return relabel(p, A, len(p) if n is None else n, rows_only=how == "rows")
-    return (conjugate(p, A) if how == "both" else act_rows(p, A)), None
+    if form(A) is Form.EDGE_INDEX:
+        return relabel(p, A, len(p) if n is None else n, rows_only=how is GraphLaw.ROWS)
+    return (conjugate(p, A) if how is GraphLaw.BOTH else act_rows(p, A)), None
 
 
 def automorphism_edge_order(p, ei: np.ndarray, n: int) -> np.ndarray | None:
@@ -199,7 +215,7 @@ def automorphism_edge_order(p, ei: np.ndarray, n: int) -> np.ndarray | None:
 def is_fixed(p, A) -> bool:
     """Whether ``p`` is an automorphism of the graph: ``P A P^T == A`` (an edge list: the same
     multiset of edges after relabelling).  Sparse and edge-list graphs are never densified."""
-    if form(A) == "edge_index":
+    if form(A) is Form.EDGE_INDEX:
         n = max(len(p), nodes(A))
         moved, _ = relabel(p, A, n)
         before = np.sort(A[0] * n + A[1])

@@ -96,7 +96,7 @@ class Measured(Shown):
 
     @property
     def model(self) -> LayerMeasure:
-        return next(m for m in self.layers if m.path == "")
+        return next(m for m in self.layers if not m.path)   # the whole model's path is empty
 
     @property
     def largest(self) -> LayerMeasure | None:

@@ -27,7 +27,7 @@ def relation(p, a, b, n: int, grid: tuple[int, ...] | None, tol: float,
         if not (is_sparse(a) and is_sparse(b)) or a.shape != b.shape:
             return None, math.inf
         if a.shape == (n, n):
-            moved, _ = graphs.move_graph(p, a, "both")
+            moved, _ = graphs.move_graph(p, a, graphs.GraphLaw.BOTH)
             if _sparse_close(moved, b, tol):
                 return Action(Motion.GRAPH), 0.0
         return (Action(Motion.UNCHANGED), 0.0) if _sparse_close(a, b, tol) else (None, math.inf)

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gdlcheck.code import graphs
-from gdlcheck.code.actions import Action, Motion, move_array, normal_axes, output_array, pairs_of
+from gdlcheck.code.actions import THE_OUTPUT, Action, Motion, move_array, normal_axes, output_array, pairs_of
+from gdlcheck.code.graphs import Form, GraphLaw
 from gdlcheck.code.outputs import axes_text, leaves, matched, shape_text
 from gdlcheck.errors import CallableError, param
 
@@ -81,12 +82,12 @@ class Signature:
 
     # ---- what the trial loop asks
     @property
-    def graph_law(self) -> str | None:
+    def graph_law(self) -> GraphLaw | None:
         """``both`` when a graph moves with the points, ``fixed`` when one is held, else None."""
         kinds = [i.action.kind for i in self.inputs]
         if any(k.is_graph and not k.is_held for k in kinds):
-            return "both"
-        return "fixed" if any(k.is_held for k in kinds) else None
+            return GraphLaw.BOTH
+        return GraphLaw.FIXED if any(k.is_held for k in kinds) else None
 
     @property
     def invariant(self) -> bool:
@@ -102,7 +103,7 @@ class Signature:
     def _moving(self):
         return [i for i in self.inputs if i.given and not i.action.kind.is_constant]
 
-    def move_inputs(self, p, bundle, how: str | None):
+    def move_inputs(self, p, bundle, how: GraphLaw | str | None):
         """The bundle moved under ``p``.  Given points and edges always move; graphs by ``how``:
         ``both`` (``P A P^T``), ``rows`` (``P A``), ``fixed``/None (held).  With no moving graph,
         ``both`` and ``rows`` move the fixed ones (the diagnosis's neighbouring law)."""
@@ -115,15 +116,15 @@ class Signature:
         for inp, value in zip(moving, bundle):
             kind = inp.action.kind
             # a held graph moves too when none moves with the points (the neighbouring law)
-            if kind.is_graph and (not kind.is_held or not has_graph) and how in ("both", "rows"):
-                moved, edge_order = graphs.move_graph(p, value, how, self.n)
-                if order is None and graphs.form(value) == "edge_index":
+            if kind.is_graph and (not kind.is_held or not has_graph) and how in (GraphLaw.BOTH, GraphLaw.ROWS):
+                moved, edge_order = graphs.move_graph(p, value, GraphLaw(how), self.n)
+                if order is None and graphs.form(value) is Form.EDGE_INDEX:
                     order = edge_order
                 out.append(moved)
             elif kind.takes_axes:
                 out.append(inp.action.move(p, value))
             else:
-                if kind.is_held and order is None and graphs.form(value) == "edge_index":
+                if kind.is_held and order is None and graphs.form(value) is Form.EDGE_INDEX:
                     # a held edge list: its edges are permuted among its own columns by an
                     # automorphism (edge (u, v) to the column of (p u, p v)), their attributes with them
                     order = graphs.automorphism_edge_order(p, value, self.n)
@@ -244,7 +245,7 @@ class Signature:
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
     def _resolve_output(self, action: Action, Y: np.ndarray, where: str, label: str) -> Action:
-        name = f"output{where}" if where else "the output"
+        name = f"output{where}" if where else THE_OUTPUT
         kind = action.kind
         if kind.moves_each_axis:   # pairs: each axis is the n points
             axes = action.resolved_axes(self.points_axes)
@@ -293,7 +294,7 @@ class Signature:
         else:
             ok = math.prod(dims) == self.n
             want = f"the n = {self.n} points"
-        if not ok and output and tuple(axes) == (0,) and name == "the output":
+        if not ok and output and tuple(axes) == (0,) and name == THE_OUTPUT:
             raise CallableError(f"returned shape {shape_text(shape)}, but an equivariant output's first axis is the "
                                 f"{self.n} points; for a pooled output use {param('expect', value='invariant')}",
                                 file=label)
@@ -306,7 +307,7 @@ class Signature:
 
     def edge_count(self) -> int | None:
         for inp in self.inputs:
-            if inp.given and inp.action.kind.is_graph and graphs.form(inp.value) == "edge_index":
+            if inp.given and inp.action.kind.is_graph and graphs.form(inp.value) is Form.EDGE_INDEX:
                 return int(np.asarray(inp.value).shape[1])
         return None
 
@@ -325,9 +326,9 @@ def _input_text(inp: Input) -> str:
     if kind.is_graph:
         form = graphs.form(inp.value)
         if kind.is_held:
-            return f"fixed ({'an edge_index' if form == 'edge_index' else 'a ' + form + ' adjacency'}, held)"
-        return "graph (" + ("edge_index relabelled" if form == "edge_index" else
-                            "P A P^T" + (", sparse" if form == "sparse" else "")) + ")"
+            return f"fixed ({'an edge_index' if form is Form.EDGE_INDEX else f'a {form} adjacency'}, held)"
+        return "graph (" + ("edge_index relabelled" if form is Form.EDGE_INDEX else
+                            "P A P^T" + (", sparse" if form is Form.SPARSE else "")) + ")"
     if kind.may_be_drawn and inp.given:
         return inp.action.text() + " (given)"
     return inp.action.text()

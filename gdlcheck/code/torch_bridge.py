@@ -27,6 +27,7 @@ import weakref
 import numpy as np
 
 from gdlcheck.errors import CallableError
+from gdlcheck.verdicts import Word
 
 
 def _torch():
@@ -160,13 +161,23 @@ def sparse_to_scipy(t):
     return A.tocsr() if layout == torch.sparse_csr else A.tocsc() if layout == torch.sparse_csc else A
 
 
-def sparse_layout(t) -> str:
-    """``"coo"``, ``"csr"`` or ``"csc"``: how a sparse tensor given by the user is laid out."""
+class Layout(Word):
+    """How a tensor the user gave is laid out: dense, or a sparse layout (torch's ``sparse_coo``,
+    ``sparse_csr``, ``sparse_csc``); the call gives it back in the same."""
+
+    DENSE = "dense"
+    COO = "coo"
+    CSR = "csr"
+    CSC = "csc"
+
+
+def sparse_layout(t) -> Layout:
+    """How a sparse tensor given by the user is laid out (coo, csr or csc)."""
     torch = _torch()
-    return {torch.sparse_csr: "csr", torch.sparse_csc: "csc"}.get(t.layout, "coo")
+    return {torch.sparse_csr: Layout.CSR, torch.sparse_csc: Layout.CSC}.get(t.layout, Layout.COO)
 
 
-def sparse_to_torch(A, layout: str = "coo", dtype=None, device=None):
+def sparse_to_torch(A, layout: Layout | str = Layout.COO, dtype=None, device=None):
     """A scipy.sparse matrix as a torch sparse tensor (``layout`` coo, csr or csc): O(nnz), never dense."""
     torch = _torch()
     C = A.tocoo()
@@ -177,9 +188,9 @@ def sparse_to_torch(A, layout: str = "coo", dtype=None, device=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # torch's notes that sparse support is beta
         T = torch.sparse_coo_tensor(idx, values, C.shape).coalesce()
-        if layout == "csr":
+        if layout == Layout.CSR:
             T = T.to_sparse_csr()
-        elif layout == "csc":
+        elif layout == Layout.CSC:
             T = T.to_sparse_csc()
     return T.to(device=device) if device is not None else T
 

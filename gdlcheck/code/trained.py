@@ -103,10 +103,10 @@ def describe_example(example) -> tuple[list | dict, tuple[int, ...]]:
             given = getattr(value.value, "shape", None)
             if shape is None and value.kind.may_be_drawn and given is not None:
                 shape = tuple(int(d) for d in given)
-        elif shape is None and kind == "float":
+        elif shape is None and kind == FLOAT:
             shape = tuple(int(d) for d in value.shape)
             described.append(points(value))
-        elif kind == "int" and len(value.shape) == 2 and value.shape[0] == 2:
+        elif kind == INT and len(value.shape) == 2 and value.shape[0] == 2:
             described.append(graph(value))
         else:
             described.append(unchanged(value))
@@ -118,12 +118,16 @@ def describe_example(example) -> tuple[list | dict, tuple[int, ...]]:
     return described, shape
 
 
+# what an example's array holds: floating point numbers (the points) or integers (an edge_index)
+FLOAT, INT = "float", "int"
+
+
 def _kind(value) -> str | None:
-    """``"float"`` or ``"int"`` for a numpy array or torch tensor of that kind, else None."""
+    """:data:`FLOAT` or :data:`INT` for a numpy array or torch tensor of that kind, else None."""
     dtype = getattr(value, "dtype", None)
     if dtype is None or not hasattr(value, "shape"):
         return None
     if hasattr(value, "is_floating_point"):   # a torch tensor
-        return "float" if value.is_floating_point() else (None if value.is_complex() else "int")
+        return FLOAT if value.is_floating_point() else (None if value.is_complex() else INT)
     kind = np.dtype(dtype).kind if isinstance(dtype, np.dtype) else ""
-    return {"f": "float", "i": "int", "u": "int"}.get(kind)
+    return {"f": FLOAT, "i": INT, "u": INT}.get(kind)

@@ -25,8 +25,10 @@ import numpy as np
 
 from gdlcheck.code import torch_bridge
 from gdlcheck.code.boundary import describe
+from gdlcheck.code.graphs import GraphLaw
 from gdlcheck.code.running import Running
 from gdlcheck.code.signature import Signature
+from gdlcheck.code.torch_bridge import Layout
 from gdlcheck.errors import CallableError, GdlcheckError, param
 from gdlcheck.groups import is_sparse
 from gdlcheck.layers import Fact, Layer
@@ -62,9 +64,9 @@ class CallableLayer(Layer):
 
     @property
     def uses_graph(self) -> bool:  # type: ignore[override]
-        return self.signature.graph_law == "both"
+        return self.signature.graph_law is GraphLaw.BOTH
 
-    def own_proof(self, group, expect: str):
+    def own_proof(self, group, expect: str, seed: int = 0):
         """A torch module proves itself by the call it runs (:mod:`gdlcheck.code`); other
         code has no proof (the numeric check decides)."""
         if not self.is_torch:
@@ -72,7 +74,7 @@ class CallableLayer(Layer):
         from gdlcheck.code.prover.prove import prove_call
 
         with torch_bridge.calls_of(self.f):   # a deep module tree's traced calls recurse deeper still
-            return prove_call(self, group)
+            return prove_call(self, group, seed)
 
     def state(self):
         """The module's state (:func:`gdlcheck.code.prover.state.snapshot`), to tell what the calls of a
@@ -176,7 +178,7 @@ class CallableLayer(Layer):
             if known is value:
                 return tensor
         if is_sparse(value):
-            layout = next((i.torch for i in self.signature.inputs if i.torch not in (None, "dense")), "coo")
+            layout = next((i.torch for i in self.signature.inputs if i.torch not in (None, Layout.DENSE)), "coo")
             tensor = torch_bridge.sparse_to_torch(value, layout, dtype=self.dtype, device=self._device)
         else:
             tensor = torch_bridge.to_tensor(self._array(value), self._device)

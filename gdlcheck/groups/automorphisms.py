@@ -2,9 +2,11 @@
 
 ``sigma`` is an automorphism when ``W[sigma(i), sigma(j)] == W[i, j]`` for all ``i, j``: it
 keeps every entry's colour (:mod:`~gdlcheck.groups.colours`).  The cheap cases come first
-(every vertex told apart by its invariants: only the identity), then the numpy search
-(:mod:`~gdlcheck.groups.refinement`), then BLISS on the layered graph
-(:mod:`~gdlcheck.groups.layered`), which also takes a scipy.sparse graph without densifying it.
+(every vertex told apart by its invariants: only the identity), then whichever of the two
+searches reads less: BLISS on the layered graph (:mod:`~gdlcheck.groups.layered`, which also
+takes a scipy.sparse graph without densifying it) when that graph is small beside the matrix,
+else the numpy search (:mod:`~gdlcheck.groups.refinement`), which reads every entry each round,
+within a budget of entries read tied to the layered graph's size, then BLISS.
 """
 
 from __future__ import annotations
@@ -20,19 +22,32 @@ from gdlcheck.groups.layered import (
     class_symmetric_group,
     count_automorphisms,
     layered,
+    layered_edges,
 )
 from gdlcheck.groups.perm import fixes
 from gdlcheck.groups.refinement import refinement_search
+from gdlcheck.limits import MAX_LAYERED_EDGES
+
+# Entries the numpy search may read per edge of the layered graph BLISS would get instead.  Measured
+# (2026-12-03): a round of refinement costs 16-18 ns an entry, BLISS about 4-5 us an edge of the
+# layered graph (Paley graphs, circulants, a random dense regular graph), so a search past its budget
+# has cost at most about what BLISS then takes; a Paley graph's search needs 17-21 rounds (at least
+# 32 are allowed: a matrix that comes here has more than n^2/4 such edges).
+SEARCH_CELLS_PER_EDGE = 128
 
 
 def _automorphisms(C: np.ndarray, fixed: int | None = None, count: bool = True, progress=None,
                    compacted: bool = False):
     """``(generators, order)`` of the colour matrix's automorphisms (fixing ``fixed``).
 
-    Cheap cases first (every vertex told apart; no edges), then individualisation and
-    refinement in numpy (:func:`refinement_search`), then BLISS on the layered graph within
-    its edge budget.  ``compacted``: the colours are ``0..k-1`` already (:func:`compact` would
-    return ``C``; it costs a pass over the entries).
+    Cheap cases first (every vertex told apart; no edges).  Then, where the layered graph has
+    fewer edges than a quarter of the entries (a graph: edges and non-edges), BLISS at once:
+    each round of the numpy search reads all ``n^2`` entries, and a graph whose points
+    refinement cannot tell apart (a random regular graph, order 1) needs a round or more for
+    each of its points.  Otherwise individualisation and refinement in numpy
+    (:func:`refinement_search`), within ``SEARCH_CELLS_PER_EDGE`` entries read per edge of the
+    layered graph, then BLISS within its edge budget.  ``compacted``: the colours are
+    ``0..k-1`` already (:func:`compact` would return ``C``; it costs a pass over the entries).
     """
     n = C.shape[0]
     if fixed is None and n > 1:
@@ -41,7 +56,13 @@ def _automorphisms(C: np.ndarray, fixed: int | None = None, count: bool = True, 
         if int(vertex_class.max()) + 1 == n:   # every vertex told apart: only the identity
             return [], 1
         if has_edges(C):
-            found = refinement_search(K, progress=progress, compacted=True)
+            edges = layered_edges(K, sample=64)   # a dense matrix is told at once, without a pass
+            if edges * 4 <= n * n and edges <= MAX_LAYERED_EDGES:
+                edges = layered_edges(K)
+                if edges * 4 <= n * n and edges <= MAX_LAYERED_EDGES:
+                    return bliss_automorphisms(C, fixed, count)
+            found = refinement_search(K, progress=progress, compacted=True,
+                                      max_cells=SEARCH_CELLS_PER_EDGE * edges)
             if found is not None:
                 return found
             check_layered_size(C)

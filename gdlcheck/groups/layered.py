@@ -139,6 +139,24 @@ def check_layered_size(C: np.ndarray) -> None:
                          "(refinement) did not settle this matrix")
 
 
+def layered_edges(C: np.ndarray, sample: int | None = None) -> int:
+    """About how many edges :func:`layered_graph` would build for the colour matrix ``C``
+    (colours ``0..k-1``): an edge per entry off the diagonal that is not "no edge", per bit of
+    its colour, and the paths between the layers.  An upper bound read from every entry, or with
+    ``sample`` an estimate from that many rows evenly spaced (a choice of speed only)."""
+    n = C.shape[0]
+    if n < 2:
+        return 0
+    stride = 1 if sample is None else max(1, n // sample)
+    rows = np.arange(0, n, stride)
+    counts = np.bincount(C[rows].ravel(), minlength=int(C.max()) + 1)
+    diag = C[rows, rows]
+    counts[: int(diag.max()) + 1] -= np.bincount(diag)
+    entries = int(counts.sum() - counts.max()) * n // len(rows)
+    bits = max(1, (len(counts) - 1).bit_length())
+    return entries * bits + n * (bits - 1)
+
+
 def count_automorphisms(graph, colours) -> int:
     """BLISS's exact group size (igraph hands it over as a decimal string; allow its length)."""
     import sys

@@ -16,8 +16,8 @@ from gdlcheck.layers.build import KINDS, BuildContext, build_layer, register
 from gdlcheck.layers.compose import Pool, Residual, Sequential, TransformerEncoder
 from gdlcheck.layers.graph import GCN, normalize_adjacency, with_graph_mode
 from gdlcheck.layers.linear import ChannelDeepSets, Conv, DeepSets, Linear, circulant, identity_plus_ones
+from gdlcheck.layers.proofs import EQUIVARIANT, INVARIANT, Condition, Proof, Rule, Step, Stop
 from gdlcheck.layers.rowwise import MLP, LayerNorm, Pointwise
-from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, Condition, Proof, Rule, Step, Stop
 
 __all__ = ["EQUIVARIANT", "GCN", "INVARIANT", "KINDS", "MLP", "Attention", "BuildContext", "ChannelDeepSets", "Proof",
            "Step", "Stop",

@@ -16,7 +16,7 @@ from gdlcheck.inputs.spec import check_keys
 from gdlcheck.layers.activations import activate, masked, softmax_rows
 from gdlcheck.layers.base import Composite, Fact, is_symbolic_array, shape_text
 from gdlcheck.layers.build import register
-from gdlcheck.layers.rules import Condition, Rule, generator_text, vector_condition
+from gdlcheck.layers.proofs import Condition, Rule, generator_text, vector_condition
 from gdlcheck.limits import MAX_CONDITION_ENTRIES, MAX_SPEC_ENTRIES
 from gdlcheck.tolerances import SCORE_SYMMETRY_TOL
 

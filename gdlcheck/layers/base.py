@@ -20,7 +20,7 @@ import numpy as np
 from gdlcheck.errors import GdlcheckError, LayerError
 from gdlcheck.inputs.arrays import exact_number
 from gdlcheck.inputs.evaluate import compile_array
-from gdlcheck.layers.rules import Rule
+from gdlcheck.layers.proofs import Rule
 
 # What the aggregation matrix G of Y = G(X, A) V(X) depends on, from least to most.
 DEPENDS_ORDER = {"constant": 0, "offset": 1, "graph": 2, "content": 3}
@@ -108,8 +108,8 @@ class Layer:
         estimate, the pass does not run)."""
         return None
 
-    def own_proof(self, group, expect: str):
-        """A proof the layer makes of itself, as a :class:`~gdlcheck.layers.rules.Proof` (a traced
+    def own_proof(self, group, expect: str, seed: int = 0):
+        """A proof the layer makes of itself, as a :class:`~gdlcheck.layers.proofs.Proof` (a traced
         torch module reads its own computation); None: the prover walks ``rule`` and the
         combinators."""
         return None

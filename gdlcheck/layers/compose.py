@@ -15,8 +15,8 @@ from gdlcheck.errors import LimitError
 from gdlcheck.layers.attention import Attention
 from gdlcheck.layers.base import Composite, Layer, is_symbolic_array, points_of, run
 from gdlcheck.layers.build import build_layer, register
+from gdlcheck.layers.proofs import EQUIVARIANT, INVARIANT, Rule
 from gdlcheck.layers.rowwise import MLP, LayerNorm
-from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, Rule
 from gdlcheck.limits import MAX_ENCODER_BLOCKS, MAX_MATRIX_ENTRIES, MAX_PRODUCT_OPS, MAX_SYMBOLIC_PRODUCT_OPS
 
 

@@ -10,7 +10,7 @@ from gdlcheck.groups.perm import is_sparse
 from gdlcheck.layers.activations import activate
 from gdlcheck.layers.base import Composite, Fact, Layer, exact_array, is_symbolic_array, shape_text
 from gdlcheck.layers.build import register
-from gdlcheck.layers.rules import Rule, conjugation_condition
+from gdlcheck.layers.proofs import Rule, conjugation_condition
 
 
 def normalize_adjacency(A: np.ndarray, normalization: str = "symmetric", self_loops: bool = True) -> np.ndarray:

@@ -18,7 +18,7 @@ from gdlcheck.layers.base import (
     shape_text,
 )
 from gdlcheck.layers.build import BuildContext, register
-from gdlcheck.layers.rules import Rule, commutes_condition, vector_condition
+from gdlcheck.layers.proofs import Rule, commutes_condition, vector_condition
 from gdlcheck.limits import MAX_MATRIX_ENTRIES
 from gdlcheck.text import parse_shape
 

@@ -10,7 +10,7 @@ import numpy as np
 from gdlcheck.layers.activations import activate, sqrt
 from gdlcheck.layers.base import Composite
 from gdlcheck.layers.build import register
-from gdlcheck.layers.rules import Rule
+from gdlcheck.layers.proofs import Rule
 
 
 class RowWise(Composite):

@@ -8,7 +8,7 @@ each condition asks and, where one fails, the first entry that breaks it.
 from __future__ import annotations
 
 from gdlcheck.layers import Condition
-from gdlcheck.layers.rules import Reason
+from gdlcheck.layers.proofs import ConstantCheck, Reason
 from gdlcheck.text import short_cycles
 from gdlcheck.verification.result import Proof, Step, Stop
 
@@ -122,9 +122,9 @@ def broken_text(c: Condition) -> str:
 
 
 def where(step: Step, c: Condition | None) -> str:
-    if step.rule == "constant" and c is not None:
+    if isinstance(step, ConstantCheck) and c is not None:
         return f"{c.parameter} (at node {step.path})"    # a traced module's parameter or constant
-    path = step.path or step.kind
+    path = step.path or step.label
     return f"{path}.{c.parameter}" if c is not None and c.parameter else path
 
 
@@ -132,19 +132,17 @@ def stop_text(generator: str, stop: Stop) -> str:
     """Why the proof stopped for ``generator``: a note of the verdict (a long generator abbreviated)."""
     generator = short_cycles(generator)
     if stop.reason is Reason.NO_RULE:
-        return f"not proven for {generator}: no rule for layer kind {stop.step.kind!r} at {where(stop.step, None)}"
+        return f"not proven for {generator}: no rule for layer kind {stop.step.label!r} at {where(stop.step, None)}"
     if stop.reason is Reason.OUTPUT_EQUIVARIANT:
         return f"not proven for {generator}: the output is equivariant, not invariant"
     if stop.reason is Reason.NO_OP_RULE:
-        return f"not proven for {generator} at node {stop.step.path}: no rule for {stop.step.kind!r}"
+        return f"not proven for {generator} at node {stop.step.path}: no rule for {stop.step.label!r}"
     if stop.reason is Reason.NOT_TRACED:
         return f"not proven for {generator}: the tracer does not follow {stop.step.path}"
-    if stop.reason is Reason.OUTPUT_MOVES_OTHERWISE:
-        return f"not proven for {generator}: {stop.step.kind if stop.step.kind != 'output' else stop.step.path}"
-    if stop.reason.is_worded_by_the_walk:
-        return f"not proven for {generator}: {stop.step.kind}"   # said in full where the walk stopped
+    if stop.reason is Reason.OUTPUT_MOVES_OTHERWISE or stop.reason.is_worded_by_the_walk:
+        return f"not proven for {generator}: {stop.step.label}"   # said in full where the walk stopped
     if stop.condition is None:
-        return f"not proven for {generator} at {stop.step.path}: {stop.step.kind}"
+        return f"not proven for {generator} at {stop.step.path}: {stop.step.label}"
     return f"not proven for {generator} at {where(stop.step, stop.condition)}: {broken_text(stop.condition)}"
 
 
@@ -161,7 +159,7 @@ def proof_json(proof: Proof) -> list[dict]:
                 entry["text"] = broken_text(c)
             conditions.append(entry)
         rule = None if step.rule is None else RULES.get(step.rule, step.rule)
-        out.append({"path": step.path, "kind": step.kind, "rule": rule,
+        out.append({"path": step.path, "kind": step.label, "rule": rule,
                     "theorem": step.theorem, "conditions": conditions})
     return out
 
@@ -189,10 +187,10 @@ def proof_lines(proof: Proof, limit: int = 24) -> list[str]:
     lines = []
     for step in proof.steps[:limit]:
         theorem = f" ({step.theorem})" if step.theorem else ""
-        missing = "no rule for this operation" if proof.traced else "no rule for this kind"
+        missing = f"no rule for this {step.unit}"
         rule = RULES.get(step.rule, missing) if step.rule else missing
         conditions = f"; {condition_summary(step.conditions)}" if step.conditions else ""
-        lines.append(f"{'  ' * step.depth}{step.path or step.kind} [{step.kind}]: {rule}{theorem}{conditions}")
+        lines.append(f"{'  ' * step.depth}{step.path or step.label} [{step.label}]: {rule}{theorem}{conditions}")
     if len(proof.steps) > limit:
         lines.append(f"... and {len(proof.steps) - limit} more layers")
     return lines
@@ -203,10 +201,9 @@ def explain_lines(proof: Proof) -> list[str]:
     it true, and for a failed condition the first entry that breaks it."""
     lines = []
     for step in proof.steps:
-        head = f"{'  ' * step.depth}{step.path or step.kind} [{step.kind}]"
+        head = f"{'  ' * step.depth}{step.path or step.label} [{step.label}]"
         if step.rule is None:
-            what = "operation" if proof.traced else "kind"
-            lines.append(f"{head}: no rule for this {what}: not proven here.")
+            lines.append(f"{head}: no rule for this {step.unit}: not proven here.")
             continue
         lines.append(f"{head}: {CHAINS[step.rule]}")
         for what in dict.fromkeys(c.what for c in step.conditions):

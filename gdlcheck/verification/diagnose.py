@@ -14,8 +14,8 @@ import numpy as np
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import PermGroup, fixes, parse_perm
 from gdlcheck.layers import Fact, Layer, with_graph_mode
+from gdlcheck.verification.deduce import deduce
 from gdlcheck.verification.measure import default_law, trial_residuals
-from gdlcheck.verification.prove import prove
 from gdlcheck.verification.result import Check, Law, Options, Proof, generator_name
 
 DIAGNOSIS_TRIALS = 3
@@ -79,7 +79,7 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
         out.append(Fact("none_holds", {"tried": tried + ["PT", "equivariance" if y == "none" else "invariance"]}))
     if proof is None:
         try:
-            proof = prove(layer, group, expect)
+            proof = deduce(layer, group, expect)
         except GdlcheckError:
             return out
     for s in gens:

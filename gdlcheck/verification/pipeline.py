@@ -2,7 +2,7 @@
 
 Per generator, the exact verdict comes from the first of these that decides it:
 
-1. the proof (:mod:`~gdlcheck.verification.prove`): the rules of the texts' theorems on the
+1. the proof (:mod:`~gdlcheck.verification.deduce`): the rules of the texts' theorems on the
    layer tree, for every n;
 2. for a layer that is linear as a whole (``Y = W X + b``), its weights: ``W[g i, g j]``
    against ``W[i, j]`` (this also measures a deviation within the tolerance);
@@ -21,7 +21,9 @@ import numpy as np
 from gdlcheck.errors import LayerError
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Fact, Layer
+from gdlcheck.layers.proofs import ConstantCheck
 from gdlcheck.verdicts import Method
+from gdlcheck.verification.deduce import deduce
 from gdlcheck.verification.diagnose import diagnose
 from gdlcheck.verification.measure import (
     check_trial_budget,
@@ -31,7 +33,6 @@ from gdlcheck.verification.measure import (
     trial_residuals,
     weight_residuals,
 )
-from gdlcheck.verification.prove import prove
 from gdlcheck.verification.result import (
     FAILS,
     Disagreement,
@@ -78,7 +79,7 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
     if method == Method.NUMERIC and symbolic_weights and group.gens:
         notes.append(Fact("symbolic_weights_exact"))
     run_exact = (method != Method.NUMERIC or symbolic_weights) and bool(group.gens)
-    proof = prove(layer, group, expect) if run_exact else None
+    proof = deduce(layer, group, expect, options.seed) if run_exact else None
     exact, equations, why_not = _exact_residuals(layer, group, expect, channels, options, form, proof) \
         if run_exact else ([], [], None)
     residuals = list(exact)
@@ -198,13 +199,14 @@ def _culprit(proof: Proof | None, checks) -> dict | None:
     for g in failing:
         stop = proof.stops.get(g)
         if stop is not None and stop.condition is not None:
-            if proof.traced and stop.step.kind not in ("parameter", "buffer"):
+            step = stop.step
+            if proof.traced and not (isinstance(step, ConstantCheck) and step.role.is_own):
                 continue   # a held input or a value made inside forward: the forward hooks name it better
             c = stop.condition
-            if stop.step.rule == "constant":
+            if isinstance(step, ConstantCheck):
                 path = c.parameter     # a traced module's parameter or constant, by its own name
             else:
                 path = f"{stop.step.path}.{c.parameter}" if c.parameter else stop.step.path
-            return {"path": path, "generator": g, "layer": stop.step.path, "kind": stop.step.kind,
+            return {"path": path, "generator": g, "layer": stop.step.path, "kind": stop.step.label,
                     "condition": c.what, "entry": list(c.entry)}
     return None

@@ -19,7 +19,7 @@ import numpy as np
 from gdlcheck.errors import GdlcheckError
 from gdlcheck.groups import PermGroup, cycle_string
 from gdlcheck.layers import Fact
-from gdlcheck.layers.rules import Disagreement, Proof, Step, Stop  # noqa: F401  (re-exported)
+from gdlcheck.layers.proofs import Disagreement, Proof, Step, Stop  # noqa: F401  (re-exported)
 from gdlcheck.shown import Serialised, Shown, figure_of, presenter_of
 from gdlcheck.tolerances import ROUNDING, TOL
 from gdlcheck.verdicts import Method, Verdict
@@ -134,7 +134,7 @@ class TrialWitness:
 
 @dataclass(frozen=True)
 class MovedCallWitness(TrialWitness):
-    """A traced proof's own trial (:class:`~gdlcheck.layers.rules.Disagreement`): its second call, on
+    """A traced proof's own trial (:class:`~gdlcheck.layers.proofs.Disagreement`): its second call, on
     ``g X`` for the group element ``element`` (cycles), X drawn as trial ``trial`` would be;
     ``entry`` is the first output entry that differs past the tolerance rule."""
 

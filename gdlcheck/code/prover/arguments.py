@@ -14,7 +14,7 @@ import numpy as np
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.table import Halt
 from gdlcheck.code.prover.walk import Walk
-from gdlcheck.layers.rules import generator_text
+from gdlcheck.layers.proofs import generator_text
 
 
 def unsupported(signature) -> str | None:

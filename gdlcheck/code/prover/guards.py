@@ -15,10 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gdlcheck.code.prover import effects, held, unwritten
+from gdlcheck.code.prover import effects, held, sight, unwritten
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.table import Halt, bind, lookup, writes
 from gdlcheck.code.prover.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
+from gdlcheck.layers.proofs import Role
 
 if TYPE_CHECKING:   # torch is imported when code is checked
     from torch._ops import OpOverload
@@ -84,6 +85,16 @@ def _foreign_type(walk, op: Op) -> bool:
     return False
 
 
+def _unseen_write(walk, op: Op) -> bool:
+    walk.returned = op.outs
+    return sight.stop_if_written(walk, op.tensors, f"used by {_op_text(op.func)}")
+
+
+def _writes_seen(walk, op: Op) -> bool:
+    sight.count_writes(walk, op)
+    return False
+
+
 def _value_read(walk, op: Op) -> bool:
     if _scalar_result(op.out) and op.func not in _SHAPE_ONLY and not walk.read(op.tensors, repr(op.out)):
         walk.stop_everywhere(f"the code asks for a value ({_op_text(op.func)})", "asks_value")
@@ -109,7 +120,7 @@ def _constant(walk, op: Op) -> bool:
     # a value made from constants is named by the parameter or buffer it came from, else by the
     # submodule that made it; a view of a parameter is that parameter
     origin = next((a.origin for a in op.inputs if a.origin), "") or _made_here()
-    role = op.inputs[0].role if op.inputs and op.func.is_view else "constant"
+    role = op.inputs[0].role if op.inputs and op.func.is_view else Role.CONSTANT
     for t in op.outs:
         walk.values[t] = Abstract(True, origin=origin, role=role)
     return True
@@ -180,6 +191,10 @@ GUARDS = (
     Guard("budget", "A call past the operation budget is stopped: what a proof costs is bounded.", _budget),
     Guard("stopped", "Once the proof stopped for every generator, the call runs on and only its path is recorded "
                      "(the moved call must dispatch the same operations).", _stopped),
+    Guard("unseen write", "A write the walk did not see (torch's dispatch turned off, another thread) changes what a "
+                          "tensor holds unseen: a tensor whose version counter is not the one it was met with plus "
+                          "the writes seen since through that counter stops the proof (code/prover/sight.py).",
+          _unseen_write),
     Guard("foreign type", "A tensor whose class has its own __torch_dispatch__ or __torch_function__ runs that "
                           "class's code, not the operation a rule is about: the proof stops.", _foreign_type),
     Guard("unwritten", "A fresh buffer (new_empty, empty_like, torch.empty) holds what the allocator left, which "
@@ -206,6 +221,8 @@ GUARDS = (
           after=True),
     Guard("selection", "A selection whose shape depends on values, or an index not known, may differ in the moved "
                        "call: the proof stops where its moves are not known.", _selection, after=True),
+    Guard("writes seen", "Each write the walk sees is counted by version counter, for the versions the writes bump "
+                         "once the operation returns.", _writes_seen, after=True),
     Guard("written", "The cells a write replaces whatever they held (copy_, fill_, index_copy_, index_put_ at an index "
                      "of given inputs or constants, an out= buffer) are written: the moved call wrote their images "
                      "under the buffer's moves.", unwritten.wrote, after=True),

@@ -27,12 +27,25 @@ from gdlcheck.code import torch_bridge
 from gdlcheck.code.prover import arguments, patches, state, values
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.guards import OverBudget
-from gdlcheck.code.prover.sight import Sight
+from gdlcheck.code.prover.sight import Sight, stop_if_written
 from gdlcheck.code.prover.table import Halt
 from gdlcheck.code.prover.unwritten import touches
 from gdlcheck.code.prover.walk import Abstract, Walk
 from gdlcheck.groups import act
-from gdlcheck.layers.rules import Condition, Disagreement, Proof, Reason, Step, Stop, generator_text
+from gdlcheck.layers.proofs import (
+    Condition,
+    ConstantCheck,
+    Disagreement,
+    Halted,
+    OperationStep,
+    Proof,
+    Reason,
+    Role,
+    Step,
+    Stop,
+    Untraced,
+    generator_text,
+)
 from gdlcheck.scale import SUBNORMAL_STEP
 from gdlcheck.tolerances import DEFAULT_TOL, ROUNDING, SUBNORMAL_ULPS
 
@@ -57,7 +70,7 @@ def _prove(layer, group, seed: int, sight: Sight) -> Proof:
     module, signature = layer.f, layer.signature
     gens = [np.asarray(s, dtype=np.int64) for s in group.gen_arrays()]
     names = [generator_text(s) for s in gens]
-    top = Step(type(module).__name__, type(module).__name__, "traced", None, [], 0)
+    top = OperationStep(type(module).__name__, type(module).__name__, "traced", depth=0)
     unsupported = arguments.unsupported(signature)
     if unsupported:
         return _everywhere(top, names, Halt("call", unsupported, "not_traced"))
@@ -68,8 +81,8 @@ def _prove(layer, group, seed: int, sight: Sight) -> Proof:
     walk.constant_names.update(arguments.constant_names(module))
     walk.given_ids = {id(t) for t in values._tensors((args, kwargs))}
     walk.made.update(values._tensors((args, kwargs)))
-    walk.kinds.update({name: "parameter" for name, _ in module.named_parameters()})
-    walk.kinds.update({name: "buffer" for name, _ in module.named_buffers()})
+    walk.roles.update({name: Role.PARAMETER for name, _ in module.named_parameters()})
+    walk.roles.update({name: Role.BUFFER for name, _ in module.named_buffers()})
     walk.sight = sight
     walk.state_storages = values.NamedStorages(lambda: [*module.named_parameters(), *module.named_buffers()])
     halt = arguments.input_moves(walk, signature, args, kwargs, gens)
@@ -87,17 +100,20 @@ def _prove(layer, group, seed: int, sight: Sight) -> Proof:
     except Exception as err:  # the call itself fails: the trials report it
         return _everywhere(top, names, Halt("call", f"a call that raises {type(err).__name__}", "not_traced"))
     walk.meeting = None   # what the walk meets from now on is handed on with no operation
+    stop_if_written(walk, values._tensors(out), "returned")
     layer.reads_grad_mode = walk.grad_read
     changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
     if changed:
         walk.stop_everywhere("the call changes state: " + ", ".join(changed[:4]), "state")
     proof = _conclude(walk, top, names, gens, signature, out)
     kept = [k for k, name in enumerate(names) if proof.proven[name]]
-    if not kept:
+    # stopped only by what the walk did not see: the moved call may still show a counterexample
+    unseen = walk.out_of_sight is not None and walk.everywhere is walk.out_of_sight
+    if not kept and not unseen:
         return proof
     # the moved call takes a random element of what is proved: the group, or the subgroup of the
     # generators whose proofs went on (one that is no automorphism stops only its own)
-    g = _element(group if len(kept) == len(names) else group.subgroup(kept), seed)
+    g = _element(group if unseen or len(kept) == len(names) else group.subgroup(kept), seed)
     moved = _moved_call(walk, layer, module, signature, X, g, out)
     if walk.everywhere is not None:
         proof = _everywhere(top, names, walk.everywhere)
@@ -129,7 +145,7 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
     generator), also under a dispatch mode: the operations dispatched must be the same (else its
     path depends on the values or on state kept elsewhere).  Returns, where its output is not
     the first output moved by ``g`` past the tolerance rule and rounding, the fields of a
-    :class:`~gdlcheck.layers.rules.Disagreement` after its element and draw (a proof that holds
+    :class:`~gdlcheck.layers.proofs.Disagreement` after its element and draw (a proof that holds
     is then wrong about this module, whatever the reason: a rule, a thread, a dispatch the walk
     did not see); else None.  Where the outputs cannot be compared the proof stops: it never
     holds without this cross-check."""
@@ -143,7 +159,7 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
                                                     signature.move_inputs(g, signature.bundle, signature.graph_law),
                                                     tensors=True)
     again = Walk([], [], TRACE_OPERATIONS, walk.module_names)
-    again.constant_names, again.kinds = walk.constant_names, walk.kinds
+    again.constant_names, again.roles = walk.constant_names, walk.roles
     again.sight, again.state_storages, again.earlier = walk.sight, walk.state_storages, walk.made
     again.given_ids = {id(t) for t in values._tensors((moved_args, moved_kwargs))}
     again.made.update(values._tensors((moved_args, moved_kwargs)))
@@ -157,13 +173,13 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
         walk.stop_everywhere(f"the moved call raised {type(err).__name__}", "path")
         return None
     again.meeting = None
-    if again.out_of_sight is None:   # the output, as the moved call returned it
-        for t in values._tensors(moved_out):
+    if again.out_of_sight is None and not stop_if_written(again, values._tensors(moved_out), "returned"):
+        for t in values._tensors(moved_out):   # the output, as the moved call returned it
             again.of(t)
     changed = state.changed(before, state.snapshot(module))
-    if again.out_of_sight is not None:   # a tensor made out of sight in the moved call only
+    if again.out_of_sight is not None:   # made or written out of sight in the moved call (maybe only there)
         walk.everywhere = walk.everywhere or again.out_of_sight
-    elif changed:
+    if changed:
         walk.stop_everywhere("a second call changes state: " + ", ".join(changed[:4]), "state")
     elif again.signature != walk.signature:
         k = next((i for i, (a, b) in enumerate(zip(walk.signature, again.signature)) if a != b),
@@ -232,10 +248,11 @@ def _everywhere(top: Step, names, halt: Halt) -> Proof:
 
 def _stop(halt: Halt, depth: int) -> Stop:
     if halt.reason is Reason.CONDITION and halt.condition is not None:
-        return Stop(Step(halt.where, halt.what, "constant", None, [halt.condition], depth), halt.condition)
+        # the halt's what is whose constant it is: a parameter, a buffer or another constant
+        return Stop(ConstantCheck(halt.where, [halt.condition], role=Role(halt.what), depth=depth), halt.condition)
     if halt.reason is Reason.NOT_TRACED:   # worded as "the tracer does not follow <what>"
-        return Stop(Step(halt.what, "untraceable", None, None, [], depth), None, halt.reason)
-    return Stop(Step(halt.where, halt.what, None, None, [], depth), None, halt.reason)
+        return Stop(Untraced(halt.what, depth=depth), None, halt.reason)
+    return Stop(Halted(halt.where, halt.what, depth), None, halt.reason)
 
 
 def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
@@ -266,7 +283,7 @@ def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
                 stops[name] = _stop(halt, 1)
     if not all(proven.values()):
         for stop in stops.values():   # each place the proof stopped, once
-            if all(stop.step is not s and (stop.step.path, stop.step.kind) != (s.path, s.kind) for s in steps):
+            if all(stop.step is not s and (stop.step.path, stop.step.label) != (s.path, s.label) for s in steps):
                 steps.append(stop.step)
     return Proof(steps, proven, stops, "trace")
 
@@ -330,13 +347,14 @@ def _wanted(action, signature, nd: int, s, shape: tuple):
 def _steps(walk: Walk) -> list[Step]:
     """The walk's steps for the proof: each unit (a theorem) and each checked constant, once per
     place (a constant's conditions for every generator in one step)."""
-    out: dict = {}
+    out: dict[tuple, Step] = {}
     for where, op, rule, conditions in walk.steps:
         key = (where, op, rule)
         if key not in out:
             if len(out) >= 200:
                 break
-            out[key] = Step(where, op, rule, THEOREMS.get(rule), [], 1)
+            out[key] = (ConstantCheck(where, [], op=op) if rule == ConstantCheck.rule
+                        else OperationStep(where, op, rule, THEOREMS.get(rule)))
         known = {(c.what, c.generator, c.parameter) for c in out[key].conditions}
         out[key].conditions += [c for c in conditions if (c.what, c.generator, c.parameter) not in known]
     return list(out.values())

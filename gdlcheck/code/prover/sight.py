@@ -1,5 +1,6 @@
 """What the walk cannot see itself: tensors made during the proof out of its sight (:class:`Sight`,
-:func:`meet`), and what an ``lru_cache`` holds (:func:`cache_entries`).
+:func:`meet`), writes out of its sight (:func:`written_unseen`), and what an ``lru_cache`` holds
+(:func:`cache_entries`).
 
 A tensor the walk meets that no operation of the call returned, and that is no argument,
 parameter or buffer, is one of two kinds.  Either it was there before the proof (a global
@@ -18,6 +19,13 @@ back to the oldest generation (``gc.unfreeze``).  Where the process has frozen o
 (a server before it forks), which a second unfreeze would thaw, the tensors alive on entering are
 listed instead (a walk of every object: slower, as exact).
 
+A write out of the walk's sight (dispatch turned off, another thread) into a tensor the walk
+knows changes what it holds unseen.  Every write bumps the version counter a tensor shares with its
+views (even one no mode sees), after the operation returns; the walk enters each tensor with its
+version and the count of writes it had seen, and counts the writes it sees by counter (a view an
+operation made shares its base's; ``unsafe_split``'s pieces and ``.data`` have their own), so a
+tensor's version must be the one it was entered with plus the writes seen since through its counter.
+
 What an ``lru_cache`` holds is not public either; the garbage collector's view of a cache shows
 its entries (:func:`cache_entries`), which the state fingerprint
 (:mod:`~gdlcheck.code.prover.state`) reads.
@@ -25,10 +33,13 @@ its entries (:func:`cache_entries`), which the state fingerprint
 
 from __future__ import annotations
 
+import bisect
+import functools
 import gc
 
-from gdlcheck.code.prover.table import Halt
-from gdlcheck.code.prover.values import Abstract, _op_text, content_digest, user_line
+from gdlcheck.code.prover.table import Halt, bind
+from gdlcheck.code.prover.values import Abstract, _op_text, _storage_object, _tensors, content_digest, user_line
+from gdlcheck.layers.proofs import Role
 
 
 class Sight:
@@ -105,20 +116,104 @@ def meet(walk, tensor) -> Abstract:
             return _out_of_sight(walk)
     if unseen and not name:   # there before the proof: compared in full with the moved call's
         walk.foreign.append(content_digest(tensor))
-    return Abstract(True, origin=name, role=walk.kinds.get(name, "constant") if name else "constant", foreign=True)
+    elif not name and id(tensor) not in walk.given_ids and _written_alias(walk, tensor):
+        return _out_of_sight(walk, "written")
+    role = walk.roles.get(name, Role.CONSTANT) if name else Role.CONSTANT
+    return Abstract(True, origin=name, role=role, foreign=True)
 
 
-def _out_of_sight(walk) -> Abstract:
+def _written_alias(walk, tensor) -> bool:
+    """A tensor over memory the call's operations made, met for the first time (a view made where
+    the walk did not see it): it shares the version counter of what it views, so it is known only
+    where a tensor the walk knows over that memory has its version, and none of them was written out
+    of its sight."""
+    s = _storage_object(tensor)
+    if s is None or s.nbytes() == 0 or any(tensor is t for t in walk.returned):   # lift_fresh returns its argument
+        return False
+    kin = [t for t, _ in walk.values.items() if _storage_object(t) is s]
+    try:
+        return not any(t._version == tensor._version for t in kin) or any(written_unseen(walk, t) for t in kin)
+    except RuntimeError:   # an inference tensor counts no versions
+        return False
+
+
+def _out_of_sight(walk, how: str = "made") -> Abstract:
     """A tensor made during the proof that no operation of the call returned: it may hold values of
     the points, which the walk did not see computed.  The proof stops; the moved call's walk keeps
     the stop for the proof to take (``out_of_sight``)."""
     used = (f"used by {_op_text(walk.meeting)}" if walk.meeting is not None
             else "handed on with no operation (to a submodule, or as the output)")
-    halt = Halt(walk.place() or "call", f"a tensor made out of the walk's sight (with torch's dispatch turned off, in "
+    halt = Halt(walk.place() or "call", f"a tensor {how} out of the walk's sight (with torch's dispatch turned off, in "
                                         f"another thread, or by no operation), {used} at {user_line()}", "not_traced")
     walk.everywhere = walk.everywhere or halt
     walk.out_of_sight = walk.out_of_sight or halt
     return Abstract(False, [halt] * len(walk.gens))
+
+
+def written_unseen(walk, tensor) -> bool:
+    """Whether something wrote into ``tensor`` (or a view sharing its version counter) that the walk
+    did not see: its version is not the one it was entered with plus the writes seen since through
+    its counter.  A ``.data`` taken through an operation (``detach``) is entered as sharing its
+    base's counter, which it does not: the proof stops there too."""
+    found = walk.values.recorded(tensor)   # (None for an inference tensor, which counts no versions)
+    if found is None or tensor._version == found[0]:
+        return False
+    version, seen, family = found
+    marks = walk.values.writes.get(family, ())
+    return tensor._version != version + len(marks) - bisect.bisect_right(marks, seen)
+
+
+def stop_if_written(walk, tensors, used: str) -> bool:
+    """Stop the proof at the first of ``tensors`` written out of the walk's sight."""
+    if not any(written_unseen(walk, t) for t in tensors):
+        return False
+    halt = Halt(walk.place() or "call", f"a tensor written out of the walk's sight (with torch's dispatch turned off, "
+                                        f"or in another thread), {used} at {user_line()}", "not_traced")
+    walk.everywhere = walk.everywhere or halt
+    walk.out_of_sight = walk.out_of_sight or halt
+    return True
+
+
+def count_writes(walk, op) -> None:
+    """The writes an operation's schema says it makes, by version counter (their versions are bumped once
+    the operation returns; ``transpose_`` too).  A view it made is entered with its base's
+    version."""
+    found = _SCHEMA_WRITES.get(op.func)
+    if found is None:
+        found = _SCHEMA_WRITES[op.func] = (op.func.is_view, [a.name for a in op.func._schema.arguments
+                                                             if a.alias_info is not None and a.alias_info.is_write])
+    is_view, names = found
+    if is_view and op.tensors:   # views share their base's counter once the operation returns
+        for t in op.outs:
+            walk.values.share_version(t, op.tensors[0])
+    if not names:
+        return
+    bound = bind(op.func, op.args, op.kwargs)
+    values = walk.values
+    for t in _tensors([bound.get(name) for name in names]):
+        family = values.family(t)
+        if family is not None:
+            values.count += 1
+            values.writes.setdefault(family, []).append(values.count)
+
+
+# operation -> whether it makes views, and the arguments its schema writes
+_SCHEMA_WRITES: dict = {}
+
+
+def _link_type() -> type | None:
+    """The type of a bounded lru_cache's recency links (not public): read off one probe cache."""
+    @functools.lru_cache(maxsize=1)
+    def probe() -> None:
+        return None
+
+    probe()
+    own = getattr(probe, "__dict__", None)
+    tables = [r for r in gc.get_referents(probe) if type(r) is dict and r is not own and r]
+    return type(next(iter(tables[0].values()))) if len(tables) == 1 else None
+
+
+_LINK = _link_type()
 
 
 def cache_entries(wrapper) -> list | None:
@@ -132,7 +227,7 @@ def cache_entries(wrapper) -> list | None:
     if len(tables) != 1:
         return [] if not tables and wrapper.cache_info().currsize == 0 else None
     table = tables[0]
-    links = [v for v in table.values() if type(v).__name__ == "_lru_list_elem"]
+    links = [v for v in table.values() if type(v) is _LINK]
     if not links:   # unbounded: the dict maps each key to its value
         return list(table.items())
     if len(links) != len(table):

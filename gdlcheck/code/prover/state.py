@@ -1,26 +1,31 @@
 """What a call may change: a fingerprint of the module's state, before and after.
 
 State is every attribute of every submodule and of its classes (a counter kept on the class and
-read through ``type(self)``), followed through containers and objects at any depth (their
-``__dict__`` and ``__slots__``), once per object (a cycle ends where it began): tensors by
-content (a buffer rebound through ``.data`` is the same object with new values), numpy arrays by
-their bytes, random generators by their state, numbers and strings by value; functions, classes
-and Python modules met as values by identity.  The user's own functions the module holds (its
-classes' methods, functions kept as attributes) add what they keep outside it: their closures'
-cells and the globals their code names (``OTHER.n`` of another module too), through the user's
-functions they name in turn, and what their ``lru_cache``s hold (an entry whose value a call
-changes is a change; one a call adds is the cache at work); torch's, the standard library's and
-installed packages' functions are trusted to keep none.  Python's and numpy's global random states are
-part of it; torch's generator is compared by the caller.  A call that changes any of it is not
-proved: its next call may compute something else.  Past :data:`MAX_STATE_NODES` objects the
-fingerprint is refused rather than cut short (the proof stops, saying so).
+read through ``type(self)``), followed through containers (a subclass's attributes too, as a
+number's) and objects at any depth (their ``__dict__`` and ``__slots__``, their classes of the
+user's own code, and what pickling reads of the state a C type keeps outside them: an
+``itertools.count``, an iterator's position, a ``deque``, a ``bytearray``), once per object (a
+cycle ends where it began): tensors by content and their Python attributes (a buffer rebound
+through ``.data`` is the same object with new values), numpy arrays by their bytes, random
+generators by their state, numbers and strings by value; classes and Python modules met as
+values by identity.  The user's own functions the module holds, wherever (its classes' methods
+and properties, attributes, containers, hook tables, a ``partial``; a bound method with its
+object), add what they keep outside it: their closures' cells, their defaults (a mutable default
+argument) and attributes, and the globals their code names (``OTHER.n`` of another module too,
+through chains of modules, the modules they import inside, a string that could be a name),
+through the user's functions they name in turn, and what their ``lru_cache``s hold (an entry
+whose value a call changes is a change; one a call adds is the cache at work); torch's, the
+standard library's and installed packages' functions are trusted to keep none.  torch's tables
+of hooks on every module, Python's and numpy's global random states are part of it; torch's
+generator is compared by the caller.  A call that changes any of it is not proved: its next
+call may compute something else.  Past :data:`MAX_STATE_NODES` objects the fingerprint is
+refused rather than cut short (the proof stops, saying so).
 """
 
 from __future__ import annotations
 
 import collections
 import functools
-import hashlib
 import random
 import sys
 import types
@@ -28,6 +33,8 @@ from typing import cast
 
 import numpy as np
 
+from gdlcheck.code.prover.kept import c_state, digest, function, functions, pickled, slots
+from gdlcheck.code.prover.own import code_names, users, users_class
 from gdlcheck.code.prover.sight import cache_entries
 from gdlcheck.code.prover.values import content_digest
 
@@ -93,14 +100,18 @@ def _snapshot(module) -> dict:
     for name, m in modules:
         for cls in type(m).__mro__[:-1]:
             if id(cls) not in own:
-                own[id(cls)] = [(attr, fn) for attr, fn in ((a, _function(v)) for a, v in list(vars(cls).items()))
-                                if fn is not None and _users(fn)]
+                own[id(cls)] = [(attr if i == 0 else f"{attr}#{i}", fn) for attr, v in list(vars(cls).items())
+                                for i, fn in enumerate(functions(v)) if users(fn)]
             for attr, fn in own[id(cls)]:
                 out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
         for key, value in list(vars(m).items()):
-            fn = _function(value)
-            if fn is not None and _users(fn):
+            fn = function(value)
+            if fn is not None and users(fn):
                 out[(name, f"<code {key}>")] = walk.code(fn)
+    # torch's hooks on every module (register_module_forward_hook): they run in the call too
+    tables = vars(walk.torch.nn.modules.module)
+    for key in [k for k in tables if k.startswith("_global_") and isinstance(tables[k], dict)]:
+        out[("", f"<torch {key}>")] = of(tables[key])
     for place, key, value in walk.cached():   # outside the walk: each with its own numbering
         out[(place, key)] = _Fingerprint().of(value)
     out[("", "python random")] = random.getstate()
@@ -121,6 +132,7 @@ class _Fingerprint:
         self.seen: dict[int, int] = {}
         self.keep: list = []   # the objects seen, alive until the walk ends (ids stay theirs)
         self.codes: set[int] = set()   # the functions whose code state was taken
+        self.modules: set[tuple] = set()   # (module, names) whose attributes were taken
         self.caches: list = []   # the user's functions' lru_caches met, in order
 
     def of_class(self, cls):
@@ -140,25 +152,26 @@ class _Fingerprint:
             key = self._visit(value)
             return key if key.__class__ is tuple else self._container(value)
         if kind in _IDENTITY_KINDS:
-            return ("identity", id(value))
+            return self._callable(value)
         torch = self.torch
         if kind in self.tensor_kinds:   # torch's own tensor, parameter and buffer: what the chain below gives
             key = self._visit(value)
-            return key if key.__class__ is tuple else ("tensor", id(value), content_digest(value))
+            return key if key.__class__ is tuple else self._tensor(value)
         if kind in _ALIASES:   # typing's aliases (nn.Module's annotations): none of the kinds below, by their type
             key = self._visit(value)
             return key if key.__class__ is tuple else self._fields(value)
-        if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):
-            return value
+        if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):   # a subclass: its attributes
+            extra = getattr(value, "__dict__", None)
+            return (value, self.of(extra)) if extra else value
         if isinstance(value, _BY_IDENTITY):
-            return ("identity", id(value))
+            return self._callable(value)
         key = self._visit(value)
         if isinstance(key, tuple):
             return key
         if isinstance(value, torch.Tensor):
-            return ("tensor", id(value), content_digest(value))
+            return self._tensor(value)
         if isinstance(value, np.ndarray):
-            return ("array", value.dtype.str, value.shape, _digest(np.ascontiguousarray(value).view(np.uint8))
+            return ("array", value.dtype.str, value.shape, digest(np.ascontiguousarray(value).view(np.uint8))
                     if value.dtype != object else tuple(self.of(v) for v in value.ravel().tolist()))
         if isinstance(value, (random.Random, np.random.RandomState)):
             return ("generator", repr(value.getstate() if isinstance(value, random.Random) else value.get_state()))
@@ -166,8 +179,9 @@ class _Fingerprint:
             return ("generator", repr(value.bit_generator.state))
         if isinstance(value, torch.Generator):
             return ("generator", value.get_state().numpy().tobytes())
-        if isinstance(value, (list, tuple, set, frozenset, dict)):
-            return self._container(value)
+        if isinstance(value, (list, tuple, set, frozenset, dict)):   # a subclass: its attributes too
+            extra = getattr(value, "__dict__", None)
+            return (self._container(value), self.of(extra)) if extra else self._container(value)
         if isinstance(value, np.generic):
             return ("number", repr(value))
         if isinstance(value, functools._lru_cache_wrapper):
@@ -181,12 +195,33 @@ class _Fingerprint:
         if isinstance(attrs, dict):
             fields.extend((k, self.of(v)) for k, v in list(attrs.items()))
         for cls in type(value).__mro__:
-            for slot in _slots(cls):
+            for slot in slots(cls):
                 if slot not in ("__dict__", "__weakref__"):
                     fields.append((slot, self.of(getattr(value, slot, _MISSING))))
+        kept = pickled(value) if not fields or c_state(type(value)) else None
+        if kept is not None:
+            fields.append(("<pickled>", self.of(kept)))
+        for cls in type(value).__mro__[:-1]:   # the user's classes of what it holds: their counters and code
+            if users_class(cls):
+                code = tuple(self.code(fn) for v in list(vars(cls).values()) for fn in functions(v) if users(fn))
+                fields.append((f"<class {cls.__qualname__}>", self.of_class(cls), code))
         if not fields and attrs is None:
             return ("object", type(value).__qualname__, id(value))
         return ("object", type(value).__qualname__, tuple(fields))
+
+    def _tensor(self, value):
+        """A tensor by its content, and the Python attributes set on it (``buffer.k = 0``)."""
+        extra = value.__dict__
+        return ("tensor", id(value), content_digest(value), self.of(extra) if extra else None)
+
+    def _callable(self, value):
+        """A function met as a value (a hook in a module's hook table, a callback in a list, a
+        partial's function): the user's own by what it keeps (:meth:`code`), a bound method also by
+        the object it is bound to; the rest (classes, modules, trusted functions) by identity."""
+        if isinstance(value, types.MethodType):
+            return ("method", self.of(value.__self__), self._callable(value.__func__))
+        own = [fn for fn in functions(value) if users(fn)]
+        return ("code", tuple(self.code(fn) for fn in own)) if own else ("identity", id(value))
 
     def code(self, fn):
         """What a function of the user's own code keeps outside the module: the contents of its
@@ -202,17 +237,23 @@ class _Fingerprint:
                 cells.append(self._held(cell.cell_contents, ()))
             except ValueError:   # a cell not yet filled
                 cells.append(("empty cell",))
-        names = _names(fn.__code__)
+        names = code_names(fn.__code__)
         held = fn.__globals__
         named = tuple((n, self._held(held[n], names)) for n in names if n in held)
-        return ("code", fn.__qualname__, tuple(cells), named)
+        # what the function keeps on itself: its default values (a mutable default argument is
+        # a counter) and its attributes; and the modules it imports inside (``import builtins``)
+        kept = (self._held(fn.__defaults__, names), self._held(fn.__kwdefaults__, names),
+                self._held(fn.__dict__, names))
+        imported = tuple((n, self._held(sys.modules[n], names)) for n in names
+                         if n not in held and isinstance(sys.modules.get(n), types.ModuleType))
+        return ("code", fn.__qualname__, tuple(cells), named, kept, imported)
 
     def _cache(self, wrapper):
         """An ``lru_cache`` (or ``functools.cache``) met as a value: of the user's own function, the
         wrapped code's state here, and what it holds (:meth:`cached`); an installed package's is
         trusted, as its functions are."""
         fn = getattr(wrapper, "__wrapped__", None)
-        if not isinstance(fn, types.FunctionType) or not _users(fn):
+        if not isinstance(fn, types.FunctionType) or not users(fn):
             return ("identity", id(wrapper))
         self.caches.append(wrapper)
         return ("lru_cache", fn.__qualname__, self.code(fn))
@@ -241,12 +282,16 @@ class _Fingerprint:
                 yield place, found, value
 
     def _held(self, value, names):
-        fn = _function(value)
+        fn = function(value)
         if fn is not None:
-            return self.code(fn) if _users(fn) else ("identity", id(value))
-        if isinstance(value, types.ModuleType):   # its attributes the code names (OTHER.n)
+            return self.code(fn) if users(fn) else ("identity", id(value))
+        if isinstance(value, types.ModuleType):   # its attributes the code names (OTHER.n), through
+            if (id(value), names) in self.modules:   # the modules among them (holder.inner.box)
+                return ("module again", value.__name__)
+            self.modules.add((id(value), names))
             attrs = vars(value)
-            return ("module", value.__name__, tuple((n, self.of(attrs[n])) for n in names if n in attrs))
+            return ("module", value.__name__, tuple((n, self._held(attrs[n], names) if isinstance(
+                attrs[n], types.ModuleType) else self.of(attrs[n])) for n in names if n in attrs))
         return self.of(value)
 
     def _container(self, value):
@@ -276,74 +321,8 @@ class _Fingerprint:
 _MISSING = object()
 
 
-def _function(value):
-    """The Python function behind a value (a function, a static or class method), or None."""
-    if isinstance(value, (staticmethod, classmethod)):
-        value = value.__func__
-    return value if isinstance(value, types.FunctionType) else None
-
-
-def _names(code) -> tuple:
-    """The global and attribute names a code object uses, with those of the code inside it
-    (comprehensions, lambdas, nested functions)."""
-    names = list(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names.extend(_names(const))
-    return tuple(dict.fromkeys(names))
-
-
-def _users(fn) -> bool:
-    """The function is the user's own code: not torch's, gdlcheck's, the standard library's or an
-    installed package's (those are trusted to keep no state that changes what a call computes)."""
-    return _own_file(fn.__code__.co_filename)
-
-
-@functools.lru_cache(maxsize=4096)
-def _own_file(path: str) -> bool:
-    import os
-
-    if path.startswith("<") and not path.startswith("<string"):   # frozen modules
-        return False
-    if os.path.isabs(path):   # (a relative one depends on the working directory: not remembered)
-        known = _OWN_FILES.get(path)
-        if known is None:
-            known = _OWN_FILES[path] = not path.startswith(_trusted_roots())
-        return known
-    return not os.path.abspath(path).startswith(_trusted_roots())
-
-
-# each absolute file name's answer (a walk asks for every function of every class of the module,
-# each time: sysconfig's paths cost more than the rest of a small module's walk)
-_OWN_FILES: dict[str, bool] = {}
-
-
-@functools.lru_cache(maxsize=1)
-def _trusted_roots() -> tuple[str, ...]:
-    """The folders of the standard library, the installed packages and gdlcheck, each ending in a
-    separator."""
-    import os
-    import sysconfig
-
-    trusted = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    root = os.path.abspath(__file__)
-    for _ in range(__name__.count(".")):   # gdlcheck.code.prover.state: three folders up is gdlcheck's own
-        root = os.path.dirname(root)
-    trusted.add(root)
-    return tuple(os.path.abspath(t) + os.sep for t in trusted)
-
-
 # the place of an lru_cache's entries in a snapshot: an entry made by the call is no change of state
 CACHE = "<lru_cache>"
-
-
-def _slots(cls) -> tuple:
-    slots = vars(cls).get("__slots__", ())
-    return (slots,) if isinstance(slots, str) else tuple(slots)
-
-
-def _digest(data) -> bytes:
-    return hashlib.blake2b(memoryview(data), digest_size=16).digest()
 
 
 def changed(before: dict, after: dict) -> list[str]:

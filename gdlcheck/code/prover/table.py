@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gdlcheck.layers.rules import Reason
+from gdlcheck.layers.proofs import Reason
 
 if TYPE_CHECKING:   # torch is imported when code is checked
     import torch
@@ -139,6 +139,11 @@ def constant(fn):
     return fn
 
 
+# the word of a condition on a constant that the walk names by the moving axes it meets
+# (``constant_rows`` for one, ``constant_pairs`` for two)
+CONSTANT = "constant"
+
+
 @dataclass(frozen=True, eq=False)
 class Fixed:
     """A condition on a constant: ``tensor`` is unchanged when each axis in ``axes`` is moved by its
@@ -147,7 +152,7 @@ class Fixed:
 
     tensor: torch.Tensor
     axes: dict
-    what: str = "constant"
+    what: str = CONSTANT
 
 
 @dataclass(frozen=True, eq=False)
@@ -298,7 +303,7 @@ def unit_moves(found, module, m, inner, blind, where: str):
 
 class Halt:
     """Where and why a generator's proof stopped (the first cause, carried with the value);
-    ``reason`` is a :class:`~gdlcheck.layers.rules.Reason` or its word."""
+    ``reason`` is a :class:`~gdlcheck.layers.proofs.Reason` or its word."""
 
     __slots__ = ("where", "what", "reason", "condition")
 

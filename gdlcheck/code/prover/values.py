@@ -12,6 +12,8 @@ import os
 import sys
 from types import FrameType
 
+from gdlcheck.layers.proofs import Role
+
 # gdlcheck's own folder: gdlcheck.code.prover.values is three folders below it
 _HERE = os.path.abspath(__file__)
 for _ in range(__name__.count(".")):
@@ -25,6 +27,11 @@ class Values:
     def __init__(self, moving: Storages | None = None):
         self._d: dict = {}
         self.moving = moving   # storages of the non-constant tensors, kept up to date
+        # writes seen, by version counter: a tensor's family is the counter it shares with the views
+        # an operation made of it (sight.py); family -> the count of writes seen, at each
+        self.writes: dict = {}
+        self.count = 0           # writes seen so far (each tensor an operation's schema writes)
+        self.families = 0
 
     def get(self, tensor, default=None):
         found = self._d.get(id(tensor))
@@ -35,12 +42,40 @@ class Values:
     def __setitem__(self, tensor, value) -> None:
         import weakref
 
-        self._d[id(tensor)] = (weakref.ref(tensor), value)
+        found = self._d.get(id(tensor))
+        if found is not None and found[0]() is tensor:   # entered again (written in place): as it was
+            self._d[id(tensor)] = (found[0], value, *found[2:])
+        else:
+            try:
+                version = tensor._version   # with the count of writes seen: sight.written_unseen
+            except RuntimeError:   # an inference tensor counts no versions
+                version = None
+            self.families += 1
+            self._d[id(tensor)] = (weakref.ref(tensor), value, version, self.count, self.families)
         if not value.const and self.moving is not None:
             self.moving.add(tensor)
 
+    def share_version(self, view, base) -> None:
+        """A view an operation just made counts its base's versions once the operation returns
+        (torch makes it share the counter then): it is entered with the base's version and family."""
+        found, known = self._d.get(id(view)), self._d.get(id(base))
+        if found is not None and found[0]() is view and found[2] is not None and known is not None \
+                and known[0]() is base and known[2] is not None:
+            self._d[id(view)] = (found[0], found[1], base._version, self.count, known[4])
+
+    def family(self, tensor):
+        found = self._d.get(id(tensor))
+        return found[4] if found is not None and found[0]() is tensor else None
+
+    def recorded(self, tensor) -> tuple | None:
+        """The tensor's version when it was entered, the count of writes seen then, its family."""
+        found = self._d.get(id(tensor))
+        if found is None or found[0]() is not tensor or found[2] is None:
+            return None
+        return found[2:]
+
     def items(self):
-        for ref, value in list(self._d.values()):
+        for ref, value, *_ in list(self._d.values()):
             t = ref()
             if t is not None:
                 yield t, value
@@ -273,7 +308,7 @@ class Abstract:
 
     __slots__ = ("const", "per", "origin", "free", "role", "foreign")
 
-    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True, role: str = "constant",
+    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True, role: Role = Role.CONSTANT,
                  foreign: bool = False):
         # free: depends on the random inputs (not only on given values and constants); role: a
         # constant that is a parameter or a buffer (or a view of one), or another constant

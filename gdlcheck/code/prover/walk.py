@@ -28,8 +28,9 @@ import numpy as np
 from gdlcheck.code.prover import conditions, held
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.guards import GUARDS, Op
-from gdlcheck.code.prover.sight import Sight, meet
+from gdlcheck.code.prover.sight import Sight, meet, stop_if_written
 from gdlcheck.code.prover.table import (
+    CONSTANT,
     Broken,
     Call,
     Fixed,
@@ -76,7 +77,7 @@ class Walk:
         self.module_names = module_names
         self.stack: list[str] = []
         self.constant_names: dict = {}             # id(tensor) -> parameter / buffer name
-        self.kinds: dict = {}                      # that name -> "parameter" or "buffer"
+        self.roles: dict = {}                      # that name -> Role.PARAMETER or Role.BUFFER
         self.signature: list = []                  # (op, output shapes): the path, for the second call
         self.busy = False                          # inside the walk's own bookkeeping
         self.foreign_hooks = False                 # global module hooks besides the walk's: no units
@@ -91,6 +92,7 @@ class Walk:
         self.sight: Sight | None = None            # which tensors were made during the proof (sight.py)
         self.state_storages = NamedStorages()      # the parameters' and buffers' memory, by name
         self.meeting, self.moment = None, 0        # the operation whose arguments the walk reads, and when
+        self.returned: list = []                   # what that operation returned
         self.earlier = Storages()                  # in the moved call: what the first call's operations made
         self.out_of_sight: Halt | None = None      # the stop at a tensor made out of the walk's sight
 
@@ -125,8 +127,7 @@ class Walk:
         return False
 
     def of(self, tensor) -> Abstract:
-        """What the walk knows of a tensor; one met for the first time is judged by
-        :func:`~gdlcheck.code.prover.sight.meet` (a constant, an alias of what moves, made out of sight)."""
+        """What the walk knows of a tensor; one met first is judged by :func:`~.sight.meet`."""
         found = self.values.get(tensor)
         if found is None:
             found = self.values[tensor] = meet(self, tensor)
@@ -197,8 +198,9 @@ class Walk:
         for name in set(written) - set(out_arguments(func)):
             t = bound.get(name)
             if isinstance(t, torch.Tensor) and (self.of(t).const or not self.of(t).free):   # values a rule reads
-                out[name] = t.detach().clone()
-                self.made.add(out[name])   # the walk's own copy: not a foreign tensor
+                copy = out[name] = t.detach().clone()   # the walk's own copy: known as what it copies
+                self.made.add(copy)
+                self.values[copy] = self.of(t)
         return out
 
     def step(self, func, args, kwargs, out, before=None) -> None:
@@ -233,7 +235,7 @@ class Walk:
         if not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
             return
         a, inner = self.of(x), self.values.get(output)
-        if a.const or inner is None or inner.const:
+        if a.const or inner is None or inner.const or stop_if_written(self, (x, output), "handed on by a unit"):
             return
         from torch.utils._python_dispatch import _disable_current_modes
 
@@ -354,7 +356,7 @@ class Walk:
 
     def _check(self, c, k: int, func):
         """A condition of a rule on a constant, checked bit for bit; the halt when it fails."""
-        from gdlcheck.layers.rules import Condition
+        from gdlcheck.layers.proofs import Condition
 
         where = self.place() or _op_text(func)
         if isinstance(c, Broken):
@@ -371,7 +373,7 @@ class Walk:
         if any(len(p) != value.shape[a] for a, p in axes.items()):
             return Halt(where, f"{name}: laid along a moving axis with another size", "no_op_rule")
         entry = conditions.first_moved(value, axes)
-        what = c.what if c.what != "constant" else ("constant_rows" if len(axes) == 1 else "constant_pairs")
+        what = c.what if c.what != CONSTANT else ("constant_rows" if len(axes) == 1 else "constant_pairs")
         condition = Condition(what, self.names[k], entry is None, name,
                               *(() if entry is None else entry))
         self.steps.append((where, _op_text(func), "constant", [condition]))

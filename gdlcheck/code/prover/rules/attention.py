@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.rules.common import axes_of
+from gdlcheck.code.prover.rules.common import axes_or_still
 from gdlcheck.code.prover.table import Broken, Fixed, Halt, NoRule, Out, rule, step
 
 aten = torch.ops.aten
@@ -17,7 +17,7 @@ aten = torch.ops.aten
 
 def _tokens(m, nd, what):
     """``(batch permutations, token permutation)`` of a ``(..., L, E)`` tensor; E must not move."""
-    axes = axes_of(m, nd)
+    axes = axes_or_still(m, nd)
     if m is not None and m.labels is not None:
         raise NoRule(f"{what} holding node labels")
     if mv.moving(axes[-1]):
@@ -35,7 +35,7 @@ def _mask(mask, m_mask, axes: dict, conditions: list):
         if need:
             conditions.append(Fixed(mask, need, "mask"))
         return
-    own = axes_of(m_mask, mask.dim())
+    own = axes_or_still(m_mask, mask.dim())
     if any(not mv.same(own[a], p) for a, p in axes.items()) or m_mask.labels is not None:
         raise NoRule("a mask that moves otherwise than the scores")
 

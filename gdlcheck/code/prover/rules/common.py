@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gdlcheck.code.prover import moves as mv
+from gdlcheck.code.prover.moves import axes_or_still  # the rules import it from here too
 from gdlcheck.code.prover.table import Fixed, NoRule
 
 
@@ -15,10 +16,6 @@ def uniform(t, m, a: int) -> bool:
     return (t.dim() > a and t.stride(a) == 0) or (m is not None and a in m.uniform)
 
 
-def axes_of(m, ndim: int) -> tuple:
-    return (None,) * ndim if m is None else m.axes
-
-
 def broadcast(operands: list, out_ndim: int, allow_labels: bool = False):
     """Operands ``(tensor, moves)`` broadcast together (aligned from the right): the result's axis
     permutations, and the conditions on constant operands.  An operand that does not move on an
@@ -28,7 +25,7 @@ def broadcast(operands: list, out_ndim: int, allow_labels: bool = False):
     for t, m in operands:
         if m is not None and m.labels is not None and not allow_labels:
             raise NoRule("arithmetic on node labels")
-        axes = axes_of(m, t.dim())
+        axes = axes_or_still(m, t.dim())
         shift = out_ndim - t.dim()
         for a, p in enumerate(axes):
             if p is None or t.shape[a] == 1:
@@ -40,7 +37,7 @@ def broadcast(operands: list, out_ndim: int, allow_labels: bool = False):
                 raise NoRule("operands moved differently on one axis")
     conditions = []
     for t, m in operands:
-        axes = axes_of(m, t.dim())
+        axes = axes_or_still(m, t.dim())
         shift = out_ndim - t.dim()
         need = {}
         for a in range(t.dim()):

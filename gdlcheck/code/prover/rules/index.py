@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.rules.common import axes_of
+from gdlcheck.code.prover.rules.common import axes_or_still
 from gdlcheck.code.prover.table import Broken, Fixed, NoRule, Out, rule, step
 
 aten = torch.ops.aten
@@ -48,7 +48,7 @@ def index_select(call):
     t, m = call.args["self"], call.moves["self"]
     d = call.args["dim"] % max(t.dim(), 1)
     idx = call.args["index"]
-    axes = axes_of(m, t.dim())
+    axes = axes_or_still(m, t.dim())
     if idx.dim() > 1:
         raise NoRule("an index of more than one axis")
     q, conditions = gathered(axes[d], idx, call.moves["index"], table=t if m is None else None, d=d)
@@ -72,7 +72,7 @@ def index(call):
         raise NoRule("advanced indexing by more than one 1-D index")
     d = used[0]
     idx, mi = indices[d], ms[d]
-    axes = axes_of(m, t.dim())
+    axes = axes_or_still(m, t.dim())
     if idx.dtype == torch.bool:
         axes = redescribed(t, axes, d, mi)
         q, conditions = _masked(axes[d], idx, mi)
@@ -125,7 +125,7 @@ def _mask_of_leading_axes(t, m, mask, m_mask):
     axes flattened (row-major), each moved by its own permutation."""
     k = mask.dim()
     sizes = list(t.shape[:k])
-    axes = axes_of(m, t.dim())
+    axes = axes_or_still(m, t.dim())
     if m_mask is not None and m_mask.labels is not None:
         raise NoRule("a mask of node labels")
     flat = None if m_mask is None else mv.Moves((mv.product(list(m_mask.axes), sizes),))
@@ -195,7 +195,7 @@ def embedding(call):
     conditions = []
     if mi is not None and mi.labels is not None:
         conditions.append(Fixed(w, {0: mi.labels}, "constant_rows"))
-    return Out(mv.Moves(tuple(axes_of(mi, ids.dim())) + (None,)), conditions)
+    return Out(mv.Moves(tuple(axes_or_still(mi, ids.dim())) + (None,)), conditions)
 
 
 def _scatter(call, base, index, src, dim, one_dimensional):
@@ -209,8 +209,8 @@ def _scatter(call, base, index, src, dim, one_dimensional):
     lam = None if mi is None else mi.labels
     if any(m is not None and m.labels is not None for m in (ms, mt)):
         raise NoRule("node labels scattered as values")
-    idx_axes = axes_of(mi, idx.dim())
-    src_axes = axes_of(ms, s.dim())
+    idx_axes = axes_or_still(mi, idx.dim())
+    src_axes = axes_or_still(ms, s.dim())
     along = idx_axes[0] if one_dimensional else idx_axes[d]
     if not mv.same(src_axes[d], along):
         if ms is None and along is not None:
@@ -236,7 +236,7 @@ def _index_kept(idx, s, src_axes, d: int, one_dimensional: bool) -> Fixed:
 
 
 def _with(condition, t, mt, nd, d, lam, src_axes):
-    base_axes = axes_of(mt, nd)
+    base_axes = axes_or_still(mt, nd)
     conditions = [] if condition is None else [condition]
     out = list(src_axes) if len(src_axes) == nd else [None] * nd
     for a in range(nd):

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.rules.common import axes_of, reshape_groups, squeezed_axes, uniform
+from gdlcheck.code.prover.rules.common import axes_or_still, reshape_groups, squeezed_axes, uniform
 from gdlcheck.code.prover.table import Broken, Fixed, NoRule, Out, constant, rule
 
 aten = torch.ops.aten
@@ -231,14 +231,14 @@ def cat(call):
     parts, sizes, conditions = [], [], []
     others = [None] * nd
     for m in ms:
-        axes = axes_of(m, nd)
+        axes = axes_or_still(m, nd)
         for a in range(nd):
             if a != d and axes[a] is not None:
                 if others[a] is not None and not mv.same(others[a], axes[a]):
                     raise NoRule("blocks moved differently")
                 others[a] = axes[a]
     for t, m in zip(tensors, ms):
-        axes = axes_of(m, nd)
+        axes = axes_or_still(m, nd)
         if m is None and lam is not None:
             # a constant block beside node labels: it must itself be labels that the relabelling
             # maps to a permutation of its own entries (the self-loops arange(n) of add_self_loops)

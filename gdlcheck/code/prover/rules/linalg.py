@@ -12,7 +12,7 @@ import torch
 
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.rules import operators
-from gdlcheck.code.prover.rules.common import axes_of, broadcast
+from gdlcheck.code.prover.rules.common import axes_or_still, broadcast
 from gdlcheck.code.prover.rules.grid_conv import padded_convolution
 from gdlcheck.code.prover.table import Fixed, NoRule, Out, rule
 
@@ -30,16 +30,16 @@ def contract(a, ma, b, mb, conditions: list) -> list:
     axis), or else it is an operator on the points (``P M P^T = M``: the product moves on its other
     axis as the contracted one did).  Returns, per side, the permutation of a constant's other axis
     (None: it does not move)."""
-    pa = axes_of(ma, a.dim())[-1]
+    pa = axes_or_still(ma, a.dim())[-1]
     ib = b.dim() - 2 if b.dim() >= 2 else 0
-    pb = axes_of(mb, b.dim())[ib]
+    pb = axes_or_still(mb, b.dim())[ib]
     free = [None, None]
     if mv.same(pa, pb):
         return free
     sides = ((a, ma, pb, a.dim() - 1, a.dim() - 2 if a.dim() >= 2 else None),
              (b, mb, pa, ib, b.dim() - 1 if b.dim() >= 2 else None))
     for side, (t, m, p_other, axis, other) in enumerate(sides):
-        mine = axes_of(m, t.dim())[axis]
+        mine = axes_or_still(m, t.dim())[axis]
         if mine is None and mv.moving(p_other):
             if m is not None:
                 raise NoRule("a contracted axis that moves on one side only")
@@ -61,7 +61,7 @@ def mm(call):
     _plain(ma), _plain(mb)
     conditions: list = []
     qa, qb = contract(a, ma, b, mb, conditions)
-    return Out(mv.Moves((_or(qa, axes_of(ma, 2)[0]), _or(qb, axes_of(mb, 2)[1]))), conditions)
+    return Out(mv.Moves((_or(qa, axes_or_still(ma, 2)[0]), _or(qb, axes_or_still(mb, 2)[1]))), conditions)
 
 
 @rule(aten.mv.default)
@@ -71,7 +71,7 @@ def mv_(call):
     _plain(ma), _plain(mb)
     conditions: list = []
     qa, _ = contract(a, ma, b, mb, conditions)
-    return Out(mv.Moves((_or(qa, axes_of(ma, 2)[0]),)), conditions)
+    return Out(mv.Moves((_or(qa, axes_or_still(ma, 2)[0]),)), conditions)
 
 
 def _batched(call, a_name, b_name):
@@ -80,7 +80,7 @@ def _batched(call, a_name, b_name):
     _plain(ma), _plain(mb)
     conditions: list = []
     qa, qb = contract(a, ma, b, mb, conditions)
-    pa, pb = axes_of(ma, 3), axes_of(mb, 3)
+    pa, pb = axes_or_still(ma, 3), axes_or_still(mb, 3)
     batch = pa[0] if pa[0] is not None else pb[0]
     for t, m, p in ((a, ma, pa[0]), (b, mb, pb[0])):
         if p is None and mv.moving(batch):
@@ -112,7 +112,7 @@ def addmm(call):
     _plain(ma), _plain(mb)
     conditions: list = []
     qa, qb = contract(a, ma, b, mb, conditions)
-    return _plus(call, mv.Moves((_or(qa, axes_of(ma, 2)[0]), _or(qb, axes_of(mb, 2)[1]))), conditions)
+    return _plus(call, mv.Moves((_or(qa, axes_or_still(ma, 2)[0]), _or(qb, axes_or_still(mb, 2)[1]))), conditions)
 
 
 @rule(aten.addmv.default)
@@ -123,7 +123,7 @@ def addmv(call):
     _plain(ma), _plain(mb)
     conditions: list = []
     qa, _ = contract(a, ma, b, mb, conditions)
-    return _plus(call, mv.Moves((_or(qa, axes_of(ma, 2)[0]),)), conditions)
+    return _plus(call, mv.Moves((_or(qa, axes_or_still(ma, 2)[0]),)), conditions)
 
 
 @rule(aten.baddbmm.default)

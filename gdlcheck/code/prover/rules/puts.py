@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.rules.common import axes_of, broadcast
+from gdlcheck.code.prover.rules.common import axes_or_still, broadcast
 from gdlcheck.code.prover.rules.index import _masked, _with, readable, redescribed
 from gdlcheck.code.prover.table import Fixed, NoRule, Out, rule
 
@@ -60,11 +60,11 @@ def _masked_put(t, mt, mask, mmask, v, mv_, d: int):
         return Out(mv.Moves(tuple(perms)), conditions)
     if d != 0 or mask.dim() != 1 or v.dim() != t.dim() or (mv_ is not None and mv_.labels is not None):
         raise NoRule("a masked write of values that are not whole rows")
-    axes = redescribed(t, axes_of(mt, t.dim()), 0, mmask)
+    axes = redescribed(t, axes_or_still(mt, t.dim()), 0, mmask)
     q, conditions = _masked(axes[0], mask, mmask)
     if conditions:
         return Out(None, conditions)
-    rows = axes_of(mv_, v.dim())
+    rows = axes_or_still(mv_, v.dim())
     if not mv.same(rows[0], q) or any(not mv.same(a, b) for a, b in zip(rows[1:], axes[1:])):
         raise NoRule("rows written that do not move as the rows the mask selects")
     return mv.Moves(tuple(axes))
@@ -75,7 +75,7 @@ def _put(t, mt, idx, mi, v, mv_, d: int, accumulate: bool = False):
         raise NoRule("node labels written as values")
     if not accumulate:
         _once(idx)
-    src_axes = axes_of(mv_, v.dim())
+    src_axes = axes_or_still(mv_, v.dim())
     if mi is not None and mi.labels is not None:   # labels: as a scatter of the rows
         if not mv.same(mi.axes[0], src_axes[d]):
             raise NoRule("values written that do not move as their index does")

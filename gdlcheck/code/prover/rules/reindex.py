@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.rules.common import axes_of
+from gdlcheck.code.prover.rules.common import axes_or_still
 from gdlcheck.code.prover.table import Fixed, NoRule, Out, rule
 
 aten = torch.ops.aten
@@ -25,7 +25,7 @@ aten = torch.ops.aten
 @rule(aten.flip.default)
 def flip(call):
     t, m = call.args["self"], call.moves["self"]
-    axes = list(axes_of(m, t.dim()))
+    axes = list(axes_or_still(m, t.dim()))
     for d in {int(d) % max(t.dim(), 1) for d in call.args["dims"]}:
         p = mv.known(axes[d])
         if p is not None:
@@ -43,7 +43,7 @@ def gather(call):
     d = call.args["dim"] % max(nd, 1)
     if idx.dim() != nd or (mt is not None and mt.labels is not None):
         raise NoRule("a gather of node labels, or at an index of another rank")
-    src, at = axes_of(mt, nd), axes_of(mi, nd)
+    src, at = axes_or_still(mt, nd), axes_or_still(mi, nd)
     out, conditions = [None] * nd, []
     for a in range(nd):
         if a == d:
@@ -82,7 +82,7 @@ def scatter_value(call):
     d = call.args["dim"] % max(nd, 1)
     if idx.dim() != nd or (mt is not None and mt.labels is not None):
         raise NoRule("a write into node labels, or at an index of another rank")
-    base, at = axes_of(mt, nd), axes_of(mi, nd)
+    base, at = axes_or_still(mt, nd), axes_or_still(mi, nd)
     out, need, conditions = [None] * nd, {}, []
     for a in range(nd):
         if a == d:

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.rules.common import axes_of, uniform
+from gdlcheck.code.prover.rules.common import axes_or_still, uniform
 from gdlcheck.code.prover.table import Fixed, NoRule, Out, rule
 
 aten = torch.ops.aten
@@ -33,7 +33,7 @@ def stack(call):
         raise NoRule("node labels stacked beside values relabelled otherwise")
     axes = [None] * (nd - 1)
     for t, m in zip(tensors, ms):
-        for a, p in enumerate(axes_of(m, t.dim())):
+        for a, p in enumerate(axes_or_still(m, t.dim())):
             if p is None:
                 continue
             if axes[a] is not None and not mv.same(axes[a], p):
@@ -41,7 +41,7 @@ def stack(call):
             axes[a] = p
     conditions = []
     for t, m in zip(tensors, ms):
-        mine = axes_of(m, t.dim())
+        mine = axes_or_still(m, t.dim())
         need = {a: axes[a] for a in range(t.dim()) if mine[a] is None and mv.moving(axes[a]) and t.shape[a] != 1}
         if not need:
             continue

@@ -23,7 +23,7 @@ import torch
 
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.rules.attention import _sdpa
-from gdlcheck.code.prover.rules.common import axes_of, broadcast
+from gdlcheck.code.prover.rules.common import axes_or_still, broadcast
 from gdlcheck.code.prover.rules.layout import transpose, view
 from gdlcheck.code.prover.rules.linalg import contract, layer_norm
 from gdlcheck.code.prover.table import Fixed, Halt, NoRule, Out, rule, step
@@ -68,7 +68,7 @@ def trilinear(call):
     operands, views = [], {}
     for name, expand in zip(names, expands):
         t, m = call.args[name], call.moves[name]
-        axes = list(axes_of(m, t.dim()))
+        axes = list(axes_or_still(m, t.dim()))
         shape = list(t.shape)
         for d in expand:
             axes.insert(d, None)

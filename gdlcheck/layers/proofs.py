@@ -1,8 +1,9 @@
 """The vocabulary of proofs: how the group acts on a layer's output, a rule and its side
-conditions, and a proof of a layer tree step by step.
+conditions, and a proof of a layer tree step by step (typed steps: a layer, a traced operation, a
+constant checked, where a traced proof stopped).
 
-Layer kinds state their rules with these (``Layer.rule``); the prover
-(:mod:`gdlcheck.verification.prove`) and the tracer of torch modules build :class:`Proof` s
+Layer kinds state their rules with these (``Layer.rule``); the deduction
+(:mod:`gdlcheck.verification.deduce`) and the tracer of torch modules build :class:`Proof` s
 from them; :mod:`gdlcheck.output.proof` words them.
 """
 
@@ -52,11 +53,46 @@ class Rule:
     conditions: tuple[Condition, ...] = ()
 
 
-@dataclass
+class Role(Word):
+    """Whose a constant of a traced module is: the module's own ``parameter`` or ``buffer`` (by
+    its name), or a ``constant`` made otherwise (a value computed from one, a held input)."""
+
+    PARAMETER = "parameter"
+    BUFFER = "buffer"
+    CONSTANT = "constant"
+
+    @property
+    def is_own(self) -> bool:
+        """The module's own tensor, named by its qualified name (the culprit names it)."""
+        return self is not Role.CONSTANT
+
+
 class Step:
-    """One layer of a proof: its place in the spec, its kind, the rule (and theorem) that makes
-    it commute with the group, and that rule's side conditions, checked for each generator.
-    ``depth`` is its nesting in the layer tree (0 for the whole layer)."""
+    """One step of a proof, of one of four types: a :class:`LayerStep` (a layer of a spec), an
+    :class:`OperationStep` (a traced operation, unit or module), a :class:`ConstantCheck` (a
+    constant an operation meets on a moving axis) or a :class:`Halted` step (where a traced proof
+    stopped with no condition).  Each has its place ``path``, the ``rule`` (and ``theorem``) that
+    makes it commute with the group, that rule's side conditions for each generator, and its
+    ``depth`` in the layer tree (0 for the whole layer); :attr:`label` is what the proof's JSON
+    and report show as its ``kind``."""
+
+    path: str
+    rule: str | None
+    theorem: str | None
+    conditions: list[Condition]
+    depth: int
+    # the step's rule is said for a layer "kind", else for an "operation" (its text when it has none)
+    unit = "operation"
+
+    @property
+    def label(self) -> str:
+        """The JSON ``"kind"`` of the step (and its culprit's)."""
+        raise NotImplementedError
+
+
+@dataclass
+class LayerStep(Step):
+    """A layer of a spec: ``kind`` is its layer kind (``linear``, ``conv``, ...)."""
 
     path: str
     kind: str
@@ -64,6 +100,74 @@ class Step:
     theorem: str | None
     conditions: list[Condition]
     depth: int = 0
+    unit = "kind"
+
+    @property
+    def label(self) -> str:
+        return self.kind
+
+
+@dataclass
+class OperationStep(Step):
+    """What a traced call ran: an operation (``op`` its text, ``aten.mm.default``), a unit of
+    ``torch.nn`` proved whole or the module itself (``op`` its class name)."""
+
+    path: str
+    op: str
+    rule: str | None
+    theorem: str | None = None
+    conditions: list[Condition] = field(default_factory=list)
+    depth: int = 1
+
+    @property
+    def label(self) -> str:
+        return self.op
+
+
+@dataclass
+class ConstantCheck(Step):
+    """A constant that meets a moving axis, checked for each generator (the rule ``constant``):
+    in the walk's steps ``op`` is the operation that met it; where a traced proof stopped there,
+    ``op`` is None and ``role`` says whose constant it is."""
+
+    path: str
+    conditions: list[Condition]
+    op: str | None = None
+    role: Role = Role.CONSTANT
+    depth: int = 1
+    rule = "constant"
+    theorem = None
+
+    def __post_init__(self) -> None:
+        self.role = Role(self.role)
+
+    @property
+    def label(self) -> str:
+        return self.op if self.op is not None else self.role.value
+
+
+@dataclass
+class Halted(Step):
+    """Where a traced proof stopped with no condition: ``what`` says it (the walk's own sentence,
+    or the operation without a rule)."""
+
+    path: str
+    what: str
+    depth: int = 1
+    conditions: list[Condition] = field(default_factory=list)
+    rule = None
+    theorem = None
+
+    @property
+    def label(self) -> str:
+        return self.what
+
+
+@dataclass
+class Untraced(Halted):
+    """The tracer does not follow ``path`` (an input, a call or an output): it shows ``untraceable``."""
+
+    what: str = "untraceable"
 
 
 class Reason(Enum):
@@ -90,7 +194,7 @@ class Reason(Enum):
 
     @property
     def is_worded_by_the_walk(self) -> bool:
-        """The step's kind is the walk's own sentence for this stop, said in full."""
+        """The stop's step is :class:`Halted` and its ``what`` the walk's own sentence, said in full."""
         return self in (Reason.ASKS_VALUE, Reason.STATE, Reason.PATH, Reason.BUDGET, Reason.RANDOM,
                         Reason.CONDITION_GRAPH, Reason.MOVED, Reason.FOREIGN_TYPE)
 
@@ -155,7 +259,7 @@ class Proof:
 
     @property
     def traced(self) -> bool:
-        """Whether the proof followed a torch module's operations (its steps are operations, not layer kinds)."""
+        """Whether the proof followed a torch module's operations (its steps are not :class:`LayerStep` s)."""
         return self.source is Source.TRACE
 
     @property

@@ -1,4 +1,4 @@
-"""The prover: the texts' theorems applied to the layer tree, for every n.
+"""Deduce a spec's proof: the texts' theorems applied to the layer tree, for every n.
 
 Each layer kind has a rule (``Layer.rule``) that reduces "f commutes with generator g" to
 side conditions on its own parameters, checked exactly (numbers bit for bit, expressions
@@ -23,13 +23,14 @@ import numpy as np
 from gdlcheck.errors import SpecError
 from gdlcheck.groups import PermGroup
 from gdlcheck.layers import Layer
-from gdlcheck.layers.rules import EQUIVARIANT, INVARIANT, Condition, Reason, generator_text
+from gdlcheck.layers.proofs import EQUIVARIANT, INVARIANT, Condition, LayerStep, Reason, generator_text
 from gdlcheck.verification.result import Proof, Step, Stop
 
 
-def prove(layer: Layer, group: PermGroup, expect: str = "equivariant") -> Proof:
+def deduce(layer: Layer, group: PermGroup, expect: str = "equivariant", seed: int = 0) -> Proof:
     """Prove, for each generator of ``group``, that ``layer`` commutes with it as ``expect`` says
-    (``f(gX) = g f(X)``, or ``f(gX) = f(X)`` for an invariant output).
+    (``f(gX) = g f(X)``, or ``f(gX) = f(X)`` for an invariant output).  ``seed`` draws what a layer
+    that proves itself draws (a torch module's moved call: its input and its random element).
 
     Raises
     ------
@@ -37,14 +38,14 @@ def prove(layer: Layer, group: PermGroup, expect: str = "equivariant") -> Proof:
         when the layer's output is proved invariant (it has no point axis) but ``expect`` is
         equivariant: the spec should say ``expect: invariant``.
     """
-    own = layer.own_proof(group, expect)
+    own = layer.own_proof(group, expect, seed)
     if own is not None:
         return own
     gens = group.gen_arrays()
     names = [generator_text(s) for s in gens]
     steps: list[Step] = []
     stops: dict[str, Stop] = {}
-    states = _walk(layer, group, gens, names, dict.fromkeys(names, EQUIVARIANT), steps, stops, 0)
+    states = _act_through(layer, group, gens, names, dict.fromkeys(names, EQUIVARIANT), steps, stops, 0)
     wanted = INVARIANT if expect == "invariant" else EQUIVARIANT
     if expect != "invariant" and (any(state == INVARIANT for state in states.values()) or _pooled(layer, group)):
         raise SpecError(f"the layer's output has 1 row(s), not n = {group.n}: a pooled output is invariant; "
@@ -61,13 +62,13 @@ def _pooled(layer: Layer, group: PermGroup) -> bool:
     every condition holds for, ends invariant exactly when a pool takes the points away (so a
     spec that forgot ``expect: invariant`` is told so even where its proof stops)."""
     identity = np.arange(group.n)
-    return _walk(layer, group, [identity], ["()"], {"()": EQUIVARIANT}, [], {}, 0)["()"] == INVARIANT
+    return _act_through(layer, group, [identity], ["()"], {"()": EQUIVARIANT}, [], {}, 0)["()"] == INVARIANT
 
 
-def _walk(layer, group, gens, names, states, steps, stops, depth) -> dict:
+def _act_through(layer, group, gens, names, states, steps, stops, depth) -> dict:
     """How the group acts on ``layer``'s output, generator by generator (None: not proven)."""
     rule = layer.rule(group, gens)
-    step = Step(layer.path, layer.kind, rule.name if rule else None, rule.theorem if rule else None,
+    step = LayerStep(layer.path, layer.kind, rule.name if rule else None, rule.theorem if rule else None,
                 list(rule.conditions) if rule else [], depth)
     steps.append(step)
     if rule is None:
@@ -78,10 +79,10 @@ def _walk(layer, group, gens, names, states, steps, stops, depth) -> dict:
         return {g: INVARIANT if states[g] == INVARIANT else None for g in names}
     if layer.combinator == "sequence":
         for child in layer.children():
-            states = _walk(child, group, gens, names, states, steps, stops, depth + 1)
+            states = _act_through(child, group, gens, names, states, steps, stops, depth + 1)
         return states
     if layer.combinator == "residual":
-        inner = _walk(layer.children()[0], group, gens, names, states, steps, stops, depth + 1)
+        inner = _act_through(layer.children()[0], group, gens, names, states, steps, stops, depth + 1)
         # X + f(X): f equivariant keeps the rows together; f invariant adds one row to all
         return {g: states[g] if states[g] is not None and inner[g] is not None else None for g in names}
     failed: dict[str, Condition] = {}

@@ -1,0 +1,80 @@
+"""What is the user's own code, which the state fingerprint (:mod:`~gdlcheck.code.prover.state`)
+follows: a function or class defined in a file outside the standard library, the installed
+packages and gdlcheck (those are trusted to keep no state that changes what a call computes),
+and the names a function's code uses."""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+
+
+def code_names(code) -> tuple:
+    """The global and attribute names a code object uses, with those of the code inside it
+    (comprehensions, lambdas, nested functions), and the strings it holds that could be names
+    (``globals()["k"]``, ``vars(OTHER)["n"]``, ``getattr(OTHER, "n")``)."""
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.extend(code_names(const))
+        elif isinstance(const, str) and const.isidentifier():
+            names.append(const)
+    return tuple(dict.fromkeys(names))
+
+
+def users_class(cls) -> bool:
+    """The class is the user's own code (defined in a file of theirs, or in no file).  Answered
+    once per class (by its id, the class kept beside the answer: a metaclass's ``__hash__`` is the
+    user's code, and an id is another class's only once this one is gone)."""
+    known = _CLASSES.get(id(cls))
+    if known is not None and known[0] is cls:
+        return known[1]
+    module = sys.modules.get(cls.__module__)
+    path = getattr(module, "__file__", None)
+    answer = own_file(path) if isinstance(path, str) else module is None or module.__name__ == "__main__"
+    _CLASSES[id(cls)] = (cls, answer)
+    return answer
+
+
+_CLASSES: dict[int, tuple] = {}
+
+
+def users(fn) -> bool:
+    """The function is the user's own code: not torch's, gdlcheck's, the standard library's or an
+    installed package's (those are trusted to keep no state that changes what a call computes)."""
+    return own_file(fn.__code__.co_filename)
+
+
+@functools.lru_cache(maxsize=4096)
+def own_file(path: str) -> bool:
+    import os
+
+    if path.startswith("<") and not path.startswith("<string"):   # frozen modules
+        return False
+    if os.path.isabs(path):   # (a relative one depends on the working directory: not remembered)
+        known = OWN_FILES.get(path)
+        if known is None:
+            known = OWN_FILES[path] = not path.startswith(trusted_roots())
+        return known
+    return not os.path.abspath(path).startswith(trusted_roots())
+
+
+# each absolute file name's answer (a walk asks for every function of every class of the module,
+# each time: sysconfig's paths cost more than the rest of a small module's walk)
+OWN_FILES: dict[str, bool] = {}
+
+
+@functools.lru_cache(maxsize=1)
+def trusted_roots() -> tuple[str, ...]:
+    """The folders of the standard library, the installed packages and gdlcheck, each ending in a
+    separator."""
+    import os
+    import sysconfig
+
+    trusted = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    root = os.path.abspath(__file__)
+    for _ in range(__name__.count(".")):   # gdlcheck.code.prover.own: three folders up is gdlcheck's own
+        root = os.path.dirname(root)
+    trusted.add(root)
+    return tuple(os.path.abspath(t) + os.sep for t in trusted)
