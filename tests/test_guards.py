@@ -5,16 +5,16 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gdlcheck.code.prover import guards, walk  # noqa: E402
+from gdlcheck.code.prover import guards  # noqa: E402
 from gdlcheck.layers.proofs import Reason  # noqa: E402
 
 
 def test_the_walker_runs_the_table_in_order():
-    assert walk.BEFORE + walk.AFTER == guards.GUARDS
+    assert guards.BEFORE + guards.AFTER == guards.GUARDS
     names = [g.name for g in guards.GUARDS]
     assert len(set(names)) == len(names)
     assert all(g.sentence.endswith(".") and len(g.sentence) > 40 for g in guards.GUARDS)
-    assert names[0] == "budget" and walk.BEFORE[-1].name == "rule"   # the rule applies last, the effects after
+    assert names[0] == "budget" and guards.BEFORE[-1].name == "rule"   # the rule applies last, the effects after
     assert all(text.endswith(".") for _, text in guards.CALL_CHECKS)
 
 

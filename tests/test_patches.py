@@ -1,4 +1,5 @@
-"""Every process-wide patch of a proof lives in ``gdlcheck/code/prover/patches.py``, behind one lock: the
+"""Every process-wide patch of a proof is opened by ``gdlcheck/code/prover/patches.py`` (the watches of
+value reads are in ``reads.py`` beside it), behind one lock: the
 value readers on ``torch.Tensor`` and on the C type ``torch._C.TensorBase`` (issue 28, cause 6),
 the Python writers, the module hooks, grad mode and torch's random state.  Each is watched for the
 call only and put back exactly, whatever the call does."""
@@ -8,9 +9,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import gdlcheck  # noqa: E402
-from gdlcheck.code.prover import patches, prove  # noqa: E402
+from gdlcheck.code.prover import prove, reads  # noqa: E402
 
-NAMES = patches.READERS + patches.PYTHON_WRITERS
+NAMES = reads.READERS + reads.PYTHON_WRITERS
 
 
 def _descriptors():
@@ -66,9 +67,9 @@ def test_the_number_protocol_and_the_split_kernel_are_put_back():
     def kernels():
         return torch._C._dispatch_dump("aten::tensor_split.tensor_indices_or_sections")
 
-    held, numbers = kernels(), {name: vars(torch.Tensor).get(name) for name in patches.NUMBERS}
+    held, numbers = kernels(), {name: vars(torch.Tensor).get(name) for name in reads.NUMBERS}
     result = gdlcheck.verify_callable(SplitsAndCounts(), "symmetric", shape=(6, 2), method="exact")
     assert result.verdict == "holds"
-    assert kernels() == held and "patches.py" not in held
-    assert {name: vars(torch.Tensor).get(name) for name in patches.NUMBERS} == numbers
+    assert kernels() == held and "patches.py" not in held and "reads.py" not in held
+    assert {name: vars(torch.Tensor).get(name) for name in reads.NUMBERS} == numbers
     assert int(torch.tensor(3)) == 3 and [p.shape[0] for p in torch.tensor_split(torch.zeros(5), torch.tensor([2]))] == [2, 3]

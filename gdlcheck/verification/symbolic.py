@@ -198,7 +198,7 @@ def exponent_degree(e, cap: int) -> int:
 
     ``cancel`` and ``simplify`` read ``exp(k*t)`` (and ``b**(k*t)``) as ``exp(t)**k``: a rational
     ``k = p/q`` becomes degree ``|p|`` in ``exp(t/q)``, so one given weight of ``10**6``
-    inside a softmax made a polynomial of degree 10^11 and ran until the time guard.  An
+    inside a softmax made a polynomial of degree 10^11, which sympy worked on for minutes.  An
     expression past ``cap`` is not handed to them (undecided, by its size, not by the clock).
     The exponent is multiplied out as ``expand`` does it first: a weight of ``10**20`` inside
     a product of sums, ``(x - 10**20)*(y + 1)``, is a coefficient only after that.

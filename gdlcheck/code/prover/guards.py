@@ -227,6 +227,9 @@ GUARDS = (
                      "of given inputs or constants, an out= buffer) are written: the moved call wrote their images "
                      "under the buffer's moves.", unwritten.wrote, after=True),
 )
+# the guards the walk runs before an operation's rule applies, and those it runs after (the effects)
+BEFORE = tuple(g for g in GUARDS if not g.after)
+AFTER = tuple(g for g in GUARDS if g.after)
 
 # What the proof checks around the call (gdlcheck.code.prover.prove), for what no guard of an operation sees
 CALL_CHECKS = (

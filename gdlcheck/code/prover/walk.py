@@ -27,7 +27,7 @@ import numpy as np
 
 from gdlcheck.code.prover import conditions, held
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.guards import GUARDS, Op
+from gdlcheck.code.prover.guards import AFTER, BEFORE, Op
 from gdlcheck.code.prover.sight import Sight, meet, stop_if_written
 from gdlcheck.code.prover.table import (
     CONSTANT,
@@ -58,9 +58,6 @@ from gdlcheck.code.prover.values import (
     path_key,
     user_line,
 )
-
-BEFORE = tuple(g for g in GUARDS if not g.after)
-AFTER = tuple(g for g in GUARDS if g.after)
 
 
 class Walk:
