@@ -204,8 +204,9 @@ class Walk:
         """One operation: the guards of :data:`~gdlcheck.code.prover.guards.GUARDS`, in order, until one
         settles it (the last applies its rule), then the guards that run after."""
         op = Op(func, args, kwargs, out, before or {}, list(_tensors((args, kwargs))), list(_tensors(out)))
-        for t in op.tensors:   # met before the outputs join `made`: a view they make of a tensor there
-            self.of(t)         # before the proof would make that tensor look like one the call made
+        for t in op.tensors:   # met before the outputs join `made`, where a view of a tensor there before the
+            if all(t is not o for o in op.outs):   # proof would make it look made (lift_fresh returns its own)
+                self.of(t)
         self.made.update(op.outs)
         self.signature.append((func, tuple(_shape(t) for t in op.outs), path_key(func, args, kwargs)))
         # before the rule: an in-place operation's output is its argument, which the rule rewrites
