@@ -24,9 +24,11 @@ OUT = os.path.join(HERE, "out")
 
 
 def results_option(parser) -> None:
-    parser.add_argument("--update-results", action="store_true",
-                        help="rewrite the tracked table in benchmarks/results/ (default: write benchmarks/out/, "
-                             "which git ignores)")
+    parser.add_argument(
+        "--update-results",
+        action="store_true",
+        help="rewrite the tracked table in benchmarks/results/ (default: write benchmarks/out/, which git ignores)",
+    )
 
 
 def torch_arguments(description: str, repeat: int):
@@ -58,8 +60,10 @@ def machine() -> str:
                     break
     except OSError:
         pass
-    return (f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, numpy {numpy.__version__}; "
-            f"{datetime.date.today().isoformat()}")
+    return (
+        f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, numpy {numpy.__version__}; "
+        f"{datetime.date.today().isoformat()}"
+    )
 
 
 def timed(fn, repeat: int = 5, warmup: int = 1) -> float:
@@ -119,8 +123,14 @@ def fmt_bytes(b: int | None) -> str:
 
 
 def table(title: str, header: list[str], rows: list[list[str]]) -> str:
-    lines = [f"## {title}", "", f"Machine: {machine()}", "",
-             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = [
+        f"## {title}",
+        "",
+        f"Machine: {machine()}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 

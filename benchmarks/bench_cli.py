@@ -50,14 +50,17 @@ def main() -> None:
             ("verify a symbolic spec (samples/layer.yaml)", gd + ["verify", "samples/layer.yaml"], None),
             ("derive --group cyclic -n 8", gd + ["derive", "--group", "cyclic", "-n", "8"], None),
         ]
-        rows = [["python -c \"import numpy\"", fmt_seconds(floor), "1.00", "-"]]
+        rows = [['python -c "import numpy"', fmt_seconds(floor), "1.00", "-"]]
         for label, cmd, target in cases:
             t = wall(cmd, args.repeat)
             ratio = t / floor
             verdict = "-" if target is None else (f"<= {target}x: {'met' if ratio <= target else 'MISSED'}")
             rows.append([label, fmt_seconds(t), f"{ratio:.2f}", verdict])
-    emit("cli", table("Whole-process times (median)", ["command", "time", "x import numpy", "target"], rows),
-         update_results=args.update_results)
+    emit(
+        "cli",
+        table("Whole-process times (median)", ["command", "time", "x import numpy", "target"], rows),
+        update_results=args.update_results,
+    )
 
 
 if __name__ == "__main__":

@@ -96,8 +96,10 @@ def rows(repeat: int):
     ei = random_graph(4000, 10)
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(64, 4)
-    cases = [(f"GCNConv(16, 16), 4000 nodes, {ei.shape[1]} edges (edge_index)", conv, 4000, (4000, 16), ei, 2.0),
-             ("TransformerEncoderLayer(64, 4), n = 512 (unbatched (n, d))", layer, 512, (512, 64), None, 1.2)]
+    cases = [
+        (f"GCNConv(16, 16), 4000 nodes, {ei.shape[1]} edges (edge_index)", conv, 4000, (4000, 16), ei, 2.0),
+        ("TransformerEncoderLayer(64, 4), n = 512 (unbatched (n, d))", layer, 512, (512, 64), None, 1.2),
+    ]
     return [one_row(*case, repeat) for case in cases]
 
 
@@ -106,15 +108,25 @@ def one_row(label, module, n: int, shape, graph, target: float, repeat: int) -> 
     g = gdlcheck.group("symmetric", n=n)
     extra = {} if graph is None else {"graph": graph}
     t_pass = one_pass(module, shape, graph)
-    t_hand, t_trials = paired(lambda: hand_loop(module, n, shape, g.gen_arrays(), graph),
-                              lambda: gdlcheck.verify_callable(module, g, shape=shape, method="numeric", **extra),
-                              repeat)
+    t_hand, t_trials = paired(
+        lambda: hand_loop(module, n, shape, g.gen_arrays(), graph),
+        lambda: gdlcheck.verify_callable(module, g, shape=shape, method="numeric", **extra),
+        repeat,
+    )
     t_proof = statistics.median(_times(lambda: gdlcheck.verify_callable(module, g, shape=shape, **extra), repeat))
     verdict = gdlcheck.verify_callable(module, g, shape=shape, **extra).verdict
     ratio = t_trials / t_hand
-    return [label, fmt_seconds(t_pass), fmt_seconds(t_hand), fmt_seconds(t_trials), f"{ratio:.2f}",
-            f"<= {target:g}x: " + ("met" if ratio <= target else "MISSED"), fmt_seconds(t_proof),
-            f"{t_proof / t_pass:.1f}", verdict]
+    return [
+        label,
+        fmt_seconds(t_pass),
+        fmt_seconds(t_hand),
+        fmt_seconds(t_trials),
+        f"{ratio:.2f}",
+        f"<= {target:g}x: " + ("met" if ratio <= target else "MISSED"),
+        fmt_seconds(t_proof),
+        f"{t_proof / t_pass:.1f}",
+        verdict,
+    ]
 
 
 def culprit_row(repeat: int):
@@ -157,8 +169,7 @@ def culprit_row(repeat: int):
     shape = (2, 64, 32)
     g = gdlcheck.group("symmetric", n=64)
     result = gdlcheck.verify_callable(model, g, shape=shape, batch_axes=0)
-    t_whole = statistics.median(_times(lambda: gdlcheck.verify_callable(model, g, shape=shape, batch_axes=0),
-                                       repeat))
+    t_whole = statistics.median(_times(lambda: gdlcheck.verify_callable(model, g, shape=shape, batch_axes=0), repeat))
 
     from gdlcheck.code.describe import build_signature
     from gdlcheck.code.running import to_run
@@ -169,8 +180,14 @@ def culprit_row(repeat: int):
     layer.forward(np.zeros((64, sig.channels)))
     t_find = statistics.median(_times(lambda: find_culprit(layer, g, result.checks, 1e-9), repeat))
     path = result.culprit["path"] if result.culprit is not None else "-"
-    return [["encoder of 3 blocks (d = 32, batch 2, n = 64), positional embedding in block 1", fmt_seconds(t_whole),
-             fmt_seconds(t_find), path]]
+    return [
+        [
+            "encoder of 3 blocks (d = 32, batch 2, n = 64), positional embedding in block 1",
+            fmt_seconds(t_whole),
+            fmt_seconds(t_find),
+            path,
+        ]
+    ]
 
 
 def _times(fn, repeat):
@@ -184,24 +201,39 @@ def _times(fn, repeat):
 
 
 def main() -> None:
-    args = torch_arguments(__doc__.splitlines()[0], repeat=3)   # 5 took 6 minutes on the shared machine
+    args = torch_arguments(__doc__.splitlines()[0], repeat=3)  # 5 took 6 minutes on the shared machine
     import torch
     import torch_geometric
 
     threads = torch.get_num_threads()
-    text = table(f"Checks of code against a hand-written loop (symmetric group, {TRIALS} trials x 2 generators; "
-                 "median, warm)",
-                 ["case", "one forward pass", "hand-written loop", "gdlcheck --method numeric", "ratio", "target",
-                  "gdlcheck (default: the proof)", "proof / one pass", "verdict (default)"],
-                 rows(args.repeat))
-    text += (f"\ntorch {torch.__version__}, torch_geometric {torch_geometric.__version__}, {threads} torch "
-             f"thread(s); medians of {args.repeat} alternating runs. The loop makes {TRIALS * 3} forward passes in "
-             f"float64 (the edge_index relabelled once per generator); so does `--method numeric`, which also "
-             "copies the module once (a failing check calls the first input once more: random code is reported "
-             "as random). The default proves these modules at torch's dispatcher in two forward passes and runs "
-             "no trials.\n\n")
-    text += table("Naming the submodule that breaks it (median, warm)",
-                  ["case", "whole failing check", "culprit search alone", "culprit"], culprit_row(args.repeat))
+    text = table(
+        f"Checks of code against a hand-written loop (symmetric group, {TRIALS} trials x 2 generators; median, warm)",
+        [
+            "case",
+            "one forward pass",
+            "hand-written loop",
+            "gdlcheck --method numeric",
+            "ratio",
+            "target",
+            "gdlcheck (default: the proof)",
+            "proof / one pass",
+            "verdict (default)",
+        ],
+        rows(args.repeat),
+    )
+    text += (
+        f"\ntorch {torch.__version__}, torch_geometric {torch_geometric.__version__}, {threads} torch "
+        f"thread(s); medians of {args.repeat} alternating runs. The loop makes {TRIALS * 3} forward passes in "
+        f"float64 (the edge_index relabelled once per generator); so does `--method numeric`, which also "
+        "copies the module once (a failing check calls the first input once more: random code is reported "
+        "as random). The default proves these modules at torch's dispatcher in two forward passes and runs "
+        "no trials.\n\n"
+    )
+    text += table(
+        "Naming the submodule that breaks it (median, warm)",
+        ["case", "whole failing check", "culprit search alone", "culprit"],
+        culprit_row(args.repeat),
+    )
     emit("code", text, update_results=args.update_results)
 
 

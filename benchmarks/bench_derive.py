@@ -32,9 +32,16 @@ from gdlcheck import groups  # noqa: E402
 from gdlcheck.derivation import derive  # noqa: E402
 
 # EMLP's solve times from issue 6 (2 cores, CPU): (group, in, out, n) -> seconds (None: it fails)
-EMLP = {("symmetric", 1, 1, 32): 9.4, ("symmetric", 1, 1, 64): 34.0, ("symmetric", 1, 1, 128): ">120 s",
-        ("cyclic", 1, 1, 64): 10.0, ("cyclic", 1, 1, 128): "no convergence", ("dihedral", 1, 1, 64): 66.0,
-        ("symmetric", 2, 2, 12): 46.0, ("symmetric", 2, 2, 16): ">120 s"}
+EMLP = {
+    ("symmetric", 1, 1, 32): 9.4,
+    ("symmetric", 1, 1, 64): 34.0,
+    ("symmetric", 1, 1, 128): ">120 s",
+    ("cyclic", 1, 1, 64): 10.0,
+    ("cyclic", 1, 1, 128): "no convergence",
+    ("dihedral", 1, 1, 64): 66.0,
+    ("symmetric", 2, 2, 12): 46.0,
+    ("symmetric", 2, 2, 16): ">120 s",
+}
 
 # Targets of issue 6 / docs/design.md section 7: (group, in, out, n) -> seconds
 TARGETS = {("symmetric", 1, 1, 64): 0.030, ("symmetric", 2, 2, 48): 10.0, ("symmetric", 2, 2, 64): 30.0}
@@ -196,10 +203,11 @@ def build_cases(quick: bool):
     for name in ("cyclic", "dihedral", "symmetric"):
         for n in sizes:
             cases.append((f"{name} 1 -> 1, n = {n}", f"{name}11", name, groups.build_group(name, n=n), 1, 1))
-    for n in ([4, 6, 12, 16] if quick else [4, 6, 12, 16, 24, 48, 64]):
-        cases.append((f"symmetric 2 -> 2, n = {n}", "symmetric22", "symmetric", groups.build_group("symmetric", n=n),
-                      2, 2))
-    for side in ([4, 8, 32] if quick else [4, 8, 32, 64]):
+    for n in [4, 6, 12, 16] if quick else [4, 6, 12, 16, 24, 48, 64]:
+        cases.append(
+            (f"symmetric 2 -> 2, n = {n}", "symmetric22", "symmetric", groups.build_group("symmetric", n=n), 2, 2)
+        )
+    for side in [4, 8, 32] if quick else [4, 8, 32, 64]:
         cases.append((f"p4 1 -> 1, {side}x{side}", "p4", "p4", groups.build_group("p4", shape=f"{side}x{side}"), 1, 1))
     notes = []
     for what, A in (("a random 3-regular graph", regular_graph(1000, 3)), ("the 1000-cycle", cycle_graph(1000))):
@@ -210,48 +218,74 @@ def build_cases(quick: bool):
         except Exception as err:  # report, but keep the rest of the table
             print(f"automorphism case skipped: {err}", file=sys.stderr)
             continue
-        cases.append((f"automorphisms of {what}, 1000 nodes (order {g.order}), 1 -> 1", "aut", "automorphisms", g,
-                      1, 1))
-        notes.append(f"gdlcheck finds the automorphism group of {what} (order {g.order}, {len(g.gens)} generators) "
-                     f"from its dense adjacency matrix in {fmt_seconds(built)}, outside the derive time; BLISS "
-                     f"(igraph, the plain graph, generators and count) {fmt_seconds(bliss_seconds(A))}.")
+        cases.append(
+            (f"automorphisms of {what}, 1000 nodes (order {g.order}), 1 -> 1", "aut", "automorphisms", g, 1, 1)
+        )
+        notes.append(
+            f"gdlcheck finds the automorphism group of {what} (order {g.order}, {len(g.gens)} generators) "
+            f"from its dense adjacency matrix in {fmt_seconds(built)}, outside the derive time; BLISS "
+            f"(igraph, the plain graph, generators and count) {fmt_seconds(bliss_seconds(A))}."
+        )
     return cases, notes
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
-    parser.add_argument("--cap", type=float, default=10.0,
-                        help="seconds a naive method may take (estimated; 10 keeps the whole run within minutes)")
+    parser.add_argument(
+        "--cap",
+        type=float,
+        default=10.0,
+        help="seconds a naive method may take (estimated; 10 keeps the whole run within minutes)",
+    )
     results_option(parser)
     args = parser.parse_args()
     repeat = 3 if args.quick else 7
     c = calibrate_svd()
-    estimators = {"svd": Estimator(lambda N, g: c * g * N**3),
-                  # sympy's exact elimination: ~25x numpy's SVD at N = 256, cubic beyond (measured)
-                  "sympy": Estimator(lambda N, g: 25 * c * g * N**3 + 0.05)}
+    estimators = {
+        "svd": Estimator(lambda N, g: c * g * N**3),
+        # sympy's exact elimination: ~25x numpy's SVD at N = 256, cubic beyond (measured)
+        "sympy": Estimator(lambda N, g: 25 * c * g * N**3 + 0.05),
+    }
     try:
         import emlp  # noqa: F401
+
         has_emlp = True
     except ImportError:
         has_emlp = False
     cases, notes = build_cases(args.quick)
-    header = ["case", "dimension", "gdlcheck (pattern)", "peak memory", "x pattern", "numpy SVD", "ratio",
-              "sympy nullspace", "ratio", "EMLP (earlier run)", "ratio", "target"]
+    header = [
+        "case",
+        "dimension",
+        "gdlcheck (pattern)",
+        "peak memory",
+        "x pattern",
+        "numpy SVD",
+        "ratio",
+        "sympy nullspace",
+        "ratio",
+        "EMLP (earlier run)",
+        "ratio",
+        "target",
+    ]
     rows = []
     for case in cases:
         cells, _, _ = run_case(case, repeat, args.cap, estimators, has_emlp)
         rows.append(cells)
         print(" | ".join(cells), file=sys.stderr, flush=True)
-    note = ("\nTimes are `derive(group, k, l).pattern` (the int32 pattern materialised), median of "
-            f"{repeat} warm runs; peak memory is tracemalloc's over one such call. The naive methods run once "
-            f"(the median of 3 when under 2 s), capped at an estimated {args.cap:g} s. ")
-    note += ("EMLP is importable here and was run." if has_emlp else
-             "EMLP is not installed here: its column holds EMLP's solve times from an earlier run on a machine "
-             "like this one (2 cores, CPU; plus 1.3 s to import).")
+    note = (
+        "\nTimes are `derive(group, k, l).pattern` (the int32 pattern materialised), median of "
+        f"{repeat} warm runs; peak memory is tracemalloc's over one such call. The naive methods run once "
+        f"(the median of 3 when under 2 s), capped at an estimated {args.cap:g} s. "
+    )
+    note += (
+        "EMLP is importable here and was run."
+        if has_emlp
+        else "EMLP is not installed here: its column holds EMLP's solve times from an earlier run on a machine "
+        "like this one (2 cores, CPU; plus 1.3 s to import)."
+    )
     note += "\n\n" + "\n".join(f"- {x}" for x in notes) + "\n"
-    emit("derive", table("Derive (median, in-process, warm)", header, rows) + note,
-         update_results=args.update_results)
+    emit("derive", table("Derive (median, in-process, warm)", header, rows) + note, update_results=args.update_results)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ def involution(n: int, seed: int) -> str:
     rng = random.Random(seed)
     q = list(range(n))
     rng.shuffle(q)
-    return "".join(cycle(q[2 * i:2 * i + 2]) for i in range(n // 2))
+    return "".join(cycle(q[2 * i : 2 * i + 2]) for i in range(n // 2))
 
 
 def wall(args: list[str]) -> tuple[float, str]:
@@ -64,10 +64,23 @@ def main() -> None:
         for g in gens:
             args += ["--generators", g]
         seconds, out = wall(args)
-        rows.append([label, order_line(out), fmt_seconds(seconds),
-                     "< 2 s: " + ("met" if seconds < 2 else "MISSED"), _sympy_time(n, gens)])
-    emit("groups", table("The report of a generated group (whole process)",
-                         ["group", "order", "gdlcheck groups", "target", "sympy order()"], rows))
+        rows.append(
+            [
+                label,
+                order_line(out),
+                fmt_seconds(seconds),
+                "< 2 s: " + ("met" if seconds < 2 else "MISSED"),
+                _sympy_time(n, gens),
+            ]
+        )
+    emit(
+        "groups",
+        table(
+            "The report of a generated group (whole process)",
+            ["group", "order", "gdlcheck groups", "target", "sympy order()"],
+            rows,
+        ),
+    )
 
     import gdlcheck
 
@@ -88,12 +101,18 @@ def main() -> None:
     fast = derive_time(gdlcheck.group("symmetric", n=64))
     groups = [
         ("symmetric 64 (catalogue, closed form)", gdlcheck.group("symmetric", n=64)),
-        ("S_64 as (0 1) and (0 1 .. 63) (recognised)", gdlcheck.group("generators", n=64,
-                                                                      generators=["(0 1)", cycle(range(64))])),
-        ("(0 1) and a random 64-cycle (not S_64 here)", gdlcheck.group("generators", n=64,
-                                                                      generators=["(0 1)", cycle(order)])),
-        ("two random involutions", gdlcheck.group("generators", n=64, generators=[involution(64, 1),
-                                                                                  involution(64, 2)])),
+        (
+            "S_64 as (0 1) and (0 1 .. 63) (recognised)",
+            gdlcheck.group("generators", n=64, generators=["(0 1)", cycle(range(64))]),
+        ),
+        (
+            "(0 1) and a random 64-cycle (not S_64 here)",
+            gdlcheck.group("generators", n=64, generators=["(0 1)", cycle(order)]),
+        ),
+        (
+            "two random involutions",
+            gdlcheck.group("generators", n=64, generators=[involution(64, 1), involution(64, 2)]),
+        ),
         ("cyclic 64 as a generator", gdlcheck.group("generators", n=64, generators=[cycle(range(64))])),
     ]
     groups.append(("cyclic 64 (catalogue; no 2 -> 2 closed form)", gdlcheck.group("cyclic", n=64)))
@@ -102,11 +121,24 @@ def main() -> None:
         t = derive_time(g)
         closed = gdlcheck.derive(g, 2, 2).form != "orbit basis"
         before = "-" if closed else fmt_seconds(_reference_time(g))
-        drows.append([label, g.family.name, fmt_seconds(t), f"{t / fast:.1f}",
-                      "<= 3x: " + ("met" if t <= 3 * fast else "MISSED"), before])
-    emit("groups-derive", table("derive 2 -> 2 on 64 points (64^4 = 16.8M cells, the pattern materialised)",
-                                ["group", "family", "time", "x closed form", "target",
-                                 "components over all cells (the method before)"], drows))
+        drows.append(
+            [
+                label,
+                g.family.name,
+                fmt_seconds(t),
+                f"{t / fast:.1f}",
+                "<= 3x: " + ("met" if t <= 3 * fast else "MISSED"),
+                before,
+            ]
+        )
+    emit(
+        "groups-derive",
+        table(
+            "derive 2 -> 2 on 64 points (64^4 = 16.8M cells, the pattern materialised)",
+            ["group", "family", "time", "x closed form", "target", "components over all cells (the method before)"],
+            drows,
+        ),
+    )
 
 
 def _reference_time(group) -> float:

@@ -35,9 +35,9 @@ def by_hand_2_to_2(x, w):
 
     n = x.shape[0]
     eye = torch.eye(n, dtype=x.dtype)[:, :, None]
-    diag = x.diagonal(dim1=0, dim2=1).T           # (n, c)
-    rows, cols = x.sum(1), x.sum(0)               # (n, c)
-    total, trace = x.sum((0, 1)), diag.sum(0)     # (c,)
+    diag = x.diagonal(dim1=0, dim2=1).T  # (n, c)
+    rows, cols = x.sum(1), x.sum(0)  # (n, c)
+    total, trace = x.sum((0, 1)), diag.sum(0)  # (c,)
     y = x @ w[0] + x.transpose(0, 1) @ w[1]
     y = y + (diag @ w[2])[:, None] + (diag @ w[3])[None] + (rows @ w[4])[:, None] + (rows @ w[5])[None]
     y = y + (cols @ w[6])[:, None] + (cols @ w[7])[None] + (total @ w[8] + trace @ w[9])
@@ -82,6 +82,7 @@ def cases():
             A, B, c = torch.randn(16, 16), torch.randn(16, 16), torch.randn(16)
             by_hand = lambda: x @ A + (x.sum(0) @ B + c)  # noqa: E731
             return layer, x, by_hand if floor == "by hand" else (lambda: x.sum())
+
         return build
 
     def symmetric_2_2():
@@ -92,17 +93,37 @@ def cases():
         return layer, x, lambda: by_hand_2_to_2(x, w)
 
     return {
-        "cyclic": ("cyclic, n = 4,096, 16 -> 16 channels (batch 1)", cyclic,
-                   "Conv1d(16, 16, 4096), circular padding", (4096 * 16) ** 2),
+        "cyclic": (
+            "cyclic, n = 4,096, 16 -> 16 channels (batch 1)",
+            cyclic,
+            "Conv1d(16, 16, 4096), circular padding",
+            (4096 * 16) ** 2,
+        ),
         "symmetric": ("symmetric, n = 100,000, 1 -> 1 channel", symmetric, "x.sum()", 100_000**2),
-        "symmetric-by-hand": ("symmetric, n = 100,000, 1 -> 1 channel", deepsets_by_hand,
-                              "a * x + b * x.sum() + c by hand", 100_000**2),
-        "symmetric-16": ("symmetric, n = 100,000, 16 -> 16 channels", symmetric_16("sum"), "x.sum()",
-                         (100_000 * 16) ** 2),
-        "symmetric-16-by-hand": ("symmetric, n = 100,000, 16 -> 16 channels", symmetric_16("by hand"),
-                                 "x @ A + (x.sum(0) @ B + c) by hand", (100_000 * 16) ** 2),
-        "symmetric-2-2": ("symmetric 2 -> 2, n = 256, 4 -> 4 channels", symmetric_2_2,
-                          "the 15 operations by hand", (256**2 * 4) ** 2),
+        "symmetric-by-hand": (
+            "symmetric, n = 100,000, 1 -> 1 channel",
+            deepsets_by_hand,
+            "a * x + b * x.sum() + c by hand",
+            100_000**2,
+        ),
+        "symmetric-16": (
+            "symmetric, n = 100,000, 16 -> 16 channels",
+            symmetric_16("sum"),
+            "x.sum()",
+            (100_000 * 16) ** 2,
+        ),
+        "symmetric-16-by-hand": (
+            "symmetric, n = 100,000, 16 -> 16 channels",
+            symmetric_16("by hand"),
+            "x @ A + (x.sum(0) @ B + c) by hand",
+            (100_000 * 16) ** 2,
+        ),
+        "symmetric-2-2": (
+            "symmetric 2 -> 2, n = 256, 4 -> 4 channels",
+            symmetric_2_2,
+            "the 15 operations by hand",
+            (256**2 * 4) ** 2,
+        ),
     }
 
 
@@ -169,10 +190,21 @@ def rows(repeat: int):
             c_ours, c_floor = paired(lambda: layer(x), floor, runs, clock=time.process_time)  # noqa: B023
         state, peak = memory(layer, x)
         ratio = t_ours / t_floor
-        out.append([label, layer.path, fmt_seconds(t_ours), floor_name, fmt_seconds(t_floor), f"{ratio:.2f}",
-                    f"{fmt_seconds(c_ours)} / {fmt_seconds(c_floor)} = {c_ours / c_floor:.2f}",
-                    fmt_bytes(state), fmt_bytes(peak), fmt_bytes(4 * dense_entries),
-                    "<= 2x: " + ("met" if ratio <= 2 else "MISSED")])
+        out.append(
+            [
+                label,
+                layer.path,
+                fmt_seconds(t_ours),
+                floor_name,
+                fmt_seconds(t_floor),
+                f"{ratio:.2f}",
+                f"{fmt_seconds(c_ours)} / {fmt_seconds(c_floor)} = {c_ours / c_floor:.2f}",
+                fmt_bytes(state),
+                fmt_bytes(peak),
+                fmt_bytes(4 * dense_entries),
+                "<= 2x: " + ("met" if ratio <= 2 else "MISSED"),
+            ]
+        )
     return out
 
 
@@ -180,13 +212,27 @@ def main():
     args = torch_arguments(__doc__.splitlines()[0], repeat=7)
     import torch
 
-    header = ["case", "path", "EquivariantLinear", "floor", "floor time", "ratio", "CPU time: layer / floor = ratio",
-              "parameters + buffers", "peak of a pass", "one dense weight", "target"]
-    text = table("EquivariantLinear against its floor (forward, float32, no gradients; median, warm)", header,
-                 rows(args.repeat))
-    text += (f"\ntorch {torch.__version__}, {torch.get_num_threads()} torch thread(s); medians of {args.repeat} "
-             "alternating runs, 100 times as many for calls under a millisecond (the CPU times from as many "
-             "more). The dense weight is the same map's as float32 (n^l c' x n^k c entries); no layer builds it.\n")
+    header = [
+        "case",
+        "path",
+        "EquivariantLinear",
+        "floor",
+        "floor time",
+        "ratio",
+        "CPU time: layer / floor = ratio",
+        "parameters + buffers",
+        "peak of a pass",
+        "one dense weight",
+        "target",
+    ]
+    text = table(
+        "EquivariantLinear against its floor (forward, float32, no gradients; median, warm)", header, rows(args.repeat)
+    )
+    text += (
+        f"\ntorch {torch.__version__}, {torch.get_num_threads()} torch thread(s); medians of {args.repeat} "
+        "alternating runs, 100 times as many for calls under a millisecond (the CPU times from as many "
+        "more). The dense weight is the same map's as float32 (n^l c' x n^k c entries); no layer builds it.\n"
+    )
     emit("nn", text, args.update_results)
 
 

@@ -26,8 +26,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import emit, fmt_seconds, table, timed  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SPEC = ("symmetry: {{group: symmetric, n: {n}}}\nchannels: 64\n"
-        "layer: {{kind: transformer_encoder, layers: 2, d_model: 64, heads: 4}}\n")
+SPEC = (
+    "symmetry: {{group: symmetric, n: {n}}}\nchannels: 64\n"
+    "layer: {{kind: transformer_encoder, layers: 2, d_model: 64, heads: 4}}\n"
+)
 
 
 def wall(cmd: list[str], repeat: int) -> tuple[float, str]:
@@ -65,15 +67,39 @@ def main() -> None:
             forward = forward_time(path, n, args.repeat)
             numeric = wall(gd + [path, "--method", "numeric", "--format", "json"], 1)[0] if n <= 2048 else None
             target = f"< 1 s: {'met' if proof < 1.0 else 'MISSED'}" if n == 4096 else "-"
-            rows.append([str(n), fmt_seconds(proof), "holds" if verdict else "NOT PROVED", fmt_seconds(forward),
-                         fmt_seconds(numeric) if numeric is not None else "skipped (minutes)",
-                         f"{numeric / proof:.0f}x" if numeric is not None else "-", target])
-    note = ("\nWhole-process times are medians of the runs (the numeric check runs once); the forward pass is "
-            "in-process and warm. The proof reads the layer tree and checks its side conditions (this encoder "
-            "has none): its cost does not grow with n beyond loading, while a forward pass grows as n^2.\n")
-    emit("prove", table("Proving a two-block transformer encoder (d_model 64, 4 heads), symmetric group",
-                        ["n", "verify --method exact (whole process)", "verdict", "one numpy forward pass",
-                         "verify --method numeric (whole process)", "numeric / proof", "target"], rows) + note)
+            rows.append(
+                [
+                    str(n),
+                    fmt_seconds(proof),
+                    "holds" if verdict else "NOT PROVED",
+                    fmt_seconds(forward),
+                    fmt_seconds(numeric) if numeric is not None else "skipped (minutes)",
+                    f"{numeric / proof:.0f}x" if numeric is not None else "-",
+                    target,
+                ]
+            )
+    note = (
+        "\nWhole-process times are medians of the runs (the numeric check runs once); the forward pass is "
+        "in-process and warm. The proof reads the layer tree and checks its side conditions (this encoder "
+        "has none): its cost does not grow with n beyond loading, while a forward pass grows as n^2.\n"
+    )
+    emit(
+        "prove",
+        table(
+            "Proving a two-block transformer encoder (d_model 64, 4 heads), symmetric group",
+            [
+                "n",
+                "verify --method exact (whole process)",
+                "verdict",
+                "one numpy forward pass",
+                "verify --method numeric (whole process)",
+                "numeric / proof",
+                "target",
+            ],
+            rows,
+        )
+        + note,
+    )
 
 
 if __name__ == "__main__":

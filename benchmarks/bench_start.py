@@ -61,15 +61,15 @@ def first_and_second(repeat: int) -> tuple[float, float, float, float]:
     without the time of Python's garbage collector in each."""
     firsts, seconds, ratios, bare = [], [], [], []
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", FIRST_AND_SECOND], capture_output=True, text=True, env=_env(),
-                             check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", FIRST_AND_SECOND], capture_output=True, text=True, env=_env(), check=True
+        )
         (a, ga), (b, gb) = ([float(v) for v in line.split()] for line in out.stdout.split("\n")[:2])
         firsts.append(a)
         seconds.append(b)
         ratios.append(a / b)
         bare.append((a - ga) / (b - gb))
-    return (statistics.median(firsts), statistics.median(seconds), statistics.median(ratios),
-            statistics.median(bare))
+    return (statistics.median(firsts), statistics.median(seconds), statistics.median(ratios), statistics.median(bare))
 
 
 def _wall(cmd: list[str]) -> float:
@@ -81,8 +81,18 @@ def _wall(cmd: list[str]) -> float:
 def callable_start(repeat: int) -> tuple[float, float, float]:
     """Medians of the whole ``verify --callable`` process, of ``import torch``, and of their
     ratio pair by pair (run alternately, after one warm-up pair)."""
-    check = [sys.executable, "-m", "gdlcheck", "verify", "--callable", "torchlayers:encoder", "--input-shape",
-             "8x2x16", "--group", "symmetric"]
+    check = [
+        sys.executable,
+        "-m",
+        "gdlcheck",
+        "verify",
+        "--callable",
+        "torchlayers:encoder",
+        "--input-shape",
+        "8x2x16",
+        "--group",
+        "symmetric",
+    ]
     floor = [sys.executable, "-c", "import torch"]
     _wall(check)
     _wall(floor)
@@ -101,17 +111,40 @@ def main() -> None:
     first, second, ratio, bare = first_and_second(args.repeat)
     whole, floor, start_ratio = callable_start(args.repeat)
     rows = [
-        ["first proof in a process (encoder, 8 tokens, exact)", fmt_seconds(first), "second proof, same process",
-         fmt_seconds(second), f"{ratio:.2f}", f"<= 2x: {'met' if ratio <= 2 else 'MISSED'}"],
-        ["the same, less Python's garbage collector in each", "-", "-", "-", f"{bare:.2f}",
-         f"<= 2x: {'met' if bare <= 2 else 'MISSED'}"],
-        ["gdlcheck verify --callable torchlayers:encoder (whole process)", fmt_seconds(whole),
-         'python -c "import torch"', fmt_seconds(floor), f"{start_ratio:.2f}",
-         f"<= 1.3x: {'met' if start_ratio <= 1.3 else 'MISSED'}"],
+        [
+            "first proof in a process (encoder, 8 tokens, exact)",
+            fmt_seconds(first),
+            "second proof, same process",
+            fmt_seconds(second),
+            f"{ratio:.2f}",
+            f"<= 2x: {'met' if ratio <= 2 else 'MISSED'}",
+        ],
+        [
+            "the same, less Python's garbage collector in each",
+            "-",
+            "-",
+            "-",
+            f"{bare:.2f}",
+            f"<= 2x: {'met' if bare <= 2 else 'MISSED'}",
+        ],
+        [
+            "gdlcheck verify --callable torchlayers:encoder (whole process)",
+            fmt_seconds(whole),
+            'python -c "import torch"',
+            fmt_seconds(floor),
+            f"{start_ratio:.2f}",
+            f"<= 1.3x: {'met' if start_ratio <= 1.3 else 'MISSED'}",
+        ],
     ]
-    emit("start", table("The first proof and the process start (medians)",
-                        ["case", "time", "floor", "floor time", "ratio", "target"], rows),
-         update_results=args.update_results)
+    emit(
+        "start",
+        table(
+            "The first proof and the process start (medians)",
+            ["case", "time", "floor", "floor time", "ratio", "target"],
+            rows,
+        ),
+        update_results=args.update_results,
+    )
 
 
 if __name__ == "__main__":

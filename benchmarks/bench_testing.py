@@ -46,9 +46,11 @@ def cases():
     mlp = torch.nn.Sequential(torch.nn.Linear(4, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
     conv = PointsFirst(torch.nn.Conv1d(4, 4, 3, padding=1, padding_mode="circular"))
     encoder = torch.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0)
-    return [("pointwise MLP 4-32-4, n = 8", mlp, "symmetric", (8, 4)),
-            ("circular Conv1d(4, 4, 3), n = 16", conv, "cyclic", (16, 4)),
-            ("TransformerEncoderLayer(16, 2, 32), n = 8", encoder, "symmetric", (8, 16))]
+    return [
+        ("pointwise MLP 4-32-4, n = 8", mlp, "symmetric", (8, 4)),
+        ("circular Conv1d(4, 4, 3), n = 16", conv, "cyclic", (16, 4)),
+        ("TransformerEncoderLayer(16, 2, 32), n = 8", encoder, "symmetric", (8, 16)),
+    ]
 
 
 def rows(repeat: int) -> list[list[str]]:
@@ -61,9 +63,19 @@ def rows(repeat: int) -> list[list[str]]:
         # the same pair in CPU time: on a shared machine, waiting for a core lengthens wall times
         c_hand, c_assert = paired(hand, check, repeat, clock=time.process_time)
         ratio = t_assert / t_hand
-        out.append([label, name, fmt_seconds(one_pass(module, shape)), fmt_seconds(t_hand), fmt_seconds(t_assert),
-                    f"{ratio:.1f}", f"{c_assert / c_hand:.1f}", "<= 2x: " + ("met" if ratio <= 2 else "MISSED"),
-                    assert_equivariant(module, g, shape).verdict])
+        out.append(
+            [
+                label,
+                name,
+                fmt_seconds(one_pass(module, shape)),
+                fmt_seconds(t_hand),
+                fmt_seconds(t_assert),
+                f"{ratio:.1f}",
+                f"{c_assert / c_hand:.1f}",
+                "<= 2x: " + ("met" if ratio <= 2 else "MISSED"),
+                assert_equivariant(module, g, shape).verdict,
+            ]
+        )
     return out
 
 
@@ -72,11 +84,25 @@ def main() -> None:
     import torch
 
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    text = table("assert_equivariant against a hand-written check of small layers (median, warm)",
-                 ["case", "group", "one forward pass", f"hand-written check ({TRIALS} trials)", "assert_equivariant",
-                  "ratio", "ratio (CPU time)", "target", "verdict"], rows(args.repeat))
-    text += (f"\ntorch {torch.__version__}, {torch.get_num_threads()} torch thread(s); medians of {args.repeat} "
-             f"alternated runs; load average before the run (1, 5, 15 min): {load}.\n")
+    text = table(
+        "assert_equivariant against a hand-written check of small layers (median, warm)",
+        [
+            "case",
+            "group",
+            "one forward pass",
+            f"hand-written check ({TRIALS} trials)",
+            "assert_equivariant",
+            "ratio",
+            "ratio (CPU time)",
+            "target",
+            "verdict",
+        ],
+        rows(args.repeat),
+    )
+    text += (
+        f"\ntorch {torch.__version__}, {torch.get_num_threads()} torch thread(s); medians of {args.repeat} "
+        f"alternated runs; load average before the run (1, 5, 15 min): {load}.\n"
+    )
     emit("testing", text, update_results=args.update_results)
 
 

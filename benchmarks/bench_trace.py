@@ -58,6 +58,7 @@ def main() -> None:
     copy = encoder(torch).double()
     verdict: dict = {}
     for n in [int(s) for s in args.sizes.split(",")]:
+
         def prove(n=n):
             verdict["v"] = gdlcheck.verify_callable(module, "symmetric", shape=(n, 64), method="exact").verdict
 
@@ -65,8 +66,15 @@ def main() -> None:
         x = torch.randn(n, 64, dtype=torch.float64)
         with torch.no_grad():
             forward = timed(lambda x=x: copy(x), repeat=args.repeat)
-        rows.append([f"TransformerEncoder, n = {n}", fmt_seconds(proof), verdict["v"], fmt_seconds(forward),
-                     f"{proof / forward:.1f}x"])
+        rows.append(
+            [
+                f"TransformerEncoder, n = {n}",
+                fmt_seconds(proof),
+                verdict["v"],
+                fmt_seconds(forward),
+                f"{proof / forward:.1f}x",
+            ]
+        )
 
     from torch_geometric.nn import GCNConv
 
@@ -76,25 +84,42 @@ def main() -> None:
     ei = random_graph(args.nodes, 4 * args.nodes)
 
     def prove_gcn():
-        verdict["v"] = gdlcheck.verify_callable(conv, "symmetric", shape=(args.nodes, 64),
-                                                inputs=["points", gdlcheck.graph(ei)], method="exact").verdict
+        verdict["v"] = gdlcheck.verify_callable(
+            conv, "symmetric", shape=(args.nodes, 64), inputs=["points", gdlcheck.graph(ei)], method="exact"
+        ).verdict
 
     proof = timed(prove_gcn, repeat=args.repeat)
     x = torch.randn(args.nodes, 64, dtype=torch.float64)
     eit = torch.as_tensor(ei)
     with torch.no_grad():
         forward = timed(lambda: conv_copy(x, eit), repeat=args.repeat)
-    rows.append([f"GCNConv, {args.nodes} nodes, {ei.shape[1]} edges", fmt_seconds(proof), verdict["v"],
-                 fmt_seconds(forward), f"{proof / forward:.1f}x"])
-    note = ("\nIn-process, warm, medians of the runs. The proof calls the module twice for real (the traced call "
-            "and the moved call, on the points moved by a uniformly random element of the group, which checks the "
-            "path and the output), under a dispatch mode that applies the rule table to every aten "
-            "operation, plus the signature's own first call and the state and value checks; a forward pass is "
-            "the floor for any proof of what runs. The check's other costs (building the group, the report) "
-            "are in the proof column too.\n")
-    emit("trace", table("Proofs of torch code that follow the call, beside one float64 forward pass",
-                        ["model", "proof (method exact)", "verdict", "one forward pass", "proof / forward"],
-                        rows) + note, update_results=args.update_results)
+    rows.append(
+        [
+            f"GCNConv, {args.nodes} nodes, {ei.shape[1]} edges",
+            fmt_seconds(proof),
+            verdict["v"],
+            fmt_seconds(forward),
+            f"{proof / forward:.1f}x",
+        ]
+    )
+    note = (
+        "\nIn-process, warm, medians of the runs. The proof calls the module twice for real (the traced call "
+        "and the moved call, on the points moved by a uniformly random element of the group, which checks the "
+        "path and the output), under a dispatch mode that applies the rule table to every aten "
+        "operation, plus the signature's own first call and the state and value checks; a forward pass is "
+        "the floor for any proof of what runs. The check's other costs (building the group, the report) "
+        "are in the proof column too.\n"
+    )
+    emit(
+        "trace",
+        table(
+            "Proofs of torch code that follow the call, beside one float64 forward pass",
+            ["model", "proof (method exact)", "verdict", "one forward pass", "proof / forward"],
+            rows,
+        )
+        + note,
+        update_results=args.update_results,
+    )
 
 
 if __name__ == "__main__":

@@ -58,8 +58,16 @@ def numeric_rows(sizes, repeat):
         t_floor = timed(lambda: bool((W[np.ix_(s, s)] == W).all()), repeat)  # noqa: B023 (called at once)
         t_ours, t_whole = time_exact(W, g, repeat, max(1, repeat // 2))
         ratio = t_ours / t_floor
-        rows.append([f"{n} x {n} numeric", fmt_seconds(t_floor), fmt_seconds(t_ours), f"{ratio:.2f}",
-                     fmt_seconds(t_whole), "met" if ratio <= 3 else "MISSED"])
+        rows.append(
+            [
+                f"{n} x {n} numeric",
+                fmt_seconds(t_floor),
+                fmt_seconds(t_ours),
+                f"{ratio:.2f}",
+                fmt_seconds(t_whole),
+                "met" if ratio <= 3 else "MISSED",
+            ]
+        )
     return rows
 
 
@@ -77,8 +85,16 @@ def project_rows(sizes, repeat):
 
         t_ours, t_floor = paired(lambda g=g, W=W: project(W, g), floor, repeat)
         ratio = t_ours / t_floor
-        rows.append([f"project {n} x {n} dense, cyclic", fmt_seconds(t_floor), fmt_seconds(t_ours), f"{ratio:.2f}",
-                     "-", "met" if ratio <= 3 else "MISSED"])
+        rows.append(
+            [
+                f"project {n} x {n} dense, cyclic",
+                fmt_seconds(t_floor),
+                fmt_seconds(t_ours),
+                f"{ratio:.2f}",
+                "-",
+                "met" if ratio <= 3 else "MISSED",
+            ]
+        )
     return rows
 
 
@@ -103,12 +119,19 @@ def transformer_rows(n: int, d: int, repeat: int):
     X = np.random.default_rng(0).standard_normal((n, d))
     t_forward = timed(lambda: layer.forward(X), repeat)
     result = verify_layer(layer, g, channels=d, options=Options(method="numeric"))
-    t_verify = timed(lambda: verify_layer(layer, g, channels=d, options=Options(method="numeric")),
-                     max(1, repeat // 2))
+    t_verify = timed(lambda: verify_layer(layer, g, channels=d, options=Options(method="numeric")), max(1, repeat // 2))
     mem = peak_memory(lambda: verify_layer(layer, g, channels=d, options=Options(method="numeric")))
     passes = 8 * (1 + 2)  # trials x (f(X), then f(PX) for each of the 2 generators)
-    return [[f"transformer encoder, n = {n}, d = {d} (1 block, 4 heads)", fmt_seconds(t_forward),
-             fmt_seconds(t_verify), f"{t_verify / (passes * t_forward):.2f}", fmt_bytes(mem), result.verdict]]
+    return [
+        [
+            f"transformer encoder, n = {n}, d = {d} (1 block, 4 heads)",
+            fmt_seconds(t_forward),
+            fmt_seconds(t_verify),
+            f"{t_verify / (passes * t_forward):.2f}",
+            fmt_bytes(mem),
+            result.verdict,
+        ]
+    ]
 
 
 def gcn_rows(n: int, d: int, repeat: int):
@@ -121,21 +144,29 @@ def gcn_rows(n: int, d: int, repeat: int):
     m = 3 * n  # about 6 neighbours a node
     src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
     keep = src != dst
-    A = sp.coo_matrix((np.ones(2 * keep.sum()), (np.concatenate([src[keep], dst[keep]]),
-                                                  np.concatenate([dst[keep], src[keep]]))), shape=(n, n)).tocsr()
+    A = sp.coo_matrix(
+        (np.ones(2 * keep.sum()), (np.concatenate([src[keep], dst[keep]]), np.concatenate([dst[keep], src[keep]]))),
+        shape=(n, n),
+    ).tocsr()
     A.data[:] = 1.0
     layer = GCN(A, rng.standard_normal((d, d)) / np.sqrt(d), "relu")
     X = rng.standard_normal((n, d))
     g = groups.symmetric(n)
     t_forward = timed(lambda: layer.forward(X, A), repeat)
     result = verify_layer(layer, g, channels=d, options=Options(method="numeric"))
-    t_verify = timed(lambda: verify_layer(layer, g, channels=d, options=Options(method="numeric")),
-                     max(1, repeat // 2))
+    t_verify = timed(lambda: verify_layer(layer, g, channels=d, options=Options(method="numeric")), max(1, repeat // 2))
     mem = peak_memory(lambda: verify_layer(layer, g, channels=d, options=Options(method="numeric")))
     passes = 8 * (1 + 2)
-    return [[f"GCN, {n} nodes, {A.nnz} stored edges (scipy.sparse CSR), d = {d}", fmt_seconds(t_forward),
-             fmt_seconds(t_verify), f"{t_verify / (passes * t_forward):.2f}",
-             f"{fmt_bytes(mem)} (dense A: {fmt_bytes(8 * n * n)})", result.verdict]]
+    return [
+        [
+            f"GCN, {n} nodes, {A.nnz} stored edges (scipy.sparse CSR), d = {d}",
+            fmt_seconds(t_forward),
+            fmt_seconds(t_verify),
+            f"{t_verify / (passes * t_forward):.2f}",
+            f"{fmt_bytes(mem)} (dense A: {fmt_bytes(8 * n * n)})",
+            result.verdict,
+        ]
+    ]
 
 
 def main() -> None:
@@ -148,15 +179,22 @@ def main() -> None:
     sizes = [n for n in (256, 1024, 2048, 4096, 8192) if n <= args.max_n]
     rows = numeric_rows(sizes, repeat) + project_rows([256, 1024], 3 * repeat)
     rows += symbolic_rows([16, 32, 64, 128] if not args.quick else [16, 64], repeat)
-    text = table("Exact verify (cyclic group, a passing circulant; median, in-process, warm)",
-                 ["case", "numpy floor", "gdlcheck exact check", "ratio", "verify_layer (exact)", "target"], rows)
+    text = table(
+        "Exact verify (cyclic group, a passing circulant; median, in-process, warm)",
+        ["case", "numpy floor", "gdlcheck exact check", "ratio", "verify_layer (exact)", "target"],
+        rows,
+    )
     layers = transformer_rows(256, 64, repeat) + gcn_rows(2000 if args.quick else 10_000, 16, repeat)
-    text += "\n" + table("Numeric verify of layers (symmetric group, 8 trials x 2 generators; median, warm)",
-                          ["case", "one forward pass", "numeric verify", "x (24 forward passes)", "peak memory",
-                           "verdict"], layers)
-    text += ("\nThe GCN's adjacency is a scipy.sparse CSR matrix: G(A) is normalised with sparse diagonals, the "
-             "forward pass is sparse @ dense, and P A P^T moves the stored entries, so no dense n x n array is "
-             "ever made (the peak memory column shows it beside the size of a dense A).\n")
+    text += "\n" + table(
+        "Numeric verify of layers (symmetric group, 8 trials x 2 generators; median, warm)",
+        ["case", "one forward pass", "numeric verify", "x (24 forward passes)", "peak memory", "verdict"],
+        layers,
+    )
+    text += (
+        "\nThe GCN's adjacency is a scipy.sparse CSR matrix: G(A) is normalised with sparse diagonals, the "
+        "forward pass is sparse @ dense, and P A P^T moves the stored entries, so no dense n x n array is "
+        "ever made (the peak memory column shows it beside the size of a dense A).\n"
+    )
     emit("verify", text, update_results=args.update_results)
 
 

@@ -56,8 +56,7 @@ def scan_rows(k: int, n: int, repeat: int) -> list[list[str]]:
         shift = np.roll(np.arange(n), 1)
 
         def floor():
-            return all(bool((W[np.ix_(shift, shift)] == W).all())
-                       for W in safetensors.numpy.load_file(path).values())
+            return all(bool((W[np.ix_(shift, shift)] == W).all()) for W in safetensors.numpy.load_file(path).values())
 
         g = groups.cyclic(n)
         rows = []
@@ -66,8 +65,15 @@ def scan_rows(k: int, n: int, repeat: int) -> list[list[str]]:
         for method in ("auto", "exact"):
             t_ours, t_floor = paired(lambda m=method: verify_weights(path, g, method=m), floor, repeat)
             ratio = t_ours / t_floor
-            rows.append([f"scan of {k} circulants {n} x {n} (.safetensors, cyclic), --method {method}",
-                         fmt_seconds(t_floor), fmt_seconds(t_ours), f"{ratio:.2f}", "met" if ratio <= 2 else "MISSED"])
+            rows.append(
+                [
+                    f"scan of {k} circulants {n} x {n} (.safetensors, cyclic), --method {method}",
+                    fmt_seconds(t_floor),
+                    fmt_seconds(t_ours),
+                    f"{ratio:.2f}",
+                    "met" if ratio <= 2 else "MISSED",
+                ]
+            )
     return rows
 
 
@@ -90,14 +96,26 @@ def main() -> None:
             paths = [write(folder, suffix, k) for k in (small, large)]
             times = [timed(lambda p=p: read_all(p), repeat, warmup=0) for p in paths]
             per = [t / k for t, k in zip(times, (small, large))]
-            rows.append([suffix, f"{small:,}: {fmt_seconds(times[0])}", f"{large:,}: {fmt_seconds(times[1])}",
-                         f"{fmt_seconds(per[0])} / {fmt_seconds(per[1])}", f"{per[1] / per[0]:.2f}",
-                         "linear" if per[1] / per[0] < 2 else "NOT LINEAR"])
-    text = table("Reading every tensor of a weights file (list, then load each; median, in-process)",
-                 ["format", "k/10 tensors", "k tensors", "per tensor (k/10 / k)", "ratio", "growth"], rows)
-    text += "\n" + table("A checkpoint scan beside reading it (issue 33: within 2x; median of alternated runs)",
-                          ["case", "load_file + exact compare", "verify_weights", "ratio", "target"],
-                          scan_rows(20 if args.quick else 200, 512, repeat))
+            rows.append(
+                [
+                    suffix,
+                    f"{small:,}: {fmt_seconds(times[0])}",
+                    f"{large:,}: {fmt_seconds(times[1])}",
+                    f"{fmt_seconds(per[0])} / {fmt_seconds(per[1])}",
+                    f"{per[1] / per[0]:.2f}",
+                    "linear" if per[1] / per[0] < 2 else "NOT LINEAR",
+                ]
+            )
+    text = table(
+        "Reading every tensor of a weights file (list, then load each; median, in-process)",
+        ["format", "k/10 tensors", "k tensors", "per tensor (k/10 / k)", "ratio", "growth"],
+        rows,
+    )
+    text += "\n" + table(
+        "A checkpoint scan beside reading it (issue 33: within 2x; median of alternated runs)",
+        ["case", "load_file + exact compare", "verify_weights", "ratio", "target"],
+        scan_rows(20 if args.quick else 200, 512, repeat),
+    )
     emit("weights", text, update_results=args.update_results)
 
 

@@ -37,15 +37,15 @@ def _tensor(rng: random.Random):
     if kind == 4:
         return torch.nested.nested_tensor([torch.ones(2, n), torch.ones(3, n)])
     if kind == 5:
-        return torch.randn(n, generator=gen)                      # a bias
+        return torch.randn(n, generator=gen)  # a bias
     if kind == 6:
-        return torch.randn(2, 1, 3, generator=gen)                # a conv kernel
+        return torch.randn(2, 1, 3, generator=gen)  # a conv kernel
     if kind == 7:
         return torch.tensor(rng.choice([float("nan"), float("inf"), 1e308, 0.0]))
     if kind == 8:
         return dense.to(torch.complex64)
     if kind == 9:
-        return (dense > 0)
+        return dense > 0
     if kind == 10:
         return dense.to(torch.bfloat16)
     return dense
@@ -92,7 +92,7 @@ def _damaged(rng: random.Random, data: bytes) -> bytes:
         if choice == 0 and data:
             data[at] = rng.randrange(256)
         elif choice == 1:
-            del data[at:at + rng.randrange(1, 64)]
+            del data[at : at + rng.randrange(1, 64)]
         else:
             data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 16)))
     return bytes(data)
@@ -108,7 +108,7 @@ def _pt(rng: random.Random, path: str) -> None:
         warnings.simplefilter("ignore")
         value = _hostile(rng, _structure(rng))
         limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 10_000))   # torch.save pickles deep lists recursively
+        sys.setrecursionlimit(max(limit, 10_000))  # torch.save pickles deep lists recursively
         try:
             buf = io.BytesIO()
             torch.save(value, buf)
@@ -123,12 +123,19 @@ def _safetensors(rng: random.Random, path: str) -> None:
     import numpy as np
 
     n = rng.choice([1, 3, 4])
-    tensors = {f"t{i}": np.random.default_rng(rng.randrange(1 << 30)).standard_normal((n, n)).astype(
-        rng.choice(["<f4", "<f8", "<f2", "<i8"])) for i in range(rng.randint(1, 4))}
+    tensors = {
+        f"t{i}": np.random.default_rng(rng.randrange(1 << 30))
+        .standard_normal((n, n))
+        .astype(rng.choice(["<f4", "<f8", "<f2", "<i8"]))
+        for i in range(rng.randint(1, 4))
+    }
     header, data = {}, b""
     for name, a in tensors.items():
-        header[name] = {"dtype": {"f": {2: "F16", 4: "F32", 8: "F64"}, "i": {8: "I64"}}[a.dtype.kind][a.itemsize],
-                        "shape": list(a.shape), "data_offsets": [len(data), len(data) + a.nbytes]}
+        header[name] = {
+            "dtype": {"f": {2: "F16", 4: "F32", 8: "F64"}, "i": {8: "I64"}}[a.dtype.kind][a.itemsize],
+            "shape": list(a.shape),
+            "data_offsets": [len(data), len(data) + a.nbytes],
+        }
         data += a.tobytes()
     for _ in range(rng.choice([0, 1, 2])):
         entry = header[rng.choice(sorted(header))]
@@ -160,8 +167,11 @@ def _npz(rng: random.Random, path: str) -> None:
     members = {}
     for i in range(rng.randint(1, 4)):
         buf = io.BytesIO()
-        np.save(buf, np.random.default_rng(i).standard_normal((n, n)).astype(rng.choice(["<f8", "<f4", "|O", "<c16"])),
-                allow_pickle=True)
+        np.save(
+            buf,
+            np.random.default_rng(i).standard_normal((n, n)).astype(rng.choice(["<f8", "<f4", "|O", "<c16"])),
+            allow_pickle=True,
+        )
         members[f"w{i}.npy"] = buf.getvalue()
     if rng.random() < 0.3:
         name = rng.choice(sorted(members))
@@ -169,7 +179,7 @@ def _npz(rng: random.Random, path: str) -> None:
     with zipfile.ZipFile(path, "w", compression=rng.choice([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])) as z:
         for name, data in members.items():
             z.writestr(name, data)
-    if rng.random() < 0.4:   # a compression method or flags zipfile cannot read (99 is AES)
+    if rng.random() < 0.4:  # a compression method or flags zipfile cannot read (99 is AES)
         with open(path, "rb") as fh:
             raw = bytearray(fh.read())
         central = raw.find(b"PK\x01\x02")
@@ -197,6 +207,6 @@ def checkpoint_case(rng: random.Random, folder: str):
         args += ["--tensor", rng.choice(["*", "t0", "w1", "*.weight*", "loop.0", "0", "nothing"])]
     if command == "verify" and rng.random() < 0.5:
         args += ["--format", "json"]
-    if command == "verify" and rng.random() < 0.5:   # sized: a square tensor of that n is judged (can FAIL)
+    if command == "verify" and rng.random() < 0.5:  # sized: a square tensor of that n is judged (can FAIL)
         args += ["-n", str(rng.choice([2, 3, 4, 6]))]
     return "checkpoints", "cli", args

@@ -32,8 +32,18 @@ def main() -> int:
     status = 0
     for run in range(args.runs):
         seed = secrets.randbelow(2**32)
-        command = [sys.executable, "-m", "pytest", "-p", "no:randomly", "--hypothesis-profile", "explore",
-                   f"--hypothesis-seed={seed}", *(["-m", args.marks] if args.marks else []), *property_test_files()]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:randomly",
+            "--hypothesis-profile",
+            "explore",
+            f"--hypothesis-seed={seed}",
+            *(["-m", args.marks] if args.marks else []),
+            *property_test_files(),
+        ]
         print(f"run {run + 1} of {args.runs}, replay: {' '.join(command[1:])}", flush=True)
         code = subprocess.call(command)
         status = status or code

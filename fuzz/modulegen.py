@@ -27,13 +27,13 @@ HEAD = "import torch\nimport torch.nn.functional as F\n\n_CALLS = [0]\n\n"
 @dataclass
 class Module:
     text: str
-    name: str                      # the class or factory to load: --callable file.py:NAME
+    name: str  # the class or factory to load: --callable file.py:NAME
     shape: tuple[int, ...]
-    batched: bool                  # the input is (B, n, d), axis 0 never permuted
+    batched: bool  # the input is (B, n, d), axis 0 never permuted
     group: str
     expect: str = "equivariant"
     surface: str = "modules: mixed"
-    stateful: bool = False         # it counts its calls: each call of the numeric check needs a fresh build
+    stateful: bool = False  # it counts its calls: each call of the numeric check needs a fresh build
 
     @property
     def points_axis(self) -> int:
@@ -95,9 +95,18 @@ def sdpa(b: Body):
 
 
 def pooled(b: Body):
-    how = b.rng.choice(["h.mean(-2, keepdim=True)", "h.sum(-2, keepdim=True)", "h.amax(-2, keepdim=True)",
-                        "h.max(-2, keepdim=True).values", "h.var(-2, keepdim=True)", "h.norm(dim=-2, keepdim=True)",
-                        "torch.sort(h, -2).values[..., :1, :]", "torch.logsumexp(h, -2, keepdim=True)"])
+    how = b.rng.choice(
+        [
+            "h.mean(-2, keepdim=True)",
+            "h.sum(-2, keepdim=True)",
+            "h.amax(-2, keepdim=True)",
+            "h.max(-2, keepdim=True).values",
+            "h.var(-2, keepdim=True)",
+            "h.norm(dim=-2, keepdim=True)",
+            "torch.sort(h, -2).values[..., :1, :]",
+            "torch.logsumexp(h, -2, keepdim=True)",
+        ]
+    )
     b.forward.append(f"h = h {b.rng.choice(['+', '-', '*'])} {how}")
 
 
@@ -167,14 +176,38 @@ def dropout(b: Body):
 def circulant(b: Body):
     """Equivariant under the shifts only: ``M[i, j] = v[(i - j) mod n]``."""
     name = b.fresh("circ")
-    b.init.append(f"v = torch.randn({b.n})\n"
-                  f"self.register_buffer('{name}', torch.stack([torch.roll(v, k) for k in range({b.n})], 1))")
+    b.init.append(
+        f"v = torch.randn({b.n})\n"
+        f"self.register_buffer('{name}', torch.stack([torch.roll(v, k) for k in range({b.n})], 1))"
+    )
     b.forward.append(f"h = self.{name} @ h")
 
 
-KEEP = (linear, linear, activation, activation, layernorm, softmax, attention, multihead, sdpa, pooled, pooled,
-        residual, scalar, feature_bias, constant_rows, feature_sort, pair_sums, feature_layout, where, in_place,
-        concat_features, dropout, circulant)
+KEEP = (
+    linear,
+    linear,
+    activation,
+    activation,
+    layernorm,
+    softmax,
+    attention,
+    multihead,
+    sdpa,
+    pooled,
+    pooled,
+    residual,
+    scalar,
+    feature_bias,
+    constant_rows,
+    feature_sort,
+    pair_sums,
+    feature_layout,
+    where,
+    in_place,
+    concat_features,
+    dropout,
+    circulant,
+)
 
 
 # --------------------------------------------------------------------------- blocks that break it
@@ -191,88 +224,142 @@ def positional(b: Body):
 
 def constant_index(b: Body):
     k = b.rng.randrange(b.n)
-    b.forward.append(b.rng.choice([f"h = h - h[..., {k}:{k + 1}, :]", f"h = h + h[..., [{k}], :]",
-                                   f"h = h * h.select(-2, {k}).unsqueeze(-2)",
-                                   f"h = h.index_select(-2, torch.arange({b.n}).flip(0))",
-                                   f"h = h - h.narrow(-2, {k}, 1)"]))
+    b.forward.append(
+        b.rng.choice(
+            [
+                f"h = h - h[..., {k}:{k + 1}, :]",
+                f"h = h + h[..., [{k}], :]",
+                f"h = h * h.select(-2, {k}).unsqueeze(-2)",
+                f"h = h.index_select(-2, torch.arange({b.n}).flip(0))",
+                f"h = h - h.narrow(-2, {k}, 1)",
+            ]
+        )
+    )
 
 
 def sort_slice(b: Body):
-    b.forward.append(b.rng.choice(["h = h + torch.sort(h, -2).values",
-                                   f"h = h + torch.sort(h, -2).values[..., {b.n - 1}:, :].expand_as(h) "
-                                   "- torch.sort(h, -2, descending=True).values",
-                                   "h = h + torch.topk(h, 1, -2).values - torch.sort(h, -2).values"]))
+    b.forward.append(
+        b.rng.choice(
+            [
+                "h = h + torch.sort(h, -2).values",
+                f"h = h + torch.sort(h, -2).values[..., {b.n - 1}:, :].expand_as(h) "
+                "- torch.sort(h, -2, descending=True).values",
+                "h = h + torch.topk(h, 1, -2).values - torch.sort(h, -2).values",
+            ]
+        )
+    )
 
 
 def positions(b: Body):
-    b.forward.append(b.rng.choice(["h = h + torch.arange(h.shape[-2], dtype=h.dtype).unsqueeze(-1)",
-                                   "h = h + h.argmax(-2, keepdim=True).to(h.dtype)",
-                                   "h = h.cumsum(-2)", "h = h.flip(-2)",
-                                   "h = h * torch.linspace(0.5, 1.5, h.shape[-2], dtype=h.dtype).unsqueeze(-1)"]))
+    b.forward.append(
+        b.rng.choice(
+            [
+                "h = h + torch.arange(h.shape[-2], dtype=h.dtype).unsqueeze(-1)",
+                "h = h + h.argmax(-2, keepdim=True).to(h.dtype)",
+                "h = h.cumsum(-2)",
+                "h = h.flip(-2)",
+                "h = h * torch.linspace(0.5, 1.5, h.shape[-2], dtype=h.dtype).unsqueeze(-1)",
+            ]
+        )
+    )
 
 
 def triangle(b: Body):
-    b.forward.append(b.rng.choice(["h = torch.softmax(torch.triu(h @ h.transpose(-1, -2)), -1) @ h",
-                                   "h = F.scaled_dot_product_attention(h, h, h, is_causal=True)"]))
+    b.forward.append(
+        b.rng.choice(
+            [
+                "h = torch.softmax(torch.triu(h @ h.transpose(-1, -2)), -1) @ h",
+                "h = F.scaled_dot_product_attention(h, h, h, is_causal=True)",
+            ]
+        )
+    )
 
 
 def row_write(b: Body):
     k = b.rng.randrange(b.n)
-    b.forward.append(b.rng.choice([
-        f"buf = torch.zeros_like(h)\nbuf[..., {k}, :] = h.mean(-2)\nh = h + buf",
-        f"h = h.clone()\nh[..., {k}, :] = 0.0",
-        f"h = h.clone()\nh[..., {k}:{k + 1}, :].mul_(3.0)",
-        "h = h.clone()\nflat = h.view(-1)\nflat[:1].zero_()",
-        f"buf = torch.zeros_like(h)\nbuf[..., {k}:, :].copy_(h[..., {k}:, :])\nh = buf",
-    ]))
+    b.forward.append(
+        b.rng.choice(
+            [
+                f"buf = torch.zeros_like(h)\nbuf[..., {k}, :] = h.mean(-2)\nh = h + buf",
+                f"h = h.clone()\nh[..., {k}, :] = 0.0",
+                f"h = h.clone()\nh[..., {k}:{k + 1}, :].mul_(3.0)",
+                "h = h.clone()\nflat = h.view(-1)\nflat[:1].zero_()",
+                f"buf = torch.zeros_like(h)\nbuf[..., {k}:, :].copy_(h[..., {k}:, :])\nh = buf",
+            ]
+        )
+    )
 
 
 def scramble(b: Body):
     """The same entries in other places: a reshape across the points, a strided view."""
-    b.forward.append(b.rng.choice([
-        "h = h.transpose(-1, -2).reshape(h.shape)",
-        "h = torch.cat([h, h], -2).reshape(*h.shape[:-2], 2, h.shape[-2], h.shape[-1]).transpose(-3, -2)"
-        ".reshape(*h.shape[:-2], 2 * h.shape[-2], h.shape[-1])[..., ::2, :]",
-        "h = torch.cat([h[..., 1:, :], h[..., :1, :]], -2)",
-        "h = torch.stack(h.unbind(-2)[::-1], -2)",
-        "c = h.contiguous()\nh = c.as_strided(c.shape[:-2] + (c.shape[-1], c.shape[-2]), "
-        "c.stride()[:-2] + (c.shape[-2], 1)).transpose(-1, -2)",
-    ]))
+    b.forward.append(
+        b.rng.choice(
+            [
+                "h = h.transpose(-1, -2).reshape(h.shape)",
+                "h = torch.cat([h, h], -2).reshape(*h.shape[:-2], 2, h.shape[-2], h.shape[-1]).transpose(-3, -2)"
+                ".reshape(*h.shape[:-2], 2 * h.shape[-2], h.shape[-1])[..., ::2, :]",
+                "h = torch.cat([h[..., 1:, :], h[..., :1, :]], -2)",
+                "h = torch.stack(h.unbind(-2)[::-1], -2)",
+                "c = h.contiguous()\nh = c.as_strided(c.shape[:-2] + (c.shape[-1], c.shape[-2]), "
+                "c.stride()[:-2] + (c.shape[-2], 1)).transpose(-1, -2)",
+            ]
+        )
+    )
 
 
 def constant_scatter(b: Body):
     k = b.rng.randrange(b.n)
-    b.forward.append(b.rng.choice([
-        f"h = torch.zeros_like(h).index_add(-2, torch.full(({b.n},), {k}), h)",
-        f"h = h.masked_fill(torch.arange({b.n}).unsqueeze(-1) == {k}, 0.0)",
-        f"h = torch.where(torch.arange({b.n}).unsqueeze(-1) < {k}, h, -h)",
-    ]))
+    b.forward.append(
+        b.rng.choice(
+            [
+                f"h = torch.zeros_like(h).index_add(-2, torch.full(({b.n},), {k}), h)",
+                f"h = h.masked_fill(torch.arange({b.n}).unsqueeze(-1) == {k}, 0.0)",
+                f"h = torch.where(torch.arange({b.n}).unsqueeze(-1) < {k}, h, -h)",
+            ]
+        )
+    )
 
 
 def sneaky(b: Body):
     """Breaks a tracer could miss: values read back into Python, data written outside torch's
     operations, a duplicate-then-slice reshape, a circular difference, an index put."""
     k = b.rng.randrange(b.n)
-    b.forward.append(b.rng.choice([
-        f"h = h + torch.tensor([float(v) for v in h[..., {k}, :].reshape(-1)[:1]], dtype=h.dtype)",
-        "h = h + torch.from_numpy(h.detach().numpy()[..., :1, :].copy())",
-        f"h = h.clone()\nh.data[..., {k}, :] = 0.0",
-        f"h = h + h.new_tensor(list(range({b.n}))).unsqueeze(-1)",
-        "h = h.unsqueeze(-2).expand(*h.shape[:-1], 2, h.shape[-1]).reshape(*h.shape[:-2], 2 * h.shape[-2], "
-        "h.shape[-1])[..., :h.shape[-2], :]",
-        "h = torch.diff(h, dim=-2, prepend=h[..., -1:, :])",
-        f"h = h.transpose(0, -2).index_put((torch.tensor([{k}]),), torch.zeros(h.shape[-1], dtype=h.dtype))"
-        ".transpose(0, -2)",
-        "h = torch.gather(h, -2, torch.zeros_like(h, dtype=torch.long))",
-        "h = torch.take_along_dim(h, torch.argsort(h, -2), -2) + h",
-        "h = F.pad(h, (0, 0, 1, 0))[..., :-1, :]",
-        f"h = torch.cat([h[..., {k}:, :], h[..., :{k}, :]], -2)",
-        "h = h + (h.detach().numpy().sum() * 0 + torch.arange(h.shape[-2], dtype=h.dtype)).unsqueeze(-1)",
-    ]))
+    b.forward.append(
+        b.rng.choice(
+            [
+                f"h = h + torch.tensor([float(v) for v in h[..., {k}, :].reshape(-1)[:1]], dtype=h.dtype)",
+                "h = h + torch.from_numpy(h.detach().numpy()[..., :1, :].copy())",
+                f"h = h.clone()\nh.data[..., {k}, :] = 0.0",
+                f"h = h + h.new_tensor(list(range({b.n}))).unsqueeze(-1)",
+                "h = h.unsqueeze(-2).expand(*h.shape[:-1], 2, h.shape[-1]).reshape(*h.shape[:-2], 2 * h.shape[-2], "
+                "h.shape[-1])[..., :h.shape[-2], :]",
+                "h = torch.diff(h, dim=-2, prepend=h[..., -1:, :])",
+                f"h = h.transpose(0, -2).index_put((torch.tensor([{k}]),), torch.zeros(h.shape[-1], dtype=h.dtype))"
+                ".transpose(0, -2)",
+                "h = torch.gather(h, -2, torch.zeros_like(h, dtype=torch.long))",
+                "h = torch.take_along_dim(h, torch.argsort(h, -2), -2) + h",
+                "h = F.pad(h, (0, 0, 1, 0))[..., :-1, :]",
+                f"h = torch.cat([h[..., {k}:, :], h[..., :{k}, :]], -2)",
+                "h = h + (h.detach().numpy().sum() * 0 + torch.arange(h.shape[-2], dtype=h.dtype)).unsqueeze(-1)",
+            ]
+        )
+    )
 
 
-BREAK = (roll, positional, positional, constant_index, sort_slice, positions, triangle, row_write, scramble,
-         constant_scatter, sneaky, sneaky)
+BREAK = (
+    roll,
+    positional,
+    positional,
+    constant_index,
+    sort_slice,
+    positions,
+    triangle,
+    row_write,
+    scramble,
+    constant_scatter,
+    sneaky,
+    sneaky,
+)
 
 
 # --------------------------------------------------------------------------- the Python around the call
@@ -331,7 +418,7 @@ def mixed_module(rng: random.Random, tricks: bool = False) -> Module:
     for _ in range(rng.choice([1, 2, 3, 5, 8, 20])):
         before, width = len(body.forward), body.d
         (rng.choice(BREAK) if rng.random() < p_break else rng.choice(KEEP))(body)
-        if tricks and body.d == width and rng.random() < 0.4:   # a block that may not run keeps the width
+        if tricks and body.d == width and rng.random() < 0.4:  # a block that may not run keeps the width
             block = body.forward[before:]
             del body.forward[before:]
             more, wrapped = tricked(rng, block, signature)
@@ -343,14 +430,26 @@ def mixed_module(rng: random.Random, tricks: bool = False) -> Module:
         expect = "invariant"
     first = "h = args[0]" if signature.startswith("*") else "h = x"
     seed = rng.randrange(1 << 20)
-    text = (HEAD + "class Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-            f"        torch.manual_seed({seed})\n" + _indent(init + body.init, 8) +
-            f"\n    def forward(self, {signature}):\n        {first}\n" + _indent(body.forward, 8) +
-            "        return h\n")
+    text = (
+        HEAD + "class Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        f"        torch.manual_seed({seed})\n"
+        + _indent(init + body.init, 8)
+        + f"\n    def forward(self, {signature}):\n        {first}\n"
+        + _indent(body.forward, 8)
+        + "        return h\n"
+    )
     group = rng.choice(["symmetric", "symmetric", "cyclic", "dihedral", "alternating" if n >= 3 else "cyclic"])
     shape = ((rng.choice([1, 2, 3]),) if batched else ()) + (n, d)
-    return Module(text, "Model", shape, batched, group, expect, "modules: tricks" if tricks else "modules: mixed",
-                  stateful="calls" in text.split("def forward")[1].lower())
+    return Module(
+        text,
+        "Model",
+        shape,
+        batched,
+        group,
+        expect,
+        "modules: tricks" if tricks else "modules: mixed",
+        stateful="calls" in text.split("def forward")[1].lower(),
+    )
 
 
 # --------------------------------------------------------------------------- past the tracer's budgets
@@ -380,8 +479,16 @@ class Pool(torch.nn.Module):
 def _leaf(rng: random.Random, n: int, d: int, breaking: bool) -> str:
     if breaking:
         return rng.choice(["Roll()", f"Pos({n}, {d})"])
-    return rng.choice(["torch.nn.ReLU()", "torch.nn.Tanh()", f"torch.nn.Linear({d}, {d})", f"torch.nn.LayerNorm({d})",
-                       "Pool()", "torch.nn.Identity()"])
+    return rng.choice(
+        [
+            "torch.nn.ReLU()",
+            "torch.nn.Tanh()",
+            f"torch.nn.Linear({d}, {d})",
+            f"torch.nn.LayerNorm({d})",
+            "Pool()",
+            "torch.nn.Identity()",
+        ]
+    )
 
 
 def _factory(seed: int, lines: list[str]) -> str:
@@ -394,11 +501,23 @@ def deep_module(rng: random.Random, quick: bool = False) -> Module:
     depth = rng.choice([10, 150, 198, 199, 200, 201, 250, 1000, 3000][: 6 if quick else None])
     breaking = rng.random() < 0.4
     leaf = _leaf(rng, n, d, breaking)
-    wrap = rng.choice(["torch.nn.Sequential(m)", f"torch.nn.Sequential(m, {_leaf(rng, n, d, False)})",
-                       "torch.nn.ModuleList([m])[0]", "torch.nn.Sequential(torch.nn.Sequential(m))"])
+    wrap = rng.choice(
+        [
+            "torch.nn.Sequential(m)",
+            f"torch.nn.Sequential(m, {_leaf(rng, n, d, False)})",
+            "torch.nn.ModuleList([m])[0]",
+            "torch.nn.Sequential(torch.nn.Sequential(m))",
+        ]
+    )
     lines = [f"m = {leaf}", f"for _ in range({depth}):", f"    m = {wrap}", "return m"]
-    return Module(_factory(rng.randrange(1 << 20), lines), "build", (n, d), False, rng.choice(["symmetric", "cyclic"]),
-                  surface="modules: deep")
+    return Module(
+        _factory(rng.randrange(1 << 20), lines),
+        "build",
+        (n, d),
+        False,
+        rng.choice(["symmetric", "cyclic"]),
+        surface="modules: deep",
+    )
 
 
 def long_module(rng: random.Random, quick: bool = False) -> Module:
@@ -408,15 +527,21 @@ def long_module(rng: random.Random, quick: bool = False) -> Module:
     breaking = rng.random() < 0.4
     at = rng.randrange(length)
     shared = rng.random() < 0.3
-    if shared:     # one submodule in every place: two modules in the tree, `length` calls
+    if shared:  # one submodule in every place: two modules in the tree, `length` calls
         lines = [f"m = {_leaf(rng, n, d, False)}", f"layers = [m] * {length}"]
     else:
         lines = [f"layers = [{_leaf(rng, n, d, False)} for _ in range({length})]"]
     if breaking:
         lines.append(f"layers[{at}] = {_leaf(rng, n, d, True)}")
     lines.append("return torch.nn.Sequential(*layers)")
-    return Module(_factory(rng.randrange(1 << 20), lines), "build", (n, d), False, rng.choice(["symmetric", "cyclic"]),
-                  surface="modules: long")
+    return Module(
+        _factory(rng.randrange(1 << 20), lines),
+        "build",
+        (n, d),
+        False,
+        rng.choice(["symmetric", "cyclic"]),
+        surface="modules: long",
+    )
 
 
 def operations_module(rng: random.Random, quick: bool = False) -> Module:
@@ -426,12 +551,15 @@ def operations_module(rng: random.Random, quick: bool = False) -> Module:
     op = rng.choice(["h = h + 0.0", "h = h * 1.0", "h = torch.relu(h)", "h = h - h.mean(-2, keepdim=True)"])
     tail = rng.choice(["", "h = torch.roll(h, 1, dims=-2)", "h = h + self.pos", "h = torch.tanh(h)"])
     seed = rng.randrange(1 << 20)
-    text = (HEAD + "class Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-            f"        torch.manual_seed({seed})\n        self.pos = torch.nn.Parameter(torch.randn({n}, {d}))\n\n"
-            f"    def forward(self, x):\n        h = x\n        for _ in range({count}):\n            {op}\n"
-            f"        {tail or 'pass'}\n        return h\n")
-    return Module(text, "Model", (n, d), False, rng.choice(["symmetric", "cyclic", "dihedral"]),
-                  surface="modules: operations")
+    text = (
+        HEAD + "class Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        f"        torch.manual_seed({seed})\n        self.pos = torch.nn.Parameter(torch.randn({n}, {d}))\n\n"
+        f"    def forward(self, x):\n        h = x\n        for _ in range({count}):\n            {op}\n"
+        f"        {tail or 'pass'}\n        return h\n"
+    )
+    return Module(
+        text, "Model", (n, d), False, rng.choice(["symmetric", "cyclic", "dihedral"]), surface="modules: operations"
+    )
 
 
 def parameters_module(rng: random.Random, quick: bool = False) -> Module:
@@ -440,12 +568,15 @@ def parameters_module(rng: random.Random, quick: bool = False) -> Module:
     count = rng.choice([100, 300] if quick else [100, 1000, 5000, 20000])
     use = rng.choice(["h = h * p", "h = h + p", "h = torch.tanh(h * p)"])
     breaking = rng.random() < 0.3
-    make = ("torch.nn.Parameter(torch.tensor(0.999))" if "*" in use else "torch.nn.Parameter(torch.tensor(1e-3))")
-    extra = (f"        self.ps.append(torch.nn.Parameter(torch.randn({n}, 1)))\n" if breaking else "")
-    text = (HEAD + "class Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-            f"        self.ps = torch.nn.ParameterList([{make} for _ in range({count})])\n" + extra +
-            f"\n    def forward(self, x):\n        h = x\n        for p in self.ps:\n            {use}\n"
-            "        return h\n")
+    make = "torch.nn.Parameter(torch.tensor(0.999))" if "*" in use else "torch.nn.Parameter(torch.tensor(1e-3))"
+    extra = f"        self.ps.append(torch.nn.Parameter(torch.randn({n}, 1)))\n" if breaking else ""
+    text = (
+        HEAD + "class Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        f"        self.ps = torch.nn.ParameterList([{make} for _ in range({count})])\n"
+        + extra
+        + f"\n    def forward(self, x):\n        h = x\n        for p in self.ps:\n            {use}\n"
+        "        return h\n"
+    )
     return Module(text, "Model", (n, d), False, rng.choice(["symmetric", "cyclic"]), surface="modules: parameters")
 
 
@@ -461,9 +592,14 @@ def wide_module(rng: random.Random, quick: bool = False) -> Module:
     body.d = d
     for _ in range(rng.choice([0, 1, 2])):
         rng.choice((attention, layernorm, pooled, softmax, positional, roll, sdpa))(body)
-    text = (HEAD + "class Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-            f"        torch.manual_seed({rng.randrange(1 << 20)})\n" + _indent(body.init, 8) +
-            "\n    def forward(self, x):\n        h = x\n" + _indent(body.forward, 8) + "        return h\n")
+    text = (
+        HEAD + "class Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        f"        torch.manual_seed({rng.randrange(1 << 20)})\n"
+        + _indent(body.init, 8)
+        + "\n    def forward(self, x):\n        h = x\n"
+        + _indent(body.forward, 8)
+        + "        return h\n"
+    )
     return Module(text, "Model", (n, d), False, rng.choice(["symmetric", "cyclic"]), surface="modules: wide")
 
 
@@ -477,5 +613,10 @@ def random_module(rng: random.Random, quick: bool = False, kinds=KINDS) -> Modul
     kind = rng.choices(list(kinds), weights=[weights[k] for k in kinds])[0]
     if kind in ("mixed", "tricks"):
         return mixed_module(rng, tricks=kind == "tricks")
-    return {"deep": deep_module, "long": long_module, "operations": operations_module,
-            "parameters": parameters_module, "wide": wide_module}[kind](rng, quick)
+    return {
+        "deep": deep_module,
+        "long": long_module,
+        "operations": operations_module,
+        "parameters": parameters_module,
+        "wide": wide_module,
+    }[kind](rng, quick)

@@ -40,17 +40,28 @@ import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # fuzz/modulegen.py, numeric_check.py
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # fuzz/modulegen.py, numeric_check.py
 
 EXIT_OF_VERDICT = {"holds": 0, "holds_numerically": 0, "fails": 1, "inconclusive": 3}
-MEMORY_EXIT = 99          # a forked case that ran out of memory
-WRONG = 1e-6              # the numeric check's relative error that refutes a proof (float64 rounding is ~1e-15)
+MEMORY_EXIT = 99  # a forked case that ran out of memory
+WRONG = 1e-6  # the numeric check's relative error that refutes a proof (float64 rounding is ~1e-15)
 
 
 def command_line(module, path: str, method: str) -> list[str]:
-    args = ["verify", "--callable", f"{path}:{module.name}", "--input-shape", "x".join(map(str, module.shape)),
-            "--group", module.group, "--method", method, "--format", "json"]
-    if method != "exact":   # exact runs no trials, and says so for --trials
+    args = [
+        "verify",
+        "--callable",
+        f"{path}:{module.name}",
+        "--input-shape",
+        "x".join(map(str, module.shape)),
+        "--group",
+        module.group,
+        "--method",
+        method,
+        "--format",
+        "json",
+    ]
+    if method != "exact":  # exact runs no trials, and says so for --trials
         args += ["--trials", "2"]
     if module.batched:
         args += ["--batch-axes", "0"]
@@ -73,7 +84,7 @@ def forked(job, folder: str, seconds: float, memory: int, name: str = "case") ->
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
-    if pid == 0:   # the child: never returns
+    if pid == 0:  # the child: never returns
         code = 70
         try:
             _limit(memory)
@@ -125,12 +136,14 @@ def cli_job(args: list[str]):
         except SystemExit as stop:
             return stop.code if isinstance(stop.code, int) else 0
         return 0
+
     return job
 
 
 def api_job(module, path: str, method: str):
     """``gdlcheck.verify_callable`` on the built module: the JSON on standard output and the
     verdict's exit code, or one line and 2 for a GdlcheckError (any other exception is 70)."""
+
     def job() -> int:
         from numeric_check import build_raw
 
@@ -139,14 +152,21 @@ def api_job(module, path: str, method: str):
 
         layer = build_raw(path, module.name)
         try:
-            result = gdlcheck.verify_callable(layer, module.group, shape=module.shape, expect=module.expect,
-                                              trials=1 if method == "exact" else 2, method=method,
-                                              batch_axes=0 if module.batched else None)
+            result = gdlcheck.verify_callable(
+                layer,
+                module.group,
+                shape=module.shape,
+                expect=module.expect,
+                trials=1 if method == "exact" else 2,
+                method=method,
+                batch_axes=0 if module.batched else None,
+            )
             print(json.dumps(result.to_json()))
         except GdlcheckError as err:
             print(f"gdlcheck: error: {err}", file=sys.stderr)
             return 2
         return EXIT_OF_VERDICT.get(result.verdict, 70)
+
     return job
 
 
@@ -154,11 +174,13 @@ def check_job(module, path: str, seed: int, box: str):
     def job() -> int:
         from numeric_check import worst_error
 
-        error = worst_error(path, module.name, module.shape, module.points_axis, module.group, module.expect, seed,
-                            module.stateful)
+        error = worst_error(
+            path, module.name, module.shape, module.points_axis, module.group, module.expect, seed, module.stateful
+        )
         with open(box, "w") as fh:
             json.dump({"error": error}, fh)
         return 0
+
     return job
 
 
@@ -166,8 +188,15 @@ def executed(args: list[str], folder: str, seconds: float, memory: int) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env.update(PYTHONPATH=ROOT, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     try:
-        done = subprocess.run([sys.executable, "-m", "gdlcheck", *args], cwd=folder, env=env, capture_output=True,
-                              text=True, timeout=seconds, preexec_fn=lambda: _limit(memory))
+        done = subprocess.run(
+            [sys.executable, "-m", "gdlcheck", *args],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=seconds,
+            preexec_fn=lambda: _limit(memory),
+        )
     except subprocess.TimeoutExpired:
         return {"exit": "time limit", "stdout": "", "stderr": ""}
     return {"exit": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
@@ -195,12 +224,14 @@ def problem_of(outcome: dict) -> tuple[str, str] | None:
 
 
 def proved_holds(report: dict) -> bool:
-    return report.get("verdict") == "holds" and any(c.get("method") == "exact" and c.get("passed")
-                                                     for c in report.get("checks", []))
+    return report.get("verdict") == "holds" and any(
+        c.get("method") == "exact" and c.get("passed") for c in report.get("checks", [])
+    )
 
 
-def run_case(module, way: str, method: str, folder: str, seconds: float, memory: int, seed: int,
-             show: bool = False) -> dict:
+def run_case(
+    module, way: str, method: str, folder: str, seconds: float, memory: int, seed: int, show: bool = False
+) -> dict:
     path = os.path.join(folder, "fuzzed.py")
     with open(path, "w") as fh:
         fh.write(module.text)
@@ -215,8 +246,14 @@ def run_case(module, way: str, method: str, folder: str, seconds: float, memory:
     if show:
         print(module.text, args, json.dumps(outcome, indent=1), sep="\n", file=sys.stderr)
     found = problem_of(outcome)
-    record = {"exit": outcome["exit"], "verdict": None, "class": None, "problem": None, "numeric": None,
-              "said": outcome["stderr"].strip().splitlines()[-1][:160] if outcome["stderr"].strip() else ""}
+    record = {
+        "exit": outcome["exit"],
+        "verdict": None,
+        "class": None,
+        "problem": None,
+        "numeric": None,
+        "said": outcome["stderr"].strip().splitlines()[-1][:160] if outcome["stderr"].strip() else "",
+    }
     if found:
         record["class"], record["problem"] = found
         return record
@@ -237,7 +274,7 @@ def run_case(module, way: str, method: str, folder: str, seconds: float, memory:
         except (OSError, ValueError, KeyError):
             record["numeric"] = f"the numeric check did not finish: exit {checked['exit']} {checked['stderr'][-200:]}"
         error = record["numeric"]
-        if proved_holds(report) and isinstance(error, str):   # a proof nothing checked: the harness's fault
+        if proved_holds(report) and isinstance(error, str):  # a proof nothing checked: the harness's fault
             record["class"], record["problem"] = "harness", error
         elif proved_holds(report) and isinstance(error, float) and error > WRONG:
             record["class"] = "wrong holds"
@@ -257,10 +294,16 @@ def main(argv=None) -> int:
     parser.add_argument("--keep", help="save each finding's module and output in this folder")
     parser.add_argument("--log", action="store_true", help="one line per case on standard error")
     parser.add_argument("--only", type=int, help="replay this case alone, its module and report on standard error")
-    parser.add_argument("--kinds", default="mixed,tricks,deep,long,operations,parameters,wide",
-                        help="the kinds of module to draw, comma-separated (fuzz/modulegen.py's KINDS)")
-    parser.add_argument("--quick", action="store_true",
-                        help="CI: no case in its own Python process, and the structural cases at their cheap sizes")
+    parser.add_argument(
+        "--kinds",
+        default="mixed,tricks,deep,long,operations,parameters,wide",
+        help="the kinds of module to draw, comma-separated (fuzz/modulegen.py's KINDS)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="CI: no case in its own Python process, and the structural cases at their cheap sizes",
+    )
     options = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import warnings
@@ -285,38 +328,81 @@ def main(argv=None) -> int:
             os.makedirs(folder)
             started = time.monotonic()
             try:
-                record = run_case(module, way, method, folder, options.case_seconds, options.memory,
-                                  seed=options.seed * 100003 + case, show=options.only is not None)
+                record = run_case(
+                    module,
+                    way,
+                    method,
+                    folder,
+                    options.case_seconds,
+                    options.memory,
+                    seed=options.seed * 100003 + case,
+                    show=options.only is not None,
+                )
             except Exception as err:  # a bug of the harness is a finding too
-                record = {"exit": "harness", "verdict": None, "class": "harness",
-                          "problem": traceback.format_exception_only(err)[-1].strip(), "numeric": None}
-            for key, value in (("surfaces", module.surface), ("ways", way), ("exits", str(record["exit"])),
-                               ("verdicts", str(record["verdict"]))):
+                record = {
+                    "exit": "harness",
+                    "verdict": None,
+                    "class": "harness",
+                    "problem": traceback.format_exception_only(err)[-1].strip(),
+                    "numeric": None,
+                }
+            for key, value in (
+                ("surfaces", module.surface),
+                ("ways", way),
+                ("exits", str(record["exit"])),
+                ("verdicts", str(record["verdict"])),
+            ):
                 tally[key][value] = tally[key].get(value, 0) + 1
-            label = {"case": case, "seed": options.seed, "surface": module.surface, "way": way, "method": method,
-                     "shape": list(module.shape), "group": module.group, "expect": module.expect}
+            label = {
+                "case": case,
+                "seed": options.seed,
+                "surface": module.surface,
+                "way": way,
+                "method": method,
+                "shape": list(module.shape),
+                "group": module.group,
+                "expect": module.expect,
+            }
             if options.log:
-                print(f"case {case} ({time.monotonic() - started:.1f} s) {module.surface} {way} {method} "
-                      f"{module.group} {module.shape}: exit "
-                      f"{record['exit']} {record['verdict']} numeric={record['numeric']} {record['said']}",
-                      file=sys.stderr, flush=True)
-            odd = (not record["class"] and record["verdict"] == "fails" and isinstance(record["numeric"], float)
-                   and record["numeric"] < 1e-12 and not module.stateful)   # a counter's calls differ: fails is right
+                print(
+                    f"case {case} ({time.monotonic() - started:.1f} s) {module.surface} {way} {method} "
+                    f"{module.group} {module.shape}: exit "
+                    f"{record['exit']} {record['verdict']} numeric={record['numeric']} {record['said']}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            odd = (
+                not record["class"]
+                and record["verdict"] == "fails"
+                and isinstance(record["numeric"], float)
+                and record["numeric"] < 1e-12
+                and not module.stateful
+            )  # a counter's calls differ: fails is right
             if record["class"]:
                 findings.append({**label, "class": record["class"], "problem": record["problem"]})
             elif odd:
                 unconfirmed.append({**label, "numeric": record["numeric"]})
             if options.keep and (record["class"] or odd):
-                shutil.copytree(folder, os.path.join(options.keep, f"seed{options.seed}-case{case}"),
-                                dirs_exist_ok=True)
+                shutil.copytree(
+                    folder, os.path.join(options.keep, f"seed{options.seed}-case{case}"), dirs_exist_ok=True
+                )
             shutil.rmtree(folder, ignore_errors=True)
     classes: dict[str, int] = {}
     for finding in findings:
         classes[finding["class"]] = classes.get(finding["class"], 0) + 1
-    print(json.dumps({"cases": options.cases, "seed": options.seed,
-                      **{k: dict(sorted(v.items())) for k, v in tally.items()},
-                      "classes": dict(sorted(classes.items())), "findings": findings,
-                      "fails the numeric check did not confirm": unconfirmed}, indent=1))
+    print(
+        json.dumps(
+            {
+                "cases": options.cases,
+                "seed": options.seed,
+                **{k: dict(sorted(v.items())) for k, v in tally.items()},
+                "classes": dict(sorted(classes.items())),
+                "findings": findings,
+                "fails the numeric check did not confirm": unconfirmed,
+            },
+            indent=1,
+        )
+    )
     return 1 if findings else 0
 
 

@@ -18,15 +18,16 @@ import numpy as np
 
 def elements(group: str, n: int, rng: np.random.Generator, count: int = 3) -> list[np.ndarray]:
     """The generators of the named group on ``n`` points, then ``count`` random elements of it."""
-    shift = np.roll(np.arange(n), -1)                   # j -> j + 1
+    shift = np.roll(np.arange(n), -1)  # j -> j + 1
     reflection = (-np.arange(n)) % n
     swap = np.arange(n)
     swap[[0, 1]] = [1, 0]
     if group == "cyclic":
         out = [shift] + [np.roll(np.arange(n), -int(k)) for k in rng.integers(1, n, count)]
     elif group == "dihedral":
-        out = [shift, reflection] + [np.roll(reflection if rng.random() < 0.5 else np.arange(n), -int(k))
-                                     for k in rng.integers(0, n, count)]
+        out = [shift, reflection] + [
+            np.roll(reflection if rng.random() < 0.5 else np.arange(n), -int(k)) for k in rng.integers(0, n, count)
+        ]
     elif group == "symmetric":
         out = [shift, swap] + [rng.permutation(n) for _ in range(count)]
     elif group == "alternating":
@@ -73,8 +74,9 @@ def moved(t, sigma: np.ndarray, axis: int):
     return t.index_select(axis, torch.as_tensor(np.argsort(sigma)))
 
 
-def worst_error(path: str, name: str, shape, points_axis: int, group: str, expect: str, seed: int = 0,
-                stateful: bool = False):
+def worst_error(
+    path: str, name: str, shape, points_axis: int, group: str, expect: str, seed: int = 0, stateful: bool = False
+):
     """The largest relative error ``max|f(gx) - g f(x)| / max(|f(gx)|, |g f(x)|)`` over a few
     random inputs and group elements, or None when an output is not finite (nothing to compare).
     A ``stateful`` module (it counts its calls, in itself or in its file's globals) is built

@@ -42,25 +42,134 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = os.path.join(ROOT, "samples")
 sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # fuzz/surfaces.py
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # fuzz/surfaces.py
 
-NUMBERS = ["0", "1", "-1", "0.5", "2", "3", "1e308", "-1e308", "1.7976931348623157e308", "1e-320", "5e-324",
-           "1e400", "nan", "inf", "-inf", "0x10", "1_000", "\u0661", "1/3", "1/0", "10**400", "10**5000",
-           "2**-2000", "exp(1000)", "exp(exp(exp(20)))", "sin(10**30)", "sin(exp(exp(15)))", "sqrt(-1)",
-           "log(0)", "log(-1)", "a", "b", "a*b", "sqrt(a)", "log(a)", "Abs(a*b)", "(a+b)**64", "((a+b)**64)**64",
-           "a**b", "(17*a)**((17*a)**(17*a))", "tanh(exp(exp(100)))", "\u0430", "x\u03b1", "__import__('os')",
-           "a.__class__", "(lambda: 1)()", "1j", "True", "None", "'s'", "a[0]", "9**9**9", "", " ", "#", "\x1b[31m"]
-GROUPS = ["cyclic", "dihedral", "symmetric", "alternating", "trivial", "translations", "p4", "p4m", "automorphisms",
-          "generators", "cyclc", "", "CYCLIC", "shift", "torus", "permutation"]
-GENERATORS = ["(0 1)", "(0 1 2)", "[1, 0]", "[1, 0, 2]", "(0 5)", "[0, 0, 1]", "(0 1)(1 2)", "( 0)( 0)(", "[]", "()",
-              "(0 1 2 3 4 5 6 7 8 9)", "[" + ", ".join(map(str, range(1, 100))) + ", 0]", "(0 300000000)", "x"]
-SIZES = ["0", "-1", "1", "2", "3", "4", "5", "6", "8", "9", "16", "64", "100", "1000", "4096", "100000", "2000000",
-         "1_0", "0x8", "\u0664", "abc", "1e3"]
+NUMBERS = [
+    "0",
+    "1",
+    "-1",
+    "0.5",
+    "2",
+    "3",
+    "1e308",
+    "-1e308",
+    "1.7976931348623157e308",
+    "1e-320",
+    "5e-324",
+    "1e400",
+    "nan",
+    "inf",
+    "-inf",
+    "0x10",
+    "1_000",
+    "\u0661",
+    "1/3",
+    "1/0",
+    "10**400",
+    "10**5000",
+    "2**-2000",
+    "exp(1000)",
+    "exp(exp(exp(20)))",
+    "sin(10**30)",
+    "sin(exp(exp(15)))",
+    "sqrt(-1)",
+    "log(0)",
+    "log(-1)",
+    "a",
+    "b",
+    "a*b",
+    "sqrt(a)",
+    "log(a)",
+    "Abs(a*b)",
+    "(a+b)**64",
+    "((a+b)**64)**64",
+    "a**b",
+    "(17*a)**((17*a)**(17*a))",
+    "tanh(exp(exp(100)))",
+    "\u0430",
+    "x\u03b1",
+    "__import__('os')",
+    "a.__class__",
+    "(lambda: 1)()",
+    "1j",
+    "True",
+    "None",
+    "'s'",
+    "a[0]",
+    "9**9**9",
+    "",
+    " ",
+    "#",
+    "\x1b[31m",
+]
+GROUPS = [
+    "cyclic",
+    "dihedral",
+    "symmetric",
+    "alternating",
+    "trivial",
+    "translations",
+    "p4",
+    "p4m",
+    "automorphisms",
+    "generators",
+    "cyclc",
+    "",
+    "CYCLIC",
+    "shift",
+    "torus",
+    "permutation",
+]
+GENERATORS = [
+    "(0 1)",
+    "(0 1 2)",
+    "[1, 0]",
+    "[1, 0, 2]",
+    "(0 5)",
+    "[0, 0, 1]",
+    "(0 1)(1 2)",
+    "( 0)( 0)(",
+    "[]",
+    "()",
+    "(0 1 2 3 4 5 6 7 8 9)",
+    "[" + ", ".join(map(str, range(1, 100))) + ", 0]",
+    "(0 300000000)",
+    "x",
+]
+SIZES = [
+    "0",
+    "-1",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "6",
+    "8",
+    "9",
+    "16",
+    "64",
+    "100",
+    "1000",
+    "4096",
+    "100000",
+    "2000000",
+    "1_0",
+    "0x8",
+    "\u0664",
+    "abc",
+    "1e3",
+]
 SHAPES = ["2x2", "3x3", "4x4", "2x3", "8x8", "0x2", "2x2x2", "x", "1000x1000", "4096x4096", "3", "2\u00d72"]
 TOLS = ["0", "1e-9", "0.5", "1", "nan", "inf", "-1", "1e400", "0x1", "1_0"]
-FORMATS = {"verify": ["text", "json"], "derive": ["text", "json", "latex", "csv", "npy"],
-           "project": ["text", "json", "csv", "npy"], "inspect": ["text", "json"], "symmetries": ["text", "json"],
-           "groups": ["text", "json"]}
+FORMATS = {
+    "verify": ["text", "json"],
+    "derive": ["text", "json", "latex", "csv", "npy"],
+    "project": ["text", "json", "csv", "npy"],
+    "inspect": ["text", "json"],
+    "symmetries": ["text", "json"],
+    "groups": ["text", "json"],
+}
 
 
 GOOD_GROUPS = ["cyclic", "dihedral", "symmetric", "alternating", "trivial", "p4", "translations"]
@@ -85,7 +194,7 @@ def matrix_text(rng: random.Random, sep: str) -> str:
     rows = []
     base = [rng.choice(NUMBERS[:6]) for _ in range(n)]
     for i in range(n):
-        row = [base[(i - j) % n] for j in range(cols)]   # circulant-ish, then spoiled
+        row = [base[(i - j) % n] for j in range(cols)]  # circulant-ish, then spoiled
         for _ in range(rng.choice([0, 0, 0, 1, 2])):
             mild = NUMBERS[:12] + ["a", "b"]
             row[rng.randrange(cols)] = rng.choice(NUMBERS) if rng.random() < 0.5 else rng.choice(mild)
@@ -101,8 +210,10 @@ def matrix_json(rng: random.Random) -> str:
         depth = rng.choice([3, 40, 600, 2000])
         return "[" * depth + "1" + "]" * depth
     n = rng.choice([1, 2, 3, 4])
-    data = [[rng.choice([0, 1, 2, 1.5, -1, 1e308, 5e-324, "a", "b", "1/3", "nan", True, None, [1]])
-             for _ in range(n)] for _ in range(n)]
+    data = [
+        [rng.choice([0, 1, 2, 1.5, -1, 1e308, 5e-324, "a", "b", "1/3", "nan", True, None, [1]]) for _ in range(n)]
+        for _ in range(n)
+    ]
     text = json.dumps(data)
     if kind < 0.2:
         text = text.replace("]", "", 1)
@@ -118,17 +229,30 @@ def npy_bytes(rng: random.Random) -> bytes:
 
     choice = rng.random()
     if choice < 0.15:
-        header = rng.choice(["{'descr': '<f8', 'fortran_order': False, 'shape': (1000000, 1000000), }",
-                             "{'descr': '|V2000000000', 'fortran_order': False, 'shape': (1, 1), }",
-                             "{'descr': '|O', 'fortran_order': False, 'shape': (2, 2), }",
-                             "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }",
-                             "{'descr': '<f8', 'shape': (2, 2), }", "garbage"])
+        header = rng.choice(
+            [
+                "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000, 1000000), }",
+                "{'descr': '|V2000000000', 'fortran_order': False, 'shape': (1, 1), }",
+                "{'descr': '|O', 'fortran_order': False, 'shape': (2, 2), }",
+                "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }",
+                "{'descr': '<f8', 'shape': (2, 2), }",
+                "garbage",
+            ]
+        )
         header = header + " " * max(0, 118 - len(header) - 10) + "\n"
         return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + bytes(rng.choice([0, 8, 32]))
     shape = rng.choice([(), (3,), (2, 2), (3, 3), (4, 4), (2, 3), (2, 2, 2), (0, 0), (1, 1)])
     dtype = rng.choice(["<f8", "<f4", "<i8", "<u1", "|b1", "<c16", "<f2", "<M8[s]"])
-    values = rng.choice([np.ones, np.zeros, lambda s: np.full(s, 1e308), lambda s: np.full(s, 5e-324),
-                         lambda s: np.full(s, np.nan), lambda s: np.arange(int(np.prod(s))).reshape(s)])(shape)
+    values = rng.choice(
+        [
+            np.ones,
+            np.zeros,
+            lambda s: np.full(s, 1e308),
+            lambda s: np.full(s, 5e-324),
+            lambda s: np.full(s, np.nan),
+            lambda s: np.arange(int(np.prod(s))).reshape(s),
+        ]
+    )(shape)
     buf = io.BytesIO()
     try:
         np.save(buf, np.asarray(values).astype(dtype))
@@ -144,9 +268,31 @@ def spec_text(rng: random.Random) -> str:
     names = sorted(f for f in os.listdir(SAMPLES) if f.endswith(".yaml"))
     with open(os.path.join(SAMPLES, rng.choice(names)), encoding="utf-8") as fh:
         text = fh.read()
-    tokens = NUMBERS + GROUPS + ["{file: ../secret.txt}", "{file: /etc/passwd}", "{random: [100000, 100000]}",
-                                 "!!python/object/apply:os.system ['true']", "*a", "&a", "n: 100000", "[", "]", "{",
-                                 "}", ":", "-", "kind", "layer", "channels: 100000", "0x10", "1:30", "010"]
+    tokens = (
+        NUMBERS
+        + GROUPS
+        + [
+            "{file: ../secret.txt}",
+            "{file: /etc/passwd}",
+            "{random: [100000, 100000]}",
+            "!!python/object/apply:os.system ['true']",
+            "*a",
+            "&a",
+            "n: 100000",
+            "[",
+            "]",
+            "{",
+            "}",
+            ":",
+            "-",
+            "kind",
+            "layer",
+            "channels: 100000",
+            "0x10",
+            "1:30",
+            "010",
+        ]
+    )
     parts = text.split(" ")
     for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
         op = rng.random()
@@ -213,8 +359,12 @@ def cli_case(rng: random.Random, folder: str) -> list[str]:
         elif option < 0.9 and command == "derive":
             args += [rng.choice(["--in-order", "--out-order"]), rng.choice(["0", "1", "2", "3", "4", "5"])]
         elif option < 0.95 and command in ("derive", "project"):
-            args += ["-o", rng.choice([os.path.join(folder, "out"), "-", "--format", "/dev/full",
-                                       os.path.join(folder, "no", "out")])]
+            args += [
+                "-o",
+                rng.choice(
+                    [os.path.join(folder, "out"), "-", "--format", "/dev/full", os.path.join(folder, "no", "out")]
+                ),
+            ]
         elif command in ("verify", "derive", "project"):
             args += ["--graph", make_input(rng, folder)]
     if rng.random() < 0.8:
@@ -233,14 +383,14 @@ def run_cli(args: list[str]) -> dict:
         if isinstance(result.exception, CaseTimeout):
             raise result.exception
         problem = f"raised {type(result.exception).__name__}: {result.exception}"
-    elif result.exit_code not in (0, 1, 2, 3, 74):   # 74: -o /dev/full, an output that cannot be written
+    elif result.exit_code not in (0, 1, 2, 3, 74):  # 74: -o /dev/full, an output that cannot be written
         problem = f"exit {result.exit_code}: {result.stderr[-300:]}"
     elif "Traceback" in result.stderr or "internal error" in result.stderr:
         problem = f"traceback: {result.stderr[-300:]}"
     elif result.exit_code == 2 and not _one_error_line_each(result.stderr):
         problem = f"exit 2 without one error line: {result.stderr[-300:]!r}"
     elif result.exit_code != 2 and "gdlcheck: error" in result.stderr and "--format json" not in " ".join(args):
-        problem = None   # several inputs may report an error and still exit 1
+        problem = None  # several inputs may report an error and still exit 1
     if problem is None and "junit" in args and result.stdout.strip():
         import xml.etree.ElementTree as ET
 
@@ -277,10 +427,17 @@ def run_graph_api(path: str) -> dict:
 
 def finding_class(problem: str) -> str:
     """The class of a finding, as the issues name them."""
-    for prefix, name in (("exit 70", "exit 70 (internal error)"), ("exit ", "other exit code"),
-                         ("traceback", "traceback"), ("exit 2 without", "exit 2 without one error line"),
-                         ("a multi-line", "exit 2 without one error line"), ("JUnit", "JUnit XML not well-formed"),
-                         ("ran past", "time limit"), ("out of memory", "memory"), ("raised", "API exception")):
+    for prefix, name in (
+        ("exit 70", "exit 70 (internal error)"),
+        ("exit ", "other exit code"),
+        ("traceback", "traceback"),
+        ("exit 2 without", "exit 2 without one error line"),
+        ("a multi-line", "exit 2 without one error line"),
+        ("JUnit", "JUnit XML not well-formed"),
+        ("ran past", "time limit"),
+        ("out of memory", "memory"),
+        ("raised", "API exception"),
+    ):
         if problem.startswith(prefix) or (prefix == "raised" and " raised " in problem):
             return name
     return "harness"
@@ -291,12 +448,23 @@ def api_array(rng: random.Random):
 
     shape = rng.choice([(), (3,), (2, 2), (3, 3), (4, 4), (2, 3), (2, 2, 2), (0, 0)])
     size = int(np.prod(shape)) if shape else 1
-    pool = [lambda: np.ones(shape), lambda: np.full(shape, np.nan), lambda: np.full(shape, np.inf),
-            lambda: np.full(shape, 1e308), lambda: np.full(shape, 5e-324), lambda: np.ones(shape, dtype=complex),
-            lambda: np.array([object()] * size, dtype=object).reshape(shape),
-            lambda: np.arange(size).reshape(shape), lambda: np.ones(shape, dtype=bool),
-            lambda: [["a", 1], [1, "a"]], lambda: [[1, 2], [3]], lambda: "not a matrix", lambda: None,
-            lambda: {"layer": {"kind": "linear", "weight": [[1]]}}, lambda: [[float("nan")]]]
+    pool = [
+        lambda: np.ones(shape),
+        lambda: np.full(shape, np.nan),
+        lambda: np.full(shape, np.inf),
+        lambda: np.full(shape, 1e308),
+        lambda: np.full(shape, 5e-324),
+        lambda: np.ones(shape, dtype=complex),
+        lambda: np.array([object()] * size, dtype=object).reshape(shape),
+        lambda: np.arange(size).reshape(shape),
+        lambda: np.ones(shape, dtype=bool),
+        lambda: [["a", 1], [1, "a"]],
+        lambda: [[1, 2], [3]],
+        lambda: "not a matrix",
+        lambda: None,
+        lambda: {"layer": {"kind": "linear", "weight": [[1]]}},
+        lambda: [[float("nan")]],
+    ]
     return rng.choice(pool)()
 
 
@@ -309,8 +477,12 @@ def run_api(rng: random.Random, folder: str) -> dict:
     what = rng.choice(["verify", "project", "find_symmetries", "derive", "verify_callable", "group", "inspect"])
     try:
         if what == "verify":
-            out = gdlcheck.verify(api_array(rng), rng.choice(["cyclic", "symmetric", None, 3]),
-                                  tol=rng.choice([1e-9, 0.0, float("nan"), -1.0, "x"]), trials=rng.choice([1, 2, 0]))
+            out = gdlcheck.verify(
+                api_array(rng),
+                rng.choice(["cyclic", "symmetric", None, 3]),
+                tol=rng.choice([1e-9, 0.0, float("nan"), -1.0, "x"]),
+                trials=rng.choice([1, 2, 0]),
+            )
         elif what == "project":
             out = gdlcheck.project(api_array(rng), rng.choice(["cyclic", "dihedral", None]))
         elif what == "find_symmetries":
@@ -320,12 +492,18 @@ def run_api(rng: random.Random, folder: str) -> dict:
             out = gdlcheck.derive(g, rng.choice([0, 1, 2, 5, -1, 1.5]), rng.choice([0, 1, 2]))
         elif what == "verify_callable":
             value = api_array(rng)
-            out = gdlcheck.verify_callable(lambda X, v=value: v if rng.random() < 0.5 else X * np.asarray(1.0),
-                                           "cyclic", shape=rng.choice([(3, 2), (3,), (0, 1), "3x2", (2, 2, 2)]),
-                                           trials=1)
+            out = gdlcheck.verify_callable(
+                lambda X, v=value: v if rng.random() < 0.5 else X * np.asarray(1.0),
+                "cyclic",
+                shape=rng.choice([(3, 2), (3,), (0, 1), "3x2", (2, 2, 2)]),
+                trials=1,
+            )
         elif what == "group":
-            out = gdlcheck.group(rng.choice(GROUPS + [None, 3]), n=rng.choice([None, 0, 3, 2.5, 10**7]),
-                                 generators=rng.choice([None, ["(0 1)"], "(0 1 2)", [[1, 0]], ["x"]]))
+            out = gdlcheck.group(
+                rng.choice(GROUPS + [None, 3]),
+                n=rng.choice([None, 0, 3, 2.5, 10**7]),
+                generators=rng.choice([None, ["(0 1)"], "(0 1 2)", [[1, 0]], ["x"]]),
+            )
         else:
             path = make_input(rng, folder)
             out = gdlcheck.inspect(path)
@@ -352,10 +530,14 @@ def main(argv=None) -> int:
     parser.add_argument("--case-seconds", type=float, default=60.0)
     parser.add_argument("--memory", type=int, default=4 << 30, help="address-space cap in bytes (whole run)")
     parser.add_argument("--keep", help="save each finding's files in this folder")
-    parser.add_argument("--surfaces", choices=("all", "classic", "new", "symbolic", "checkpoints"), default="all",
-                        help="classic: files, options and API values; new: the surfaces of fuzz/surfaces.py; "
-                             "all: both; symbolic: only its specs with free symbols; checkpoints: only weights "
-                             "files (fuzz/checkpoints.py)")
+    parser.add_argument(
+        "--surfaces",
+        choices=("all", "classic", "new", "symbolic", "checkpoints"),
+        default="all",
+        help="classic: files, options and API values; new: the surfaces of fuzz/surfaces.py; "
+        "all: both; symbolic: only its specs with free symbols; checkpoints: only weights "
+        "files (fuzz/checkpoints.py)",
+    )
     options = parser.parse_args(argv)
     from surfaces import surface_case, symbolic_case
 
@@ -384,8 +566,9 @@ def main(argv=None) -> int:
             rng = random.Random(f"{options.seed}:{case}")
             folder = os.path.join(top, f"case{case}")
             os.makedirs(folder)
-            new = (options.surfaces in ("new", "symbolic", "checkpoints")
-                   or (options.surfaces == "all" and rng.random() < 0.3))
+            new = options.surfaces in ("new", "symbolic", "checkpoints") or (
+                options.surfaces == "all" and rng.random() < 0.3
+            )
             api = not new and rng.random() < 0.25
             label = None
             surface = "api" if api else "command line"
@@ -413,17 +596,36 @@ def main(argv=None) -> int:
             exits[key] = exits.get(key, 0) + 1
             drawn[surface] = drawn.get(surface, 0) + 1
             if outcome["problem"]:
-                findings.append({"case": case, "seed": options.seed, "surface": surface, "run": label,
-                                 "class": finding_class(outcome["problem"]), "problem": outcome["problem"]})
+                findings.append(
+                    {
+                        "case": case,
+                        "seed": options.seed,
+                        "surface": surface,
+                        "run": label,
+                        "class": finding_class(outcome["problem"]),
+                        "problem": outcome["problem"],
+                    }
+                )
                 if options.keep:
                     shutil.copytree(folder, os.path.join(options.keep, f"case{case}"), dirs_exist_ok=True)
             shutil.rmtree(folder, ignore_errors=True)
     classes: dict[str, int] = {}
     for finding in findings:
         classes[finding["class"]] = classes.get(finding["class"], 0) + 1
-    print(json.dumps({"cases": options.cases, "seed": options.seed, "surfaces": dict(sorted(drawn.items())),
-                      "exits": dict(sorted(exits.items())), "classes": dict(sorted(classes.items())),
-                      "findings": findings}, indent=1, ensure_ascii=True))
+    print(
+        json.dumps(
+            {
+                "cases": options.cases,
+                "seed": options.seed,
+                "surfaces": dict(sorted(drawn.items())),
+                "exits": dict(sorted(exits.items())),
+                "classes": dict(sorted(classes.items())),
+                "findings": findings,
+            },
+            indent=1,
+            ensure_ascii=True,
+        )
+    )
     return 1 if findings else 0
 
 

@@ -60,23 +60,25 @@ def _mutated(rng: random.Random, value, n: int):
 
     choice = rng.randrange(12)
     if choice == 0:
-        head = _header(rng.choice(["<f8", "<i4", "|O", "|V2000000000", "<U3"]),
-                       rng.choice(["(1000000000000,)", "(3,)", "(2, 2)", "()", "(-1,)"]))
+        head = _header(
+            rng.choice(["<f8", "<i4", "|O", "|V2000000000", "<U3"]),
+            rng.choice(["(1000000000000,)", "(3,)", "(2, 2)", "()", "(-1,)"]),
+        )
         return head + bytes(rng.choice([0, 8, 64]))
     if choice == 1:
-        return np.array(["3", "3"])                             # a shape as text
+        return np.array(["3", "3"])  # a shape as text
     if choice == 2:
-        return np.array([2**62, 2**62])                         # a shape past any budget
+        return np.array([2**62, 2**62])  # a shape past any budget
     if isinstance(value, bytes) or not isinstance(value, np.ndarray) or value.ndim != 1 or value.size == 0:
         return np.array([-1, n, 2**31 - 1], dtype=np.int64)
     out = value.copy()
     k = rng.randrange(out.size)
     if choice < 6 and out.dtype.kind in "iu":
-        out[k] = rng.choice([-1, n, n + 1, 2**31 - 1, out[k] + 7, 0])     # an index or pointer out of place
+        out[k] = rng.choice([-1, n, n + 1, 2**31 - 1, out[k] + 7, 0])  # an index or pointer out of place
     elif choice < 8:
-        out = out[::-1].copy()                                  # pointers that decrease
+        out = out[::-1].copy()  # pointers that decrease
     elif choice < 10:
-        out = out[: rng.randrange(out.size)]                    # a member of the wrong length
+        out = out[: rng.randrange(out.size)]  # a member of the wrong length
     else:
         out = out.astype(rng.choice([np.float64, np.uint64, np.int8, np.bool_]))
     return out
@@ -94,26 +96,44 @@ def npz_bytes(rng: random.Random) -> bytes:
             z.writestr(f"{name}.npy", value if isinstance(value, bytes) else _npy(value))
     data = bytearray(buf.getvalue())
     choice = rng.random()
-    if choice < 0.1:                                            # sizes in the central directory that lie
+    if choice < 0.1:  # sizes in the central directory that lie
         at = data.find(b"PK\x01\x02")
         while at >= 0:
-            data[at + 24:at + 28] = rng.choice([0, 1, 100, 2**32 - 1]).to_bytes(4, "little")
+            data[at + 24 : at + 28] = rng.choice([0, 1, 100, 2**32 - 1]).to_bytes(4, "little")
             at = data.find(b"PK\x01\x02", at + 4)
-    elif choice < 0.2 and data:                                 # a flipped byte anywhere
+    elif choice < 0.2 and data:  # a flipped byte anywhere
         data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
     elif choice < 0.25:
-        data = data[: rng.randrange(len(data) + 1)]             # a truncated archive
+        data = data[: rng.randrange(len(data) + 1)]  # a truncated archive
     return bytes(data)
 
 
-LABELS = ["0", "1", "2", "3", "-1", "-5", "9223372036854775807", "9223372036854775808", "1e18", "1.5", "2.0",
-          "nan", "inf", "1e400", "0x10", "a"]
+LABELS = [
+    "0",
+    "1",
+    "2",
+    "3",
+    "-1",
+    "-5",
+    "9223372036854775807",
+    "9223372036854775808",
+    "1e18",
+    "1.5",
+    "2.0",
+    "nan",
+    "inf",
+    "1e400",
+    "0x10",
+    "a",
+]
 
 
 def edge_list_text(rng: random.Random) -> str:
     width = rng.choice([1, 2, 3, 5, 8])
-    rows = [[rng.choice(LABELS[:4]) if rng.random() < 0.8 else rng.choice(LABELS) for _ in range(width)]
-            for _ in range(rng.choice([2, 2, 2, 1, 3]))]
+    rows = [
+        [rng.choice(LABELS[:4]) if rng.random() < 0.8 else rng.choice(LABELS) for _ in range(width)]
+        for _ in range(rng.choice([2, 2, 2, 1, 3]))
+    ]
     sep = rng.choice([",", " ", "\t"])
     return "\n".join(sep.join(r) for r in rows) + "\n"
 
@@ -131,8 +151,14 @@ def graph_case(rng: random.Random, folder: str):
 
         labels = [[rng.choice([0, 1, 2, -1, 2**63 - 1]) for _ in range(5)] for _ in range(2)]
         with open(path, "wb") as fh:
-            fh.write(_npy(np.array(labels, dtype=rng.choice([np.int64, np.uint64 if min(map(min, labels)) >= 0
-                                                             else np.int64, np.float64]))))
+            fh.write(
+                _npy(
+                    np.array(
+                        labels,
+                        dtype=rng.choice([np.int64, np.uint64 if min(map(min, labels)) >= 0 else np.int64, np.float64]),
+                    )
+                )
+            )
     else:
         with open(path, "w") as fh:
             fh.write(edge_list_text(rng))
@@ -142,20 +168,40 @@ def graph_case(rng: random.Random, folder: str):
     with open(module, "w") as fh:
         fh.write("def f(X, A):\n    return X\n")
     n = rng.choice(["3", "5", "8", "50"])
-    return "graph files", "cli", ["verify", "--callable", f"{module}:f", "--input-shape", f"{n}x1", "--graph", path,
-                                  "--group", rng.choice(["symmetric", "automorphisms"]), "--trials", "1"]
+    return (
+        "graph files",
+        "cli",
+        [
+            "verify",
+            "--callable",
+            f"{module}:f",
+            "--input-shape",
+            f"{n}x1",
+            "--graph",
+            path,
+            "--group",
+            rng.choice(["symmetric", "automorphisms"]),
+            "--trials",
+            "1",
+        ],
+    )
 
 
 # --------------------------------------------------------------------------- nested combinators, huge n
 
 
-LEAVES = ["{kind: pointwise, activation: tanh}", "{kind: linear, weight: [[a, b, c], [c, a, b], [b, c, a]]}",
-          "{kind: deepsets, alpha: 1, beta: 2}", "{kind: deepsets, lambda: [[1.0]], gamma: [[2.0]]}",
-          "{kind: layernorm}", "{kind: mlp, weights: [[[1.0]]]}", "{kind: conv, kernel: [1, 2]}",
-          "{kind: attention, wq: [[1.0]], wk: [[1.0]], wv: [[1.0]]}",
-          "{kind: attention, mask: causal, wq: [[1.0]], wk: [[1.0]], wv: [[1.0]]}",
-          "{kind: attention, wq: [[1.0]], wk: [[1.0]], wv: [[1.0]], "
-          "positional: {absolute: [[0.0], ['10**20'], [1.0]]}}"]
+LEAVES = [
+    "{kind: pointwise, activation: tanh}",
+    "{kind: linear, weight: [[a, b, c], [c, a, b], [b, c, a]]}",
+    "{kind: deepsets, alpha: 1, beta: 2}",
+    "{kind: deepsets, lambda: [[1.0]], gamma: [[2.0]]}",
+    "{kind: layernorm}",
+    "{kind: mlp, weights: [[[1.0]]]}",
+    "{kind: conv, kernel: [1, 2]}",
+    "{kind: attention, wq: [[1.0]], wk: [[1.0]], wv: [[1.0]]}",
+    "{kind: attention, mask: causal, wq: [[1.0]], wk: [[1.0]], wv: [[1.0]]}",
+    "{kind: attention, wq: [[1.0]], wk: [[1.0]], wv: [[1.0]], positional: {absolute: [[0.0], ['10**20'], [1.0]]}}",
+]
 
 
 def nested_text(rng: random.Random, depth: int, leaf: str) -> str:
@@ -174,8 +220,10 @@ def nested_case(rng: random.Random, folder: str):
     leaf = rng.choice(LEAVES)
     n = 3
     with open(os.path.join(folder, "nested.yaml"), "w") as fh:
-        fh.write(f"symmetry: {{group: {rng.choice(['cyclic', 'symmetric'])}, n: {n}}}\nlayer: "
-                 f"{nested_text(rng, depth, leaf)}\n")
+        fh.write(
+            f"symmetry: {{group: {rng.choice(['cyclic', 'symmetric'])}, n: {n}}}\nlayer: "
+            f"{nested_text(rng, depth, leaf)}\n"
+        )
     args = [rng.choice(["verify", "verify", "inspect"]), os.path.join(folder, "nested.yaml")]
     if args[0] == "verify":
         args += ["--method", rng.choice(["auto", "exact", "numeric", "both"]), "--trials", "2"]
@@ -183,14 +231,17 @@ def nested_case(rng: random.Random, folder: str):
 
 
 HUGE = ["100000", "1000000", "1000001", "10000000000", "99999999999999999999"]
-HUGE_LEAVES = ["kind: deepsets\n  lambda: [[1.0, 2.0]]\n  gamma: [[0.5, 1.0]]",
-               "kind: deepsets\n  lambda: [[1.0]]\n  gamma: [[2.0]]",
-               "kind: deepsets\n  alpha: 1\n  beta: 2",
-               "kind: attention\n  wq: [[1.0]]\n  wk: [[1.0]]\n  wv: [[1.0]]\n  positional: {relative: {random: [N]}}",
-               "kind: attention\n  mask: causal\n  wq: [[1.0]]\n  wk: [[1.0]]\n  wv: [[1.0]]",
-               "kind: transformer_encoder\n  layers: 1\n  d_model: 2\n  mask: causal",
-               "kind: pointwise\n  activation: relu", "kind: conv\n  kernel: [1, 2, 3]",
-               "kind: gcn\n  adjacency: {random: [N, N]}\n  weight: [[1.0]]"]
+HUGE_LEAVES = [
+    "kind: deepsets\n  lambda: [[1.0, 2.0]]\n  gamma: [[0.5, 1.0]]",
+    "kind: deepsets\n  lambda: [[1.0]]\n  gamma: [[2.0]]",
+    "kind: deepsets\n  alpha: 1\n  beta: 2",
+    "kind: attention\n  wq: [[1.0]]\n  wk: [[1.0]]\n  wv: [[1.0]]\n  positional: {relative: {random: [N]}}",
+    "kind: attention\n  mask: causal\n  wq: [[1.0]]\n  wk: [[1.0]]\n  wv: [[1.0]]",
+    "kind: transformer_encoder\n  layers: 1\n  d_model: 2\n  mask: causal",
+    "kind: pointwise\n  activation: relu",
+    "kind: conv\n  kernel: [1, 2, 3]",
+    "kind: gcn\n  adjacency: {random: [N, N]}\n  weight: [[1.0]]",
+]
 
 
 def huge_case(rng: random.Random, folder: str):
@@ -213,8 +264,27 @@ def huge_case(rng: random.Random, folder: str):
 # --------------------------------------------------------------------------- names into pictures and JUnit
 
 
-NAME_PARTS = ["$x^2$", "$", "$$", "\\sqrt{", "$" + "\\sqrt{" * 25 + "x" + "}" * 25 + "$", "\\", "$\\frac{a}{$",
-              "\x01", "\x1b[31m", "\x7f", "\t", "\u2028", "\ufffe", "_^{}", "%", "&<>\"'", "]]>", "<!--", "m"]
+NAME_PARTS = [
+    "$x^2$",
+    "$",
+    "$$",
+    "\\sqrt{",
+    "$" + "\\sqrt{" * 25 + "x" + "}" * 25 + "$",
+    "\\",
+    "$\\frac{a}{$",
+    "\x01",
+    "\x1b[31m",
+    "\x7f",
+    "\t",
+    "\u2028",
+    "\ufffe",
+    "_^{}",
+    "%",
+    "&<>\"'",
+    "]]>",
+    "<!--",
+    "m",
+]
 
 
 def hostile_name(rng: random.Random) -> str:
@@ -231,29 +301,106 @@ def names_case(rng: random.Random, folder: str):
         content = rows
     else:
         key = hostile_name(rng).replace("\n", " ").replace('"', "'")
-        content = (f'name: "{key.encode("unicode_escape").decode("ascii")}"\nsymmetry: {{group: cyclic, n: 2}}\n'
-                   f'layer: {{kind: linear, weight: [[1, 2], [2, 1]]}}\n')
+        content = (
+            f'name: "{key.encode("unicode_escape").decode("ascii")}"\nsymmetry: {{group: cyclic, n: 2}}\n'
+            f"layer: {{kind: linear, weight: [[1, 2], [2, 1]]}}\n"
+        )
         if rng.random() < 0.3:
-            content += f'"{key.encode("unicode_escape").decode("ascii")}": 1\n'          # an unknown key
+            content += f'"{key.encode("unicode_escape").decode("ascii")}": 1\n'  # an unknown key
     with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
         fh.write(content)
     if rng.random() < 0.5:
         ext = rng.choice(["png", "svg", "pdf"])
         command = rng.choice(["verify", "project"])
-        return "names", "cli", [command, path, "-g", "cyclic", "--plot",
-                                os.path.join(folder, f"{hostile_name(rng)}.{ext}"), "--format", "json"]
+        return (
+            "names",
+            "cli",
+            [
+                command,
+                path,
+                "-g",
+                "cyclic",
+                "--plot",
+                os.path.join(folder, f"{hostile_name(rng)}.{ext}"),
+                "--format",
+                "json",
+            ],
+        )
     return "names", "cli", ["verify", path, os.path.join(SAMPLES_LAYER), "-g", "cyclic", "--format", "junit"]
 
 
 # --------------------------------------------------------------------------- symbols in every kind's numbers
 
-MILD = ["a", "b", "c", "x", "a*x", "2*a", "a+b", "a-b", "a/2", "-a", "-b", "a*b", "sqrt(2)*a", "a**2", "exp(a)",
-        "tanh(a)", "sin(a)", "Abs(a)", "sqrt(a)", "log(a)", "1/a", "E", "pi", "pi*a", "a*x**2"]
-WILD = ["x*y", "sqrt(-a)", "1/(a-b)", "a**b", "2**a", "a**(1/2)", "exp(-a**2)", "a**0", "0**a", "E**pi",
-        "exp(a)*exp(-a)", "sin(a)**2+cos(a)**2", "a*10**20", "10**20", "(a+b)**8", "sqrt(a**2)", "Abs(a)-a", "1e-300*a",
-        "a*1e308", "tanh(exp(a))", "log(exp(a))", "exp(log(a))", "a-a", "0*a", "x**-1", "sqrt(x)*sqrt(x)", "(-1)**a",
-        "(-a)**(1/3)", "exp(exp(a))", "log(log(a))", "a**1.5", "1/3*a", "a**100", "cos(a)/sin(a)", "a + 1e-20",
-        "tanh(10**20*a)", "exp(x)**2 - exp(2*x)", "sqrt(a)**2 - a", "log(a*b) - log(a) - log(b)", "1e308", "-1e308"]
+MILD = [
+    "a",
+    "b",
+    "c",
+    "x",
+    "a*x",
+    "2*a",
+    "a+b",
+    "a-b",
+    "a/2",
+    "-a",
+    "-b",
+    "a*b",
+    "sqrt(2)*a",
+    "a**2",
+    "exp(a)",
+    "tanh(a)",
+    "sin(a)",
+    "Abs(a)",
+    "sqrt(a)",
+    "log(a)",
+    "1/a",
+    "E",
+    "pi",
+    "pi*a",
+    "a*x**2",
+]
+WILD = [
+    "x*y",
+    "sqrt(-a)",
+    "1/(a-b)",
+    "a**b",
+    "2**a",
+    "a**(1/2)",
+    "exp(-a**2)",
+    "a**0",
+    "0**a",
+    "E**pi",
+    "exp(a)*exp(-a)",
+    "sin(a)**2+cos(a)**2",
+    "a*10**20",
+    "10**20",
+    "(a+b)**8",
+    "sqrt(a**2)",
+    "Abs(a)-a",
+    "1e-300*a",
+    "a*1e308",
+    "tanh(exp(a))",
+    "log(exp(a))",
+    "exp(log(a))",
+    "a-a",
+    "0*a",
+    "x**-1",
+    "sqrt(x)*sqrt(x)",
+    "(-1)**a",
+    "(-a)**(1/3)",
+    "exp(exp(a))",
+    "log(log(a))",
+    "a**1.5",
+    "1/3*a",
+    "a**100",
+    "cos(a)/sin(a)",
+    "a + 1e-20",
+    "tanh(10**20*a)",
+    "exp(x)**2 - exp(2*x)",
+    "sqrt(a)**2 - a",
+    "log(a*b) - log(a) - log(b)",
+    "1e308",
+    "-1e308",
+]
 PLAIN = ["0", "1", "-1", "0.5", "2", "1e-3", "10**20", "1/3"]
 
 
@@ -265,7 +412,7 @@ def _value(rng: random.Random, p: float = 0.6) -> str:
 
 
 def _matrix(rng: random.Random, rows: int, cols: int, circulant: bool = False) -> str:
-    if circulant and rng.random() < 0.5:   # mostly symmetric, then one entry spoiled: the proof has work
+    if circulant and rng.random() < 0.5:  # mostly symmetric, then one entry spoiled: the proof has work
         first = [_value(rng) for _ in range(cols)]
         table = [[first[(j - i) % cols] for j in range(cols)] for i in range(rows)]
         if rng.random() < 0.5:
@@ -276,8 +423,9 @@ def _matrix(rng: random.Random, rows: int, cols: int, circulant: bool = False) -
 
 
 def _symbolic_leaf(rng: random.Random, n: int, d: int) -> str:
-    kind = rng.choice(["linear", "conv", "deepsets", "channels", "attention", "mlp", "layernorm", "pointwise",
-                       "gcn", "pool"])
+    kind = rng.choice(
+        ["linear", "conv", "deepsets", "channels", "attention", "mlp", "layernorm", "pointwise", "gcn", "pool"]
+    )
     vector = "[" + ", ".join(_value(rng) for _ in range(n)) + "]"
     if kind == "linear":
         bias = rng.choice(["", f", bias: {_value(rng)}", f", bias: {vector}"])
@@ -289,16 +437,20 @@ def _symbolic_leaf(rng: random.Random, n: int, d: int) -> str:
     if kind == "channels":
         return f"{{kind: deepsets, lambda: {_matrix(rng, d, d)}, gamma: {_matrix(rng, d, d)}}}"
     if kind == "attention":
-        extra = rng.choice(["", f", positional: {{relative: {vector}}}",
-                            f", positional: {{absolute: {_matrix(rng, n, d)}}}"])
-        extra += rng.choice(["", "", f", scale: {_value(rng)}", ", mask: causal", ", weights: tanh",
-                             ", weights: square"])
+        extra = rng.choice(
+            ["", f", positional: {{relative: {vector}}}", f", positional: {{absolute: {_matrix(rng, n, d)}}}"]
+        )
+        extra += rng.choice(
+            ["", "", f", scale: {_value(rng)}", ", mask: causal", ", weights: tanh", ", weights: square"]
+        )
         weights = ", ".join(f"{w}: {_matrix(rng, d, d)}" for w in ("wq", "wk", "wv"))
         return f"{{kind: attention, {weights}{extra}}}"
     if kind == "mlp":
         biases = rng.choice(["", f", biases: [[{_value(rng)}] , null]" if d == 1 else ""])
-        return (f"{{kind: mlp, weights: [{_matrix(rng, d, d)}, {_matrix(rng, d, d)}]{biases}, "
-                f"activation: {rng.choice(['tanh', 'relu', 'square', 'gelu'])}}}")
+        return (
+            f"{{kind: mlp, weights: [{_matrix(rng, d, d)}, {_matrix(rng, d, d)}]{biases}, "
+            f"activation: {rng.choice(['tanh', 'relu', 'square', 'gelu'])}}}"
+        )
     if kind == "layernorm":
         return f"{{kind: layernorm, eps: {_value(rng, 0.3)}}}"
     if kind == "pointwise":
@@ -306,8 +458,10 @@ def _symbolic_leaf(rng: random.Random, n: int, d: int) -> str:
         return f"{{kind: pointwise, activation: {activation}}}"
     if kind == "gcn":
         ring = [["1" if (i - j) % n in (1, n - 1) else "0" for j in range(n)] for i in range(n)]
-        return (f"{{kind: gcn, adjacency: [{', '.join('[' + ', '.join(r) + ']' for r in ring)}], "
-                f"weight: {_matrix(rng, d, d)}}}")
+        return (
+            f"{{kind: gcn, adjacency: [{', '.join('[' + ', '.join(r) + ']' for r in ring)}], "
+            f"weight: {_matrix(rng, d, d)}}}"
+        )
     return f"{{kind: pool, op: {rng.choice(['sum', 'mean', 'max'])}}}"
 
 

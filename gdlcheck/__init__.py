@@ -31,18 +31,33 @@ __version__ = "0.1.0"
 # else in gdlcheck.testing. tests/test_public_names.py checks that each imports, that the API
 # reference documents it, that the block for type checkers below names exactly these, and that
 # nothing else is exported.
-__all__ = ["__version__",
-           # the calls (gdlcheck.api)
-           "group", "derive", "verify", "verify_callable", "verify_weights", "project", "inspect",
-           "find_symmetries", "measure",
-           # how the inputs of code move (verify_callable's inputs=)
-           "points", "graph", "fixed", "edges", "unchanged",
-           # a result's verdict and a check's method (string enums: Verdict.HOLDS == "holds")
-           "Verdict", "Method",
-           # in tests
-           "assert_equivariant", "testing",
-           # what the calls raise
-           "errors"]
+__all__ = [
+    "__version__",
+    # the calls (gdlcheck.api)
+    "group",
+    "derive",
+    "verify",
+    "verify_callable",
+    "verify_weights",
+    "project",
+    "inspect",
+    "find_symmetries",
+    "measure",
+    # how the inputs of code move (verify_callable's inputs=)
+    "points",
+    "graph",
+    "fixed",
+    "edges",
+    "unchanged",
+    # a result's verdict and a check's method (string enums: Verdict.HOLDS == "holds")
+    "Verdict",
+    "Method",
+    # in tests
+    "assert_equivariant",
+    "testing",
+    # what the calls raise
+    "errors",
+]
 
 # not typing.TYPE_CHECKING: importing typing would double the cost of `import gdlcheck`
 TYPE_CHECKING = False

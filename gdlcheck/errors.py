@@ -20,8 +20,9 @@ _MARK = "\x00"
 _PARAM_RE = re.compile(_MARK + r"([a-z_]+)(?:/([a-z_]+))?(?:([:=~])([^\x00]*))?" + _MARK)
 
 
-def param(name: str, metavar: str | None = None, value: str | None = None, python: str | None = None,
-          literal=None) -> str:
+def param(
+    name: str, metavar: str | None = None, value: str | None = None, python: str | None = None, literal=None
+) -> str:
     """A parameter of the call inside a message: ``n`` in Python, ``-n N`` on the command line.
 
     ``metavar`` is what the flag takes (shown on the command line only); ``value`` an example

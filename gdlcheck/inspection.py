@@ -74,8 +74,16 @@ class _Identity(Layer):
         return [np.eye(X.shape[0])]
 
 
-def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind: str | None = None,
-                  seed: int = 0, samples: int = INSPECT_SAMPLES) -> Inspected:
+def inspect_layer(
+    layer: Layer,
+    n: int,
+    channels: int,
+    *,
+    input: str = "-",
+    kind: str | None = None,
+    seed: int = 0,
+    samples: int = INSPECT_SAMPLES,
+) -> Inspected:
     """Measure G on ``samples`` seeded inputs (the graph held fixed).
 
     A property holds when it holds on every sample; sparse and approximately sparse count
@@ -83,8 +91,10 @@ def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind
     """
     if n * max(n, channels) * samples > MAX_SPEC_ENTRIES:
         # every sample's G is n x n (and X n x d): refused before the first is measured
-        raise LimitError(f"inspecting at n = {n} measures {samples} matrices G of {n} x {n} = {n * n:.3g} entries, "
-                         f"over the limit of {MAX_SPEC_ENTRIES} entries together")
+        raise LimitError(
+            f"inspecting at n = {n} measures {samples} matrices G of {n} x {n} = {n * n:.3g} entries, "
+            f"over the limit of {MAX_SPEC_ENTRIES} entries together"
+        )
     rng0 = np.random.default_rng([seed, 999])
     syms = sorted(layer.symbols(), key=str)
     numeric_layer = layer.subs({x: float(rng0.standard_normal()) for x in syms}) if syms else layer
@@ -110,16 +120,23 @@ def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind
     square = all(G.shape[0] == G.shape[1] for G in flat)
     entries = np.concatenate([G.ravel() for G in flat])
     zeros = float(np.mean(entries == 0))
-    small = np.concatenate([(np.abs(G) < APPROX_SPARSE_RATIO * np.max(np.abs(G))).ravel() if np.max(np.abs(G)) > 0
-                            else np.ones(G.size, dtype=bool) for G in flat])
+    small = np.concatenate(
+        [
+            (np.abs(G) < APPROX_SPARSE_RATIO * np.max(np.abs(G))).ravel()
+            if np.max(np.abs(G)) > 0
+            else np.ones(G.size, dtype=bool)
+            for G in flat
+        ]
+    )
     props = {
         "static": static,
         "square": square,
         "sparse": zeros >= 0.5,
         "approximately_sparse": float(np.mean(small)) >= 0.5,
         "symmetric": square and all(_same(G, G.T) for G in flat),
-        "row_stochastic": all(bool(np.all(G >= 0)) and bool(np.allclose(G.sum(axis=1), 1.0, rtol=0, atol=ROW_SUM_TOL))
-                              for G in flat),
+        "row_stochastic": all(
+            bool(np.all(G >= 0)) and bool(np.allclose(G.sum(axis=1), 1.0, rtol=0, atol=ROW_SUM_TOL)) for G in flat
+        ),
         "nonnegative": all(bool(np.all(G >= 0)) for G in flat),
     }
     notes: list[Fact] = []
@@ -135,9 +152,17 @@ def inspect_layer(layer: Layer, n: int, channels: int, *, input: str = "-", kind
     if isinstance(node, Attention) and node.weights == "softmax":
         notes.append(Fact("softmax_stochastic"))
     shown_kind = kind or layer.kind
-    return Inspected(input=input, kind=shown_kind, depends_on=layer.depends_on, properties=props,
-                     measured=node.kind, shape=tuple(first[0].shape), samples=samples, notes=notes,
-                     heads=len(first))
+    return Inspected(
+        input=input,
+        kind=shown_kind,
+        depends_on=layer.depends_on,
+        properties=props,
+        measured=node.kind,
+        shape=tuple(first[0].shape),
+        samples=samples,
+        notes=notes,
+        heads=len(first),
+    )
 
 
 def _input_of(node: Layer, target: Layer | None, X: np.ndarray, A) -> np.ndarray | None:
@@ -169,8 +194,22 @@ def _same(G: np.ndarray, H: np.ndarray) -> bool:
 
 # What the Transformers-vs-GCN text says about the two matrices (None: the text is silent).
 TEXT_TABLE: dict[str, dict[str, bool | None]] = {
-    "adjacency": {"static": True, "square": True, "sparse": True, "approximately_sparse": True, "symmetric": True,
-                  "row_stochastic": None, "nonnegative": True},
-    "attention": {"static": False, "square": True, "sparse": False, "approximately_sparse": True,
-                  "symmetric": False, "row_stochastic": True, "nonnegative": True},
+    "adjacency": {
+        "static": True,
+        "square": True,
+        "sparse": True,
+        "approximately_sparse": True,
+        "symmetric": True,
+        "row_stochastic": None,
+        "nonnegative": True,
+    },
+    "attention": {
+        "static": False,
+        "square": True,
+        "sparse": False,
+        "approximately_sparse": True,
+        "symmetric": False,
+        "row_stochastic": True,
+        "nonnegative": True,
+    },
 }

@@ -49,8 +49,10 @@ def presenter_of(record) -> Presenter:
     for cls in type(record).__mro__:
         if cls in _PRESENTERS:
             return _PRESENTERS[cls]
-    raise RuntimeError(f"{type(record).__name__} is shown by gdlcheck.output, whose presenters are not "
-                       "registered yet: import gdlcheck.api first")
+    raise RuntimeError(
+        f"{type(record).__name__} is shown by gdlcheck.output, whose presenters are not "
+        "registered yet: import gdlcheck.api first"
+    )
 
 
 def figure_of(record):

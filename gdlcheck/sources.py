@@ -60,7 +60,7 @@ def group_graph(path: str, n: int | None = None):
     """``--graph FILE`` for a group: a dense adjacency as it is (its automorphisms keep the colour
     matrix that derive reads); a scipy.sparse ``.npz`` or a 2 x E edge list as scipy.sparse, never
     densified (``A[target, source]``, as the Python API takes them)."""
-    A = load_graph_file(path)   # its size is checked against n by the group, after what it goes with
+    A = load_graph_file(path)  # its size is checked against n by the group, after what it goes with
     if isinstance(A, np.ndarray) and A.dtype.kind == "f":
         return A
     # an edge list has n nodes when its labels fit (the last ones may have no edge), else as many as it names
@@ -73,7 +73,7 @@ class Job:
 
     input: str
     layer: Layer
-    group: PermGroup | None     # None: inspect of a layer whose spec names no group
+    group: PermGroup | None  # None: inspect of a layer whose spec names no group
     expect: str = "equivariant"
     channels: int = 1
     kind: str = "matrix"
@@ -126,8 +126,10 @@ def matrix_job(path: str, W: np.ndarray, options: GroupOptions) -> Job:
     """A bare matrix as the linear layer ``Y = W X``; it carries no symmetry, so ``options`` must name one."""
     check_square(W, file=path)
     if not options.given:
-        raise SpecError(f"a bare matrix carries no symmetry: give {param('group', 'NAME')} (e.g. "
-                        f"{param('group', value='cyclic')})", file=path)
+        raise SpecError(
+            f"a bare matrix carries no symmetry: give {param('group', 'NAME')} (e.g. {param('group', value='cyclic')})",
+            file=path,
+        )
     group = options.build(n_default=W.shape[0])
     if group.n != W.shape[0]:
         raise SpecError(f"matrix is {W.shape[0]} x {W.shape[0]} but the group acts on n = {group.n} points", file=path)
@@ -155,15 +157,21 @@ def _refuse_unused_size(spec: Spec, options: GroupOptions) -> None:
     """-n and --shape without a group size the spec's symmetry; where it is sized already, they would do nothing."""
     sym = spec.symmetry or {}
     if options.shape:
-        raise SpecError(f"{param('shape', 'HxW')} sizes the group named with {param('group', 'NAME')}, and none was "
-                        "given; the spec's group takes its shape from symmetry: {shape: ...}", file=spec.path)
+        raise SpecError(
+            f"{param('shape', 'HxW')} sizes the group named with {param('group', 'NAME')}, and none was "
+            "given; the spec's group takes its shape from symmetry: {shape: ...}",
+            file=spec.path,
+        )
     if options.n is None:
         return
     fixed = [key for key in ("n", "shape", "graph", "generators") if sym.get(key) is not None]
     if fixed and not (fixed == ["n"] and sym["n"] == options.n):
         value = sym["n"] if fixed[0] == "n" else "..."
-        raise spec.error(f"{param('n', 'N')} does not apply: the spec's symmetry fixes the size ({fixed[0]}: {value}); "
-                         f"to check another size give {param('group', 'NAME')} as well", f"symmetry.{fixed[0]}")
+        raise spec.error(
+            f"{param('n', 'N')} does not apply: the spec's symmetry fixes the size ({fixed[0]}: {value}); "
+            f"to check another size give {param('group', 'NAME')} as well",
+            f"symmetry.{fixed[0]}",
+        )
 
 
 def _from_spec(spec: Spec, options: GroupOptions) -> Job:
@@ -187,8 +195,13 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
     layer = build_layer(spec.layer, ctx, spec.layer_key)
     n_layer = layer_points(layer)
     if cli_group:
-        if (options.shape is None and options.n is None and sym.get("shape") is not None and options.name
-                and find_family(options.name).is_grid):
+        if (
+            options.shape is None
+            and options.n is None
+            and sym.get("shape") is not None
+            and options.name
+            and find_family(options.name).is_grid
+        ):
             # a grid group named on the command line takes the spec's grid, not a line of n points
             from dataclasses import replace
 
@@ -197,9 +210,13 @@ def _from_spec(spec: Spec, options: GroupOptions) -> Job:
     else:
         args, graph = _spec_group_options(spec, layer.graph())
         try:
-            group = build_group(args.get("group"), n=args.get("n", None if graph is not None or args.get("shape")
-                                                            else n_layer),
-                                shape=args.get("shape"), generators=args.get("generators"), graph=graph)
+            group = build_group(
+                args.get("group"),
+                n=args.get("n", None if graph is not None or args.get("shape") else n_layer),
+                shape=args.get("shape"),
+                generators=args.get("generators"),
+                graph=graph,
+            )
         except GroupError as err:
             # the spec's keys are spelled as the Python parameters (n, shape, graph), not as flags
             raise spec.error(spell(err.what), "symmetry") from None
@@ -220,13 +237,22 @@ def _spec_job(spec: Spec, layer: Layer, group: PermGroup | None) -> Job:
         raise spec.error(f"channels is {spec.channels} but the layer reads {in_channels} channels", "channels")
     channels = spec.channels or in_channels or 1
     kind = spec.layer.get("kind", "sequential") if isinstance(spec.layer, dict) else "sequential"
-    return Job(input=spec.path, layer=layer, group=group, expect=spec.expect, channels=channels, kind=str(kind),
-               name=spec.name, seed=spec.seed, spec=spec)
+    return Job(
+        input=spec.path,
+        layer=layer,
+        group=group,
+        expect=spec.expect,
+        channels=channels,
+        kind=str(kind),
+        name=spec.name,
+        seed=spec.seed,
+        spec=spec,
+    )
 
 
 def layer_points(layer: Layer) -> int | None:
     """The number of points the layer is tied to (the columns of its linear form), if any."""
-    points = points_of(layer)   # without composing a sequence's matrices (n^3 work)
+    points = points_of(layer)  # without composing a sequence's matrices (n^3 work)
     if points is not None:
         return points
     form = layer.linear_form()
@@ -235,8 +261,7 @@ def layer_points(layer: Layer) -> int | None:
     return None
 
 
-def resolve_layer(path: str, n: int | None = None, stdin_data: bytes | None = None,
-                  allow: tuple[str, ...] = ()) -> Job:
+def resolve_layer(path: str, n: int | None = None, stdin_data: bytes | None = None, allow: tuple[str, ...] = ()) -> Job:
     """Read ``path`` for ``inspect``: the layer and its size; the group is built only if the spec has one.
 
     ``n`` comes from ``n`` (the command line), the spec's symmetry, or the layer's weights.
@@ -259,8 +284,7 @@ def _layer_from_spec(spec: Spec, n: int | None) -> Job:
     layer = build_layer(spec.layer, ctx, spec.layer_key)
     n_layer = layer_points(layer)
     if n is None and n_layer is None:
-        raise SpecError("the number of points is not known: give symmetry: {group: ..., n: N} or -n N",
-                        file=spec.path)
+        raise SpecError("the number of points is not known: give symmetry: {group: ..., n: N} or -n N", file=spec.path)
     if n is not None and n_layer is not None and n != n_layer:
         raise SpecError(f"the layer acts on {n_layer} points, not n = {n}", file=spec.path)
     return _spec_job(spec, layer, None)

@@ -28,8 +28,8 @@ class Found(Shown):
     and the catalogue groups inside it."""
 
     group: PermGroup
-    colours: int                  # colour classes of the entries
-    contains: list[str]           # catalogue groups (with their shape) whose generators fix W
+    colours: int  # colour classes of the entries
+    contains: list[str]  # catalogue groups (with their shape) whose generators fix W
     tol: float
     # values within tol of each other that the greedy cut put in different colours: how many such
     # neighbouring pairs, and the closest one (a symmetry moving one onto the other is not found)
@@ -57,15 +57,16 @@ def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Found:
     W = np.asarray(W, dtype=float)
     if W.ndim != 2 or W.shape[0] == 0 or W.shape[0] != W.shape[1]:
         raise GroupError(f"symmetries need a square matrix with at least one row, got shape {list(W.shape)}")
-    uniq, cluster, C = value_labels(W, tol)   # C: the entries' colours where they came with the values
+    uniq, cluster, C = value_labels(W, tol)  # C: the entries' colours where they came with the values
     ties = _near_ties(uniq, cluster, tol)
     diagonal = cluster[np.searchsorted(uniq, np.diag(W))]
     if np.unique(diagonal).size == W.shape[0]:
         # every diagonal entry a colour of its own: sigma must map each point to the one point with
         # its diagonal colour, itself -- only the identity commutes (no n x n labels needed)
         group = PermGroup("symmetries", W.shape[0], (), order_formula=1)
-        return Found(group=group, colours=int(cluster[-1]) + 1, contains=_without_generators(W.shape[0]),
-                     tol=tol, **ties)
+        return Found(
+            group=group, colours=int(cluster[-1]) + 1, contains=_without_generators(W.shape[0]), tol=tol, **ties
+        )
     if C is None:
         C = colour_classes(W, tol, classes=(uniq, cluster))
     # colour_classes' labels, and the sample's, are 0..k-1 with each present
@@ -73,8 +74,7 @@ def find_symmetries(W: np.ndarray, tol: float = TOL, progress=None) -> Found:
     if progress:
         progress("the catalogue groups inside")
     group = PermGroup("symmetries", C.shape[0], tuple(gens), order_formula=order, graph=C)
-    return Found(group=group, colours=int(C.max()) + 1 if C.size else 0, contains=contained_groups(C), tol=tol,
-                 **ties)
+    return Found(group=group, colours=int(C.max()) + 1 if C.size else 0, contains=contained_groups(C), tol=tol, **ties)
 
 
 def _near_ties(uniq: np.ndarray, cluster: np.ndarray, tol: float) -> dict:
@@ -89,11 +89,11 @@ def _near_ties(uniq: np.ndarray, cluster: np.ndarray, tol: float) -> dict:
     e = math.frexp(top)[1] if top > 0 else 0
     limit = tol * math.ldexp(top, -e)
     ties, closest, at = 0, math.inf, -1
-    step = 1 << 18      # a block of values at a time: a matrix of distinct entries has n^2 of them
+    step = 1 << 18  # a block of values at a time: a matrix of distinct entries has n^2 of them
     with np.errstate(over="ignore"):
         for s0 in range(0, uniq.size - 1, step):
-            gap = np.ldexp(np.diff(uniq[s0:s0 + step + 1]), -e)
-            part = cluster[s0:s0 + step + 1]
+            gap = np.ldexp(np.diff(uniq[s0 : s0 + step + 1]), -e)
+            part = cluster[s0 : s0 + step + 1]
             tie = (part[1:] != part[:-1]) & (gap <= limit)
             if tie.any():
                 ties += int(tie.sum())
@@ -142,18 +142,19 @@ def _keeper(C: np.ndarray):
         return lambda g: bool(np.array_equal(diag[g], diag))
     probe = np.unique(np.linspace(0, n - 1, num=min(n, 8)).astype(np.int64))
 
-    seen: dict[bytes, bool] = {}   # grid shapes share generators (the shift by W is the first axis of H x W)
-    cycles: list[tuple[np.ndarray, np.ndarray]] = []   # keepers that are one n-cycle: (its points in order, place)
+    seen: dict[bytes, bool] = {}  # grid shapes share generators (the shift by W is the first axis of H x W)
+    cycles: list[tuple[np.ndarray, np.ndarray]] = []  # keepers that are one n-cycle: (its points in order, place)
 
     def keeps(g: np.ndarray) -> bool:
         g = g.astype(np.int64)
         key = g.tobytes()
         if key not in seen:
             if any(_power_of(g, order, place) for order, place in cycles):
-                seen[key] = True    # a power of a permutation that keeps C keeps it: no full compare
+                seen[key] = True  # a power of a permutation that keeps C keeps it: no full compare
             else:
-                seen[key] = bool(np.array_equal(diag[g], diag)
-                                 and np.array_equal(C[np.ix_(g[probe], g)], C[probe]) and fixes(g, C))
+                seen[key] = bool(
+                    np.array_equal(diag[g], diag) and np.array_equal(C[np.ix_(g[probe], g)], C[probe]) and fixes(g, C)
+                )
                 if seen[key]:
                     cycle = _one_cycle(g)
                     if cycle is not None:
@@ -169,7 +170,7 @@ def _one_cycle(g: np.ndarray):
     n = len(g)
     order = np.empty(n, dtype=np.int64)
     point = 0
-    for t in range(n):   # O(n); a cycle that closes early is not one n-cycle
+    for t in range(n):  # O(n); a cycle that closes early is not one n-cycle
         order[t] = point
         point = int(g[point])
         if point == 0 and t < n - 1:

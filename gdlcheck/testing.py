@@ -28,12 +28,26 @@ from gdlcheck.verification import Verified
 __all__ = ["assert_equivariant"]
 
 
-def assert_equivariant(f: Callable[..., Any], group: PermGroup | str, shape: Shape | None = None,
-                       expect: str = "equivariant", trials: int = 8, tol: float | None = None, seed: int = 0, *,
-                       dtype: str = "float64", graph: Any = None, inputs: Any = None, outputs: Any = None,
-                       points_axis: Axes | None = None, batch_axes: Axes | None = None, method: str = "auto",
-                       name: str | None = None, weights: str | os.PathLike | None = None,
-                       example: Any = None) -> Verified:
+def assert_equivariant(
+    f: Callable[..., Any],
+    group: PermGroup | str,
+    shape: Shape | None = None,
+    expect: str = "equivariant",
+    trials: int = 8,
+    tol: float | None = None,
+    seed: int = 0,
+    *,
+    dtype: str = "float64",
+    graph: Any = None,
+    inputs: Any = None,
+    outputs: Any = None,
+    points_axis: Axes | None = None,
+    batch_axes: Axes | None = None,
+    method: str = "auto",
+    name: str | None = None,
+    weights: str | os.PathLike | None = None,
+    example: Any = None,
+) -> Verified:
     """Assert that ``f(P X) == P f(X)`` (``f(P X) == f(X)`` for ``expect="invariant"``).
 
     Parameters
@@ -61,9 +75,25 @@ def assert_equivariant(f: Callable[..., Any], group: PermGroup | str, shape: Sha
     """
     __tracebackhide__ = True
     try:
-        result = verify_callable(f, group, shape=shape, expect=expect, trials=trials, tol=tol, seed=seed, dtype=dtype,
-                                 graph=graph, inputs=inputs, outputs=outputs, points_axis=points_axis,
-                                 batch_axes=batch_axes, method=method, name=name, weights=weights, example=example)
+        result = verify_callable(
+            f,
+            group,
+            shape=shape,
+            expect=expect,
+            trials=trials,
+            tol=tol,
+            seed=seed,
+            dtype=dtype,
+            graph=graph,
+            inputs=inputs,
+            outputs=outputs,
+            points_axis=points_axis,
+            batch_axes=batch_axes,
+            method=method,
+            name=name,
+            weights=weights,
+            example=example,
+        )
     except GdlcheckError as err:
         # raised again from this (hidden) frame: pytest shows the test's line and, as the cause, the
         # user's own exception with the user's frames, and none of gdlcheck's own in between

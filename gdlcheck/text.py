@@ -112,8 +112,9 @@ def shorten(text, width: int, ellipsis: str = "...") -> str:
     return text[: width - len(ellipsis)] + ellipsis
 
 
-def parse_shape(value, what: str = "shape", error: type[GdlcheckError] = GdlcheckError,
-                example: str = "'8x8' or '4x4x4'") -> tuple[int, ...]:
+def parse_shape(
+    value, what: str = "shape", error: type[GdlcheckError] = GdlcheckError, example: str = "'8x8' or '4x4x4'"
+) -> tuple[int, ...]:
     """``"8x8"``, ``"4x4x4"``, ``[8, 8]``, ``(6, 2)`` or ``8`` -> a tuple of positive ints.
 
     Raises ``error`` (a :class:`GdlcheckError` subclass) that quotes the value.

@@ -7,7 +7,7 @@ still deviates by a few ulps after a dozen of them.
 """
 
 DEFAULT_TOL = {"float64": 1e-9, "float32": 1e-5}
-TOL = DEFAULT_TOL["float64"]       # --tol of verify and symmetries
+TOL = DEFAULT_TOL["float64"]  # --tol of verify and symmetries
 
 # inspect: two aggregation matrices are "the same" (static, symmetric) within this, relative
 SAME_TOL = 1e-12
@@ -33,4 +33,4 @@ SUBNORMAL_ULPS = 4
 # absolute: 1 ulp of a bias of 1e7 is 1.9e-9, and an exact 0 computed through it is that far off
 ROUNDING_ULPS = 64
 # that bound per unit of magnitude, by dtype (eps is 2^-52 in float64, 2^-23 in float32)
-ROUNDING = {"float64": ROUNDING_ULPS * 2.0 ** -52, "float32": ROUNDING_ULPS * 2.0 ** -23}
+ROUNDING = {"float64": ROUNDING_ULPS * 2.0**-52, "float32": ROUNDING_ULPS * 2.0**-23}

@@ -36,13 +36,13 @@ class Word(str, Enum):
 class Verdict(Word):
     """A result's verdict (JSON ``"verdict"``); docs/verdicts.md says what each means."""
 
-    HOLDS = "holds"                                    # exact check: holds with no deviation at all
+    HOLDS = "holds"  # exact check: holds with no deviation at all
     HOLDS_WITHIN_TOLERANCE = "holds_within_tolerance"  # exact check: deviation within tol of the largest entry
-    HOLDS_NUMERICALLY = "holds_numerically"            # only the numeric check applies, and it holds
+    HOLDS_NUMERICALLY = "holds_numerically"  # only the numeric check applies, and it holds
     FAILS = "fails"
     INCONCLUSIVE = "inconclusive"
-    ERROR = "error"                                    # the input could not be read
-    NOT_JUDGED = "not_judged"                          # a tensor of a weights file that is not a map on the points
+    ERROR = "error"  # the input could not be read
+    NOT_JUDGED = "not_judged"  # a tensor of a weights file that is not a map on the points
 
     @property
     def word(self) -> str:
@@ -84,8 +84,9 @@ _SHOWN = {
     Verdict.HOLDS_WITHIN_TOLERANCE: Shown("PASS", "bold green", "holds within tolerance (not exactly)", True, EXIT_OK),
     Verdict.HOLDS_NUMERICALLY: Shown("PASS", "bold green", "holds on every numeric trial", True, EXIT_OK),
     Verdict.FAILS: Shown("FAIL", "bold red", "does not hold", False, EXIT_FAIL),
-    Verdict.INCONCLUSIVE: Shown("INCONCLUSIVE", "bold yellow", "could not be decided exactly", False,
-                                EXIT_INCONCLUSIVE),
+    Verdict.INCONCLUSIVE: Shown(
+        "INCONCLUSIVE", "bold yellow", "could not be decided exactly", False, EXIT_INCONCLUSIVE
+    ),
     Verdict.ERROR: Shown("ERROR", "bold red", "input error", False, EXIT_INPUT),
     Verdict.NOT_JUDGED: Shown("-", "dim", "not judged: not a map on the points", False, EXIT_OK),
 }
@@ -94,9 +95,9 @@ _SHOWN = {
 class Method(Word):
     """How a layer is checked (``--method``, ``method=``), and a check's method (``exact`` or ``numeric``)."""
 
-    AUTO = "auto"          # both where they apply: the exact check, the trials where it cannot decide
-    EXACT = "exact"        # compare the weights (sympy for symbols), or the proof of a torch module
-    NUMERIC = "numeric"    # random inputs
+    AUTO = "auto"  # both where they apply: the exact check, the trials where it cannot decide
+    EXACT = "exact"  # compare the weights (sympy for symbols), or the proof of a torch module
+    NUMERIC = "numeric"  # random inputs
     BOTH = "both"
 
     @property

@@ -17,8 +17,7 @@ SAMPLES = ROOT / "samples"
 # whatever the environment says, so a green run stays green. A search for new examples is asked
 # for by name: ``python -m pytest --hypothesis-profile explore`` (docs/install.md); hypothesis's
 # own plugin reads the option after this file is loaded, so it overrides the default below.
-settings.register_profile("default-derandomized", derandomize=True, deadline=None, max_examples=60,
-                          database=None)
+settings.register_profile("default-derandomized", derandomize=True, deadline=None, max_examples=60, database=None)
 settings.register_profile("explore", deadline=None, max_examples=200)
 settings.load_profile("default-derandomized")
 
@@ -46,8 +45,11 @@ def forbid(monkeypatch, target, name: str, what: str) -> None:
 
     # the holders are found first, in each module's own namespace: getattr would run the root
     # package's lazy __getattr__ after the patch and cache the patched function there for good
-    holders = [module for module_name, module in list(sys.modules.items())
-               if module_name.split(".")[0] == "gdlcheck" and vars(module).get(name) is real]
+    holders = [
+        module
+        for module_name, module in list(sys.modules.items())
+        if module_name.split(".")[0] == "gdlcheck" and vars(module).get(name) is real
+    ]
     monkeypatch.setattr(target, name, never)
     for module in holders:
         monkeypatch.setattr(module, name, never)

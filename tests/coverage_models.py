@@ -90,8 +90,8 @@ class PointNetSeg(nn.Module):
         self.local = nn.Sequential(nn.Conv1d(D, 8, 1), nn.ReLU())
         self.head = nn.Conv1d(16, 3, 1)
 
-    def forward(self, x):                       # (B, D, N)
-        if self.transform:                      # a T-Net: a D x D matrix from the global feature
+    def forward(self, x):  # (B, D, N)
+        if self.transform:  # a T-Net: a D x D matrix from the global feature
             t = self.tnet_head(self.tnet(x).amax(2)).view(-1, D, D) + torch.eye(D, dtype=x.dtype)
             x = torch.bmm(x.transpose(1, 2), t).transpose(1, 2)
         h = self.local(x)
@@ -144,7 +144,7 @@ class PadConv(nn.Module):
         super().__init__()
         self.conv = nn.Conv1d(D, D, 3)
 
-    def forward(self, x):                       # (D, N)
+    def forward(self, x):  # (D, N)
         return self.conv(F.pad(x[None], (1, 1), mode="circular"))[0]
 
 
@@ -155,7 +155,7 @@ class PadConv2d(nn.Module):
         super().__init__()
         self.weight = nn.Parameter(torch.randn(2, 3, 3, 2))
 
-    def forward(self, x):                       # (3, H, W)
+    def forward(self, x):  # (3, H, W)
         return F.conv2d(F.pad(x[None], (1, 0, 1, 1), mode="circular"), self.weight)[0]
 
 
@@ -242,44 +242,86 @@ def models():
         ("Mixer block, circulant token mixing", Mixer(CIRCULANT).double(), "cyclic", points),
         ("GCN on a stored normalised adjacency (Theorem 3)", Stored(RING, layers=2).double(), dihedral, points),
         ("GCN on a stored sparse adjacency", Stored(RING, "sparse").double(), dihedral, points),
-        ("DeepSets as an operator alpha I + beta 11^T",
-         Stored(0.7 * torch.eye(N, dtype=F64) + 0.2).double(), "symmetric", points),
-        ("PointNet segmentation (global feature expanded)", PointNetSeg().double(), "symmetric",
-         {"shape": (1, D, N), "points_axis": 2}),
-        ("PointNet segmentation with a T-Net (bmm)", PointNetSeg(transform=True).double(), "symmetric",
-         {"shape": (1, D, N), "points_axis": 2}),
+        (
+            "DeepSets as an operator alpha I + beta 11^T",
+            Stored(0.7 * torch.eye(N, dtype=F64) + 0.2).double(),
+            "symmetric",
+            points,
+        ),
+        (
+            "PointNet segmentation (global feature expanded)",
+            PointNetSeg().double(),
+            "symmetric",
+            {"shape": (1, D, N), "points_axis": 2},
+        ),
+        (
+            "PointNet segmentation with a T-Net (bmm)",
+            PointNetSeg(transform=True).double(),
+            "symmetric",
+            {"shape": (1, D, N), "points_axis": 2},
+        ),
         ("ALiBi with a circular distance, dihedral", Biased(DIST).double(), dihedral, points),
         ("ALiBi with a linear distance, reversal", Biased(LINEAR_DIST).double(), REVERSAL, points),
         ("attention on a stored graph's edges", GraphAttention().double(), dihedral, points),
         ("circular convolution written with roll", RollConv().double(), "cyclic", points),
-        ("circular convolution by F.pad and conv1d", PadConv().double(), "cyclic",
-         {"shape": (D, N), "points_axis": 1}),
-        ("circular convolution by F.pad and conv2d, translations", PadConv2d().double(), "translations",
-         {"shape": (3, 5, 6), "points_axis": (1, 2)}),
-        ("circular convolution by F.pad and conv1d, symmetric kernel, dihedral", _mirrored(PadConv().double()),
-         dihedral, {"shape": (D, N), "points_axis": 1}),
-        ("Set Transformer pooling by a seed query", SetPooling().double(), "symmetric",
-         dict(points, expect="invariant")),
+        ("circular convolution by F.pad and conv1d", PadConv().double(), "cyclic", {"shape": (D, N), "points_axis": 1}),
+        (
+            "circular convolution by F.pad and conv2d, translations",
+            PadConv2d().double(),
+            "translations",
+            {"shape": (3, 5, 6), "points_axis": (1, 2)},
+        ),
+        (
+            "circular convolution by F.pad and conv1d, symmetric kernel, dihedral",
+            _mirrored(PadConv().double()),
+            dihedral,
+            {"shape": (D, N), "points_axis": 1},
+        ),
+        (
+            "Set Transformer pooling by a seed query",
+            SetPooling().double(),
+            "symmetric",
+            dict(points, expect="invariant"),
+        ),
         ("features normalised over the set, stacked", Centred().double(), "symmetric", points),
         ("features written into a fresh tensor", Filled().double(), "symmetric", points),
         ("the set's mean repeated to every point", Repeated().double(), "symmetric", points),
-        ("TransformerEncoder with a padding mask (nested tensors)", PaddedEncoder().double(), "symmetric",
-         {"shape": (1, N, D), "points_axis": 1}),
+        (
+            "TransformerEncoder with a padding mask (nested tensors)",
+            PaddedEncoder().double(),
+            "symmetric",
+            {"shape": (1, N, D), "points_axis": 1},
+        ),
     ]
-    for name, module in [("Bilinear", PerPoint(nn.Bilinear(D, D, 3), two=True)),
-                         ("GRUCell", PerPoint(nn.GRUCell(D, 3))), ("ELU", nn.ELU()), ("Softplus", nn.Softplus()),
-                         ("Hardswish", nn.Hardswish()), ("Mish", nn.Mish()), ("LeakyReLU", nn.LeakyReLU(0.1)),
-                         ("LogSoftmax over channels", nn.LogSoftmax(-1)), ("Sigmoid", nn.Sigmoid()),
-                         ("Hardtanh", nn.Hardtanh()), ("RMSNorm", nn.RMSNorm(D)), ("LogSigmoid", nn.LogSigmoid()),
-                         ("Hardsigmoid", nn.Hardsigmoid()), ("ReLU6", nn.ReLU6()), ("SELU", nn.SELU()),
-                         ("CELU", nn.CELU()), ("Softsign", nn.Softsign()), ("Tanhshrink", nn.Tanhshrink()),
-                         ("Softmin over channels", nn.Softmin(-1)),
-                         ("GRU over a short sequence per point", Sequence(nn.GRU(D // 2, 3, batch_first=True))),
-                         ("LSTM over a short sequence per point", Sequence(nn.LSTM(D // 2, 3, batch_first=True)))]:
+    for name, module in [
+        ("Bilinear", PerPoint(nn.Bilinear(D, D, 3), two=True)),
+        ("GRUCell", PerPoint(nn.GRUCell(D, 3))),
+        ("ELU", nn.ELU()),
+        ("Softplus", nn.Softplus()),
+        ("Hardswish", nn.Hardswish()),
+        ("Mish", nn.Mish()),
+        ("LeakyReLU", nn.LeakyReLU(0.1)),
+        ("LogSoftmax over channels", nn.LogSoftmax(-1)),
+        ("Sigmoid", nn.Sigmoid()),
+        ("Hardtanh", nn.Hardtanh()),
+        ("RMSNorm", nn.RMSNorm(D)),
+        ("LogSigmoid", nn.LogSigmoid()),
+        ("Hardsigmoid", nn.Hardsigmoid()),
+        ("ReLU6", nn.ReLU6()),
+        ("SELU", nn.SELU()),
+        ("CELU", nn.CELU()),
+        ("Softsign", nn.Softsign()),
+        ("Tanhshrink", nn.Tanhshrink()),
+        ("Softmin over channels", nn.Softmin(-1)),
+        ("GRU over a short sequence per point", Sequence(nn.GRU(D // 2, 3, batch_first=True))),
+        ("LSTM over a short sequence per point", Sequence(nn.LSTM(D // 2, 3, batch_first=True))),
+    ]:
         out.append((name, module.double(), "symmetric", points))
     channels_first = {"shape": (1, D, N), "points_axis": 2}
-    out += [("GroupNorm over channels and points", nn.GroupNorm(2, D).double(), "symmetric", channels_first),
-            ("InstanceNorm1d", nn.InstanceNorm1d(D, affine=True).double(), "symmetric", channels_first)]
+    out += [
+        ("GroupNorm over channels and points", nn.GroupNorm(2, D).double(), "symmetric", channels_first),
+        ("InstanceNorm1d", nn.InstanceNorm1d(D, affine=True).double(), "symmetric", channels_first),
+    ]
     return out
 
 
@@ -296,15 +338,22 @@ def pyg_models(gnn, moving):
             return self.m(x, edge_index)
 
     deg = torch.tensor([0, 0, N])
-    made = [("GCN model", gnn.GCN(D, 8, 2, 5)), ("GCN model, jk='cat'", gnn.GCN(D, 8, 2, 5, jk="cat")),
-            ("GCN model, jk='max'", gnn.GCN(D, 8, 2, 5, jk="max")),
-            ("GCN model, jk='lstm'", gnn.GCN(D, 8, 2, 5, jk="lstm")),
-            ("GraphSAGE model", gnn.GraphSAGE(D, 8, 2, 5)), ("GIN model", gnn.GIN(D, 8, 2, 5)),
-            ("GAT model", gnn.GAT(D, 8, 2, 5, heads=2)), ("EdgeCNN model", gnn.EdgeCNN(D, 8, 2, 5)),
-            ("PNA model", gnn.PNA(D, 8, 2, 5, aggregators=["mean", "max", "std"],
-                                  scalers=["identity", "amplification"], deg=deg)),
-            ("GPSConv (to_dense_batch, then h[mask])", gnn.GPSConv(D, gnn.GCNConv(D, D), heads=2)),
-            ("DeepGCNLayer, res+", gnn.DeepGCNLayer(gnn.GENConv(D, D), nn.LayerNorm(D), nn.ReLU(), block="res+"))]
+    made = [
+        ("GCN model", gnn.GCN(D, 8, 2, 5)),
+        ("GCN model, jk='cat'", gnn.GCN(D, 8, 2, 5, jk="cat")),
+        ("GCN model, jk='max'", gnn.GCN(D, 8, 2, 5, jk="max")),
+        ("GCN model, jk='lstm'", gnn.GCN(D, 8, 2, 5, jk="lstm")),
+        ("GraphSAGE model", gnn.GraphSAGE(D, 8, 2, 5)),
+        ("GIN model", gnn.GIN(D, 8, 2, 5)),
+        ("GAT model", gnn.GAT(D, 8, 2, 5, heads=2)),
+        ("EdgeCNN model", gnn.EdgeCNN(D, 8, 2, 5)),
+        (
+            "PNA model",
+            gnn.PNA(D, 8, 2, 5, aggregators=["mean", "max", "std"], scalers=["identity", "amplification"], deg=deg),
+        ),
+        ("GPSConv (to_dense_batch, then h[mask])", gnn.GPSConv(D, gnn.GCNConv(D, D), heads=2)),
+        ("DeepGCNLayer, res+", gnn.DeepGCNLayer(gnn.GENConv(D, D), nn.LayerNorm(D), nn.ReLU(), block="res+")),
+    ]
     out = [(f"PyG {name}, moving graph", OnGraph(m), "symmetric", moving) for name, m in made]
     out.append(("PyG MLP", gnn.MLP([D, 8, 5]), "symmetric", {"shape": (N, D)}))
     ring = _ring_ids()
@@ -312,8 +361,11 @@ def pyg_models(gnn, moving):
     A[ring[0], ring[1]] = 1
     held = {"shape": (N, D), "inputs": ["points", gdlcheck.fixed(ring)]}
     autos = gdlcheck.group("automorphisms", graph=A)
-    for name, m in [("GCN model", gnn.GCN(D, 8, 2, 5)), ("GraphSAGE model", gnn.GraphSAGE(D, 8, 2, 5)),
-                    ("GIN model", gnn.GIN(D, 8, 2, 5))]:
+    for name, m in [
+        ("GCN model", gnn.GCN(D, 8, 2, 5)),
+        ("GraphSAGE model", gnn.GraphSAGE(D, 8, 2, 5)),
+        ("GIN model", gnn.GIN(D, 8, 2, 5)),
+    ]:
         out.append((f"PyG {name}, fixed ring", OnGraph(m), autos, held))
     return out
 
@@ -344,12 +396,14 @@ def wrapped():
 
     points = {"shape": (N, D)}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)   # torch's note on jit.trace
+        warnings.simplefilter("ignore", DeprecationWarning)  # torch's note on jit.trace
         traced = torch.jit.trace(mlp(), torch.randn(N, D, dtype=F64))
-    return [("MLP under torch.jit.script", torch.jit.script(mlp()), "symmetric", points),
-            ("MLP under torch.jit.trace", traced, "symmetric", points),
-            ("MLP under torch.vmap over the points", Mapped(), "symmetric", points),
-            ("TransformerEncoderLayer under torch.inference_mode", Inference(), "symmetric", points)]
+    return [
+        ("MLP under torch.jit.script", torch.jit.script(mlp()), "symmetric", points),
+        ("MLP under torch.jit.trace", traced, "symmetric", points),
+        ("MLP under torch.vmap over the points", Mapped(), "symmetric", points),
+        ("TransformerEncoderLayer under torch.inference_mode", Inference(), "symmetric", points),
+    ]
 
 
 def _ring_ids(n=N):
@@ -390,17 +444,37 @@ def twins():
     bad_alibi = Biased(DIST).double()
     _broken(bad_alibi, "bias", (torch.tensor(0), torch.tensor(2)))
     return [
-        ("circulant token mixing, one entry off", _broken(Stored(CIRCULANT).double(), "M",
-                                                         (torch.tensor(0), torch.tensor(3))), "cyclic", points, "M"),
+        (
+            "circulant token mixing, one entry off",
+            _broken(Stored(CIRCULANT).double(), "M", (torch.tensor(0), torch.tensor(3))),
+            "cyclic",
+            points,
+            "M",
+        ),
         ("Mixer block, one token weight off", bad_mixer, "cyclic", points, "tokens.weight"),
-        ("GCN on a stored adjacency, one edge off", _broken(Stored(RING, layers=2).double(), "M",
-                                                            (torch.tensor(0), torch.tensor(4))), dihedral, points, "M"),
+        (
+            "GCN on a stored adjacency, one edge off",
+            _broken(Stored(RING, layers=2).double(), "M", (torch.tensor(0), torch.tensor(4))),
+            dihedral,
+            points,
+            "M",
+        ),
         ("ALiBi, one bias off", bad_alibi, dihedral, points, "bias"),
         ("a circulant under reflections", Stored(CIRCULANT).double(), dihedral, points, "M"),
-        ("a circular convolution by F.pad and conv1d under reflections", PadConv().double(), dihedral,
-         {"shape": (D, N), "points_axis": 1}, "conv.weight"),
-        ("PointNet segmentation with a per-point offset", Offset(PointNetSeg().double()), "symmetric",
-         {"shape": (1, D, N), "points_axis": 2}, "offset"),
+        (
+            "a circular convolution by F.pad and conv1d under reflections",
+            PadConv().double(),
+            dihedral,
+            {"shape": (D, N), "points_axis": 1},
+            "conv.weight",
+        ),
+        (
+            "PointNet segmentation with a per-point offset",
+            Offset(PointNetSeg().double()),
+            "symmetric",
+            {"shape": (1, D, N), "points_axis": 2},
+            "offset",
+        ),
         ("a scripted layer, then a per-point table", FirstRow(), "symmetric", points, "1.table"),
     ]
 
@@ -459,7 +533,7 @@ class Lifting(nn.Module):
             self.conv.weight.copy_(torch.cat([torch.rot90(kernel, r, (-2, -1)) for r in range(4)]))
             self.conv.bias.copy_(torch.randn(2, dtype=F64).repeat(4))
 
-    def forward(self, x):                       # (3, H, W)
+    def forward(self, x):  # (3, H, W)
         y = self.conv(x[None])[0]
         return y.view(4, 2, *y.shape[1:]).amax(0)
 
@@ -484,7 +558,7 @@ class GCNN(nn.Module):
             self.group.weight.copy_(_group_kernels(torch.randn(2, 4, 2, 3, 3, dtype=F64)))
             self.group.bias.copy_(torch.randn(2, dtype=F64).repeat(4))
 
-    def forward(self, x):                       # (3, H, W)
+    def forward(self, x):  # (3, H, W)
         h = self.group(self.lift.conv(x[None]).relu())[0]
         return h.view(4, 2, *h.shape[1:]).amax(0)
 
@@ -497,7 +571,7 @@ class PaddedLifting(nn.Module):
         super().__init__()
         self.kernel = nn.Parameter(torch.randn(2, 3, 3, 3))
 
-    def forward(self, x):                       # (3, H, W)
+    def forward(self, x):  # (3, H, W)
         kernels = torch.cat([torch.rot90(self.kernel, k, (-2, -1)) for k in range(4)])
         y = F.conv2d(F.pad(x[None], (1, 1, 1, 1), mode="circular"), kernels)[0]
         return y.view(4, 2, *y.shape[1:]).amax(0)
@@ -510,7 +584,7 @@ class PaddedConv(nn.Module):
         super().__init__()
         self.weight = nn.Parameter(kernel)
 
-    def forward(self, x):                       # (3, H, W)
+    def forward(self, x):  # (3, H, W)
         return F.conv2d(F.pad(x[None], (1, 1, 1, 1), mode="circular"), self.weight)[0]
 
 
@@ -532,7 +606,7 @@ class D4Net(nn.Module):
         super().__init__()
         self.one = nn.Conv2d(3, 4, 3, padding=1, padding_mode="circular").double()
         self.two = nn.Conv2d(4, 2, 3, padding=1, padding_mode="circular").double()
-        with torch.no_grad():   # in float64: a kernel averaged in float32 is symmetric only to rounding
+        with torch.no_grad():  # in float64: a kernel averaged in float32 is symmetric only to rounding
             for conv in (self.one, self.two):
                 conv.weight.copy_(_d4(conv.weight))
 
@@ -554,7 +628,7 @@ class D4Skip(nn.Module):
             for conv in (self.one, self.two):
                 conv.weight.copy_(_d4(conv.weight))
 
-    def forward(self, x):                       # (3, H, W)
+    def forward(self, x):  # (3, H, W)
         h = self.one(x[None]).relu()
         h = self.two(torch.cat([h, self.norm(h)], 1))
         return self.head(h[0].permute(1, 2, 0)).mean((0, 1))
@@ -569,7 +643,7 @@ class PaddedEncoder(nn.Module):
         self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(D, 2, 16, batch_first=True), 2).eval()
         self.register_buffer("pad", torch.zeros(1, N, dtype=torch.bool))
 
-    def forward(self, x):                       # (1, N, D)
+    def forward(self, x):  # (1, N, D)
         return self.encoder(x, src_key_padding_mask=self.pad)
 
 
@@ -582,7 +656,7 @@ class PixelViT(nn.Module):
         self.cls = nn.Parameter(torch.randn(1, 8))
         self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 1, enable_nested_tensor=False)
 
-    def forward(self, x):                       # (3, H, W)
+    def forward(self, x):  # (3, H, W)
         tokens = self.embed(x.flatten(1).T)
         return self.encoder(torch.cat([self.cls, tokens])[:, None])[0, 0]
 
@@ -600,17 +674,22 @@ def _symmetric_conv(symmetrise):
 def grid_models():
     """The p4/p4m modules of the issue: a rotation swaps the grid's axes."""
     torch.manual_seed(0)
-    return [("C4-symmetric circular Conv2d under p4", _symmetric_conv(_c4), "p4", GRID),
-            ("D4-symmetric circular Conv2d under p4m", _symmetric_conv(_d4), "p4m", GRID),
-            ("P4 lifting layer, max over rotations", Lifting(), "p4", GRID),
-            ("P4 lifting layer by F.pad and conv2d", PaddedLifting().double(), "p4", GRID),
-            ("P4 G-CNN: lifting, a group convolution, max over rotations", GCNN(), "p4", GRID),
-            ("C4-symmetric kernel by F.pad and conv2d under p4", PaddedConv(_c4(_integers(4, 3, 3, 3))),
-             "p4", GRID),
-            ("D4-symmetric CNN with a global mean", D4Net().double(), "p4m", dict(GRID, expect="invariant")),
-            ("D4 CNN with batch norm, a skip by cat and a head over channels last", D4Skip(), "p4m",
-             dict(GRID, expect="invariant")),
-            ("pixel ViT with a CLS token, no positions", PixelViT().double(), "p4", dict(GRID, expect="invariant"))]
+    return [
+        ("C4-symmetric circular Conv2d under p4", _symmetric_conv(_c4), "p4", GRID),
+        ("D4-symmetric circular Conv2d under p4m", _symmetric_conv(_d4), "p4m", GRID),
+        ("P4 lifting layer, max over rotations", Lifting(), "p4", GRID),
+        ("P4 lifting layer by F.pad and conv2d", PaddedLifting().double(), "p4", GRID),
+        ("P4 G-CNN: lifting, a group convolution, max over rotations", GCNN(), "p4", GRID),
+        ("C4-symmetric kernel by F.pad and conv2d under p4", PaddedConv(_c4(_integers(4, 3, 3, 3))), "p4", GRID),
+        ("D4-symmetric CNN with a global mean", D4Net().double(), "p4m", dict(GRID, expect="invariant")),
+        (
+            "D4 CNN with batch norm, a skip by cat and a head over channels last",
+            D4Skip(),
+            "p4m",
+            dict(GRID, expect="invariant"),
+        ),
+        ("pixel ViT with a CLS token, no positions", PixelViT().double(), "p4", dict(GRID, expect="invariant")),
+    ]
 
 
 def grid_twins():
@@ -626,7 +705,9 @@ def grid_twins():
         lifting.conv.weight[3, 0, 0, 0] += 0.5
     padded = _c4(_integers(4, 3, 3, 3))
     padded[1, 2, 0, 1] += 0.5
-    return [("a circular Conv2d with a kernel that is not symmetric, under p4", plain, "p4", GRID, ""),
-            ("C4 kernel by F.pad and conv2d, one entry off, under p4", Outer(PaddedConv(padded)), "p4", GRID, "conv"),
-            ("D4 CNN, one kernel entry off", d4, "p4m", dict(GRID, expect="invariant"), "one"),
-            ("P4 lifting layer, one rotated kernel off", lifting, "p4", GRID, "conv")]
+    return [
+        ("a circular Conv2d with a kernel that is not symmetric, under p4", plain, "p4", GRID, ""),
+        ("C4 kernel by F.pad and conv2d, one entry off, under p4", Outer(PaddedConv(padded)), "p4", GRID, "conv"),
+        ("D4 CNN, one kernel entry off", d4, "p4m", dict(GRID, expect="invariant"), "one"),
+        ("P4 lifting layer, one rotated kernel off", lifting, "p4", GRID, "conv"),
+    ]

@@ -32,8 +32,11 @@ def a_zero_breaks_the_symmetry(module, n: int = 8, d: int = 3) -> bool:
     perm = np.random.default_rng(1).permutation(n)
     swap = [1, 0, *range(2, n)]
     generic = points(n, d)
-    return (commutes(module, swap, generic) and commutes(module, perm, generic)
-            and not commutes(module, perm, points(n, d, zero=True)))
+    return (
+        commutes(module, swap, generic)
+        and commutes(module, perm, generic)
+        and not commutes(module, perm, points(n, d, zero=True))
+    )
 
 
 def verdict(module, size, method, group="symmetric", **kwargs) -> str:

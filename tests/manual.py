@@ -37,9 +37,12 @@ def section(heading: str) -> str:
         text = read(page)
         if f"\n{heading}\n" in f"\n{text}":
             body = f"\n{text}".split(f"\n{heading}\n", 1)[1]
-            ends = [m.start() for m in re.finditer(r"^(#{1,%d}) " % level, body, flags=re.M)
-                    if not _inside_fence(body, m.start())]
-            return body[:min(ends, default=len(body))]
+            ends = [
+                m.start()
+                for m in re.finditer(r"^(#{1,%d}) " % level, body, flags=re.M)
+                if not _inside_fence(body, m.start())
+            ]
+            return body[: min(ends, default=len(body))]
     raise AssertionError(f"no page of the manual has the heading {heading!r}")
 
 
@@ -67,7 +70,7 @@ def exit_commands(text: str, printed: bool = False) -> list[tuple]:
             if not match:
                 continue
             shown = []
-            for after in lines[k + 1:]:
+            for after in lines[k + 1 :]:
                 if re.fullmatch(r"exit \d+", after):
                     item = (in_samples, match.group(1), int(after.split()[1]))
                     found.append((*item, shown) if printed else item)

@@ -17,7 +17,7 @@ from torch import nn
 from torch_geometric.nn import aggr as A
 from torch_geometric.nn import conv as C
 
-F = 8                      # input channels
+F = 8  # input channels
 RELATIONS = 2
 
 # by design not equivariant (a convolution) or not invariant (an aggregation): never proved
@@ -170,8 +170,19 @@ def _convs() -> dict:
         "GraphConv": lambda: C.GraphConv(F, 4),
         "GravNetConv": lambda: NoGraph(C.GravNetConv(F, 4, space_dimensions=2, propagate_dimensions=2, k=2)),
         "HANConv": lambda: Hetero(C.HANConv(F, 4, _hetero_meta(), heads=2)),
-        "HEATConv": lambda: Typed(C.HEATConv(F, 4, num_node_types=2, num_edge_types=RELATIONS, edge_type_emb_dim=3,
-                                             edge_dim=2, edge_attr_emb_dim=3, heads=2), node_types=True),
+        "HEATConv": lambda: Typed(
+            C.HEATConv(
+                F,
+                4,
+                num_node_types=2,
+                num_edge_types=RELATIONS,
+                edge_type_emb_dim=3,
+                edge_dim=2,
+                edge_attr_emb_dim=3,
+                heads=2,
+            ),
+            node_types=True,
+        ),
         "HGTConv": lambda: Hetero(C.HGTConv(F, 4, _hetero_meta(), heads=2)),
         "HeteroConv": lambda: Hetero(C.HeteroConv({("n", "e", "n"): C.GCNConv(F, 4)})),
         "HypergraphConv": lambda: C.HypergraphConv(F, 4),
@@ -183,8 +194,9 @@ def _convs() -> dict:
         "NNConv": lambda: _edge_conv_nn(),
         "PANConv": lambda: First(C.PANConv(F, 4, filter_size=2)),
         "PDNConv": lambda: _pdn(),
-        "PNAConv": lambda: C.PNAConv(F, 4, ["mean", "min", "max", "std"], ["identity", "amplification",
-                                                                           "attenuation"], deg, towers=2),
+        "PNAConv": lambda: C.PNAConv(
+            F, 4, ["mean", "min", "max", "std"], ["identity", "amplification", "attenuation"], deg, towers=2
+        ),
         "PPFConv": lambda: Pos(C.PPFConv(nn.Linear(F + 4, 4), nn.Linear(4, 4)), normals=True),
         "PointGNNConv": lambda: _point_gnn(),
         "PointNetConv": lambda: Pos(C.PointNetConv(nn.Linear(F + 3, 4), nn.Linear(4, 4))),
@@ -216,7 +228,7 @@ class _EdgePos(nn.Module):
         self.conv, self.dim = conv, dim
 
     def forward(self, x, edge_index):
-        pos = x[:, :self.dim]
+        pos = x[:, : self.dim]
         return self.conv(x, edge_index, (pos[edge_index[1]] - pos[edge_index[0]]).abs())
 
 
@@ -230,13 +242,14 @@ class _PointGNN(nn.Module):
 
 
 def _dna():
-    class DNA(nn.Module):   # DNAConv takes the stack of previous layers' features: (N, L, F)
+    class DNA(nn.Module):  # DNAConv takes the stack of previous layers' features: (N, L, F)
         def __init__(self):
             super().__init__()
             self.conv = C.DNAConv(F, heads=2, groups=2)
 
         def forward(self, x, edge_index):
             return self.conv(torch.stack([x, x.tanh()], 1), edge_index)
+
     return DNA()
 
 
@@ -268,6 +281,7 @@ def _xconv():
 
         def forward(self, x):
             return self.conv(x, x[:, :3])
+
     return X()
 
 
@@ -276,8 +290,9 @@ def _aggrs() -> dict:
     return {
         "AttentionalAggregation": lambda: A.AttentionalAggregation(nn.Linear(F, 1), nn.Linear(F, 4)),
         "DeepSetsAggregation": lambda: A.DeepSetsAggregation(nn.Linear(F, 4), nn.Linear(4, 4)),
-        "DegreeScalerAggregation": lambda: A.DegreeScalerAggregation(["mean", "sum"], ["identity", "amplification"],
-                                                                     deg),
+        "DegreeScalerAggregation": lambda: A.DegreeScalerAggregation(
+            ["mean", "sum"], ["identity", "amplification"], deg
+        ),
         "EquilibriumAggregation": lambda: A.EquilibriumAggregation(F, 4, num_layers=[8, 8], grad_iter=2),
         "GRUAggregation": lambda: A.GRUAggregation(F, 4),
         "GraphMultisetTransformer": lambda: A.GraphMultisetTransformer(F, k=2, heads=2),
@@ -348,8 +363,11 @@ def _typed(what: str, edges: int, held: bool) -> list:
     out = [gdlcheck.edges(kinds)]
     if what == "nodes":
         nodes = torch.zeros(N, dtype=torch.long) if held else torch.arange(N) % 2
-        attr = torch.ones(edges, 2, dtype=torch.float64) if held else torch.randn(edges, 2, dtype=torch.float64,
-                                                                                   generator=torch.Generator().manual_seed(1))
+        attr = (
+            torch.ones(edges, 2, dtype=torch.float64)
+            if held
+            else torch.randn(edges, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+        )
         out += [gdlcheck.points(nodes), gdlcheck.edges(attr)]
     return out
 
@@ -363,20 +381,40 @@ def settings(kind: str, name: str = "") -> dict:
 
     if kind == "conv":
         moving, fixed = random_graph(), ring()
-        more = (_typed(TYPED[name], moving.shape[1], False), _typed(TYPED[name], fixed.shape[1], True)) \
-            if name in TYPED else ([], [])
+        more = (
+            (_typed(TYPED[name], moving.shape[1], False), _typed(TYPED[name], fixed.shape[1], True))
+            if name in TYPED
+            else ([], [])
+        )
         held = {"shape": (N, F), "inputs": ["points", gdlcheck.fixed(fixed)] + more[1]}
-        return {"moving": ("symmetric", {"shape": (N, F), "inputs": ["points", gdlcheck.graph(moving)] + more[0]}),
-                "ring": (gdlcheck.group("automorphisms", graph=ring()), held),
-                "control": ("symmetric", held)}
+        return {
+            "moving": ("symmetric", {"shape": (N, F), "inputs": ["points", gdlcheck.graph(moving)] + more[0]}),
+            "ring": (gdlcheck.group("automorphisms", graph=ring()), held),
+            "control": ("symmetric", held),
+        }
     half = N // 2
-    within = gdlcheck.group("generators", n=N, generators=[
-        "(" + " ".join(map(str, range(half))) + ")", "(0 1)",
-        "(" + " ".join(map(str, range(half, N))) + ")", f"({half} {half + 1})"])
+    within = gdlcheck.group(
+        "generators",
+        n=N,
+        generators=[
+            "(" + " ".join(map(str, range(half))) + ")",
+            "(0 1)",
+            "(" + " ".join(map(str, range(half, N))) + ")",
+            f"({half} {half + 1})",
+        ],
+    )
     two = torch.tensor([0] * half + [1] * half)
-    return {"moving": ("symmetric", {"shape": (N, F), "expect": "invariant",
-                                     "inputs": ["points", gdlcheck.points(torch.zeros(N, dtype=torch.long))]}),
-            "ring": (within, {"shape": (N, F), "expect": "invariant", "inputs": ["points", gdlcheck.unchanged(two)]})}
+    return {
+        "moving": (
+            "symmetric",
+            {
+                "shape": (N, F),
+                "expect": "invariant",
+                "inputs": ["points", gdlcheck.points(torch.zeros(N, dtype=torch.long))],
+            },
+        ),
+        "ring": (within, {"shape": (N, F), "expect": "invariant", "inputs": ["points", gdlcheck.unchanged(two)]}),
+    }
 
 
 def check(name: str, setting: str, method: str = "exact"):
@@ -391,10 +429,12 @@ def check(name: str, setting: str, method: str = "exact"):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         module = build()
-        if name in WARM:   # the first call caches a choice of kernel; a used module keeps it
+        if name in WARM:  # the first call caches a choice of kernel; a used module keeps it
             module = module.double()
             with torch.no_grad():
-                module(torch.randn(N, F, dtype=torch.float64), random_graph(), torch.arange(random_graph().shape[1]) % 2)
+                module(
+                    torch.randn(N, F, dtype=torch.float64), random_graph(), torch.arange(random_graph().shape[1]) % 2
+                )
         r = gdlcheck.verify_callable(module, group, method=method, **kw)
     return r.verdict, reason(r)
 

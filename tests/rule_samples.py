@@ -25,7 +25,7 @@ def c(*shape):
     return (torch.arange(size, dtype=F64).reshape(shape) * 0.37 + 0.1).sin()
 
 
-NORM = (c(D), c(D), c(D).abs(), c(D).abs() + 1)   # weight, bias, running mean and variance
+NORM = (c(D), c(D), c(D).abs(), c(D).abs() + 1)  # weight, bias, running mean and variance
 # an operator on the points every permutation keeps (P M P^T = M): alpha I + beta 11^T
 OPERATOR = 0.7 * torch.eye(N, dtype=F64) + 0.2
 
@@ -51,22 +51,40 @@ def inv(fn):
 
 def _inference(fn):
     """The sample in inference mode, where torch keeps ``linear``, ``layer_norm`` and ``dropout`` whole."""
+
     def run(x):
         with torch.inference_mode():
             return fn(x)
+
     return run
 
 
 def _bag(x, op):
     ids = groups_of(x)
-    return op(c(2, D), ids, torch.tensor([0]), False, 1)[0]   # one bag, mean
+    return op(c(2, D), ids, torch.tensor([0]), False, 1)[0]  # one bag, mean
 
 
 def _encoder(x):
-    return aten._transformer_encoder_layer_fwd(x[None], D, 2, c(3 * D, D), c(3 * D), c(D, D), c(D), False, False,
-                                               1e-5, torch.ones(D, dtype=F64), torch.zeros(D, dtype=F64),
-                                               torch.ones(D, dtype=F64), torch.zeros(D, dtype=F64), c(8, D), c(8),
-                                               c(D, 8), c(D))[0]
+    return aten._transformer_encoder_layer_fwd(
+        x[None],
+        D,
+        2,
+        c(3 * D, D),
+        c(3 * D),
+        c(D, D),
+        c(D),
+        False,
+        False,
+        1e-5,
+        torch.ones(D, dtype=F64),
+        torch.zeros(D, dtype=F64),
+        torch.ones(D, dtype=F64),
+        torch.zeros(D, dtype=F64),
+        c(8, D),
+        c(8),
+        c(D, 8),
+        c(D),
+    )[0]
 
 
 def _heads(x):
@@ -80,10 +98,13 @@ SAMPLES = {
     aten._embedding_bag_forward_only.default: inv(lambda x: _bag(x, aten._embedding_bag_forward_only)),
     aten._log_softmax.default: eq(lambda x: x.log_softmax(-1)),
     aten._native_batch_norm_legit_no_training.default: eq(
-        lambda x: aten._native_batch_norm_legit_no_training(x, *NORM, 0.1, 1e-5)[0]),
+        lambda x: aten._native_batch_norm_legit_no_training(x, *NORM, 0.1, 1e-5)[0]
+    ),
     aten._native_multi_head_attention.default: eq(
-        lambda x: aten._native_multi_head_attention(x[None], x[None], x[None], D, 2, c(3 * D, D), c(3 * D), c(D, D),
-                                                    c(D), None, False)[0][0]),
+        lambda x: aten._native_multi_head_attention(
+            x[None], x[None], x[None], D, 2, c(3 * D, D), c(3 * D), c(D, D), c(D), None, False
+        )[0][0]
+    ),
     aten._prelu_kernel.default: eq(lambda x: aten._prelu_kernel(x, c(D))),
     aten._scaled_dot_product_flash_attention_for_cpu.default: eq(_heads),
     aten._safe_softmax.default: eq(lambda x: aten._safe_softmax(x, -1)),
@@ -107,8 +128,9 @@ SAMPLES = {
     aten.bmm.default: eq(lambda x: aten.bmm(x[None], c(1, D, D))[0]),
     aten.cat.default: eq(lambda x: torch.cat([x, 2 * x], 1)),
     aten.clone.default: eq(lambda x: x.clone()),
-    aten.convolution.default: eq(lambda x: aten.convolution(x[:, :, None], c(3, D, 1), c(3), [1], [0], [1], False,
-                                                            [0], 1)[:, :, 0]),
+    aten.convolution.default: eq(
+        lambda x: aten.convolution(x[:, :, None], c(3, D, 1), c(3), [1], [0], [1], False, [0], 1)[:, :, 0]
+    ),
     aten.copy_.default: eq(lambda x: torch.zeros(N, D, dtype=F64).copy_(x)),
     aten.add.Tensor: eq(lambda x: aten.add.Tensor(x, c(D))),
     aten.add_.Tensor: eq(lambda x: (2 * x).add_(c(D))),
@@ -132,19 +154,22 @@ SAMPLES = {
     aten.full_like.default: eq(lambda x: torch.full_like(x, 3.0) + x),
     aten.glu.default: eq(lambda x: aten.glu(x, 1)),
     aten.hardswish.default: eq(lambda x: F.hardswish(x)),
-    aten.index.Tensor: eq(lambda x: x[:, torch.arange(D) % 2 == 0]),   # a mask of the points' values stops the proof
+    aten.index.Tensor: eq(lambda x: x[:, torch.arange(D) % 2 == 0]),  # a mask of the points' values stops the proof
     aten.index_add.default: inv(lambda x: torch.zeros(2, D, dtype=F64).index_add(0, groups_of(x), x)),
     aten.index_add_.default: inv(lambda x: torch.zeros(2, D, dtype=F64).index_add_(0, groups_of(x), x)),
-    aten.index_reduce.default: inv(lambda x: aten.index_reduce(torch.zeros(2, D, dtype=F64), 0, groups_of(x), x,
-                                                               "amax", include_self=False)),
-    aten.index_reduce_.default: inv(lambda x: torch.zeros(2, D, dtype=F64).index_reduce_(0, groups_of(x), x, "amax",
-                                                                                         include_self=False)),
+    aten.index_reduce.default: inv(
+        lambda x: aten.index_reduce(torch.zeros(2, D, dtype=F64), 0, groups_of(x), x, "amax", include_self=False)
+    ),
+    aten.index_reduce_.default: inv(
+        lambda x: torch.zeros(2, D, dtype=F64).index_reduce_(0, groups_of(x), x, "amax", include_self=False)
+    ),
     aten.index_select.default: eq(lambda x: x.index_select(1, torch.tensor([1, 0]))),
     aten.index_put.default: eq(lambda x: aten.index_put(x, [x > 0], torch.tensor(0.5, dtype=F64))),
     aten.index_put_.default: eq(lambda x: x.clone().index_put_((torch.ones(N, dtype=torch.bool),), x * 2)),
     aten.index_copy.default: eq(lambda x: torch.zeros(N, D, dtype=F64).index_copy(0, torch.arange(N), x)),
-    aten.index_copy_.default: inv(lambda x: torch.zeros(N + 2, D, dtype=F64).index_copy_(
-        0, torch.arange(N + 1, 1, -1), x).sum(0)),
+    aten.index_copy_.default: inv(
+        lambda x: torch.zeros(N + 2, D, dtype=F64).index_copy_(0, torch.arange(N + 1, 1, -1), x).sum(0)
+    ),
     aten.layer_norm.default: eq(_inference(lambda x: F.layer_norm(x, (D,), c(D), c(D)))),
     aten.linear.default: eq(_inference(lambda x: F.linear(x, c(3, D), c(3)))),
     aten.lift_fresh.default: eq(lambda x: aten.lift_fresh(torch.ones(D, dtype=F64)) + x),
@@ -173,24 +198,35 @@ SAMPLES = {
     aten.new_full.default: eq(lambda x: x.new_full((N, D), 1.5) + x),
     aten.new_ones.default: eq(lambda x: x.new_ones((N, D)) + x),
     aten.new_zeros.default: eq(lambda x: x.new_zeros((N, D)) + x),
-    aten.nonzero.default: eq(lambda x: x[:, torch.nonzero(torch.arange(D) % 2 == 0)[:, 0]]),   # of the points' values: stops
+    aten.nonzero.default: eq(
+        lambda x: x[:, torch.nonzero(torch.arange(D) % 2 == 0)[:, 0]]
+    ),  # of the points' values: stops
     aten.ones_like.default: eq(lambda x: torch.ones_like(x) + x),
     aten.permute.default: eq(lambda x: x[None].permute(1, 0, 2)[:, 0]),
     aten.prod.default: inv(lambda x: x.prod()),
     aten.prod.dim_int: eq(lambda x: x.prod(1)),
-    aten.scatter_add.default: inv(lambda x: torch.zeros(2, D, dtype=F64).scatter_add(
-        0, groups_of(x)[:, None].expand(N, D), x)),
-    aten.scatter_add_.default: inv(lambda x: torch.zeros(2, D, dtype=F64).scatter_add_(
-        0, groups_of(x)[:, None].expand(N, D), x)),
-    aten.scatter_reduce.two: inv(lambda x: torch.zeros(2, D, dtype=F64).scatter_reduce(
-        0, groups_of(x)[:, None].expand(N, D), x, "amax", include_self=False)),
-    aten.scatter_reduce_.two: inv(lambda x: torch.zeros(2, D, dtype=F64).scatter_reduce_(
-        0, groups_of(x)[:, None].expand(N, D), x, "amax", include_self=False)),
-    aten.repeat.default: eq(lambda x: x.repeat(1, 2)[:, 1:D + 1] + x.sum(0, keepdim=True).repeat(N, 1)),
+    aten.scatter_add.default: inv(
+        lambda x: torch.zeros(2, D, dtype=F64).scatter_add(0, groups_of(x)[:, None].expand(N, D), x)
+    ),
+    aten.scatter_add_.default: inv(
+        lambda x: torch.zeros(2, D, dtype=F64).scatter_add_(0, groups_of(x)[:, None].expand(N, D), x)
+    ),
+    aten.scatter_reduce.two: inv(
+        lambda x: torch.zeros(2, D, dtype=F64).scatter_reduce(
+            0, groups_of(x)[:, None].expand(N, D), x, "amax", include_self=False
+        )
+    ),
+    aten.scatter_reduce_.two: inv(
+        lambda x: torch.zeros(2, D, dtype=F64).scatter_reduce_(
+            0, groups_of(x)[:, None].expand(N, D), x, "amax", include_self=False
+        )
+    ),
+    aten.repeat.default: eq(lambda x: x.repeat(1, 2)[:, 1 : D + 1] + x.sum(0, keepdim=True).repeat(N, 1)),
     aten.roll.default: eq(lambda x: x.roll(1, 1)),
     aten.reshape.default: eq(_inference(lambda x: x.reshape(N, 2, 2).reshape(N, D))),
-    aten.scaled_dot_product_attention.default: eq(_inference(lambda x: F.scaled_dot_product_attention(
-        x[None], x[None], x[None])[0])),
+    aten.scaled_dot_product_attention.default: eq(
+        _inference(lambda x: F.scaled_dot_product_attention(x[None], x[None], x[None])[0])
+    ),
     aten.select.int: eq(lambda x: x[:, 0]),
     aten.slice.Tensor: eq(lambda x: x[:, 1:3]),
     aten.sort.default: eq(lambda x: x.sort(1)[0]),
@@ -238,7 +274,7 @@ C, S = 2, 4
 class GridSample:
     fn: object
     expect: str = "equivariant"
-    outputs: object = None   # where the output's points are, when not on axes (1, 2)
+    outputs: object = None  # where the output's points are, when not on axes (1, 2)
 
 
 def geq(fn, outputs=None):
@@ -282,8 +318,9 @@ GRID_SAMPLES = {
     aten._prelu_kernel.default: geq(lambda x: aten._prelu_kernel(x, torch.tensor([0.25], dtype=F64))),
     aten.masked_fill_.Scalar: geq(lambda x: x.clone().masked_fill_(x > 0, 0.0)),
     aten.masked_fill_.Tensor: geq(lambda x: x.clone().masked_fill_(x > 0, torch.tensor(0.5, dtype=F64))),
-    aten.rot90.default: geq(lambda x: torch.rot90(torch.rot90(x, 1, (1, 2)), 3, (1, 2)) + torch.rot90(x, 2, (1, 2))
-                            .flip(1, 2)),
+    aten.rot90.default: geq(
+        lambda x: torch.rot90(torch.rot90(x, 1, (1, 2)), 3, (1, 2)) + torch.rot90(x, 2, (1, 2)).flip(1, 2)
+    ),
     aten.flip.default: geq(lambda x: x.flip(1).flip(1) + x.flip(1, 2).flip(2, 1)),
     aten.alias.default: geq(lambda x: aten.alias(x)),
     aten.detach.default: geq(lambda x: x.detach()),
@@ -316,17 +353,22 @@ GRID_SAMPLES = {
     aten.min.default: ginv(lambda x: x.min()),
     # width 1; padded circularly with centred taps, with taps as wide as the grid (gdlcheck.nn's
     # layout), and a lifting layer's channels (permuted by p4m) pooled
-    aten.convolution.default: geq(lambda x: F.conv2d(x[None], c(3, C, 1, 1), c(3))[0]
-                                  + _padded(x, D4_CENTRED, 1, 1, c(3))
-                                  + _padded(x, D4_WIDE, S - 1, 0)
-                                  + _padded(x, LIFT, 1, 1).amax(0, keepdim=True)),
+    aten.convolution.default: geq(
+        lambda x: (
+            F.conv2d(x[None], c(3, C, 1, 1), c(3))[0]
+            + _padded(x, D4_CENTRED, 1, 1, c(3))
+            + _padded(x, D4_WIDE, S - 1, 0)
+            + _padded(x, LIFT, 1, 1).amax(0, keepdim=True)
+        )
+    ),
     aten.cat.default: geq(lambda x: torch.cat([x, x.relu(), torch.ones(1, 1, 1, dtype=F64).expand(1, S, S)])),
     aten.stack.default: geq(lambda x: torch.stack([x, 2 * x]).sum(0)),
     aten.slice.Tensor: geq(lambda x: x[1:]),
     aten.split.Tensor: geq(lambda x: x.split(1)[1]),
     aten.split_with_sizes.default: geq(lambda x: x.split([1, 1])[0]),
     aten._native_batch_norm_legit_no_training.default: geq(
-        lambda x: aten._native_batch_norm_legit_no_training(x[None], c(C), c(C), c(C), c(C).abs() + 1, 0.1, 1e-5)[0][0]),
+        lambda x: aten._native_batch_norm_legit_no_training(x[None], c(C), c(C), c(C), c(C).abs() + 1, 0.1, 1e-5)[0][0]
+    ),
     aten.native_batch_norm.default: geq(lambda x: F.batch_norm(x[None], c(C), c(C).abs() + 1, c(C), c(C), False)[0]),
     aten.native_layer_norm.default: geq(lambda x: F.layer_norm(x.permute(1, 2, 0), (C,), c(C), c(C)).permute(2, 0, 1)),
 }

@@ -47,8 +47,9 @@ def test_points_on_any_axis_is_the_row_action_moved_there(pq, seed):
     moved = act_along(p, Y, (1,))
     assert np.array_equal(np.moveaxis(moved, 1, 0), act(p, np.moveaxis(Y, 1, 0)))
     # an action: p then q is q after p
-    assert np.array_equal(act_along(np.array(then(tuple(p), tuple(q))), Y, (1,)),
-                          act_along(q, act_along(p, Y, (1,)), (1,)))
+    assert np.array_equal(
+        act_along(np.array(then(tuple(p), tuple(q))), Y, (1,)), act_along(q, act_along(p, Y, (1,)), (1,))
+    )
 
 
 @given(st.permutations(range(6)), st.integers(0, 2**16))
@@ -73,8 +74,11 @@ def test_pairs_is_p_w_p_transpose(p, seed):
 # --------------------------------------------------------------------------- graphs
 
 
-@given(st.integers(2, 9).flatmap(lambda n: st.tuples(st.just(n), st.permutations(range(n)), st.integers(0, 2**16),
-                                                      st.booleans())))
+@given(
+    st.integers(2, 9).flatmap(
+        lambda n: st.tuples(st.just(n), st.permutations(range(n)), st.integers(0, 2**16), st.booleans())
+    )
+)
 def test_a_relabelled_edge_list_is_the_conjugated_adjacency(args):
     n, p, seed, sort = args
     p = np.array(p)
@@ -94,8 +98,8 @@ def test_a_relabelled_edge_list_is_the_conjugated_adjacency(args):
 
 def test_edge_attributes_follow_their_edges_in_a_sorted_edge_list():
     n = 5
-    ei = np.array([[0, 0, 1, 3], [1, 4, 2, 0]])   # sorted by source
-    attr = np.array([10.0, 11.0, 12.0, 13.0])       # the attribute of each edge
+    ei = np.array([[0, 0, 1, 3], [1, 4, 2, 0]])  # sorted by source
+    attr = np.array([10.0, 11.0, 12.0, 13.0])  # the attribute of each edge
     p = np.array([4, 3, 2, 1, 0])
     moved, order = graphs.relabel(p, ei, n)
     moved_attr = attr[order]
@@ -183,7 +187,7 @@ def test_actions_are_written_the_same_in_python_and_on_the_command_line():
         parse_action("pairs:1", outputs=True)
     with pytest.raises(CallableError, match="takes no axes"):
         parse_action("graph:1", outputs=False)
-    assert parse_action("pairs", outputs=False) == Action("pairs")   # an order-2 input (issue 32)
+    assert parse_action("pairs", outputs=False) == Action("pairs")  # an order-2 input (issue 32)
     with pytest.raises(CallableError, match="not how an input moves"):
         parse_action("ignored", outputs=False)
 
@@ -251,8 +255,11 @@ def test_several_outputs_each_with_its_own_law():
     sig = build_signature(None, ("points", "pairs", "invariant"), shape=(5, 3), points_axes=(0,), n=5, grid=None)
     sig.flatten(attention(np.ones((5, 3))))
     assert sig.input_actions() == [(0, Action("points", (0,)))]
-    assert sig.output_actions() == [("[0]", Action("points", (0,))), ("[1]", Action("pairs", (0, 1))),
-                                    ("[2]", Action("invariant"))]
+    assert sig.output_actions() == [
+        ("[0]", Action("points", (0,))),
+        ("[1]", Action("pairs", (0, 1))),
+        ("[2]", Action("invariant")),
+    ]
     ignored = gdlcheck.verify_callable(attention, "symmetric", shape=(5, 3), outputs=("points", "ignored", "ignored"))
     assert ignored.passed
     with pytest.raises(CallableError, match="tuple of 3 items"):
@@ -265,12 +272,18 @@ def test_dict_inputs_and_outputs():
     def layer(x, scale, shift=0.0):
         return {"y": scale * x + shift, "total": x.sum(axis=0)}
 
-    r = gdlcheck.verify_callable(layer, "symmetric", shape=(4, 2), inputs={"x": "points", "scale": 2.0},
-                                 outputs={"y": "points", "total": "invariant"})
+    r = gdlcheck.verify_callable(
+        layer,
+        "symmetric",
+        shape=(4, 2),
+        inputs={"x": "points", "scale": 2.0},
+        outputs={"y": "points", "total": "invariant"},
+    )
     assert r.passed
     with pytest.raises(CallableError, match="describe every key"):
-        gdlcheck.verify_callable(layer, "symmetric", shape=(4, 2), inputs={"x": "points", "scale": 2.0},
-                                 outputs={"y": "points"})
+        gdlcheck.verify_callable(
+            layer, "symmetric", shape=(4, 2), inputs={"x": "points", "scale": 2.0}, outputs={"y": "points"}
+        )
     with pytest.raises(CallableError, match="one per key"):
         gdlcheck.verify_callable(layer, "symmetric", shape=(4, 2), inputs={"x": "points", "scale": 2.0})
 
@@ -329,13 +342,24 @@ def test_edge_attributes_and_edge_outputs_follow_their_edges():
         np.add.at(Y, edge_index[1], w[:, None] * X[edge_index[0]])
         return Y, w[:, None] * (X[edge_index[0]] - X[edge_index[1]])  # node and edge outputs
 
-    r = gdlcheck.verify_callable(weighted, "symmetric", shape=(n, 2), graph=ei,
-                                 inputs=("points", "graph", gdlcheck.edges(weight)), outputs=("points", "edges"))
+    r = gdlcheck.verify_callable(
+        weighted,
+        "symmetric",
+        shape=(n, 2),
+        graph=ei,
+        inputs=("points", "graph", gdlcheck.edges(weight)),
+        outputs=("points", "edges"),
+    )
     assert r.passed, r.to_json()
     # the attributes described as unchanged no longer match their (reordered) edges
-    bad = gdlcheck.verify_callable(weighted, "symmetric", shape=(n, 2), graph=ei,
-                                   inputs=("points", "graph", gdlcheck.unchanged(weight)),
-                                   outputs=("points", "edges"))
+    bad = gdlcheck.verify_callable(
+        weighted,
+        "symmetric",
+        shape=(n, 2),
+        graph=ei,
+        inputs=("points", "graph", gdlcheck.unchanged(weight)),
+        outputs=("points", "edges"),
+    )
     assert not bad.passed
 
 
@@ -345,8 +369,9 @@ def test_given_points_move_with_the_points():
     def pool(X, batch):
         return np.stack([X[batch == b].sum(axis=0) for b in range(2)])
 
-    assert gdlcheck.verify_callable(pool, "symmetric", shape=(6, 2), inputs=("points", gdlcheck.points(batch)),
-                                    expect="invariant").passed
+    assert gdlcheck.verify_callable(
+        pool, "symmetric", shape=(6, 2), inputs=("points", gdlcheck.points(batch)), expect="invariant"
+    ).passed
     # the batch held: permutations that mix the two graphs break it, the ones within each keep it
     held = ("points", gdlcheck.unchanged(batch))
     assert not gdlcheck.verify_callable(pool, "symmetric", shape=(6, 2), inputs=held, expect="invariant").passed
@@ -404,35 +429,93 @@ def test_callable_options_on_the_command_line(run, tmp_path, monkeypatch):
         "def conv(X):\n    return X + 0.5 * np.roll(X, 1, axis=1)\n"
         "def gcn(X, edge_index):\n"
         "    Y = X.copy()\n    np.add.at(Y, edge_index[1], X[edge_index[0]])\n    return Y\n"
-        "def attention(X):\n    G = np.exp(X @ X.T)\n    G /= G.sum(axis=1, keepdims=True)\n    return G @ X, G\n")
+        "def attention(X):\n    G = np.exp(X @ X.T)\n    G /= G.sum(axis=1, keepdims=True)\n    return G @ X, G\n"
+    )
     (tmp_path / "ring.csv").write_text("0,1,2,3,4,5,1,2,3,4,5,0\n1,2,3,4,5,0,0,1,2,3,4,5\n")
     base = ["verify", "--callable"]
-    assert run(base + ["ul_code12:conv", "--input-shape", "3x8", "-g", "cyclic", "--points-axis", "-1",
-                       "-q"]).exit_code == 0
-    assert run(base + ["ul_code12:conv", "--input-shape", "3x8", "-g", "symmetric", "--points-axis", "1",
-                       "-q"]).exit_code == 1
-    assert run(base + ["ul_code12:gcn", "--input-shape", "6x2", "-g", "symmetric", "--graph", "ring.csv",
-                       "-q"]).exit_code == 0
-    fixed = run(base + ["ul_code12:gcn", "--input-shape", "6x2", "-g", "automorphisms", "--graph", "ring.csv",
-                        "--input", "points", "--input", "fixed", "--format", "json"])
+    assert (
+        run(base + ["ul_code12:conv", "--input-shape", "3x8", "-g", "cyclic", "--points-axis", "-1", "-q"]).exit_code
+        == 0
+    )
+    assert (
+        run(base + ["ul_code12:conv", "--input-shape", "3x8", "-g", "symmetric", "--points-axis", "1", "-q"]).exit_code
+        == 1
+    )
+    assert (
+        run(base + ["ul_code12:gcn", "--input-shape", "6x2", "-g", "symmetric", "--graph", "ring.csv", "-q"]).exit_code
+        == 0
+    )
+    fixed = run(
+        base
+        + [
+            "ul_code12:gcn",
+            "--input-shape",
+            "6x2",
+            "-g",
+            "automorphisms",
+            "--graph",
+            "ring.csv",
+            "--input",
+            "points",
+            "--input",
+            "fixed",
+            "--format",
+            "json",
+        ]
+    )
     assert fixed.exit_code == 0 and json.loads(fixed.stdout)["group"]["order"] == 12
-    held = run(base + ["ul_code12:gcn", "--input-shape", "6x2", "-g", "symmetric", "--graph", "ring.csv",
-                       "--input", "X=points", "--input", "edge_index=fixed", "--format", "json"])
+    held = run(
+        base
+        + [
+            "ul_code12:gcn",
+            "--input-shape",
+            "6x2",
+            "-g",
+            "symmetric",
+            "--graph",
+            "ring.csv",
+            "--input",
+            "X=points",
+            "--input",
+            "edge_index=fixed",
+            "--format",
+            "json",
+        ]
+    )
     assert held.exit_code == 1 and json.loads(held.stdout)["verdict"] == "fails"
-    both = run(base + ["ul_code12:attention", "--input-shape", "5x2", "-g", "symmetric", "--output", "points",
-                       "--output", "pairs:0,1", "-q"])
+    both = run(
+        base
+        + [
+            "ul_code12:attention",
+            "--input-shape",
+            "5x2",
+            "-g",
+            "symmetric",
+            "--output",
+            "points",
+            "--output",
+            "pairs:0,1",
+            "-q",
+        ]
+    )
     assert both.exit_code == 0
     errors = [
         (["ul_code12:attention", "--input-shape", "5x2", "-g", "symmetric"], "say how each moves with --output"),
         (["ul_code12:conv", "--input-shape", "3x8", "-g", "cyclic", "--points-axis", "x"], "--points-axis"),
-        (["ul_code12:gcn", "--input-shape", "6x2", "-g", "symmetric", "--input", "points", "--input", "grph"],
-         "did you mean 'graph'"),
-        (["ul_code12:gcn", "--input-shape", "6x2", "-g", "symmetric", "--input", "x=points", "--input", "fixed"],
-         "not a mix"),
+        (
+            ["ul_code12:gcn", "--input-shape", "6x2", "-g", "symmetric", "--input", "points", "--input", "grph"],
+            "did you mean 'graph'",
+        ),
+        (
+            ["ul_code12:gcn", "--input-shape", "6x2", "-g", "symmetric", "--input", "x=points", "--input", "fixed"],
+            "not a mix",
+        ),
     ]
     for args, message in errors:
         result = run(base + args)
         assert result.exit_code == 2, (args, result.stdout)
         assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
-    assert "--points-axis, --batch-axes, --input, --output and --weights go with --callable" in \
-        run(["verify", "x.yaml", "--points-axis", "1"]).stderr
+    assert (
+        "--points-axis, --batch-axes, --input, --output and --weights go with --callable"
+        in run(["verify", "x.yaml", "--points-axis", "1"]).stderr
+    )

@@ -17,24 +17,32 @@ from tests.conftest import newcomer_env
 
 @pytest.mark.slow
 def test_done_when_derive_dimension_of_cyclic_6():
-    out = subprocess.run([sys.executable, "-c",
-                          "import gdlcheck; print(gdlcheck.derive(gdlcheck.group('cyclic', n=6)).dimension)"],
-                         capture_output=True, text=True, check=True, env=newcomer_env())
+    out = subprocess.run(
+        [sys.executable, "-c", "import gdlcheck; print(gdlcheck.derive(gdlcheck.group('cyclic', n=6)).dimension)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=newcomer_env(),
+    )
     assert out.stdout == "6\n"
 
 
 @pytest.mark.slow
 def test_import_is_cheap():
-    code = ("import sys, gdlcheck; heavy = [m for m in ('sympy', 'scipy', 'rich', 'torch', 'numpy', 'click') "
-            "if m in sys.modules]; print(heavy)")
+    code = (
+        "import sys, gdlcheck; heavy = [m for m in ('sympy', 'scipy', 'rich', 'torch', 'numpy', 'click') "
+        "if m in sys.modules]; print(heavy)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=newcomer_env())
     assert out.stdout.strip() == "[]"
 
 
 @pytest.mark.slow
 def test_using_the_api_does_not_import_torch():
-    code = ("import sys, gdlcheck; gdlcheck.verify_callable(lambda X: 2 * X, 'cyclic', shape=(4, 2)); "
-            "gdlcheck.derive(gdlcheck.group('symmetric', n=4)); print('torch' in sys.modules)")
+    code = (
+        "import sys, gdlcheck; gdlcheck.verify_callable(lambda X: 2 * X, 'cyclic', shape=(4, 2)); "
+        "gdlcheck.derive(gdlcheck.group('symmetric', n=4)); print('torch' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=newcomer_env())
     assert out.stdout.strip() == "False"
 
@@ -98,8 +106,9 @@ def test_derive_symmetric_and_channels():
         gdlcheck.derive("cyclic")
 
 
-@given(st.sampled_from(["cyclic", "dihedral", "symmetric", "alternating"]), st.integers(3, 6),
-       st.integers(0, 2**32 - 1))
+@given(
+    st.sampled_from(["cyclic", "dihedral", "symmetric", "alternating"]), st.integers(3, 6), st.integers(0, 2**32 - 1)
+)
 def test_every_derived_matrix_verifies_and_a_random_one_fails(name, n, seed):
     g = gdlcheck.group(name, n=n)
     d = gdlcheck.derive(g)
@@ -159,8 +168,9 @@ def test_verify_callable_laws():
     assert not gdlcheck.verify_callable(lambda X: X[0], g, shape=(6, 3), expect="invariant").passed
     # a vector input and a 3-axis input
     assert gdlcheck.verify_callable(lambda x: np.tanh(x), "cyclic", shape=(5,)).passed
-    assert gdlcheck.verify_callable(lambda X: X * X.sum(axis=(1, 2), keepdims=True), "symmetric",
-                                    shape=(4, 2, 3)).passed
+    assert gdlcheck.verify_callable(
+        lambda X: X * X.sum(axis=(1, 2), keepdims=True), "symmetric", shape=(4, 2, 3)
+    ).passed
 
 
 def test_verify_callable_with_an_adjacency_is_theorem_3():
@@ -180,7 +190,7 @@ def test_verify_callable_with_an_adjacency_is_theorem_3():
     assert not gdlcheck.verify_callable(lambda X: gcn(X, A), "symmetric", shape=(n, 2)).passed
 
 
-@pytest.mark.slow   # runs torch
+@pytest.mark.slow  # runs torch
 def test_verify_callable_errors():
     def bad(X):
         raise ValueError("boom")

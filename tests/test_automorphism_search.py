@@ -62,9 +62,10 @@ GRAPHS = {
     "3-regular 24": random_regular(24, 3, 0),
     "3-regular 40": random_regular(40, 3, 1),
     "4-regular 30": random_regular(30, 4, 2),
-    "10-regular 20": random_regular(20, 10, 4),   # half the pairs are edges: the numpy search's path
+    "10-regular 20": random_regular(20, 10, 4),  # half the pairs are edges: the numpy search's path
     "two petersens and a 5-cycle": igraph.Graph.disjoint_union(
-        igraph.Graph.Famous("Petersen"), [igraph.Graph.Famous("Petersen"), igraph.Graph.Ring(5)]),
+        igraph.Graph.Famous("Petersen"), [igraph.Graph.Famous("Petersen"), igraph.Graph.Ring(5)]
+    ),
     "star 8": igraph.Graph.Star(8),
     "complete bipartite 3,4": igraph.Graph.Full_Bipartite(3, 4),
 }
@@ -92,8 +93,11 @@ def assert_whole_group(found, C: np.ndarray, order: int) -> None:
     assert got == order
     assert all(fixes(np.asarray(g), C) for g in gens)
     n = C.shape[0]
-    generated = PermutationGroup([Permutation(list(g)) for g in gens]) if gens else PermutationGroup(
-        [Permutation(list(range(n)))])
+    generated = (
+        PermutationGroup([Permutation(list(g)) for g in gens])
+        if gens
+        else PermutationGroup([Permutation(list(range(n)))])
+    )
     assert generated.order() == order
 
 
@@ -107,7 +111,7 @@ def test_both_searches_find_the_whole_group(name):
     found = refinement_search(C)
     if found is not None:  # None: not conclusive, BLISS decides (tested above)
         assert_whole_group(found, C, order)
-    W = colour_classes(weighted(A))   # distances keep the automorphisms, and only them
+    W = colour_classes(weighted(A))  # distances keep the automorphisms, and only them
     assert_whole_group(coloured_automorphisms(W), W, order)
 
 
@@ -146,7 +150,7 @@ def test_the_numpy_search_stops_at_its_budget_and_bliss_decides(monkeypatch):
     W = colour_classes(weighted(adjacency(g)))
     order = int(g.count_automorphisms())
     n = W.shape[0]
-    assert refinement_search(W, max_cells=n * n - 1) is None          # not one round
+    assert refinement_search(W, max_cells=n * n - 1) is None  # not one round
     assert refinement_search(W, max_cells=None) is not None
     # the budget is a count of entries read: the same budget gives the same answer every time
     answers = {refinement_search(W, max_cells=40 * n * n) is None for _ in range(3)}

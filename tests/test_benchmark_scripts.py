@@ -23,8 +23,13 @@ def _import_lines(script: Path) -> dict[str, list[int]]:
     """The lines that import _common and gdlcheck (at the top or in a function)."""
     lines: dict[str, list[int]] = {"_common": [], "gdlcheck": []}
     for node in ast.walk(ast.parse(script.read_text())):
-        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
-            [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        names = (
+            [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else []
+        )
         for name in names:
             if name.split(".")[0] in lines:
                 lines[name.split(".")[0]].append(node.lineno)
@@ -44,26 +49,39 @@ def impostor(tmp_path) -> dict:
 
 
 def test_common_puts_the_checkout_first(impostor, tmp_path):
-    code = (f"import sys; sys.path.insert(0, {str(BENCHMARKS)!r}); import _common, gdlcheck; "
-            "print(gdlcheck.__file__)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=impostor,
-                          cwd=tmp_path, timeout=120)
+    code = f"import sys; sys.path.insert(0, {str(BENCHMARKS)!r}); import _common, gdlcheck; print(gdlcheck.__file__)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=impostor, cwd=tmp_path, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert Path(done.stdout.strip()) == ROOT / "gdlcheck" / "__init__.py"
 
 
 def test_a_script_run_from_elsewhere_imports_the_checkout(impostor, tmp_path):
     # bench_derive imports gdlcheck at the top, before it parses its options
-    done = subprocess.run([sys.executable, str(BENCHMARKS / "bench_derive.py"), "--help"], capture_output=True,
-                          text=True, env=impostor, cwd=tmp_path, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_derive.py"), "--help"],
+        capture_output=True,
+        text=True,
+        env=impostor,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "usage" in done.stdout
 
 
 def test_the_in_process_scripts_are_found():
     names = {p.name for p in IMPORTING}
-    assert {"bench_code.py", "bench_derive.py", "bench_nn.py", "bench_trace.py", "bench_verify.py",
-            "bench_weights.py", "bench_testing.py"} <= names
+    assert {
+        "bench_code.py",
+        "bench_derive.py",
+        "bench_nn.py",
+        "bench_trace.py",
+        "bench_verify.py",
+        "bench_weights.py",
+        "bench_testing.py",
+    } <= names
 
 
 @pytest.mark.parametrize("script", IMPORTING, ids=lambda p: p.name)

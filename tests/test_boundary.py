@@ -110,9 +110,26 @@ def user_env(**extra: str) -> dict[str, str]:
 
 
 def gdlcheck_run(folder, *args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "gdlcheck", "verify", "--callable", *args, "--input-shape", "5x2",
-                           "--group", "symmetric"], cwd=folder, capture_output=True, text=True, timeout=300,
-                          env=user_env(**kwargs.pop("env", {})), **kwargs)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gdlcheck",
+            "verify",
+            "--callable",
+            *args,
+            "--input-shape",
+            "5x2",
+            "--group",
+            "symmetric",
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=user_env(**kwargs.pop("env", {})),
+        **kwargs,
+    )
 
 
 def one_error_line(result) -> str:
@@ -122,14 +139,17 @@ def one_error_line(result) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("attr, needle, words", [
-    ("exits", "sys.exit(0)", "SystemExit: 0"),
-    ("exits_with_text", 'sys.exit("bye")', "SystemExit: bye"),
-    ("stops", 'raise Stop("user stop")', "Stop: user stop"),
-    ("generator_exit", "raise GeneratorExit", "GeneratorExit"),
-    ("interrupts", "raise KeyboardInterrupt", "KeyboardInterrupt"),
-    ("make_stops", 'raise Stop("factory stop")', "Stop: factory stop"),
-])
+@pytest.mark.parametrize(
+    "attr, needle, words",
+    [
+        ("exits", "sys.exit(0)", "SystemExit: 0"),
+        ("exits_with_text", 'sys.exit("bye")', "SystemExit: bye"),
+        ("stops", 'raise Stop("user stop")', "Stop: user stop"),
+        ("generator_exit", "raise GeneratorExit", "GeneratorExit"),
+        ("interrupts", "raise KeyboardInterrupt", "KeyboardInterrupt"),
+        ("make_stops", 'raise Stop("factory stop")', "Stop: factory stop"),
+    ],
+)
 def test_what_the_code_raises_is_exit_2_and_one_line_with_its_file_and_line(folder, attr, needle, words):
     for fmt in ("text", "json"):
         result = gdlcheck_run(folder, f"ulayers:{attr}", "--format", fmt)
@@ -141,8 +161,9 @@ def test_what_the_code_raises_is_exit_2_and_one_line_with_its_file_and_line(fold
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("module, where", [("uexit_at_import", "uexit_at_import.py:3"),
-                                           ("ustop_at_import", "ustop_at_import.py:5")])
+@pytest.mark.parametrize(
+    "module, where", [("uexit_at_import", "uexit_at_import.py:3"), ("ustop_at_import", "ustop_at_import.py:5")]
+)
 def test_an_exit_or_a_base_exception_at_import_is_exit_2_with_its_line(folder, module, where):
     result = gdlcheck_run(folder, f"{module}:f")
     assert result.returncode == 2
@@ -150,18 +171,24 @@ def test_an_exit_or_a_base_exception_at_import_is_exit_2_with_its_line(folder, m
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("attr, words", [
-    ("closes_stdout", "closed sys.stdout at ulayers.py:{}"),
-    ("closes_stderr", "closed sys.stderr at ulayers.py:{}"),
-    ("replaces_stdout", "replaced sys.stdout in the code defined at ulayers.py:{}"),
-])
+@pytest.mark.parametrize(
+    "attr, words",
+    [
+        ("closes_stdout", "closed sys.stdout at ulayers.py:{}"),
+        ("closes_stderr", "closed sys.stderr at ulayers.py:{}"),
+        ("replaces_stdout", "replaced sys.stdout in the code defined at ulayers.py:{}"),
+    ],
+)
 def test_a_closed_or_replaced_stream_is_put_back_and_is_exit_2(folder, attr, words):
-    needle = {"closes_stdout": "sys.stdout.close()", "closes_stderr": "sys.stderr.close()",
-              "replaces_stdout": "def replaces_stdout"}[attr]
+    needle = {
+        "closes_stdout": "sys.stdout.close()",
+        "closes_stderr": "sys.stderr.close()",
+        "replaces_stdout": "def replaces_stdout",
+    }[attr]
     result = gdlcheck_run(folder, f"ulayers:{attr}", "--format", "json")
     assert result.returncode == 2
     assert words.format(line_of(LAYERS, needle)) in one_error_line(result)
-    assert json.loads(result.stdout)["verdict"] == "error"   # standard output still works
+    assert json.loads(result.stdout)["verdict"] == "error"  # standard output still works
 
 
 @pytest.mark.slow
@@ -187,10 +214,27 @@ def test_a_real_ctrl_c_while_the_code_runs_is_still_an_interrupt(folder, tmp_pat
     marker = tmp_path / "started"
     # -X faulthandler: when the check is still running after the SIGINT, SIGABRT makes the child
     # print every thread's stack, so a failure says where the interrupt was lost
-    process = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "gdlcheck", "verify", "--callable",
-                                "ulayers:waits", "--input-shape", "5x2", "--group", "symmetric"], cwd=folder,
-                               text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=user_env(MARKER=str(marker)))
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-X",
+            "faulthandler",
+            "-m",
+            "gdlcheck",
+            "verify",
+            "--callable",
+            "ulayers:waits",
+            "--input-shape",
+            "5x2",
+            "--group",
+            "symmetric",
+        ],
+        cwd=folder,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=user_env(MARKER=str(marker)),
+    )
     try:
         deadline = time.monotonic() + 120
         while not marker.exists() and time.monotonic() < deadline and process.poll() is None:
@@ -223,8 +267,12 @@ def import_layers(folder, monkeypatch):
 def test_the_api_raises_one_error_and_leaves_the_streams_as_they_were(folder, monkeypatch):
     ulayers = import_layers(folder, monkeypatch)
     before = sys.stdout, sys.stderr
-    for attr, words in (("exits", "SystemExit: 0 at "), ("stops", "Stop: user stop at "),
-                        ("interrupts", "KeyboardInterrupt at "), ("closes_stdout", "closed sys.stdout at ")):
+    for attr, words in (
+        ("exits", "SystemExit: 0 at "),
+        ("stops", "Stop: user stop at "),
+        ("interrupts", "KeyboardInterrupt at "),
+        ("closes_stdout", "closed sys.stdout at "),
+    ):
         with pytest.raises(CallableError) as caught:
             gdlcheck.verify_callable(getattr(ulayers, attr), "symmetric", shape=(5, 2))
         assert words in str(caught.value) and "ulayers.py:" in str(caught.value)
@@ -251,6 +299,7 @@ def test_a_stop_raised_by_a_signal_handler_is_not_the_codes(monkeypatch):
 
     previous = signal.signal(signal.SIGUSR1, expired)
     try:
+
         def layer(X):
             os.kill(os.getpid(), signal.SIGUSR1)
             return X
@@ -263,7 +312,7 @@ def test_a_stop_raised_by_a_signal_handler_is_not_the_codes(monkeypatch):
 
 def test_an_exception_names_the_users_line_not_the_librarys():
     def layer(X):
-        return np.ones((3, 3)) @ X   # numpy raises inside its own code; the line is this one
+        return np.ones((3, 3)) @ X  # numpy raises inside its own code; the line is this one
 
     with pytest.raises(CallableError) as caught:
         gdlcheck.verify_callable(layer, "symmetric", shape=(4, 1))

@@ -26,8 +26,16 @@ def capped(args, cwd, memory=3 << 30, input=None, timeout=600):
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
     env = newcomer_env(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    return subprocess.run([sys.executable, "-m", "gdlcheck"] + [str(a) for a in args], cwd=cwd, env=env,
-                          preexec_fn=limit, capture_output=True, text=True, input=input, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "gdlcheck"] + [str(a) for a in args],
+        cwd=cwd,
+        env=env,
+        preexec_fn=limit,
+        capture_output=True,
+        text=True,
+        input=input,
+        timeout=timeout,
+    )
 
 
 def in_process(run, args):
@@ -50,15 +58,18 @@ def one_line(result, code, fragment):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("entry, fragment", [
-    ("exp(exp(exp(20)))", "cannot be evaluated"),          # hung in mpmath's evalf
-    ("sin(exp(exp(15)))", "cannot be evaluated"),
-    ("a*sin(exp(exp(15))) - a", "cannot be evaluated"),    # hung inside sympy's own arithmetic
-    ("((10**9999*a)**64)**64", "digits"),                  # the power budget checked each ** alone
-    ("((a+b)**64)**64", "fold into exponent 4096"),
-    ("(17*a)**((17*a)**(17*a))", "tower of symbolic exponents"),
-    ("10**9999*10**9999", "digits"),
-])
+@pytest.mark.parametrize(
+    "entry, fragment",
+    [
+        ("exp(exp(exp(20)))", "cannot be evaluated"),  # hung in mpmath's evalf
+        ("sin(exp(exp(15)))", "cannot be evaluated"),
+        ("a*sin(exp(exp(15))) - a", "cannot be evaluated"),  # hung inside sympy's own arithmetic
+        ("((10**9999*a)**64)**64", "digits"),  # the power budget checked each ** alone
+        ("((a+b)**64)**64", "fold into exponent 4096"),
+        ("(17*a)**((17*a)**(17*a))", "tower of symbolic exponents"),
+        ("10**9999*10**9999", "digits"),
+    ],
+)
 def test_expressions_cannot_make_unbounded_work(tmp_path, entry, fragment):
     (tmp_path / "m.csv").write_text(f"{entry},1\n1,2\n")
     one_line(capped(["verify", "m.csv", "-g", "cyclic"], tmp_path), 2, fragment)
@@ -110,8 +121,10 @@ def test_the_symbolic_budget_decides_the_same_off_the_main_thread(samples, monke
     trig = [["(a+b)**12*(sin(e)**2+cos(e)**2)" if (i + j) % 2 else "(a+b)**12" for j in range(4)] for i in range(4)]
 
     def verdicts():
-        out = [gdlcheck.verify(str(samples / "layer.yaml")).to_json(),
-               gdlcheck.verify(trig, "cyclic", method="exact").to_json()]
+        out = [
+            gdlcheck.verify(str(samples / "layer.yaml")).to_json(),
+            gdlcheck.verify(trig, "cyclic", method="exact").to_json(),
+        ]
         monkeypatch.setattr(weights, "Budget", lambda: symbolic.Budget(ops=0))
         out.append(gdlcheck.verify([["sin(a)**2 + cos(a)**2", 0], [0, 1]], "cyclic", method="exact").to_json())
         monkeypatch.undo()
@@ -137,16 +150,19 @@ def test_a_generated_symmetric_group_is_recognised_not_schreier_sims(run, tmp_pa
     from sympy.combinatorics import PermutationGroup
 
     forbid(monkeypatch, PermutationGroup, "order", "Schreier-Sims")
-    spec = tmp_path / "s100.yaml"   # 399 bytes: 149 s
-    spec.write_text('symmetry: {group: generators, n: 100, generators: ["(0 1)", "%s"]}\n'
-                    "layer: {kind: deepsets, alpha: 1, beta: 2}\n" % _cycle(range(100)))
+    spec = tmp_path / "s100.yaml"  # 399 bytes: 149 s
+    spec.write_text(
+        'symmetry: {group: generators, n: 100, generators: ["(0 1)", "%s"]}\n'
+        "layer: {kind: deepsets, alpha: 1, beta: 2}\n" % _cycle(range(100))
+    )
     result = run(["verify", spec, "--format", "json"])
     assert result.exit_code == 0
     assert json.loads(result.stdout)["group"]["order"] == str(__import__("math").factorial(100))
-    result = run(["groups", "generators", "--generators", "(0 1 2)", "--generators", _cycle(range(1001)),
-                  "--format", "json"])
+    result = run(
+        ["groups", "generators", "--generators", "(0 1 2)", "--generators", _cycle(range(1001)), "--format", "json"]
+    )
     assert result.exit_code == 0
-    assert json.loads(result.stdout)["order"] == str(__import__("math").factorial(1001) // 2)   # A_1001
+    assert json.loads(result.stdout)["order"] == str(__import__("math").factorial(1001) // 2)  # A_1001
 
 
 def test_derive_of_a_recognised_group_takes_the_closed_form(run, monkeypatch):
@@ -154,8 +170,21 @@ def test_derive_of_a_recognised_group_takes_the_closed_form(run, monkeypatch):
 
     forbid(monkeypatch, cells, "orbit_labels", "the general orbit search")
     forbid(monkeypatch, basis, "tuple_orbits", "the general orbit search")
-    result = run(["derive", "-g", "generators", "--generators", "(0 1)", "--generators", _cycle(range(64)),
-                  "--in-order", "2", "--out-order", "2"])
+    result = run(
+        [
+            "derive",
+            "-g",
+            "generators",
+            "--generators",
+            "(0 1)",
+            "--generators",
+            _cycle(range(64)),
+            "--in-order",
+            "2",
+            "--out-order",
+            "2",
+        ]
+    )
     assert result.exit_code == 0 and "Bell(4) = 15" in result.stdout
 
 
@@ -163,7 +192,7 @@ def test_an_unrecognised_group_past_the_schreier_sims_budget_is_not_computed(run
     from sympy.combinatorics import PermutationGroup
 
     forbid(monkeypatch, PermutationGroup, "order", "Schreier-Sims")
-    halves = "".join(_cycle([i, i + 64]) for i in range(64))   # two commuting involutions on 128 points
+    halves = "".join(_cycle([i, i + 64]) for i in range(64))  # two commuting involutions on 128 points
     swaps = "".join(_cycle([2 * i, 2 * i + 1]) for i in range(64))
     args = ["groups", "generators", "--generators", halves, "--generators", swaps]
     obj = json.loads(run(args + ["--format", "json"]).stdout)
@@ -180,8 +209,19 @@ def test_the_general_orbits_at_the_cell_budget_fit_in_about_twice_the_pattern(tm
     rng = random.Random(1)
     points = list(range(90))
     rng.shuffle(points)
-    args = ["derive", "-g", "generators", "--generators", "(0 1)", "--generators", _cycle(points),
-            "--in-order", "2", "--out-order", "2"]
+    args = [
+        "derive",
+        "-g",
+        "generators",
+        "--generators",
+        "(0 1)",
+        "--generators",
+        _cycle(points),
+        "--in-order",
+        "2",
+        "--out-order",
+        "2",
+    ]
     result = capped(args, tmp_path, memory=640 << 20)
     assert result.returncode == 0, result.stderr
     assert "65610000 -> 1279" in result.stdout
@@ -243,14 +283,17 @@ def test_the_layers_of_a_spec_count_together(run, tmp_path, monkeypatch):
         return real(kernel, shape)
 
     monkeypatch.setattr(linear, "circulant", counting)
-    spec = tmp_path / "alias.yaml"   # ten 8192^2 convolutions through one YAML alias
-    spec.write_text("symmetry: {group: cyclic, n: 8192}\nlayer:\n  - &c {kind: conv, kernel: [1, 2]}\n"
-                    + "  - *c\n" * 9)
+    spec = tmp_path / "alias.yaml"  # ten 8192^2 convolutions through one YAML alias
+    spec.write_text(
+        "symmetry: {group: cyclic, n: 8192}\nlayer:\n  - &c {kind: conv, kernel: [1, 2]}\n" + "  - *c\n" * 9
+    )
     result = run(["verify", spec])
     assert result.exit_code == 2 and "entries together" in result.stderr
-    assert len(built) <= 1     # the second is refused before it is built
+    assert len(built) <= 1  # the second is refused before it is built
     ones = tmp_path / "deepsets.yaml"
-    ones.write_text("symmetry: {group: symmetric, n: 4096}\nlayer:\n" + "  - {kind: deepsets, alpha: 1, beta: 2}\n" * 21)
+    ones.write_text(
+        "symmetry: {group: symmetric, n: 4096}\nlayer:\n" + "  - {kind: deepsets, alpha: 1, beta: 2}\n" * 21
+    )
     made = []
     real_ones = linear.identity_plus_ones
 
@@ -261,17 +304,26 @@ def test_the_layers_of_a_spec_count_together(run, tmp_path, monkeypatch):
     monkeypatch.setattr(linear, "identity_plus_ones", counting_ones)
     result = run(["verify", ones])
     assert result.exit_code == 2 and "entries together" in result.stderr
-    assert len(made) == 8    # 8 x 4096^2 fit in 2^27 entries; the 9th is refused before it is built
+    assert len(made) == 8  # 8 x 4096^2 fit in 2^27 entries; the 9th is refused before it is built
 
 
-@pytest.mark.parametrize("spec, args, fragment", [
-    # the proof needs no n x n matrix (auto proves it at once); the trials do
-    ("symmetry: {group: symmetric, n: 20000}\nlayer: {kind: attention, wq: [[1]], wk: [[1]], wv: [[1]]}\n",
-     ["--method", "numeric"], "n x n matrices at n = 20000"),
-    ("symmetry: {group: symmetric, n: 8}\nchannels: 100000\nlayer: {kind: mlp, weights: [{random: [100000, 100000]}]}\n",
-     [], "exceed the limit"),
-    ("layer: {kind: pointwise, activation: tanh}\n", ["-n", "100000"], "inspecting at n = 100000"),
-])
+@pytest.mark.parametrize(
+    "spec, args, fragment",
+    [
+        # the proof needs no n x n matrix (auto proves it at once); the trials do
+        (
+            "symmetry: {group: symmetric, n: 20000}\nlayer: {kind: attention, wq: [[1]], wk: [[1]], wv: [[1]]}\n",
+            ["--method", "numeric"],
+            "n x n matrices at n = 20000",
+        ),
+        (
+            "symmetry: {group: symmetric, n: 8}\nchannels: 100000\nlayer: {kind: mlp, weights: [{random: [100000, 100000]}]}\n",
+            [],
+            "exceed the limit",
+        ),
+        ("layer: {kind: pointwise, activation: tanh}\n", ["-n", "100000"], "inspecting at n = 100000"),
+    ],
+)
 def test_products_of_sizes_are_refused_before_the_trials(run, tmp_path, monkeypatch, spec, args, fragment):
     from gdlcheck import inspection
     from gdlcheck.verification import pipeline
@@ -301,18 +353,28 @@ def test_a_sequence_of_symbolic_matrices_is_not_composed_past_its_budget(tmp_pat
     import gdlcheck
     from gdlcheck.errors import LimitError
 
-    spec = {"symmetry": {"group": "cyclic", "n": 128},
-            "layer": [{"kind": "conv", "kernel": ["a", "b"]}, {"kind": "conv", "kernel": ["c", "d"]}]}
+    spec = {
+        "symmetry": {"group": "cyclic", "n": 128},
+        "layer": [{"kind": "conv", "kernel": ["a", "b"]}, {"kind": "conv", "kernel": ["c", "d"]}],
+    }
     with pytest.raises(LimitError, match="composing the sequence's symbolic matrices"):
         gdlcheck.verify(spec)
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["derive", "-g", "trivial", "-n", "4096", "--format", "json"], "json output of the pattern would have 16777216"),
-    (["derive", "-g", "trivial", "-n", "9", "--in-order", "4", "--out-order", "4", "--format", "json"],
-     "json output of the pattern would have 43046721"),
-    (["derive", "-g", "trivial", "-n", "8192", "--format", "csv"], "csv output of the pattern"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (
+            ["derive", "-g", "trivial", "-n", "4096", "--format", "json"],
+            "json output of the pattern would have 16777216",
+        ),
+        (
+            ["derive", "-g", "trivial", "-n", "9", "--in-order", "4", "--out-order", "4", "--format", "json"],
+            "json output of the pattern would have 43046721",
+        ),
+        (["derive", "-g", "trivial", "-n", "8192", "--format", "csv"], "csv output of the pattern"),
+    ],
+)
 def test_output_size_is_a_budget(run, monkeypatch, args, fragment):
     from gdlcheck.derivation import basis, cells
 
@@ -344,11 +406,14 @@ def _npy(header: str) -> bytes:
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode()
 
 
-@pytest.mark.parametrize("header, fragment", [
-    ("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000, 1000000), }", "1000000000000 entries"),
-    ("{'descr': '|V2000000000', 'fortran_order': False, 'shape': (1, 1), }", "is not real numbers"),
-    ("{'descr': '<f8', 'fortran_order': False, 'shape': (4, 4), }", "the header says 16 entries"),
-])
+@pytest.mark.parametrize(
+    "header, fragment",
+    [
+        ("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000, 1000000), }", "1000000000000 entries"),
+        ("{'descr': '|V2000000000', 'fortran_order': False, 'shape': (1, 1), }", "is not real numbers"),
+        ("{'descr': '<f8', 'fortran_order': False, 'shape': (4, 4), }", "the header says 16 entries"),
+    ],
+)
 def test_npy_headers_are_checked_before_any_allocation(run, tmp_path, monkeypatch, header, fragment):
     from gdlcheck.inputs import matrices
 
@@ -417,7 +482,7 @@ def test_yaml_is_refused_by_size_before_it_is_composed(run, tmp_path, monkeypatc
     import yaml
 
     forbid(monkeypatch, yaml, "compose", "composing the YAML")
-    spec = tmp_path / "nodes.yaml"    # 3e6 nodes in 6 MB
+    spec = tmp_path / "nodes.yaml"  # 3e6 nodes in 6 MB
     spec.write_text("layer: {kind: linear, weight: [" + ",".join(["1"] * 3_000_000) + "]}\n")
     result = run(["verify", spec, "-g", "cyclic"])
     assert result.exit_code == 2 and "YAML document of about 300000" in result.stderr
@@ -437,8 +502,11 @@ def test_symmetries_at_4096_within_four_times_the_matrix(tmp_path, kind):
     n = 4096
     rng = np.random.default_rng(0)
     t = np.arange(n)
-    W = {"circulant": lambda: rng.standard_normal(n)[(t[:, None] - t[None, :]) % n],
-         "ones": lambda: np.ones((n, n)), "random": lambda: rng.standard_normal((n, n))}[kind]()
+    W = {
+        "circulant": lambda: rng.standard_normal(n)[(t[:, None] - t[None, :]) % n],
+        "ones": lambda: np.ones((n, n)),
+        "random": lambda: rng.standard_normal((n, n)),
+    }[kind]()
     np.save(tmp_path / "w.npy", W)
     del W
     # the address-space cap: 4 x the matrix (512 MiB) and the interpreter with numpy, sympy and igraph
@@ -493,7 +561,7 @@ def test_progress_shows_on_a_terminal_after_two_seconds_only(monkeypatch, tty, e
     monkeypatch.setattr(time, "monotonic", lambda: start + elapsed)
     progress("base point 1")
     progress.done()
-    if shown:   # one line, overwritten and cleared at the end
+    if shown:  # one line, overwritten and cleared at the end
         assert terminal.text == "\r\x1b[Kgdlcheck: symmetries: base point 1 (3 s)\r\x1b[K"
     else:
         assert terminal.text == ""
@@ -526,7 +594,9 @@ def test_symmetries_past_the_bliss_budget_is_refused_with_the_estimate(monkeypat
     from gdlcheck.errors import LimitError
     from gdlcheck.groups import automorphisms, layered
 
-    monkeypatch.setattr(automorphisms, "refinement_search", lambda C, progress=None, compacted=False, max_cells=None: None)
+    monkeypatch.setattr(
+        automorphisms, "refinement_search", lambda C, progress=None, compacted=False, max_cells=None: None
+    )
     forbid(monkeypatch, layered, "layered_graph", "building the layered graph")
     n = 1500
     t = np.arange(n)
@@ -544,9 +614,11 @@ def test_the_refinement_search_agrees_with_bliss(n):
 
     rng = np.random.default_rng(n)
     t = np.arange(n)
-    mats = [rng.standard_normal(n)[(t[:, None] - t[None, :]) % n],              # cyclic
-            rng.standard_normal(n)[np.minimum((t[:, None] - t[None, :]) % n, (t[None, :] - t[:, None]) % n)],  # dihedral
-            rng.integers(0, 3, size=(n, n)).astype(float)]
+    mats = [
+        rng.standard_normal(n)[(t[:, None] - t[None, :]) % n],  # cyclic
+        rng.standard_normal(n)[np.minimum((t[:, None] - t[None, :]) % n, (t[None, :] - t[:, None]) % n)],  # dihedral
+        rng.integers(0, 3, size=(n, n)).astype(float),
+    ]
     for W in mats:
         C = colour_classes(W)
         found = refinement_search(C)
@@ -564,8 +636,11 @@ def test_the_refinement_search_agrees_with_bliss(n):
 def test_a_fifo_is_refused_before_open(tmp_path):
     os.mkfifo(tmp_path / "f.csv")
     (tmp_path / "s.yaml").write_text("symmetry: {group: cyclic, n: 2}\nlayer: {kind: linear, weight: {file: f.csv}}\n")
-    for args in (["verify", "f.csv", "-g", "cyclic"], ["verify", "s.yaml"],
-                 ["verify", str(ROOT / "samples" / "dense.csv"), "-g", "automorphisms", "--graph", "f.csv"]):
+    for args in (
+        ["verify", "f.csv", "-g", "cyclic"],
+        ["verify", "s.yaml"],
+        ["verify", str(ROOT / "samples" / "dense.csv"), "-g", "automorphisms", "--graph", "f.csv"],
+    ):
         one_line(capped(args, tmp_path), 2, "is a FIFO, not a regular file")
 
 
@@ -576,20 +651,25 @@ def test_a_spec_reads_only_files_in_its_folder(run, tmp_path, monkeypatch):
     sub = tmp_path / "spec"
     sub.mkdir()
     (sub / "link.csv").symlink_to(tmp_path / "secret.txt")
-    cases = {"up.yaml": "../secret.txt", "abs.yaml": str(tmp_path / "secret.txt"), "link.yaml": "link.csv",
-             "missing.yaml": "../no/such.csv"}
+    cases = {
+        "up.yaml": "../secret.txt",
+        "abs.yaml": str(tmp_path / "secret.txt"),
+        "link.yaml": "link.csv",
+        "missing.yaml": "../no/such.csv",
+    }
     real = build.load_matrix
     forbid(monkeypatch, build, "load_matrix", "reading a file outside the spec's folder")
     for name, target in cases.items():
-        (sub / name).write_text("symmetry: {group: cyclic, n: 2}\nlayer: {kind: linear, weight: {file: '%s'}}\n"
-                                % target)
+        (sub / name).write_text(
+            "symmetry: {group: cyclic, n: 2}\nlayer: {kind: linear, weight: {file: '%s'}}\n" % target
+        )
         result = run(["verify", sub / name])
         assert result.exit_code == 2 and "is outside the spec's folder" in result.stderr, name
-        assert "no such file" not in result.stderr   # nothing said about what exists there
+        assert "no such file" not in result.stderr  # nothing said about what exists there
     monkeypatch.setattr(build, "load_matrix", real)
     result = run(["verify", sub / "up.yaml", "--allow-path", tmp_path])
     assert result.exit_code == 2 and "cannot parse expression" in result.stderr
-    assert "0123456789" not in result.stderr     # a short token of the content at most
+    assert "0123456789" not in result.stderr  # a short token of the content at most
 
 
 def test_the_api_confines_files_too(tmp_path):
@@ -688,8 +768,8 @@ def test_each_layer_estimates_its_own_forward_pass():
     from gdlcheck.layers.rowwise import Pointwise
 
     n, d = 10, 3
-    assert Linear(np.eye(n)).pass_cost(n, d) == n * d + n * n * d        # W X: n x n times X
+    assert Linear(np.eye(n)).pass_cost(n, d) == n * d + n * n * d  # W X: n x n times X
     assert Conv(np.array([1.0, 2.0]), n).pass_cost(n, d) == n * d + n * n * d
-    assert Pointwise("relu").pass_cost(n, d) == n * d                    # elementwise only
-    assert Layer().pass_cost(n, d) is None                               # not built by gdlcheck: not estimated
+    assert Pointwise("relu").pass_cost(n, d) == n * d  # elementwise only
+    assert Layer().pass_cost(n, d) is None  # not built by gdlcheck: not estimated
     assert Conv(np.array([1.0, 2.0]), n).asymmetries() == [Fact("kernel")]

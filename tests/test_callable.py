@@ -15,21 +15,30 @@ from tests.conftest import SAMPLES, newcomer_env
 
 def gdlcheck_in(folder, *args):
     """Run the real command line in ``folder`` (a fresh process: imports as a user's would be)."""
-    return subprocess.run([sys.executable, "-m", "gdlcheck", *args], cwd=folder, capture_output=True, text=True,
-                          env=newcomer_env(NO_COLOR="1"), timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "gdlcheck", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=newcomer_env(NO_COLOR="1"),
+        timeout=120,
+    )
 
 
 @pytest.mark.slow
 def test_done_when_centred_passes_under_symmetric():
-    out = gdlcheck_in(SAMPLES, "verify", "--callable", "mylayers:centred", "--input-shape", "6x2",
-                      "--group", "symmetric")
+    out = gdlcheck_in(
+        SAMPLES, "verify", "--callable", "mylayers:centred", "--input-shape", "6x2", "--group", "symmetric"
+    )
     assert out.returncode == 0, out.stderr
     assert "PASS" in out.stdout and "mylayers:centred" in out.stdout and out.stderr == ""
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target, shape", [("torchlayers:median_centred", "6x5"), ("torchlayers:encoder", "8x2x3"),
-                                           ("mylayers:TorchDeepSets", "6x7")])
+@pytest.mark.parametrize(
+    "target, shape",
+    [("torchlayers:median_centred", "6x5"), ("torchlayers:encoder", "8x2x3"), ("mylayers:TorchDeepSets", "6x7")],
+)
 def test_a_wrong_input_shape_for_a_torch_module_is_one_line(target, shape):
     """torch logs a traceback when a shape probe fails (its fake-tensor logger); the user sees
     gdlcheck's one line only. A fresh process: the logger's handler holds the real stderr."""
@@ -41,8 +50,18 @@ def test_a_wrong_input_shape_for_a_torch_module_is_one_line(target, shape):
 
 @pytest.mark.slow
 def test_done_when_cumsum_fails_under_cyclic():
-    out = gdlcheck_in(SAMPLES, "verify", "--callable", "mylayers:cumsum", "--input-shape", "6x2",
-                      "--group", "cyclic", "--format", "json")
+    out = gdlcheck_in(
+        SAMPLES,
+        "verify",
+        "--callable",
+        "mylayers:cumsum",
+        "--input-shape",
+        "6x2",
+        "--group",
+        "cyclic",
+        "--format",
+        "json",
+    )
     assert out.returncode == 1, out.stderr
     obj = json.loads(out.stdout)
     assert obj["input"] == "mylayers:cumsum" and obj["kind"] == "callable"
@@ -54,8 +73,19 @@ def test_done_when_cumsum_fails_under_cyclic():
 
 @pytest.mark.slow
 def test_invariant_and_factory_and_quiet():
-    out = gdlcheck_in(SAMPLES, "verify", "--callable", "mylayers:total", "--input-shape", "5x3", "--group",
-                      "symmetric", "--expect", "invariant", "--quiet")
+    out = gdlcheck_in(
+        SAMPLES,
+        "verify",
+        "--callable",
+        "mylayers:total",
+        "--input-shape",
+        "5x3",
+        "--group",
+        "symmetric",
+        "--expect",
+        "invariant",
+        "--quiet",
+    )
     assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
 
 
@@ -73,9 +103,11 @@ def user_module(tmp_path, monkeypatch):
     yield write
 
 
-@pytest.mark.slow   # runs torch
+@pytest.mark.slow  # runs torch
 def test_user_errors_are_one_line_and_exit_2(run, user_module):
-    user_module("ul_err", """
+    user_module(
+        "ul_err",
+        """
         import numpy as np
 
         def bad(X):
@@ -89,7 +121,8 @@ def test_user_errors_are_one_line_and_exit_2(run, user_module):
                 self.width = width
 
         not_callable = 3
-    """)
+    """,
+    )
     user_module("ul_import_fails", "import a_package_that_is_not_there\n")
     cases = [
         (["ul_err:bad"], "ul_err:bad: raised ValueError: shapes (6,2) and (3,3) not aligned"),
@@ -97,8 +130,10 @@ def test_user_errors_are_one_line_and_exit_2(run, user_module):
         (["no_such_module_xyz:f"], "no_such_module_xyz:f: no module named 'no_such_module_xyz'"),
         (["ul_import_fails:f"], "ul_import_fails:f: importing ul_import_fails raised ModuleNotFoundError"),
         (["ul_err:pooled"], "use --expect invariant"),
-        (["ul_err:NeedsArgs"], "ul_err:NeedsArgs: building the layer (class called with no arguments) raised "
-                               "TypeError"),
+        (
+            ["ul_err:NeedsArgs"],
+            "ul_err:NeedsArgs: building the layer (class called with no arguments) raised TypeError",
+        ),
         (["ul_err:not_callable"], "int object is not callable"),
         (["no-colon"], "is not like module:attr"),
     ]
@@ -116,8 +151,10 @@ def test_usage_errors(run, user_module):
         (["verify", "--callable", "ul_ok:same"], "--input-shape"),
         (["verify", "--callable", "ul_ok:same", "--input-shape", "6by2", "--group", "cyclic"], "--input-shape"),
         (["verify", "--callable", "ul_ok:same", "--input-shape", "6x2"], "--group"),
-        (["verify", "--callable", "ul_ok:same", "--input-shape", "6x2", "--group", "cyclic", "-n", "5"],
-         "6 points but the group acts on n = 5"),
+        (
+            ["verify", "--callable", "ul_ok:same", "--input-shape", "6x2", "--group", "cyclic", "-n", "5"],
+            "6 points but the group acts on n = 5",
+        ),
         (["verify", "x.yaml", "--callable", "ul_ok:same"], "not both"),
         (["verify", "x.yaml", "--input-shape", "6x2"], "go with --callable"),
     ]
@@ -128,7 +165,9 @@ def test_usage_errors(run, user_module):
 
 
 def test_callable_json_text_and_exact(run, user_module):
-    user_module("ul_layers", """
+    user_module(
+        "ul_layers",
+        """
         import numpy as np
 
         def shift_back(X):
@@ -140,30 +179,46 @@ def test_callable_json_text_and_exact(run, user_module):
 
         def make_scaled():
             return Scaled()
-    """)
+    """,
+    )
     for target in ("ul_layers:shift_back", "ul_layers:Scaled", "ul_layers:make_scaled"):
-        result = run(["verify", "--callable", target, "--input-shape", "4x2", "--group", "cyclic", "--format",
-                      "json"])
+        result = run(["verify", "--callable", target, "--input-shape", "4x2", "--group", "cyclic", "--format", "json"])
         assert result.exit_code == 0, result.stderr
         assert json.loads(result.stdout)["verdict"] == "holds_numerically"
     # shift_back commutes with the shift but not with every permutation
     result = run(["verify", "--callable", "ul_layers:shift_back", "--input-shape", "4x2", "--group", "symmetric"])
     assert result.exit_code == 1 and "FAIL" in result.stdout
     # no exact check applies to code: --method exact is inconclusive
-    result = run(["verify", "--callable", "ul_layers:Scaled", "--input-shape", "4x2", "--group", "cyclic",
-                  "--method", "exact", "--format", "json"])
+    result = run(
+        [
+            "verify",
+            "--callable",
+            "ul_layers:Scaled",
+            "--input-shape",
+            "4x2",
+            "--group",
+            "cyclic",
+            "--method",
+            "exact",
+            "--format",
+            "json",
+        ]
+    )
     assert result.exit_code == 3 and json.loads(result.stdout)["verdict"] == "inconclusive"
 
 
 def test_dtype_float32_loosens_the_default_tolerance_only(run, user_module):
-    user_module("ul_f32", """
+    user_module(
+        "ul_f32",
+        """
         import numpy as np
 
         def mix(X):
             W = np.linspace(-1, 1, 36).reshape(6, 6)
             C = W[0][(np.arange(6)[:, None] - np.arange(6)[None, :]) % 6]
             return np.tanh(C.astype(X.dtype) @ X)
-    """)
+    """,
+    )
     base = ["verify", "--callable", "ul_f32:mix", "--input-shape", "6x3", "--group", "cyclic", "--format", "json"]
     # float32 rounding (~1e-7 relative) passes the float32 default tolerance, 1e-5 ...
     result = run(base + ["--dtype", "float32"])
@@ -198,7 +253,9 @@ def test_load_callable_uses_the_folder_and_builds(tmp_path, monkeypatch):
 
 
 def test_a_factory_with_default_arguments_is_called_to_build_the_layer(run, user_module):
-    name = user_module("factories", """
+    name = user_module(
+        "factories",
+        """
         import numpy as np
 
         def make_scaled(scale=2.0):
@@ -206,8 +263,12 @@ def test_a_factory_with_default_arguments_is_called_to_build_the_layer(run, user
 
         def scaled(X, scale=2.0):
             return scale * X
-    """)
-    assert run(["verify", "--callable", f"{name}:make_scaled", "--input-shape", "4x2", "-g", "symmetric",
-                "-q"]).exit_code == 0
-    assert run(["verify", "--callable", f"{name}:scaled", "--input-shape", "4x2", "-g", "symmetric",
-                "-q"]).exit_code == 0
+    """,
+    )
+    assert (
+        run(["verify", "--callable", f"{name}:make_scaled", "--input-shape", "4x2", "-g", "symmetric", "-q"]).exit_code
+        == 0
+    )
+    assert (
+        run(["verify", "--callable", f"{name}:scaled", "--input-shape", "4x2", "-g", "symmetric", "-q"]).exit_code == 0
+    )

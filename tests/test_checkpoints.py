@@ -39,14 +39,16 @@ def verdicts(result) -> dict:
 
 @pytest.fixture(autouse=True)
 def _quiet_torch():
-    with warnings.catch_warnings():   # sparse CSR, quantized and nested tensors are beta or deprecated in torch
+    with warnings.catch_warnings():  # sparse CSR, quantized and nested tensors are beta or deprecated in torch
         warnings.simplefilter("ignore", UserWarning)
         yield
 
 
-@pytest.mark.parametrize("make", [lambda t: t.to_sparse(), lambda t: t.to_sparse_csr(),
-                                  lambda t: torch.quantize_per_tensor(t, 0.5, 0, torch.qint8)],
-                         ids=["coo", "csr", "quantized"])
+@pytest.mark.parametrize(
+    "make",
+    [lambda t: t.to_sparse(), lambda t: t.to_sparse_csr(), lambda t: torch.quantize_per_tensor(t, 0.5, 0, torch.qint8)],
+    ids=["coo", "csr", "quantized"],
+)
 def test_sparse_and_quantized_tensors_are_read_as_their_values(run, tmp_path, make):
     path = tmp_path / "w.pt"
     broken = circulant()
@@ -59,10 +61,14 @@ def test_sparse_and_quantized_tensors_are_read_as_their_values(run, tmp_path, ma
     assert np.array_equal(conv.load(), circulant().numpy())
 
 
-@pytest.mark.parametrize("make, says", [
-    (lambda: torch.empty(N, N, device="meta"), "tensor m is a meta tensor, which holds no values"),
-    (lambda: torch.nested.nested_tensor([torch.ones(2, 2), torch.ones(3, 2)]), "tensor m is a nested tensor"),
-], ids=["meta", "nested"])
+@pytest.mark.parametrize(
+    "make, says",
+    [
+        (lambda: torch.empty(N, N, device="meta"), "tensor m is a meta tensor, which holds no values"),
+        (lambda: torch.nested.nested_tensor([torch.ones(2, 2), torch.ones(3, 2)]), "tensor m is a nested tensor"),
+    ],
+    ids=["meta", "nested"],
+)
 def test_meta_and_nested_tensors_are_one_error_line(run, tmp_path, make, says):
     path = tmp_path / "w.pt"
     torch.save({"m": make(), "conv": circulant()}, path)
@@ -84,7 +90,7 @@ def test_billion_laughs_costs_one_visit_per_list(tmp_path, monkeypatch):
     path = tmp_path / "laughs.pt"
     y = [circulant()]
     for _ in range(60):
-        y = [y, y]          # 2^60 paths to the one tensor
+        y = [y, y]  # 2^60 paths to the one tensor
     torch.save(y, path)
     assert path.stat().st_size < 4000
     seen = []
@@ -100,14 +106,15 @@ def test_nesting_past_the_budget_is_refused(run, tmp_path):
     for _ in range(5000):
         deep = [deep]
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(20_000)    # torch.save pickles recursively
+    sys.setrecursionlimit(20_000)  # torch.save pickles recursively
     try:
         torch.save(deep, path)
     finally:
         sys.setrecursionlimit(limit)
     result = run(["verify", path, "--group", "cyclic"])
-    assert f"nests its containers more than {tensor_files.MAX_CHECKPOINT_DEPTH} levels deep" \
-        in one_error_line(result, path)
+    assert f"nests its containers more than {tensor_files.MAX_CHECKPOINT_DEPTH} levels deep" in one_error_line(
+        result, path
+    )
 
 
 def test_the_entries_and_tensor_budgets(run, tmp_path, monkeypatch):
@@ -130,8 +137,9 @@ def test_a_numpy_array_in_a_checkpoint_is_told_to_save_tensors(run, tmp_path):
     path = tmp_path / "w.pt"
     torch.save({"w": np.eye(N)}, path)
     result = run(["verify", path, "--group", "cyclic"])
-    assert "holds numpy arrays, which torch.load(weights_only=True) does not read: save tensors" \
-        in one_error_line(result, path)
+    assert "holds numpy arrays, which torch.load(weights_only=True) does not read: save tensors" in one_error_line(
+        result, path
+    )
 
 
 def _patched_npz(path, flags: int = 0, method: int | None = None) -> None:
@@ -146,10 +154,15 @@ def _patched_npz(path, flags: int = 0, method: int | None = None) -> None:
     path.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("flags, method, says", [(0, 99, "That compression method is not supported"),
-                                                 (1, None, "it is encrypted"),
-                                                 (0x20, None, "compressed patched data")],
-                         ids=["method-99", "encrypted", "flag-bit-5"])
+@pytest.mark.parametrize(
+    "flags, method, says",
+    [
+        (0, 99, "That compression method is not supported"),
+        (1, None, "it is encrypted"),
+        (0x20, None, "compressed patched data"),
+    ],
+    ids=["method-99", "encrypted", "flag-bit-5"],
+)
 def test_npz_members_zipfile_cannot_read_are_one_line(run, tmp_path, flags, method, says):
     path = tmp_path / "w.npz"
     _patched_npz(path, flags, method)

@@ -34,7 +34,7 @@ def conv(pad, **options):
     return lambda x, k: F.conv1d(F.pad(x[None], pad, mode="circular"), k, **options)[0]
 
 
-def taps5(x, k):   # five taps over a pad of one each side and one zero of its own: length n
+def taps5(x, k):  # five taps over a pad of one each side and one zero of its own: length n
     return F.conv1d(F.pad(x[None], (1, 1), mode="circular"), torch.cat([k, k[..., :2]], -1), padding=1)[0]
 
 
@@ -56,7 +56,9 @@ def test_a_symmetric_kernel_centred_is_proved_under_reflections():
 
 
 def test_an_asymmetric_kernel_under_reflections_fails_at_the_kernel():
-    obj = gdlcheck.verify_callable(Call(conv((1, 1))), gdlcheck.group("dihedral", n=N), shape=(C, N), points_axis=1).to_json()
+    obj = gdlcheck.verify_callable(
+        Call(conv((1, 1))), gdlcheck.group("dihedral", n=N), shape=(C, N), points_axis=1
+    ).to_json()
     assert obj["verdict"] == "fails" and obj["culprit"]["path"] == "kernel"
     assert "c[a d] = c[d] fails" in " ".join(obj["notes"])
 
@@ -67,15 +69,18 @@ def test_a_symmetric_kernel_off_centre_is_not_a_reflection():
     assert found[0] == "fails" and not found[1]
 
 
-@pytest.mark.parametrize("fn, why", [
-    (lambda x, k: F.pad(x, (1, 1), mode="circular").sum(-1), "sums the pads"),
-    (lambda x, k: F.pad(x, (1, 1), mode="circular")[:, 1:-1] * 2, "a slice"),
-    (lambda x, k: F.pad(x, (1, 1), mode="circular").T.T[:, :N], "a transpose"),
-    (taps5, "zero padding of its own"),
-    (lambda x, k: conv((1, 1), stride=2)(x, k).repeat_interleave(2, -1), "a stride"),
-    (lambda x, k: conv((2, 2))(x, k)[:, 1:-1], "a longer output, sliced: equivariant, not proved"),
-    (lambda x, k: F.conv1d(F.pad(x[None], (1, 1), mode="reflect"), k)[0], "reflection padding"),
-])
+@pytest.mark.parametrize(
+    "fn, why",
+    [
+        (lambda x, k: F.pad(x, (1, 1), mode="circular").sum(-1), "sums the pads"),
+        (lambda x, k: F.pad(x, (1, 1), mode="circular")[:, 1:-1] * 2, "a slice"),
+        (lambda x, k: F.pad(x, (1, 1), mode="circular").T.T[:, :N], "a transpose"),
+        (taps5, "zero padding of its own"),
+        (lambda x, k: conv((1, 1), stride=2)(x, k).repeat_interleave(2, -1), "a stride"),
+        (lambda x, k: conv((2, 2))(x, k)[:, 1:-1], "a longer output, sliced: equivariant, not proved"),
+        (lambda x, k: F.conv1d(F.pad(x[None], (1, 1), mode="reflect"), k)[0], "reflection padding"),
+    ],
+)
 def test_what_reads_a_padded_axis_otherwise_is_not_proved(fn, why):
     v, exact, notes = verdict(Call(fn), "cyclic", expect="equivariant" if "sum" not in why else "invariant")
     assert not exact and v != "holds", why

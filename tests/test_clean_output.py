@@ -18,8 +18,8 @@ def test_python_warnings_never_reach_standard_error(run, monkeypatch):
 
     def noisy(*args, **kwargs):
         warnings.warn("overflow encountered in multiply", RuntimeWarning, stacklevel=1)
-        np.float64(1e308) * np.float64(10)   # numpy's own RuntimeWarning
-        np.asarray([1 + 1j]).astype(np.float64)   # ComplexWarning
+        np.float64(1e308) * np.float64(10)  # numpy's own RuntimeWarning
+        np.asarray([1 + 1j]).astype(np.float64)  # ComplexWarning
         return real(*args, **kwargs)
 
     monkeypatch.setattr(api, "verify_input", noisy)
@@ -29,8 +29,10 @@ def test_python_warnings_never_reach_standard_error(run, monkeypatch):
 
 def test_an_overflowing_layer_prints_one_line_and_no_warning(run, tmp_path):
     spec = tmp_path / "overflow.yaml"
-    spec.write_text("symmetry: {group: symmetric, n: 8}\nlayer: {kind: attention, wq: [[1e200]], wk: [[1e200]], "
-                    "wv: [[1]], mask: causal}\n")
+    spec.write_text(
+        "symmetry: {group: symmetric, n: 8}\nlayer: {kind: attention, wq: [[1e200]], wk: [[1e200]], "
+        "wv: [[1]], mask: causal}\n"
+    )
     result = run(["verify", spec])
     assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "Warning" not in result.stderr
 
@@ -66,30 +68,37 @@ def test_control_characters_and_escapes_in_names_are_printed_escaped(run, tmp_pa
     result = run(["verify", evil, "-g", "cyclic"])
     assert result.exit_code == 0 and "\x1b" not in result.stdout and "\\x1b[31m" in result.stdout
     spec = "named.yaml"
-    (tmp_path / spec).write_text('name: "x\\e]0;pwned\\a\\u202e"\nsymmetry: {group: cyclic, n: 2}\n'
-                    "layer: {kind: linear, weight: [[1, 2], [2, 1]]}\n")
+    (tmp_path / spec).write_text(
+        'name: "x\\e]0;pwned\\a\\u202e"\nsymmetry: {group: cyclic, n: 2}\n'
+        "layer: {kind: linear, weight: [[1, 2], [2, 1]]}\n"
+    )
     result = run(["verify", spec])
     assert result.exit_code == 0 and "\x1b" not in result.stdout and "\u202e" not in result.stdout
     assert "x\\x1b]0;pwned\\x07\\u202e" in result.stdout
     assert json.loads(run(["verify", spec, "--format", "json"]).stdout)["name"] == "x\x1b]0;pwned\x07\u202e"
     key = "key.yaml"
-    (tmp_path / key).write_text('symmetry: {group: cyclic, n: 2}\n"la\\eyer": 1\nlayer: {kind: linear, weight: [[1]]}\n')
+    (tmp_path / key).write_text(
+        'symmetry: {group: cyclic, n: 2}\n"la\\eyer": 1\nlayer: {kind: linear, weight: [[1]]}\n'
+    )
     result = run(["verify", key])
     assert result.exit_code == 2 and "\x1b" not in result.stderr and result.stderr.count("\n") == 1
 
 
 def test_identifiers_are_nfkc_normalised(run, tmp_path):
     path = tmp_path / "m.json"
-    path.write_text(json.dumps([["\ufb01", 1], [1, "fi"]]))   # the ligature is the two letters
+    path.write_text(json.dumps([["\ufb01", 1], [1, "fi"]]))  # the ligature is the two letters
     result = run(["verify", path, "-g", "cyclic", "--format", "json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["verdict"] == "holds"
 
 
-@pytest.mark.parametrize("entries, message", [
-    (["\u0430", "a"], "CYRILLIC SMALL LETTER A"),        # Cyrillic a beside Latin a: they print the same
-    (["\u0391*b", "b"], "GREEK CAPITAL LETTER ALPHA"),
-    (["x\u03b1", "x"], "mixes letters of Greek and Latin"),
-])
+@pytest.mark.parametrize(
+    "entries, message",
+    [
+        (["\u0430", "a"], "CYRILLIC SMALL LETTER A"),  # Cyrillic a beside Latin a: they print the same
+        (["\u0391*b", "b"], "GREEK CAPITAL LETTER ALPHA"),
+        (["x\u03b1", "x"], "mixes letters of Greek and Latin"),
+    ],
+)
 def test_look_alike_and_mixed_script_symbols_are_refused(run, tmp_path, entries, message):
     path = tmp_path / "m.json"
     path.write_text(json.dumps([[entries[0], 1], [1, entries[1]]]))
@@ -113,14 +122,17 @@ def test_undocumented_number_forms_are_refused(run, tmp_path, number):
     result = run(["verify", csv, "-g", "cyclic"])
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, (number, result.stdout)
     spec = tmp_path / "m.yaml"
-    spec.write_text(f"symmetry: {{group: cyclic, n: 2}}\nlayer: {{kind: linear, weight: [[{number}, 1], [1, 1]]}}\n",
-                    encoding="utf-8")
+    spec.write_text(
+        f"symmetry: {{group: cyclic, n: 2}}\nlayer: {{kind: linear, weight: [[{number}, 1], [1, 1]]}}\n",
+        encoding="utf-8",
+    )
     result = run(["verify", spec])
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, (number, result.stdout)
 
 
-@pytest.mark.parametrize("args", [["-n", "1_000"], ["-n", "\u0664"], ["-n", "0x8"], ["--trials", "1_0"],
-                                  ["--seed", "\u0661"]])
+@pytest.mark.parametrize(
+    "args", [["-n", "1_000"], ["-n", "\u0664"], ["-n", "0x8"], ["--trials", "1_0"], ["--seed", "\u0661"]]
+)
 def test_undocumented_number_forms_in_options_are_refused(run, args):
     result = run(["verify", SAMPLES / "dense.csv", "-g", "cyclic"] + args)
     assert result.exit_code == 2 and "decimal digits" in result.stderr
@@ -132,16 +144,20 @@ DOCUMENTED = ["3", "-0.5", ".5", "2.", "1e-3", "2.5E+10", "+1", "010"]
 @pytest.mark.parametrize("number", DOCUMENTED)
 def test_the_documented_number_forms_are_read_as_decimals(run, tmp_path, number):
     value = float(number)
-    for path, text in ((tmp_path / "m.csv", f"{number},1\n1,{number}\n"),
-                       (tmp_path / "m.yaml", f"symmetry: {{group: cyclic, n: 2}}\nlayer: {{kind: linear, weight: "
-                                             f"[[{number}, 1], [1, {number}]]}}\n")):
+    for path, text in (
+        (tmp_path / "m.csv", f"{number},1\n1,{number}\n"),
+        (
+            tmp_path / "m.yaml",
+            f"symmetry: {{group: cyclic, n: 2}}\nlayer: {{kind: linear, weight: [[{number}, 1], [1, {number}]]}}\n",
+        ),
+    ):
         path.write_text(text)
         args = ["verify", path, "--format", "json"] + (["-g", "cyclic"] if path.suffix == ".csv" else [])
         result = run(args)
         assert result.exit_code == 0, (number, result.stderr)
     from gdlcheck.inputs.arrays import entry_value
 
-    assert entry_value(number) == value       # 010 is ten, not YAML 1.1's octal eight
+    assert entry_value(number) == value  # 010 is ten, not YAML 1.1's octal eight
     from gdlcheck.inputs.spec import parse_yaml
 
     assert parse_yaml(f"x: {number}", "-")[0]["x"] in (value, number)

@@ -96,14 +96,29 @@ def test_pipeline_derive_csv_into_verify(run, group):
 @pytest.mark.slow
 def test_pipeline_as_real_processes():
     env = newcomer_env(NO_COLOR="1")
-    derive = subprocess.run([sys.executable, "-m", "gdlcheck", "derive", "--group", "cyclic", "-n", "6",
-                             "--format", "csv"], capture_output=True, text=True, env=env, check=True)
-    verify = subprocess.run([sys.executable, "-m", "gdlcheck", "verify", "-", "--group", "cyclic", "--format", "json"],
-                            input=derive.stdout, capture_output=True, text=True, env=env)
+    derive = subprocess.run(
+        [sys.executable, "-m", "gdlcheck", "derive", "--group", "cyclic", "-n", "6", "--format", "csv"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    verify = subprocess.run(
+        [sys.executable, "-m", "gdlcheck", "verify", "-", "--group", "cyclic", "--format", "json"],
+        input=derive.stdout,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert verify.returncode == 0
     assert json.loads(verify.stdout)["verdict"] == "holds"
-    broken = subprocess.run([sys.executable, "-m", "gdlcheck", "verify", "-", "--group", "symmetric"],
-                            input=derive.stdout, capture_output=True, text=True, env=env)
+    broken = subprocess.run(
+        [sys.executable, "-m", "gdlcheck", "verify", "-", "--group", "symmetric"],
+        input=derive.stdout,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert broken.returncode == 1
     assert "FAIL" in broken.stdout
 
@@ -125,8 +140,17 @@ def test_verify_symbolic_failure_json(run, samples):
     (obj,) = lines_json(result.stdout)
     assert obj["passed"] is False and obj["verdict"] == "fails"
     assert obj["constraints"] == ["b = c"]
-    assert set(obj) >= {"schema_version", "input", "kind", "group", "expect", "passed", "verdict", "checks",
-                        "constraints"}
+    assert set(obj) >= {
+        "schema_version",
+        "input",
+        "kind",
+        "group",
+        "expect",
+        "passed",
+        "verdict",
+        "checks",
+        "constraints",
+    }
     check = obj["checks"][0]
     assert set(check) >= {"generator", "method", "passed", "max_abs_error", "relative_error", "counterexample"}
     assert check["generator"] == "(0 1 2)"
@@ -197,12 +221,19 @@ def test_groups_catalogue_and_one_group(run):
     for name in ("trivial", "cyclic", "dihedral", "symmetric", "alternating", "generators"):
         assert name in out
     (obj,) = lines_json(run(["groups", "cyclic", "-n", "4", "--format", "json"]).stdout)
-    assert obj == {"schema_version": 1, "name": "cyclic", "n": 4, "order": 4, "generators": ["(0 1 2 3)"],
-                   "transitive": True}
+    assert obj == {
+        "schema_version": 1,
+        "name": "cyclic",
+        "n": 4,
+        "order": 4,
+        "generators": ["(0 1 2 3)"],
+        "transitive": True,
+    }
     (obj,) = lines_json(run(["groups", "symmetric", "-n", "20", "--format", "json"]).stdout)
     assert obj["order"] == "2432902008176640000"
-    (obj,) = lines_json(run(["groups", "generators", "--generators", "(0 1)", "--generators", "[0, 2, 1]",
-                             "--format", "json"]).stdout)
+    (obj,) = lines_json(
+        run(["groups", "generators", "--generators", "(0 1)", "--generators", "[0, 2, 1]", "--format", "json"]).stdout
+    )
     assert obj["order"] == 6 and obj["n"] == 3
 
 
@@ -215,25 +246,32 @@ def write(tmp_path, name, text):
     return path
 
 
-@pytest.mark.parametrize("args, message", [
-    (["verify", "{tmp}/missing.csv", "-g", "cyclic"], "missing.csv: cannot read: no such file"),
-    (["verify", "{tmp}/nonsquare.csv", "-g", "cyclic"], "matrix is 2 x 3, expected a square"),
-    (["verify", "{tmp}/ragged.csv", "-g", "cyclic"], "row 1 has 2 entries, expected 3"),
-    (["verify", "{tmp}/square.csv", "-g", "cyclc"], "unknown group 'cyclc' (did you mean 'cyclic'?)"),
-    (["verify", "{tmp}/square.csv", "-g", "generators", "--generators", "[0, 0, 1]"], "not a bijection"),
-    (["verify", "{tmp}/square.csv"], "a bare matrix carries no symmetry"),
-    (["verify", "{tmp}/square.csv", "-g", "cyclic", "-n", "4"], "group acts on n = 4"),
-    (["verify", "{tmp}/ragged.yaml"], "layer.weight: row 2 has 3 entries, expected 4"),
-    (["derive", "-g", "cyclic"], "needs a size"),
-    (["derive", "-n", "4"], "derive needs --group"),
-    (["verify", "{tmp}/square.csv", "-g", "cyclic", "--method", "fast"], "Invalid value for '--method'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["verify", "{tmp}/missing.csv", "-g", "cyclic"], "missing.csv: cannot read: no such file"),
+        (["verify", "{tmp}/nonsquare.csv", "-g", "cyclic"], "matrix is 2 x 3, expected a square"),
+        (["verify", "{tmp}/ragged.csv", "-g", "cyclic"], "row 1 has 2 entries, expected 3"),
+        (["verify", "{tmp}/square.csv", "-g", "cyclc"], "unknown group 'cyclc' (did you mean 'cyclic'?)"),
+        (["verify", "{tmp}/square.csv", "-g", "generators", "--generators", "[0, 0, 1]"], "not a bijection"),
+        (["verify", "{tmp}/square.csv"], "a bare matrix carries no symmetry"),
+        (["verify", "{tmp}/square.csv", "-g", "cyclic", "-n", "4"], "group acts on n = 4"),
+        (["verify", "{tmp}/ragged.yaml"], "layer.weight: row 2 has 3 entries, expected 4"),
+        (["derive", "-g", "cyclic"], "needs a size"),
+        (["derive", "-n", "4"], "derive needs --group"),
+        (["verify", "{tmp}/square.csv", "-g", "cyclic", "--method", "fast"], "Invalid value for '--method'"),
+    ],
+)
 def test_bad_input_gets_one_line_and_exit_2(run, tmp_path, args, message):
     write(tmp_path, "nonsquare.csv", "1,2,3\n4,5,6\n")
     write(tmp_path, "ragged.csv", "1,2,3\n4,5\n6,7,8\n")
     write(tmp_path, "square.csv", "1,2,3\n3,1,2\n2,3,1\n")
-    write(tmp_path, "ragged.yaml", "symmetry: {group: cyclic, n: 4}\nlayer:\n  kind: linear\n  weight:\n"
-          "    - [1, 2, 3, 4]\n    - [1, 2, 3, 4]\n    - [1, 2, 3]\n    - [1, 2, 3, 4]\n")
+    write(
+        tmp_path,
+        "ragged.yaml",
+        "symmetry: {group: cyclic, n: 4}\nlayer:\n  kind: linear\n  weight:\n"
+        "    - [1, 2, 3, 4]\n    - [1, 2, 3, 4]\n    - [1, 2, 3]\n    - [1, 2, 3, 4]\n",
+    )
     result = run([a.replace("{tmp}", str(tmp_path)) if isinstance(a, str) else a for a in args])
     assert result.exit_code == 2, result.stdout
     assert result.stderr.startswith("gdlcheck: error: ")
@@ -243,8 +281,12 @@ def test_bad_input_gets_one_line_and_exit_2(run, tmp_path, args, message):
 
 
 def test_error_line_has_file_where_what(run, tmp_path):
-    path = write(tmp_path, "layer.yaml", "symmetry: {group: cyclic, n: 4}\nlayer:\n  kind: linear\n  weight:\n"
-                 "    - [1, 2, 3, 4]\n    - [1, 2, 3, 4]\n    - [1, 2, 3]\n    - [1, 2, 3, 4]\n")
+    path = write(
+        tmp_path,
+        "layer.yaml",
+        "symmetry: {group: cyclic, n: 4}\nlayer:\n  kind: linear\n  weight:\n"
+        "    - [1, 2, 3, 4]\n    - [1, 2, 3, 4]\n    - [1, 2, 3]\n    - [1, 2, 3, 4]\n",
+    )
     result = run(["verify", path])
     assert result.stderr.startswith(f"gdlcheck: error: {path}: layer.weight: row 2 has 3 entries, expected 4")
 
@@ -265,6 +307,7 @@ def test_internal_error_exits_70_without_traceback(run, monkeypatch, samples):
 @pytest.mark.slow
 def test_no_color_and_piped_output_has_no_escape_codes():
     env = newcomer_env(NO_COLOR="1")
-    out = subprocess.run([sys.executable, "-m", "gdlcheck", "derive", "-g", "cyclic", "-n", "4"],
-                         capture_output=True, text=True, env=env).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "gdlcheck", "derive", "-g", "cyclic", "-n", "4"], capture_output=True, text=True, env=env
+    ).stdout
     assert "\x1b[" not in out and "theta_3" in out

@@ -28,16 +28,19 @@ def conv1d(padding_mode="circular", kernel=3):
 
 def test_conv1d_on_its_positions_axis():
     assert verify(conv1d(), "cyclic", (3, 16), points_axis=-1).passed
-    assert verify(conv1d(), "cyclic", (2, 3, 16), points_axis=-1).passed      # batched (B, C, L)
+    assert verify(conv1d(), "cyclic", (2, 3, 16), points_axis=-1).passed  # batched (B, C, L)
     assert not verify(conv1d("zeros"), "cyclic", (3, 16), points_axis=-1).passed  # zero padding breaks the wrap
-    assert not verify(conv1d(), "dihedral", (3, 16), points_axis=-1).passed       # the kernel is not symmetric
+    assert not verify(conv1d(), "dihedral", (3, 16), points_axis=-1).passed  # the kernel is not symmetric
     assert not verify(conv1d(), "symmetric", (3, 16), points_axis=1).passed
 
 
 def test_conv1d_is_not_checked_on_its_channels():
     # the trap: shape (C, L) with the group on axis 0 permutes the channels
-    with pytest.raises(CallableError, match=r"Conv1d reads \(C, L\): axis 0 of the input \(3, 16\) is its channels.*"
-                                            r"points_axis=1"):
+    with pytest.raises(
+        CallableError,
+        match=r"Conv1d reads \(C, L\): axis 0 of the input \(3, 16\) is its channels.*"
+        r"points_axis=1",
+    ):
         verify(conv1d(), "cyclic", (3, 16))
     with pytest.raises(CallableError, match="is the batch"):
         verify(conv1d(), "cyclic", (3, 3, 16))
@@ -93,8 +96,11 @@ def test_batch_first_transformer_on_its_points_axis():
     r = verify(layer, "symmetric", (2, 6, 16), batch_axes=0)
     assert r.passed and r.to_json()["notes"][0].startswith("the module was in training mode")
     # the trap: the group on the batch axis
-    with pytest.raises(CallableError, match=r"self_attn is batch_first: axis 0 of the input \(2, 6, 16\) is the batch.*"
-                                            "batch_axes=0"):
+    with pytest.raises(
+        CallableError,
+        match=r"self_attn is batch_first: axis 0 of the input \(2, 6, 16\) is the batch.*"
+        "batch_axes=0",
+    ):
         verify(layer, "symmetric", (2, 6, 16))
     # with a learned positional embedding the points axis fails, the batch axis (asked for) holds and says so
     model = torch.nn.Sequential(PositionalEmbedding(6, 16), layer)
@@ -132,12 +138,18 @@ def test_multihead_attention_with_both_outputs():
     per_head = lambda q, k, v: batched(q, k, v, average_attn_weights=False)  # noqa: E731
     with pytest.raises(CallableError, match="same dtype.*give dtype='float32'"):
         verify(per_head, "symmetric", (3, 6, 4), batch_axes=0, inputs=three, outputs=("points", "pairs"))
-    assert verify(per_head, "symmetric", (3, 6, 4), batch_axes=0, inputs=three, outputs=("points", "pairs"),
-                  dtype="float32").passed
+    assert verify(
+        per_head, "symmetric", (3, 6, 4), batch_axes=0, inputs=three, outputs=("points", "pairs"), dtype="float32"
+    ).passed
     # a causal mask holds for no permutation but the identity
     causal = torch.triu(torch.ones(6, 6, dtype=torch.bool), 1)
-    r = verify(mha, "cyclic", (6, 4), inputs={"query": "points", "key": "points", "value": "points",
-                                              "attn_mask": causal}, outputs=("points", "ignored"))
+    r = verify(
+        mha,
+        "cyclic",
+        (6, 4),
+        inputs={"query": "points", "key": "points", "value": "points", "attn_mask": causal},
+        outputs=("points", "ignored"),
+    )
     assert not r.passed
 
 
@@ -149,8 +161,13 @@ def test_self_attention_with_one_input_keyword_arguments_and_a_dict_output():
         out, weights = mha(x, x, x, need_weights=need_weights)
         return {"out": out, "weights": weights}
 
-    r = verify(self_attention, "symmetric", (5, 4), inputs={"x": "points", "need_weights": True},
-               outputs={"out": "points", "weights": "pairs"})
+    r = verify(
+        self_attention,
+        "symmetric",
+        (5, 4),
+        inputs={"x": "points", "need_weights": True},
+        outputs={"out": "points", "weights": "pairs"},
+    )
     assert r.passed, r.to_json()
 
 
@@ -254,8 +271,11 @@ def test_a_proof_that_stops_at_a_parameter_names_it_and_its_rows():
     r = verify(Model(breaker=PositionalEmbedding), "symmetric", (2, 6, 3), batch_axes=0)
     assert r.verdict == "fails"
     culprit = r.to_json()["culprit"]
-    assert (culprit["path"], culprit["kind"], culprit["condition"]) == ("encoder.layers.1.pos_emb.table",
-                                                                       "parameter", "P E = E")
+    assert (culprit["path"], culprit["kind"], culprit["condition"]) == (
+        "encoder.layers.1.pos_emb.table",
+        "parameter",
+        "P E = E",
+    )
     assert culprit["text"].startswith("rows 0 and 1 of encoder.layers.1.pos_emb.table differ, so P E != E")
 
 
@@ -276,6 +296,7 @@ def test_a_break_in_the_parents_own_code_is_placed_between_its_children():
             torch.manual_seed(0)
             self.first = torch.nn.Linear(3, 3)
             self.second = torch.nn.Linear(3, 3)
+
         def forward(self, x):
             return self.second(torch.relu(self.first(x)).roll(1, 0))
 
@@ -292,8 +313,9 @@ def test_the_text_report_prints_the_culprit(tmp_path, run, monkeypatch):
         "class Pos(torch.nn.Module):\n"
         "    def forward(self, x):\n        return x + x.roll(1, 0)\n"
         "def model():\n    torch.manual_seed(0)\n"
-        "    return torch.nn.Sequential(torch.nn.Linear(3, 3), Pos(), torch.nn.ReLU())\n")
-    monkeypatch.chdir(tmp_path)   # the command line in this process (click's runner), from that folder
+        "    return torch.nn.Sequential(torch.nn.Linear(3, 3), Pos(), torch.nn.ReLU())\n"
+    )
+    monkeypatch.chdir(tmp_path)  # the command line in this process (click's runner), from that folder
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "100")
     args = ["verify", "--callable", "ul_culprit:model", "--input-shape", "5x3", "--group", "symmetric"]
@@ -338,7 +360,7 @@ def test_a_float32_cast_inside_hints_dtype_float32():
             torch.manual_seed(0)
             self.lin = torch.nn.Linear(3, 3)
 
-        def forward(self, x):   # sort over the channels: equivariant, but the tracer has no rule for it
+        def forward(self, x):  # sort over the channels: equivariant, but the tracer has no rule for it
             return self.lin(x).float().sort(-1).values.to(x.dtype) + x.float().sum(0).to(x.dtype)
 
     r = verify(Cast(), "symmetric", (6, 3))
@@ -356,7 +378,9 @@ def test_a_module_on_the_meta_device_is_an_input_error(run, tmp_path, monkeypatc
         verify(torch.nn.Linear(3, 3, device="meta"), "symmetric", (4, 3))
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    (tmp_path / "ul_meta.py").write_text("import torch\ndef layer():\n    return torch.nn.Linear(3, 3, device='meta')\n")
+    (tmp_path / "ul_meta.py").write_text(
+        "import torch\ndef layer():\n    return torch.nn.Linear(3, 3, device='meta')\n"
+    )
     result = run(["verify", "--callable", "ul_meta:layer", "--input-shape", "4x3", "-g", "symmetric"])
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "on the meta device" in result.stderr and "Traceback" not in result.stderr

@@ -12,7 +12,7 @@ from tests.test_budgets import capped, one_line  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-MODELS = textwrap.dedent('''
+MODELS = textwrap.dedent("""
     import torch
 
     def long():              # 5,000 layers: proved, its call within the operations budget
@@ -48,7 +48,7 @@ MODELS = textwrap.dedent('''
 
     def loop():
         return Loop()
-''')
+""")
 
 
 @pytest.fixture
@@ -58,8 +58,24 @@ def models(tmp_path):
 
 
 def run(folder, target):
-    return capped(["verify", "--callable", f"models:{target}", "--input-shape", "6x3", "--group", "symmetric",
-                   "--method", "exact", "--format", "json"], folder, memory=3 << 30, timeout=600)
+    return capped(
+        [
+            "verify",
+            "--callable",
+            f"models:{target}",
+            "--input-shape",
+            "6x3",
+            "--group",
+            "symmetric",
+            "--method",
+            "exact",
+            "--format",
+            "json",
+        ],
+        folder,
+        memory=3 << 30,
+        timeout=600,
+    )
 
 
 def test_a_long_sequential_is_proved_within_the_budget(models):
@@ -72,8 +88,9 @@ def test_many_scalar_parameters_in_a_loop_are_proved(models):
     assert result.returncode == 0 and '"verdict": "holds"' in result.stdout, result.stderr
 
 
-@pytest.mark.parametrize("target, fragment", [("wider", "more than 20,000 submodules"),
-                                              ("nested", "nested more than 200 deep")])
+@pytest.mark.parametrize(
+    "target, fragment", [("wider", "more than 20,000 submodules"), ("nested", "nested more than 200 deep")]
+)
 def test_a_module_tree_past_the_budget_is_one_line(models, target, fragment):
     one_line(run(models, target), 2, fragment)
 
@@ -101,7 +118,7 @@ def test_the_room_for_a_deep_tree_is_kept_while_any_check_needs_it():
             shallow_out.wait(30)
             limits["deep, after the shallow one ended"] = sys.getrecursionlimit()
 
-    with room_for(10):   # opened first, ended first
+    with room_for(10):  # opened first, ended first
         worker = threading.Thread(target=deep)
         worker.start()
         deep_in.wait(30)

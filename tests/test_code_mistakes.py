@@ -13,7 +13,7 @@ TABLE = rng.standard_normal((6, 3))
 
 
 def batch_first(X):
-    return X + TABLE   # per-position table on axis 1: not equivariant on the points
+    return X + TABLE  # per-position table on axis 1: not equivariant on the points
 
 
 def documented(X):
@@ -41,7 +41,7 @@ def test_the_points_axis_given_is_taken_as_said():
         return X - X.mean(axis=0, keepdims=True)
 
     assert gdlcheck.verify_callable(centred, "symmetric", shape=(2, 6, 3), points_axis=0).passed
-    assert gdlcheck.verify_callable(centred, "symmetric", shape=(6, 2, 3)).passed   # a long axis 0: the points
+    assert gdlcheck.verify_callable(centred, "symmetric", shape=(6, 2, 3)).passed  # a long axis 0: the points
 
 
 def test_the_command_line_spells_the_flags(run, tmp_path, monkeypatch):
@@ -50,8 +50,9 @@ def test_the_command_line_spells_the_flags(run, tmp_path, monkeypatch):
     result = run(["verify", "--callable", "ubatch:f", "--input-shape", "2x6x3", "--group", "symmetric"])
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "--batch-axes 0" in result.stderr and "--points-axis 0" in result.stderr
-    result = run(["verify", "--callable", "ubatch:f", "--input-shape", "2x6x3", "--group", "symmetric",
-                  "--batch-axes", "0"])
+    result = run(
+        ["verify", "--callable", "ubatch:f", "--input-shape", "2x6x3", "--group", "symmetric", "--batch-axes", "0"]
+    )
     assert result.exit_code == 1
 
 
@@ -71,7 +72,7 @@ def test_an_equivariant_callable_checked_for_invariance_is_told_to_use_equivaria
 
 
 def test_an_invariant_callable_checked_for_equivariance_is_told_to_use_invariant():
-    def sorted_rows(X):   # the same for every order of the rows: invariant, and of the input's shape
+    def sorted_rows(X):  # the same for every order of the rows: invariant, and of the input's shape
         return np.sort(X, axis=0)
 
     result = gdlcheck.verify_callable(sorted_rows, "symmetric", shape=(5, 2))
@@ -90,8 +91,10 @@ def test_a_callable_that_is_neither_gets_no_neighbouring_law():
 
 def test_a_matrix_keeps_the_spec_spelling(run, tmp_path):
     spec = tmp_path / "pooled.yaml"
-    spec.write_text("symmetry: {group: symmetric, n: 4}\nexpect: invariant\nlayer: {kind: linear, weight: "
-                    "[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]}\n")
+    spec.write_text(
+        "symmetry: {group: symmetric, n: 4}\nexpect: invariant\nlayer: {kind: linear, weight: "
+        "[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]}\n"
+    )
     result = run(["verify", spec, "--format", "json"])
     assert result.exit_code == 1 and "use expect: equivariant" in result.stdout
 
@@ -125,7 +128,7 @@ def test_a_group_by_name_without_a_shape_asks_for_the_shape():
 def test_a_checkpoint_without_torch_names_the_cpu_build(monkeypatch, tmp_path):
     path = tmp_path / "model.pt"
     path.write_bytes(b"not read")
-    monkeypatch.setitem(__import__("sys").modules, "torch", None)   # import torch fails
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)  # import torch fails
     with pytest.raises(GdlcheckError) as caught:
         gdlcheck.verify_weights(str(path), "cyclic")
     assert "--index-url https://download.pytorch.org/whl/cpu" in str(caught.value)
@@ -149,7 +152,7 @@ def test_a_shape_error_from_torch_points_to_the_shape_and_axes(run, tmp_path, mo
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "mat1 and mat2" in result.stderr and "called on an input of shape (6, 3)" in result.stderr
     assert "--input-shape" in result.stderr and "--points-axis" in result.stderr
-    assert "site-packages" not in result.stderr   # no line of torch's own code
+    assert "site-packages" not in result.stderr  # no line of torch's own code
 
 
 @pytest.mark.slow

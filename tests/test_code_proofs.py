@@ -146,8 +146,10 @@ def causes(n):
         "default": (CausalByDefault(n), (1, n, D), 1, None),
         "class_call": (FlipOnCall(), (1, n, D), 1, None),
         "call_impl": (FlipImpl(), (1, n, D), 1, None),
-        **{f"inspect_{how}": (Inspects(how), (1, n, D), 1, None)
-           for how in ("isinstance", "type", "class_name", "torch_function", "try")},
+        **{
+            f"inspect_{how}": (Inspects(how), (1, n, D), 1, None)
+            for how in ("isinstance", "type", "class_name", "torch_function", "try")
+        },
         "star_args": (StarArgs(), (1, n, D), 1, ["points", "points", "points"]),
         "buffer": (Stateful("buffer"), (1, n, D), 1, None),
         "counter": (Stateful("counter"), (1, n, D), 1, None),
@@ -158,8 +160,9 @@ def causes(n):
 @pytest.mark.parametrize("name", sorted(causes(6)))
 def test_each_cause_stops_the_exact_proof(name):
     module, shape, axis, inputs = causes(6)[name]
-    result = gdlcheck.verify_callable(seeded(module), "symmetric", shape=shape, points_axis=axis, inputs=inputs,
-                                      method="exact")
+    result = gdlcheck.verify_callable(
+        seeded(module), "symmetric", shape=shape, points_axis=axis, inputs=inputs, method="exact"
+    )
     # a guard stops it (inconclusive), or the proof's moved call shows the counterexample (fails)
     assert result.verdict in ("inconclusive", "fails"), notes(result)
     assert not any(result.proof.proven.values())
@@ -224,10 +227,16 @@ class Decoder(nn.Module):
 
 @pytest.mark.parametrize("layers", [1, 2])
 def test_a_decoder_is_proved_with_target_and_memory_moving_or_the_memory_held(layers):
-    moving = gdlcheck.verify_callable(seeded(Decoder(layers)), "symmetric", shape=(1, 6, D), points_axis=1,
-                                      inputs=["points", "points"])
-    held = gdlcheck.verify_callable(seeded(Decoder(layers)), "symmetric", shape=(1, 6, D), points_axis=1,
-                                    inputs=["points", gdlcheck.unchanged(torch.randn(1, 5, D))])
+    moving = gdlcheck.verify_callable(
+        seeded(Decoder(layers)), "symmetric", shape=(1, 6, D), points_axis=1, inputs=["points", "points"]
+    )
+    held = gdlcheck.verify_callable(
+        seeded(Decoder(layers)),
+        "symmetric",
+        shape=(1, 6, D),
+        points_axis=1,
+        inputs=["points", gdlcheck.unchanged(torch.randn(1, 5, D))],
+    )
     assert proved(moving) and proved(held)
 
 
@@ -241,12 +250,19 @@ def test_circular_convolutions_are_proved_for_their_translations_only():
     assert proved(gdlcheck.verify_callable(conv1, "cyclic", shape=(3, 16), points_axis=1))
     dihedral = gdlcheck.verify_callable(conv1, "dihedral", shape=(3, 16), points_axis=1)
     assert not proved(dihedral) and dihedral.verdict == "fails"
-    conv2 = seeded(nn.Sequential(nn.Conv2d(3, 4, 3, padding=1, padding_mode="circular"), nn.ReLU(),
-                                 nn.Conv2d(4, 2, 3, padding=1, padding_mode="circular")))
+    conv2 = seeded(
+        nn.Sequential(
+            nn.Conv2d(3, 4, 3, padding=1, padding_mode="circular"),
+            nn.ReLU(),
+            nn.Conv2d(4, 2, 3, padding=1, padding_mode="circular"),
+        )
+    )
     assert proved(gdlcheck.verify_callable(conv2, "translations", shape=(3, 6, 6), points_axis=(1, 2)))
     p4 = gdlcheck.verify_callable(conv2, "p4", shape=(3, 6, 6), points_axis=(1, 2), method="exact")
-    assert p4.verdict == "inconclusive" and "the kernel turned as the grid turns is none of its output channels" \
-        in notes(p4)
+    assert (
+        p4.verdict == "inconclusive"
+        and "the kernel turned as the grid turns is none of its output channels" in notes(p4)
+    )
 
 
 class ClsToken(nn.Module):
@@ -261,8 +277,9 @@ class ClsToken(nn.Module):
 
 
 def test_a_cls_token_prepended_and_read_back_is_proved_invariant():
-    assert proved(gdlcheck.verify_callable(seeded(ClsToken()), "symmetric", shape=(2, 6, D), points_axis=1,
-                                           expect="invariant"))
+    assert proved(
+        gdlcheck.verify_callable(seeded(ClsToken()), "symmetric", shape=(2, 6, D), points_axis=1, expect="invariant")
+    )
 
 
 class Context(nn.Module):
@@ -275,8 +292,11 @@ class Context(nn.Module):
 
 
 def test_a_keyword_input_that_moves_is_proved():
-    assert proved(gdlcheck.verify_callable(seeded(Context()), "symmetric", shape=(6, D),
-                                           inputs={0: "points", "context": "points"}))
+    assert proved(
+        gdlcheck.verify_callable(
+            seeded(Context()), "symmetric", shape=(6, D), inputs={0: "points", "context": "points"}
+        )
+    )
 
 
 class Padded(nn.Module):
@@ -301,8 +321,15 @@ class Masked(nn.Module):
 def test_bool_and_float_masks_as_inputs_or_buffers_are_proved_where_they_are_fixed():
     pad = np.zeros((1, 6), dtype=bool)
     pad[0, 2] = True
-    assert proved(gdlcheck.verify_callable(seeded(Padded()), "symmetric", shape=(1, 6, D), points_axis=1,
-                                           inputs=["points", gdlcheck.points(pad, axis=1)]))
+    assert proved(
+        gdlcheck.verify_callable(
+            seeded(Padded()),
+            "symmetric",
+            shape=(1, 6, D),
+            points_axis=1,
+            inputs=["points", gdlcheck.points(pad, axis=1)],
+        )
+    )
     inf = torch.zeros(6, 6)
     inf[0, 1] = inf[1, 0] = float("-inf")
     pairs = groups.build_group("generators", n=6, generators=["(0 1)", "(2 3 4 5)"])
@@ -314,14 +341,17 @@ def test_bool_and_float_masks_as_inputs_or_buffers_are_proved_where_they_are_fix
 
 def test_a_positional_none_mask_is_proved():
     module = seeded(Masked(torch.zeros(6, 6)))
-    assert proved(gdlcheck.verify_callable(module, "symmetric", shape=(1, 6, D), points_axis=1,
-                                           inputs=["points", gdlcheck.unchanged(None)]))
+    assert proved(
+        gdlcheck.verify_callable(
+            module, "symmetric", shape=(1, 6, D), points_axis=1, inputs=["points", gdlcheck.unchanged(None)]
+        )
+    )
 
 
 def test_a_grid_of_points_that_turns_is_followed_where_the_rules_swap_axes():
     conv = seeded(nn.Conv2d(1, 1, 1))
     assert proved(gdlcheck.verify_callable(conv, "p4", shape=(1, 4, 4), points_axis=(1, 2)))
-    wide = seeded(nn.Conv2d(1, 1, 3, padding=1))   # zero padding: no rule under swapped axes
+    wide = seeded(nn.Conv2d(1, 1, 3, padding=1))  # zero padding: no rule under swapped axes
     result = gdlcheck.verify_callable(wide, "p4", shape=(1, 4, 4), points_axis=(1, 2), method="exact")
     assert result.verdict == "inconclusive" and "a kernel wider than 1 under swapped axes" in notes(result)
 
@@ -358,11 +388,14 @@ def layers():
 
     torch.manual_seed(0)
     return {
-        "GCNConv": (gnn.GCNConv(4, 5), False), "GraphConv": (gnn.GraphConv(4, 5), False),
-        "SAGEConv": (gnn.SAGEConv(4, 5), False), "GINConv": (gnn.GINConv(nn.Linear(4, 5)), False),
+        "GCNConv": (gnn.GCNConv(4, 5), False),
+        "GraphConv": (gnn.GraphConv(4, 5), False),
+        "SAGEConv": (gnn.SAGEConv(4, 5), False),
+        "GINConv": (gnn.GINConv(nn.Linear(4, 5)), False),
         "GINEConv": (gnn.GINEConv(nn.Linear(4, 5), edge_dim=3), True),
         "NNConv": (gnn.NNConv(4, 5, nn.Linear(3, 20)), True),
-        "GATConv": (gnn.GATConv(4, 5, heads=2), False), "GATv2Conv": (gnn.GATv2Conv(4, 5), False),
+        "GATConv": (gnn.GATConv(4, 5, heads=2), False),
+        "GATv2Conv": (gnn.GATv2Conv(4, 5), False),
         "TransformerConv": (gnn.TransformerConv(4, 5, heads=2, edge_dim=3), True),
     }
 
@@ -410,14 +443,24 @@ def test_a_model_with_global_pooling_is_proved_invariant_with_or_without_a_batch
     from torch_geometric import nn as gnn
 
     fn = getattr(gnn, pool)
-    alone = gdlcheck.verify_callable(seeded(Pooled(fn, None)), "symmetric", shape=(10, 4),
-                                     inputs=["points", gdlcheck.graph(petersen())], expect="invariant")
+    alone = gdlcheck.verify_callable(
+        seeded(Pooled(fn, None)),
+        "symmetric",
+        shape=(10, 4),
+        inputs=["points", gdlcheck.graph(petersen())],
+        expect="invariant",
+    )
     assert proved(alone)
     two = np.concatenate([ring(5), ring(5) + 5], axis=1)
     batch = np.repeat([0, 1], 5)
     within = groups.build_group("generators", n=10, generators=["(0 1 2 3 4)", "(5 6)"])
-    batched = gdlcheck.verify_callable(seeded(Pooled(fn, None)), within, shape=(10, 4), expect="invariant",
-                                       inputs=["points", gdlcheck.graph(two), gdlcheck.points(batch)])
+    batched = gdlcheck.verify_callable(
+        seeded(Pooled(fn, None)),
+        within,
+        shape=(10, 4),
+        expect="invariant",
+        inputs=["points", gdlcheck.graph(two), gdlcheck.points(batch)],
+    )
     assert proved(batched)
 
 
@@ -431,7 +474,9 @@ def test_a_node_index_feature_stops_the_proof_at_that_constant():
             ids = torch.arange(x.shape[0], dtype=x.dtype).unsqueeze(1)
             return self.conv(torch.cat([x, ids], dim=1), edge_index)
 
-    result = gdlcheck.verify_callable(seeded(WithIndex()), "symmetric", shape=(10, 4),
-                                      inputs=["points", gdlcheck.graph(petersen())], method="exact")
+    result = gdlcheck.verify_callable(
+        seeded(WithIndex()), "symmetric", shape=(10, 4), inputs=["points", gdlcheck.graph(petersen())], method="exact"
+    )
     assert result.verdict in ("inconclusive", "fails") and "P E = E" in " ".join(
-        c["what"] for s in result.to_json()["proof"] for c in s["conditions"])
+        c["what"] for s in result.to_json()["proof"] for c in s["conditions"]
+    )

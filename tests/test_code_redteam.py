@@ -51,6 +51,7 @@ class F2AsSubclass(torch.nn.Module):
     def forward(self, x):
         class T(torch.Tensor):
             pass
+
         return x + x.as_subclass(T).as_subclass(torch.Tensor)[0]
 
 
@@ -107,15 +108,29 @@ class F18SignedZero(torch.nn.Module):
         return torch.copysign(x, self.c)
 
 
-@pytest.mark.parametrize("module", [F1FillView(), F1ZeroSlice(), F2ParamWrap(), F2AsSubclass(), F7TensorOfTensors(),
-                                    F8Apply(), F16Foreach(), F5GlobalCounter(), F5Clock(), F5OwnRandom(),
-                                    F18SignedZero()], ids=lambda m: type(m).__name__)
+@pytest.mark.parametrize(
+    "module",
+    [
+        F1FillView(),
+        F1ZeroSlice(),
+        F2ParamWrap(),
+        F2AsSubclass(),
+        F7TensorOfTensors(),
+        F8Apply(),
+        F16Foreach(),
+        F5GlobalCounter(),
+        F5Clock(),
+        F5OwnRandom(),
+        F18SignedZero(),
+    ],
+    ids=lambda m: type(m).__name__,
+)
 def test_a_module_that_does_not_commute_is_not_proved(module):
     assert exact(module) in NOT_PROVED
 
 
 class F16BatchStats(torch.nn.Module):
-    def forward(self, x):   # x : (B=2, N): the points are batch norm's channels
+    def forward(self, x):  # x : (B=2, N): the points are batch norm's channels
         rm, rv = torch.zeros(N, dtype=x.dtype), torch.ones(N, dtype=x.dtype)
         F.batch_norm(x, rm, rv, training=True, momentum=1.0)
         return x + rm[0]

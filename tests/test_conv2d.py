@@ -46,22 +46,32 @@ def test_every_2d_convolution_commutes_with_translations(H, W, seed):
     assert verify_layer(Linear(M), groups.build_group("translations", shape=f"{H}x{W}")).verdict == "holds"
 
 
-@pytest.mark.parametrize("sample, group, code", [
-    ("cnn-2d.yaml", None, 0), ("cnn-2d.yaml", "p4", 1), ("cnn-2d.yaml", "translations", 0),
-    ("cnn-2d-p4.yaml", None, 0), ("cnn-2d-p4.yaml", "p4m", 0), ("cnn-2d-p4.yaml", "translations", 0),
-])
+@pytest.mark.parametrize(
+    "sample, group, code",
+    [
+        ("cnn-2d.yaml", None, 0),
+        ("cnn-2d.yaml", "p4", 1),
+        ("cnn-2d.yaml", "translations", 0),
+        ("cnn-2d-p4.yaml", None, 0),
+        ("cnn-2d-p4.yaml", "p4m", 0),
+        ("cnn-2d-p4.yaml", "translations", 0),
+    ],
+)
 def test_samples(run, samples, sample, group, code):
     args = ["verify", samples / sample, "-q"] + (["--group", group] if group else [])
     assert run(args).exit_code == code
 
 
-@pytest.mark.parametrize("layer, message", [
-    ("{kind: conv, shape: [3, 3], kernel: [[1, 2, 3, 4]]}", "is larger than the grid"),
-    ("{kind: conv, kernel: [[1, 2], [3, 4]]}", "a 2-D kernel needs shape"),
-    ("{kind: conv, shape: [3, 3], kernel: [1, 2]}", "kernel is 1-D but shape [3, 3] is 2-D"),
-    ("{kind: conv, shape: [2, 2], kernel: [[1]]}", "the layer acts on 4 points but the group on n = 9"),
-    ("{kind: conv, shape: 3xq, kernel: [[1]]}", "is not like '8x8'"),
-])
+@pytest.mark.parametrize(
+    "layer, message",
+    [
+        ("{kind: conv, shape: [3, 3], kernel: [[1, 2, 3, 4]]}", "is larger than the grid"),
+        ("{kind: conv, kernel: [[1, 2], [3, 4]]}", "a 2-D kernel needs shape"),
+        ("{kind: conv, shape: [3, 3], kernel: [1, 2]}", "kernel is 1-D but shape [3, 3] is 2-D"),
+        ("{kind: conv, shape: [2, 2], kernel: [[1]]}", "the layer acts on 4 points but the group on n = 9"),
+        ("{kind: conv, shape: 3xq, kernel: [[1]]}", "is not like '8x8'"),
+    ],
+)
 def test_bad_2d_kernels(run, tmp_path, layer, message):
     path = tmp_path / "conv.yaml"
     path.write_text(f"symmetry: {{group: translations, shape: [3, 3]}}\nlayer: {layer}\n")

@@ -39,8 +39,8 @@ class Positional(torch.nn.Module):
 
 def culprit(module, **kwargs):
     with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)   # numpy's 'invalid value' must not leak
-        warnings.simplefilter("ignore", UserWarning)     # torch's own deprecation of mixed masks
+        warnings.simplefilter("error", RuntimeWarning)  # numpy's 'invalid value' must not leak
+        warnings.simplefilter("ignore", UserWarning)  # torch's own deprecation of mixed masks
         result = gdlcheck.verify_callable(module, "symmetric", **kwargs)
     assert result.verdict == "fails"
     return result.to_json()["culprit"]
@@ -53,15 +53,18 @@ def test_an_inf_mask_relates_to_itself():
         action, err = relation(np.arange(N), mask, mask.copy(), N, None, 1e-9)
     assert action is not None and action.kind is Motion.UNCHANGED and err == 0.0
     other = mask.copy()
-    other[0, 1] = 0.0      # -inf against 0: not the same mask
+    other[0, 1] = 0.0  # -inf against 0: not the same mask
     assert relation(np.arange(N), mask, other, N, None, 1e-9)[0] is None
 
 
 @pytest.mark.parametrize("mask", [BOOL_MASK, FLOAT_MASK], ids=["bool", "float-inf"])
 def test_held_masks_are_named_by_their_keywords(mask):
-    found = culprit(encoder_layer(), shape=(1, N, D), batch_axes=0,
-                    inputs={0: "points", "src_mask": gdlcheck.unchanged(mask),
-                            "src_key_padding_mask": gdlcheck.unchanged(PADDING)})
+    found = culprit(
+        encoder_layer(),
+        shape=(1, N, D),
+        batch_axes=0,
+        inputs={0: "points", "src_mask": gdlcheck.unchanged(mask), "src_key_padding_mask": gdlcheck.unchanged(PADDING)},
+    )
     assert found["path"] == "self_attn"
     assert found["held"] == ["src_mask", "src_key_padding_mask"]
     assert "src_mask, src_key_padding_mask are held" in found["text"]

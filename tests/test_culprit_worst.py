@@ -77,8 +77,9 @@ class Alibi(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.qkv = torch.nn.Linear(D, 3 * D)
-        self.register_buffer("alibi", -torch.tensor([[abs(i - j) for j in range(N)] for i in range(N)],
-                                                    dtype=torch.float64))
+        self.register_buffer(
+            "alibi", -torch.tensor([[abs(i - j) for j in range(N)] for i in range(N)], dtype=torch.float64)
+        )
 
     def forward(self, x):
         x = x - x.median(-1, keepdim=True).values
@@ -107,6 +108,7 @@ def test_a_buffer_past_the_proofs_stop_is_named():
 
 def test_a_kept_buffer_is_not_a_suspect():
     """Under reversal the linear ALiBi bias is kept: the culprit is the rest (a first-row read)."""
+
     class Reads(WithAlibi):
         def forward(self, x):
             return self.attn(self.inp(x)) + x[0]

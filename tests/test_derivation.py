@@ -50,9 +50,23 @@ def test_alternating_dimension_is_two(n):
     assert orbit_labels(groups.build_group("alternating", n=n), 2).max() == 1
 
 
-@pytest.mark.parametrize("name, n", [("cyclic", 1), ("cyclic", 2), ("cyclic", 7), ("dihedral", 2), ("dihedral", 6),
-                                     ("dihedral", 7), ("symmetric", 1), ("symmetric", 2), ("symmetric", 6),
-                                     ("alternating", 4), ("alternating", 6), ("trivial", 3)])
+@pytest.mark.parametrize(
+    "name, n",
+    [
+        ("cyclic", 1),
+        ("cyclic", 2),
+        ("cyclic", 7),
+        ("dihedral", 2),
+        ("dihedral", 6),
+        ("dihedral", 7),
+        ("symmetric", 1),
+        ("symmetric", 2),
+        ("symmetric", 6),
+        ("alternating", 4),
+        ("alternating", 6),
+        ("trivial", 3),
+    ],
+)
 def test_closed_forms_partition_like_the_component_method(name, n):
     g = groups.build_group(name, n=n)
     fast = closed_form_pattern(g)
@@ -63,7 +77,8 @@ def test_closed_forms_partition_like_the_component_method(name, n):
 
 
 generator_sets = st.integers(min_value=1, max_value=7).flatmap(
-    lambda n: st.tuples(st.just(n), st.lists(st.permutations(range(n)), min_size=1, max_size=3)))
+    lambda n: st.tuples(st.just(n), st.lists(st.permutations(range(n)), min_size=1, max_size=3))
+)
 
 
 @given(generator_sets)
@@ -131,9 +146,17 @@ def test_explain_lists_only_cells_of_each_orbit(name, n):
     assert listed >= 1
 
 
-@pytest.mark.parametrize(("name", "size"), [("cyclic", {"n": 9}), ("dihedral", {"n": 8}),
-                                            ("translations", {"shape": (3, 4)}), ("p4", {"shape": (5, 5)}),
-                                            ("p4m", {"shape": (4, 4)}), ("translations", {"shape": (2, 2, 3)})])
+@pytest.mark.parametrize(
+    ("name", "size"),
+    [
+        ("cyclic", {"n": 9}),
+        ("dihedral", {"n": 8}),
+        ("translations", {"shape": (3, 4)}),
+        ("p4", {"shape": (5, 5)}),
+        ("p4m", {"shape": (4, 4)}),
+        ("translations", {"shape": (2, 2, 3)}),
+    ],
+)
 def test_the_convolution_kernel_gives_every_entry_by_its_offset(name, size):
     g = groups.build_group(name, **size)
     d = derive(g)

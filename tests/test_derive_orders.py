@@ -19,11 +19,26 @@ def commutes(basis_element, s, out_order):
     return np.array_equal(moved, basis_element)
 
 
-@pytest.mark.parametrize("n, in_order, out_order, dimension", [
-    (4, 2, 2, 15), (5, 2, 2, 15), (6, 2, 2, 15), (3, 2, 2, 14), (2, 2, 2, 8),
-    (4, 2, 1, 5), (4, 1, 2, 5), (3, 2, 1, 5), (2, 2, 1, 4), (4, 2, 0, 2), (4, 0, 2, 2),
-    (4, 1, 0, 1), (4, 0, 0, 1), (5, 3, 1, 15), (6, 3, 3, 203),
-])
+@pytest.mark.parametrize(
+    "n, in_order, out_order, dimension",
+    [
+        (4, 2, 2, 15),
+        (5, 2, 2, 15),
+        (6, 2, 2, 15),
+        (3, 2, 2, 14),
+        (2, 2, 2, 8),
+        (4, 2, 1, 5),
+        (4, 1, 2, 5),
+        (3, 2, 1, 5),
+        (2, 2, 1, 4),
+        (4, 2, 0, 2),
+        (4, 0, 2, 2),
+        (4, 1, 0, 1),
+        (4, 0, 0, 1),
+        (5, 3, 1, 15),
+        (6, 3, 3, 203),
+    ],
+)
 def test_symmetric_basis_counts_are_bell_numbers(n, in_order, out_order, dimension):
     g = groups.symmetric(n)
     d = derive(g, in_order, out_order)
@@ -36,15 +51,23 @@ def test_partitions_name_the_basis_elements():
     d = derive(groups.symmetric(5), 2, 2)
     assert d.partitions[0] == "{0,1,2,3}" and d.partitions[-1] == "{0}{1}{2}{3}"
     assert "{0,2}{1,3}" in d.partitions
-    k = d.partitions.index("{0,2}{1,3}")          # i1 = j1, i2 = j2, i1 != i2: the identity map off the diagonal
+    k = d.partitions.index("{0,2}{1,3}")  # i1 = j1, i2 = j2, i1 != i2: the identity map off the diagonal
     assert d.pattern[1, 2, 1, 2] == k and d.pattern[1, 1, 1, 1] != k
     assert derive(groups.symmetric(3), 1, 1).partitions == ["{0,1}", "{0}{1}"]
 
 
-@pytest.mark.parametrize("g, in_order, out_order", [
-    (groups.symmetric(4), 2, 2), (groups.symmetric(3), 1, 2), (groups.cyclic(4), 2, 2), (groups.dihedral(4), 2, 1),
-    (groups.build_group("p4", shape="2x2"), 2, 2), (groups.alternating(4), 2, 1), (groups.trivial(2), 2, 2),
-])
+@pytest.mark.parametrize(
+    "g, in_order, out_order",
+    [
+        (groups.symmetric(4), 2, 2),
+        (groups.symmetric(3), 1, 2),
+        (groups.cyclic(4), 2, 2),
+        (groups.dihedral(4), 2, 1),
+        (groups.build_group("p4", shape="2x2"), 2, 2),
+        (groups.alternating(4), 2, 1),
+        (groups.trivial(2), 2, 2),
+    ],
+)
 def test_every_basis_element_commutes_with_the_generators(g, in_order, out_order):
     d = derive(g, in_order, out_order)
     B = d.basis
@@ -93,14 +116,18 @@ def test_channels_count_parameters_and_show_the_block_form(run):
     assert d.unconstrained_parameters == (16 * 2) * (16 * 3)
     result = run(["derive", "-g", "cyclic", "-n", "6", "--channels-in", "3", "--channels-out", "4"])
     assert result.exit_code == 0 and "B_o (x) Theta_o" in result.stdout and "36 x 24" not in result.stdout
-    obj = json.loads(run(["derive", "-g", "cyclic", "-n", "6", "--channels-in", "3", "--channels-out", "4",
-                          "--format", "json"]).stdout)
+    obj = json.loads(
+        run(
+            ["derive", "-g", "cyclic", "-n", "6", "--channels-in", "3", "--channels-out", "4", "--format", "json"]
+        ).stdout
+    )
     assert obj["free_parameters"] == 6 * 3 * 4 and obj["unconstrained_parameters"] == (6 * 4) * (6 * 3)
 
 
 def test_json_pattern_has_the_tensor_shape(run):
-    obj = json.loads(run(["derive", "-g", "symmetric", "-n", "3", "--in-order", "2", "--out-order", "1",
-                          "--format", "json"]).stdout)
+    obj = json.loads(
+        run(["derive", "-g", "symmetric", "-n", "3", "--in-order", "2", "--out-order", "1", "--format", "json"]).stdout
+    )
     assert obj["dimension"] == 5 and np.array(obj["pattern"]).shape == (3, 3, 3)
     assert len(obj["partitions"]) == 5 and "matrix" not in obj
 
@@ -122,7 +149,11 @@ def test_npy_basis_is_independent_and_equivariant(run, tmp_path):
 
 
 def test_csv_pattern_verifies_under_the_group(run):
-    for args in (["-g", "translations", "--shape", "3x4"], ["-g", "p4m", "--shape", "4x4"], ["-g", "dihedral", "-n", "7"]):
+    for args in (
+        ["-g", "translations", "--shape", "3x4"],
+        ["-g", "p4m", "--shape", "4x4"],
+        ["-g", "dihedral", "-n", "7"],
+    ):
         csv = run(["derive", *args, "--format", "csv"]).stdout
         assert run(["verify", "-", *args], input=csv).exit_code == 0
 
@@ -167,10 +198,18 @@ def test_export_svg_saves_the_report(run, tmp_path):
     assert run(["derive", "-g", "cyclic", "-n", "3", "--format", "json", "--export-svg", svg]).exit_code == 2
 
 
-@pytest.mark.parametrize("name, n, in_order, out_order", [
-    ("symmetric", 3, 2, 2), ("symmetric", 4, 0, 2), ("symmetric", 3, 2, 0), ("cyclic", 5, 1, 1),
-    ("trivial", 2, 0, 0), ("dihedral", 4, 2, 1), ("cyclic", 3, 3, 1),
-])
+@pytest.mark.parametrize(
+    "name, n, in_order, out_order",
+    [
+        ("symmetric", 3, 2, 2),
+        ("symmetric", 4, 0, 2),
+        ("symmetric", 3, 2, 0),
+        ("cyclic", 5, 1, 1),
+        ("trivial", 2, 0, 0),
+        ("dihedral", 4, 2, 1),
+        ("cyclic", 3, 3, 1),
+    ],
+)
 def test_the_json_text_is_the_json_of_the_dict(name, n, in_order, out_order):
     """derive --format json writes the pattern row by row; the text is what json.dumps writes."""
     from gdlcheck.output.report import derive_json, derive_json_text, dumps
@@ -182,8 +221,9 @@ def test_the_json_text_is_the_json_of_the_dict(name, n, in_order, out_order):
 @pytest.mark.slow
 def test_json_of_2_to_2_at_48_and_64_points(run, tmp_path):
     """The README's claim: symmetric 2 -> 2 at n = 48 and 64 has machine-readable JSON."""
-    obj = json.loads(run(["derive", "-g", "symmetric", "-n", "48", "--in-order", "2", "--out-order", "2",
-                          "--format", "json"]).stdout)
+    obj = json.loads(
+        run(["derive", "-g", "symmetric", "-n", "48", "--in-order", "2", "--out-order", "2", "--format", "json"]).stdout
+    )
     assert obj["dimension"] == 15 and np.array(obj["pattern"], dtype=np.int8).shape == (48,) * 4
     out = tmp_path / "s64.json"
     result = run(["derive", "-g", "symmetric", "-n", "64", "--in-order", "2", "--out-order", "2", "-o", out])
@@ -192,14 +232,17 @@ def test_json_of_2_to_2_at_48_and_64_points(run, tmp_path):
         head = fh.read(200)
         fh.seek(0, 2)
         size = fh.tell()
-    assert head.startswith('{"schema_version": 1') and size > 64 ** 4 * 3   # every cell, ", " apart
+    assert head.startswith('{"schema_version": 1') and size > 64**4 * 3  # every cell, ", " apart
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("args", [
-    ["-g", "cyclic", "-n", "48", "--in-order", "2", "--out-order", "2"],      # basis too big, JSON fits
-    ["-g", "trivial", "-n", "70", "--in-order", "2", "--out-order", "2"],     # neither
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-g", "cyclic", "-n", "48", "--in-order", "2", "--out-order", "2"],  # basis too big, JSON fits
+        ["-g", "trivial", "-n", "70", "--in-order", "2", "--out-order", "2"],  # neither
+    ],
+)
 def test_a_refusal_names_only_a_format_that_works(run, args, tmp_path):
     """No loop of refusals: what the JSON or npy refusal suggests is accepted."""
     for fmt, other in (("json", "npy"), ("npy", "json")):

@@ -38,17 +38,22 @@ def words(value) -> set[str]:
 
 def objects(command: str) -> list[dict]:
     g = gdlcheck.group("cyclic", n=6)
-    if command == "verify":   # a proof, and a failure located by a condition
-        return [gdlcheck.verify(str(SAMPLES / "conv.yaml")).to_json(),
-                gdlcheck.verify(str(SAMPLES / "bias-breaks.yaml")).to_json()]
+    if command == "verify":  # a proof, and a failure located by a condition
+        return [
+            gdlcheck.verify(str(SAMPLES / "conv.yaml")).to_json(),
+            gdlcheck.verify(str(SAMPLES / "bias-breaks.yaml")).to_json(),
+        ]
     if command == "derive":
         return [gdlcheck.derive(g).to_json()]
-    if command == "inspect":   # offset, graph, content, constant
-        return [gdlcheck.inspect(str(SAMPLES / name)).to_json()
-                for name in ("conv.yaml", "gcn.yaml", "attention.yaml", "deepsets.yaml")]
+    if command == "inspect":  # offset, graph, content, constant
+        return [
+            gdlcheck.inspect(str(SAMPLES / name)).to_json()
+            for name in ("conv.yaml", "gcn.yaml", "attention.yaml", "deepsets.yaml")
+        ]
     if command == "symmetries":
         return [gdlcheck.find_symmetries(str(SAMPLES / "trained.npy")).to_json()]
     from gdlcheck.output.report import groups_json
+
     return [groups_json(g)]
 
 
@@ -62,12 +67,17 @@ def test_every_json_key_the_design_promises_is_printed(command):
 
 def test_the_exit_codes_are_the_command_lines():
     table = {int(code) for code in re.findall(r"^\| (\d+) \|", section(3), re.M)}
-    assert table == {common.EXIT_OK, common.EXIT_FAIL, common.EXIT_INPUT, common.EXIT_INCONCLUSIVE,
-                     common.EXIT_INTERNAL}
+    assert table == {
+        common.EXIT_OK,
+        common.EXIT_FAIL,
+        common.EXIT_INPUT,
+        common.EXIT_INCONCLUSIVE,
+        common.EXIT_INTERNAL,
+    }
 
 
 def test_the_commands_are_the_command_lines():
-    opening = section(3).split("\n\n")[1]   # the paragraph under the heading
+    opening = section(3).split("\n\n")[1]  # the paragraph under the heading
     assert opening.startswith("The commands are")
     assert set(re.findall(r"`(\w+)`", opening)) == set(cli.commands)
 

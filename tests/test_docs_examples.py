@@ -28,9 +28,14 @@ def examples_text(page) -> str:
     return text
 
 
-BLOCKS = [(manual.name(page), i, code) for page in manual.PAGES
-          for i, code in enumerate(manual.python_blocks(examples_text(page)))]
-COMMANDS = [(manual.name(page), *command) for page in manual.PAGES for command in manual.exit_commands(examples_text(page))]
+BLOCKS = [
+    (manual.name(page), i, code)
+    for page in manual.PAGES
+    for i, code in enumerate(manual.python_blocks(examples_text(page)))
+]
+COMMANDS = [
+    (manual.name(page), *command) for page in manual.PAGES for command in manual.exit_commands(examples_text(page))
+]
 
 
 def env() -> dict:
@@ -59,8 +64,15 @@ def test_commands_give_the_exit_codes_shown(page, tmp_path):
     shutil.copytree(SAMPLES, copy, ignore=shutil.ignore_patterns("__pycache__"))
     page_path = next(p for p in manual.PAGES if manual.name(p) == page)
     for in_samples, command, code, shown in manual.exit_commands(examples_text(page_path), printed=True):
-        out = subprocess.run(command, shell=True, cwd=copy if in_samples else ROOT, capture_output=True, text=True,
-                             env=env(), timeout=300)
+        out = subprocess.run(
+            command,
+            shell=True,
+            cwd=copy if in_samples else ROOT,
+            capture_output=True,
+            text=True,
+            env=env(),
+            timeout=300,
+        )
         assert out.returncode == code, (page, command, out.stderr)
         # the box shows what the command prints (standard output, then standard error), nothing left out
         assert (out.stdout + out.stderr).splitlines() == shown, (page, command)
@@ -73,7 +85,8 @@ def test_the_readme_is_a_front_page_and_its_tour_is_tested():
     assert {c for p, _, c, _ in COMMANDS if p == "README.md"} == {
         "gdlcheck verify trained.npy --group cyclic -q",
         "gdlcheck project trained.npy --group cyclic -o tied.npy --plot tied.png",
-        "gdlcheck verify tied.npy --group cyclic -q"}
+        "gdlcheck verify tied.npy --group cyclic -q",
+    }
 
 
 def test_the_quick_starts_first_command_verifies_the_sample_as_it_says():
@@ -84,13 +97,20 @@ def test_the_quick_starts_first_command_verifies_the_sample_as_it_says():
     assert command == "gdlcheck verify samples/layer.yaml" and "(exit 0)" in readme
     out = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True, env=env(), timeout=120)
     assert out.returncode == 0 and "PASS" in out.stdout, out.stderr
-    assert quick.strip().splitlines()[1].endswith("&& python -m pytest")   # the command CI runs
+    assert quick.strip().splitlines()[1].endswith("&& python -m pytest")  # the command CI runs
 
 
 def test_the_tour_quotes_the_near_miss_hint_verify_prints():
     quoted = re.search(r"ends with a hint: `(near miss: .*?)`", manual.read("README.md"), flags=re.S).group(1)
-    out = subprocess.run("gdlcheck verify trained.npy --group cyclic --method exact", shell=True, cwd=SAMPLES,
-                         capture_output=True, text=True, env=env(), timeout=120)
+    out = subprocess.run(
+        "gdlcheck verify trained.npy --group cyclic --method exact",
+        shell=True,
+        cwd=SAMPLES,
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=120,
+    )
     assert out.returncode == 1
     printed = " ".join(out.stdout.replace("│", " ").split())
     assert " ".join(quoted.split()) in printed
@@ -100,8 +120,9 @@ def test_the_tour_derive_prints_what_the_readme_shows():
     command = "gdlcheck derive --group p4 --shape 5x5 --format json | python -c"
     rest = manual.read("README.md").split(f"$ {command}", 1)[1]
     line, shown = rest.split("\n", 1)
-    out = subprocess.run(f"{command}{line}", shell=True, cwd=ROOT, capture_output=True, text=True, env=env(),
-                         timeout=120)
+    out = subprocess.run(
+        f"{command}{line}", shell=True, cwd=ROOT, capture_output=True, text=True, env=env(), timeout=120
+    )
     assert out.returncode == 0 and out.stdout == shown.split("\n```", 1)[0] + "\n"
 
 

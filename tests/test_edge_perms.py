@@ -22,8 +22,7 @@ from gdlcheck.code.prover.table import Halt  # noqa: E402
 pytestmark = pytest.mark.slow  # imports torch
 
 N = 7
-RING = np.array([list(range(N)) + [(i + 1) % N for i in range(N)],
-                 [(i + 1) % N for i in range(N)] + list(range(N))])
+RING = np.array([list(range(N)) + [(i + 1) % N for i in range(N)], [(i + 1) % N for i in range(N)] + list(range(N))])
 SHIFT = np.array([(i + 1) % N for i in range(N)])
 REFLECT = np.array([(-i) % N for i in range(N)])
 

@@ -7,11 +7,14 @@ import numpy as np
 import pytest
 
 
-@pytest.mark.parametrize("args", [
-    ["derive", "-g", "cyclic", "-n", "3", "--format", "npy", "-o", "{missing}/x.npy"],
-    ["derive", "-g", "cyclic", "-n", "3", "--format", "csv", "-o", "{missing}/x.csv"],
-    ["derive", "-g", "cyclic", "-n", "3", "-o", "{missing}/x.txt"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["derive", "-g", "cyclic", "-n", "3", "--format", "npy", "-o", "{missing}/x.npy"],
+        ["derive", "-g", "cyclic", "-n", "3", "--format", "csv", "-o", "{missing}/x.csv"],
+        ["derive", "-g", "cyclic", "-n", "3", "-o", "{missing}/x.txt"],
+    ],
+)
 def test_an_unwritable_output_path_is_an_input_error(run, tmp_path, args):
     result = run([a.replace("{missing}", str(tmp_path / "no-such-folder")) for a in args])
     assert result.exit_code == 2
@@ -38,7 +41,9 @@ def test_deepsets_written_two_ways_inspects_the_same(run, tmp_path):
     a = tmp_path / "a.yaml"
     b = tmp_path / "b.yaml"
     a.write_text("symmetry: {group: symmetric, n: 4}\nlayer: {kind: deepsets, alpha: 1, beta: 0}\n")
-    b.write_text("symmetry: {group: symmetric, n: 4}\nchannels: 1\nlayer: {kind: deepsets, lambda: [[1]], gamma: [[0]]}\n")
+    b.write_text(
+        "symmetry: {group: symmetric, n: 4}\nchannels: 1\nlayer: {kind: deepsets, lambda: [[1]], gamma: [[0]]}\n"
+    )
     pa = json.loads(run(["inspect", a, "--format", "json"]).stdout)["properties"]
     pb = json.loads(run(["inspect", b, "--format", "json"]).stdout)["properties"]
     assert pa == pb and pa["sparse"] is True
@@ -46,7 +51,9 @@ def test_deepsets_written_two_ways_inspects_the_same(run, tmp_path):
 
 def test_max_pool_has_a_content_chosen_G(run, tmp_path):
     spec = tmp_path / "pool.yaml"
-    spec.write_text("symmetry: {group: symmetric, n: 4}\nchannels: 2\nexpect: invariant\nlayer: {kind: pool, op: max}\n")
+    spec.write_text(
+        "symmetry: {group: symmetric, n: 4}\nchannels: 2\nexpect: invariant\nlayer: {kind: pool, op: max}\n"
+    )
     obj = json.loads(run(["inspect", spec, "--format", "json"]).stdout)
     assert obj["depends_on"] == "content"
     assert obj["properties"]["static"] is False and obj["properties"]["square"] is False

@@ -27,11 +27,19 @@ def cycle_graph(n):
 
 FIRST_APPEARANCE = [
     # closed forms numbered by first appearance, every order they serve
-    (groups.symmetric(5), 1, 1), (groups.symmetric(5), 2, 1), (groups.symmetric(4), 2, 2),
-    (groups.symmetric(3), 2, 2), (groups.symmetric(7), 0, 3), (groups.alternating(6), 2, 2),
-    (groups.alternating(5), 1, 1), (groups.trivial(3), 2, 1), (groups.trivial(4), 1, 1),
-    (groups.build_group("p4", shape="4x4"), 1, 1), (groups.build_group("p4", shape="5x5"), 1, 1),
-    (groups.build_group("p4m", shape="4x4"), 1, 1), (groups.build_group("p4m", shape="5x5"), 1, 1),
+    (groups.symmetric(5), 1, 1),
+    (groups.symmetric(5), 2, 1),
+    (groups.symmetric(4), 2, 2),
+    (groups.symmetric(3), 2, 2),
+    (groups.symmetric(7), 0, 3),
+    (groups.alternating(6), 2, 2),
+    (groups.alternating(5), 1, 1),
+    (groups.trivial(3), 2, 1),
+    (groups.trivial(4), 1, 1),
+    (groups.build_group("p4", shape="4x4"), 1, 1),
+    (groups.build_group("p4", shape="5x5"), 1, 1),
+    (groups.build_group("p4m", shape="4x4"), 1, 1),
+    (groups.build_group("p4m", shape="5x5"), 1, 1),
     # orbitals from a Schreier sample (any group, 1 -> 1)
     (groups.from_generators(9, ["(0 1 2)(3 4 5)", "(0 3)(1 4)(2 5)", "(6 7)"]), 1, 1),
     (groups.from_generators(12, [list(np.roll(np.arange(12), 1)), [1, 0] + list(range(2, 12))]), 1, 1),
@@ -41,8 +49,7 @@ FIRST_APPEARANCE = [
 ]
 
 
-@pytest.mark.parametrize("g, in_order, out_order", FIRST_APPEARANCE,
-                         ids=lambda x: getattr(x, "name", str(x)))
+@pytest.mark.parametrize("g, in_order, out_order", FIRST_APPEARANCE, ids=lambda x: getattr(x, "name", str(x)))
 def test_fast_paths_equal_the_component_method(g, in_order, out_order):
     ref = orbit_labels(g, in_order + out_order)
     assert np.array_equal(derive(g, in_order, out_order).pattern, ref)
@@ -54,8 +61,10 @@ def test_fast_paths_equal_the_component_method(g, in_order, out_order):
 def test_cyclic_and_dihedral_are_the_reference_partition_numbered_by_offset(n):
     i, j = np.indices((n, n))
     k = (i - j) % n
-    for g, formula in ((groups.cyclic(n), k), (groups.dihedral(n) if n >= 3 else groups.cyclic(n),
-                                               np.minimum(k, (n - k) % n))):
+    for g, formula in (
+        (groups.cyclic(n), k),
+        (groups.dihedral(n) if n >= 3 else groups.cyclic(n), np.minimum(k, (n - k) % n)),
+    ):
         fast = derive(g).pattern
         assert np.array_equal(fast, formula)
         assert same_partition(fast, orbit_labels(g, 2))
@@ -86,10 +95,14 @@ def test_one_dimensional_translations_derive_exactly_as_cyclic(n):
 
 def test_blocked_construction_matches_the_one_block_result(monkeypatch):
     # the closed forms and the component method write their arrays in blocks; force many
-    cases = [(groups.cyclic(7), 1, 1), (groups.dihedral(7), 1, 1), (groups.symmetric(5), 2, 2),
-             (groups.build_group("p4", shape="3x3"), 1, 1),
-             (groups.from_generators(5, ["(0 1 2 3 4)", "(0 1)"]), 2, 2),
-             (groups.from_generators(6, ["(0 1 2)(3 4)"]), 2, 1)]
+    cases = [
+        (groups.cyclic(7), 1, 1),
+        (groups.dihedral(7), 1, 1),
+        (groups.symmetric(5), 2, 2),
+        (groups.build_group("p4", shape="3x3"), 1, 1),
+        (groups.from_generators(5, ["(0 1 2 3 4)", "(0 1)"]), 2, 2),
+        (groups.from_generators(6, ["(0 1 2)(3 4)"]), 2, 1),
+    ]
     whole = [derive(g, k, l).pattern for g, k, l in cases]
     whole_ref = [orbit_labels(g, k + l) for g, k, l in cases]
     monkeypatch.setattr(derivation.cells, "_BLOCK_CELLS", 7)
@@ -99,6 +112,11 @@ def test_blocked_construction_matches_the_one_block_result(monkeypatch):
 
 
 def test_patterns_are_int32():
-    for g, k, l in [(groups.cyclic(6), 1, 1), (groups.symmetric(4), 2, 2), (groups.build_group("p4", shape="3x3"), 1, 1),
-                    (groups.from_generators(4, ["(0 1 2 3)"]), 1, 1), (groups.from_generators(4, ["(0 1)"]), 2, 1)]:
+    for g, k, l in [
+        (groups.cyclic(6), 1, 1),
+        (groups.symmetric(4), 2, 2),
+        (groups.build_group("p4", shape="3x3"), 1, 1),
+        (groups.from_generators(4, ["(0 1 2 3)"]), 1, 1),
+        (groups.from_generators(4, ["(0 1)"]), 2, 1),
+    ]:
         assert derive(g, k, l).pattern.dtype == np.int32

@@ -108,8 +108,14 @@ def test_a_layer_with_edge_attributes_holds_under_the_automorphisms(layer, graph
     for g in group.gen_arrays():
         order = hand_order(g, ei)
         assert np.allclose(run(moved_points(g, X), ea[order]), moved_points(g, run(X, ea)), atol=1e-12)
-    result = gdlcheck.verify_callable(module, group, shape=(n, 3), graph=ei_t, method="numeric",
-                                      inputs=["points", "fixed", gdlcheck.edges(torch.tensor(ea))])
+    result = gdlcheck.verify_callable(
+        module,
+        group,
+        shape=(n, 3),
+        graph=ei_t,
+        method="numeric",
+        inputs=["points", "fixed", gdlcheck.edges(torch.tensor(ea))],
+    )
     assert result.verdict == "holds_numerically", result.to_json()
 
 
@@ -141,6 +147,13 @@ def test_an_edge_output_moves_with_its_edges(graph):
     for g in group.gen_arrays():
         order = hand_order(g, ei)
         assert np.allclose(messages(moved_points(g, X), ei, ea[order]), messages(X, ei, ea)[order])
-    result = gdlcheck.verify_callable(messages, group, shape=(n, 3), graph=ei, method="numeric",
-                                      inputs=["points", "fixed", gdlcheck.edges(ea)], outputs="edges")
+    result = gdlcheck.verify_callable(
+        messages,
+        group,
+        shape=(n, 3),
+        graph=ei,
+        method="numeric",
+        inputs=["points", "fixed", gdlcheck.edges(ea)],
+        outputs="edges",
+    )
     assert result.verdict == "holds_numerically", result.to_json()

@@ -53,8 +53,12 @@ def test_no_command_declares_format_or_compares_a_format_word_itself():
             if isinstance(node, ast.Compare):
                 sides = [node.left, *node.comparators]
                 names = {s.id for s in sides if isinstance(s, ast.Name)}
-                words = [e.value for s in sides for e in (s.elts if isinstance(s, (ast.Tuple, ast.List)) else [s])
-                         if isinstance(e, ast.Constant) and e.value in formats]
+                words = [
+                    e.value
+                    for s in sides
+                    for e in (s.elts if isinstance(s, (ast.Tuple, ast.List)) else [s])
+                    if isinstance(e, ast.Constant) and e.value in formats
+                ]
                 if "fmt" in names and words:
                     found.append((path.name, node.lineno, words))
     assert found == []
@@ -96,7 +100,12 @@ def test_emit_refuses_a_format_the_command_makes_nothing_in():
 
 def test_a_file_extension_names_its_format(tmp_path):
     assert {ext: str(f) for ext, f in OUTPUT_EXTENSIONS.items()} == {
-        ".txt": "text", ".json": "json", ".tex": "latex", ".csv": "csv", ".npy": "npy"}
+        ".txt": "text",
+        ".json": "json",
+        ".tex": "latex",
+        ".csv": "csv",
+        ".npy": "npy",
+    }
     buf = io.BytesIO()
     NPY.write(np.eye(2), str(tmp_path / "x.npy"))
     np.save(buf, np.eye(2))

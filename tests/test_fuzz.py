@@ -19,17 +19,85 @@ RUNNER = CliRunner()
 def run(args, input):
     return RUNNER.invoke(cli, args, input=input, catch_exceptions=False)
 
-SEEDS = [(SAMPLES / name).read_text() for name in ("layer.yaml", "conv.yaml", "deepsets.yaml",
-                                                    "symbolic-broken.yaml")]
+
+SEEDS = [(SAMPLES / name).read_text() for name in ("layer.yaml", "conv.yaml", "deepsets.yaml", "symbolic-broken.yaml")]
 SEEDS += ["1,2,3\n3,1,2\n2,3,1\n", "[[1, 2], [2, 1]]", "0.5 1\n1 0.5\n"]
 
-TOKENS = ["-", ":", ",", "[", "]", "{", "}", "\n", "  ", "*a", "&a", "!!python/object/apply:os.system", "!!int",
-          "kind", "layer", "symmetry", "group", "n", "kernel", "weight", "bias", "alpha", "beta", "expect",
-          "invariant", "seed", "channels", "conv", "linear", "deepsets", "cyclic", "symmetric", "dihedral",
-          "generators", "(0 1)", "[1, 0]", "0", "1", "-1", "3", "8", "1e308", "1e-320", "nan", ".inf", "1/0",
-          "a", "b*c", "sqrt(2)", "log(0)", "2**2**2**2", "__import__", "'x'", '"', "#", "null", "~", "{file: x.npy}",
-          "{random: [2, 2]}", "999999", "0.1", "( 0)( 0)( 0)( 0)(", "sqrt(-1)", "log(-1)", "1e200", "---",
-          "%YAML 1.1", "(a+b)**3000", "tanh(exp(exp(100)))", "(0 300000000)", "p4", "attention", "causal"]
+TOKENS = [
+    "-",
+    ":",
+    ",",
+    "[",
+    "]",
+    "{",
+    "}",
+    "\n",
+    "  ",
+    "*a",
+    "&a",
+    "!!python/object/apply:os.system",
+    "!!int",
+    "kind",
+    "layer",
+    "symmetry",
+    "group",
+    "n",
+    "kernel",
+    "weight",
+    "bias",
+    "alpha",
+    "beta",
+    "expect",
+    "invariant",
+    "seed",
+    "channels",
+    "conv",
+    "linear",
+    "deepsets",
+    "cyclic",
+    "symmetric",
+    "dihedral",
+    "generators",
+    "(0 1)",
+    "[1, 0]",
+    "0",
+    "1",
+    "-1",
+    "3",
+    "8",
+    "1e308",
+    "1e-320",
+    "nan",
+    ".inf",
+    "1/0",
+    "a",
+    "b*c",
+    "sqrt(2)",
+    "log(0)",
+    "2**2**2**2",
+    "__import__",
+    "'x'",
+    '"',
+    "#",
+    "null",
+    "~",
+    "{file: x.npy}",
+    "{random: [2, 2]}",
+    "999999",
+    "0.1",
+    "( 0)( 0)( 0)( 0)(",
+    "sqrt(-1)",
+    "log(-1)",
+    "1e200",
+    "---",
+    "%YAML 1.1",
+    "(a+b)**3000",
+    "tanh(exp(exp(100)))",
+    "(0 300000000)",
+    "p4",
+    "attention",
+    "causal",
+]
 
 _SPLIT = re.compile(r"(\s+|[\[\]{}:,\n])")
 
@@ -50,8 +118,11 @@ def mutate(text: str, edits) -> str:
     return "".join(parts)
 
 
-edits = st.lists(st.tuples(st.sampled_from(["insert", "delete", "replace"]), st.integers(0, 10_000),
-                           st.sampled_from(TOKENS)), min_size=1, max_size=6)
+edits = st.lists(
+    st.tuples(st.sampled_from(["insert", "delete", "replace"]), st.integers(0, 10_000), st.sampled_from(TOKENS)),
+    min_size=1,
+    max_size=6,
+)
 
 
 def check(result):
@@ -76,16 +147,24 @@ yaml_values = st.recursive(
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.dictionaries(st.sampled_from(["symmetry", "layer", "expect", "seed", "channels", "name", "layers"]),
-                       yaml_values, min_size=1, max_size=5))
+@given(
+    st.dictionaries(
+        st.sampled_from(["symmetry", "layer", "expect", "seed", "channels", "name", "layers"]),
+        yaml_values,
+        min_size=1,
+        max_size=5,
+    )
+)
 def test_random_yaml_structures(doc):
     text = yaml.safe_dump(doc)
     check(run(["verify", "-", "--trials", "2"], input=text))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=4), min_size=1, max_size=4),
-       st.sampled_from(["cyclic", "symmetric", "dihedral", "trivial"]))
+@given(
+    st.lists(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=4), min_size=1, max_size=4),
+    st.sampled_from(["cyclic", "symmetric", "dihedral", "trivial"]),
+)
 def test_random_matrices_on_stdin(rows, group):
     text = "\n".join(",".join(r) for r in rows) + "\n"
     check(run(["verify", "-", "-g", group, "--trials", "2"], input=text))

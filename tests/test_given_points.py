@@ -64,8 +64,9 @@ def test_an_embedding_of_given_ids_is_equivariant(method):
 
 
 def test_an_embedding_bag_of_given_ids_is_invariant():
-    result = gdlcheck.verify_callable(Bag(), "symmetric", shape=(6, 1), inputs=[gdlcheck.points(IDS)],
-                                      expect="invariant")
+    result = gdlcheck.verify_callable(
+        Bag(), "symmetric", shape=(6, 1), inputs=[gdlcheck.points(IDS)], expect="invariant"
+    )
     assert result.passed, result.to_json()
 
 
@@ -82,6 +83,5 @@ def test_an_integer_model_of_given_ids():
     ids = np.arange(6)
     held = gdlcheck.verify_callable(lambda i: (3 * i) % 7, "cyclic", shape=(6, 1), inputs=[gdlcheck.points(ids)])
     assert held.verdict == "holds_numerically"
-    broken = gdlcheck.verify_callable(lambda i: i + np.arange(6), "cyclic", shape=(6, 1),
-                                      inputs=[gdlcheck.points(ids)])
+    broken = gdlcheck.verify_callable(lambda i: i + np.arange(6), "cyclic", shape=(6, 1), inputs=[gdlcheck.points(ids)])
     assert broken.verdict == "fails"

@@ -67,11 +67,11 @@ def test_weights_and_the_diagonal_are_kept():
     for i in range(n):
         A[i, (i + 1) % n] = A[(i + 1) % n, i] = 1.0
     assert automorphism_group(A).order == 12
-    A[0, 1] = A[1, 0] = 2.5          # one heavier edge: only the reflection through it survives
+    A[0, 1] = A[1, 0] = 2.5  # one heavier edge: only the reflection through it survives
     g = automorphism_group(A)
     assert g.order == 2 and all(fixes(A, s) for s in g.gens)
     B = np.ones((4, 4)) - np.eye(4)
-    B[2, 2] = 3.0                    # a self-loop weight colours its vertex
+    B[2, 2] = 3.0  # a self-loop weight colours its vertex
     assert automorphism_group(B).order == 6
 
 
@@ -106,19 +106,24 @@ def test_spec_symmetry_automorphisms_of_a_graph(run, tmp_path):
     A = petersen()
     W = 2 * np.eye(10) + 0.5 * A + 0.25 * (1 - A - np.eye(10))
     spec = tmp_path / "graph.yaml"
-    spec.write_text("symmetry: {group: automorphisms, graph: %s}\nlayer: {kind: linear, weight: %s}\n"
-                    % (json.dumps(A.tolist()), json.dumps(W.tolist())))
+    spec.write_text(
+        "symmetry: {group: automorphisms, graph: %s}\nlayer: {kind: linear, weight: %s}\n"
+        % (json.dumps(A.tolist()), json.dumps(W.tolist()))
+    )
     result = run(["verify", spec, "--format", "json"])
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["group"]["order"] == 120
     W[0, 1] += 1.0
-    spec.write_text("symmetry: {group: automorphisms, graph: %s}\nlayer: {kind: linear, weight: %s}\n"
-                    % (json.dumps(A.tolist()), json.dumps(W.tolist())))
+    spec.write_text(
+        "symmetry: {group: automorphisms, graph: %s}\nlayer: {kind: linear, weight: %s}\n"
+        % (json.dumps(A.tolist()), json.dumps(W.tolist()))
+    )
     assert run(["verify", spec]).exit_code == 1
 
 
-@pytest.mark.parametrize("content, message", [("1,2\n3,4\n5,6\n", "square"), ("1.5,2,3\n4,5,6\n", "square"),
-                                              ("1,nan\n0,1\n", "")])
+@pytest.mark.parametrize(
+    "content, message", [("1,2\n3,4\n5,6\n", "square"), ("1.5,2,3\n4,5,6\n", "square"), ("1,nan\n0,1\n", "")]
+)
 def test_bad_graph_files_are_input_errors(run, tmp_path, content, message):
     path = tmp_path / "g.csv"
     path.write_text(content)

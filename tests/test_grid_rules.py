@@ -10,7 +10,6 @@ Then the circular convolution units under turns: a C4- or D4-symmetric kernel an
 layer's rotated channels are proved, a kernel that is neither is not, and the moves themselves
 (``moves.turn``) are those of the grid."""
 
-
 import numpy as np
 import pytest
 
@@ -33,8 +32,11 @@ def _name(key) -> str:
 
 
 def _is(key, func) -> bool:
-    return func is key or (key is table.POINTWISE and table.TURNED.get(func) is None
-                           and table.lookup_turned(func) is table.TURNED[table.POINTWISE])
+    return func is key or (
+        key is table.POINTWISE
+        and table.TURNED.get(func) is None
+        and table.lookup_turned(func) is table.TURNED[table.POINTWISE]
+    )
 
 
 def _plain(m):
@@ -71,7 +73,6 @@ def _prove(key, seed, monkeypatch):
     return result, said, any(turned)
 
 
-
 def _act(g, x, axes_from: int):
     """``g . x``: the grid's points, flattened from axis ``axes_from`` on, moved by ``g``."""
     flat = x.reshape(*x.shape[:axes_from], -1)
@@ -88,7 +89,7 @@ def test_every_turned_rule_key_has_a_sample():
 def test_the_turned_rule_proves_its_sample_and_a_float64_trial_agrees(key, monkeypatch):
     result, _, turned = _prove(key, 0, monkeypatch)
     assert result.verdict == "holds", [str(s.step.label) for s in result.proof.stops.values()]
-    assert turned   # the rotation's move reached this rule, not only moves along each axis
+    assert turned  # the rotation's move reached this rule, not only moves along each axis
     sample = GRID_SAMPLES[key]
     rng = np.random.default_rng(7)
     for _ in range(4):
@@ -109,14 +110,20 @@ def test_a_rotation_is_an_order_of_the_axes_and_a_permutation_along_each():
     rotation = p4_gens((5, 5))[-1][0]
     order, perms = mv.turn(rotation, [5, 5])
     a, b = np.divmod(np.arange(25), 5)
-    assert order == (1, 0)   # (a, b) -> (b, -a): the new first coordinate is the old second
+    assert order == (1, 0)  # (a, b) -> (b, -a): the new first coordinate is the old second
     assert np.array_equal(perms[0][b] * 5 + perms[1][a], rotation)
-    assert mv.turn(np.roll(np.arange(25), 3), [5, 5]) is None   # a shift of the flat index: neither
+    assert mv.turn(np.roll(np.arange(25), 3), [5, 5]) is None  # a shift of the flat index: neither
 
 
 def _conv(weight, bias=None):
-    conv = torch.nn.Conv2d(weight.shape[1], weight.shape[0], weight.shape[-1], padding=weight.shape[-1] // 2,
-                           padding_mode="circular", bias=bias is not None).double()
+    conv = torch.nn.Conv2d(
+        weight.shape[1],
+        weight.shape[0],
+        weight.shape[-1],
+        padding=weight.shape[-1] // 2,
+        padding_mode="circular",
+        bias=bias is not None,
+    ).double()
     with torch.no_grad():
         conv.weight.copy_(weight)
         if bias is not None:
@@ -130,22 +137,22 @@ def _verdict(module, group, **kw):
 
 def test_a_circular_convolution_under_turns_is_proved_exactly_where_its_kernel_keeps_them():
     torch.manual_seed(0)
-    k = torch.randint(-4, 5, (3, 2, 5, 5)).double()   # integers: the sums of rotations are exact in any order
+    k = torch.randint(-4, 5, (3, 2, 5, 5)).double()  # integers: the sums of rotations are exact in any order
     c4 = sum(torch.rot90(k, r, (-2, -1)) for r in range(4))
     d4 = c4 + c4.flip(-1)
     assert _verdict(_conv(c4), "p4") == "holds"
-    assert _verdict(_conv(c4), "p4m") == "inconclusive"     # 5 x 5 and C4: not mirror symmetric
+    assert _verdict(_conv(c4), "p4m") == "inconclusive"  # 5 x 5 and C4: not mirror symmetric
     assert _verdict(_conv(d4), "p4m") == "holds"
-    assert _verdict(_conv(k + k.flip(-1)), "p4m") == "inconclusive"   # a mirror, but no quarter turn
+    assert _verdict(_conv(k + k.flip(-1)), "p4m") == "inconclusive"  # a mirror, but no quarter turn
     lifted = torch.cat([torch.rot90(k[:1], r, (-2, -1)) for r in range(4)])
 
-    def pooled(bias):   # the lifting layer's channels are its kernel's rotations: their maximum is equivariant
+    def pooled(bias):  # the lifting layer's channels are its kernel's rotations: their maximum is equivariant
         conv = _conv(lifted, bias)
         return SampleModule(GridSample(lambda x: conv(x).amax(0, keepdim=True)))
 
-    assert _verdict(_conv(lifted), "p4") == "inconclusive"   # its channels move: the output is not an image
+    assert _verdict(_conv(lifted), "p4") == "inconclusive"  # its channels move: the output is not an image
     assert _verdict(pooled(torch.full((4,), 0.5, dtype=torch.float64)), "p4") == "holds"
-    biased = torch.tensor([0.5, 0.5, 0.5, 0.7], dtype=torch.float64)   # one rotated copy's bias differs
+    biased = torch.tensor([0.5, 0.5, 0.5, 0.7], dtype=torch.float64)  # one rotated copy's bias differs
     assert _verdict(pooled(biased), "p4") == "inconclusive"
 
 
@@ -189,5 +196,7 @@ def test_a_group_convolution_is_proved_with_the_channels_it_reads_moving():
         net.group.weight[0, 1, 0, 0] += 0.5
     result = gdlcheck.verify_callable(net, "p4", **grid)
     assert result.verdict == "inconclusive"
-    assert "at node group: no rule for 'Conv2d (the kernel turned as the grid turns is none of its output channels)'" \
+    assert (
+        "at node group: no rule for 'Conv2d (the kernel turned as the grid turns is none of its output channels)'"
         in " ".join(result.to_json()["notes"])
+    )

@@ -23,7 +23,7 @@ F64 = torch.float64
 
 def _kernel(rng, symmetric: bool):
     k = torch.as_tensor(rng.integers(-3, 4, (C, C, 3, 3))).double()
-    if symmetric:   # integers: the sums are exact in any order, so the symmetry is bit for bit
+    if symmetric:  # integers: the sums are exact in any order, so the symmetry is bit for bit
         k = sum(torch.rot90(k, r, (-2, -1)) for r in range(4))
         k = k + k.flip(-1)
     return k
@@ -40,7 +40,7 @@ def _steps(rng):
     """The operations a chain draws from: (name, function of a (C, S, S) image)."""
     table = torch.as_tensor(rng.standard_normal((S, S)))
     symmetric, plain = _conv(_kernel(rng, True)), _conv(_kernel(rng, False))
-    mix = torch.as_tensor(rng.standard_normal((C, C, 1, 1)))   # C x C: also batch norm statistics
+    mix = torch.as_tensor(rng.standard_normal((C, C, 1, 1)))  # C x C: also batch norm statistics
     return [
         ("relu", lambda x: x.relu()),
         ("affine", lambda x: 2 * x + 1),
@@ -61,7 +61,7 @@ def _steps(rng):
         ("symmetric conv", lambda x: symmetric(x[None])[0]),
         ("plain conv", lambda x: plain(x[None])[0]),
         ("channel select", lambda x: x[1][None].expand_as(x) + x),
-        ("cat and slice", lambda x: torch.cat([x.relu(), x])[1:1 + C]),
+        ("cat and slice", lambda x: torch.cat([x.relu(), x])[1 : 1 + C]),
         ("split", lambda x: torch.cat(x.split(1)[::-1])),
         ("row split", lambda x: torch.cat(x.split(1, dim=1)[::-1], 1)),
         ("stack", lambda x: torch.stack([x, x * x], 1).sum(1)),
@@ -148,13 +148,18 @@ def _commutes(fn, invariant, group, seed) -> bool:
 
 @pytest.mark.parametrize("padded", [False, True], ids=["chains", "padded chains"])
 def test_every_holds_of_a_random_grid_chain_commutes(padded, monkeypatch):
-    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)   # the rules alone
+    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)  # the rules alone
     verdicts = []
     for seed in range(120):
         fn, invariant, group, names = _case(seed, padded)
-        result = gdlcheck.verify_callable(SampleModule(GridSample(fn)), _group(group), shape=(C, S, S),
-                                          points_axis=(1, 2),
-                                          expect="invariant" if invariant else "equivariant", method="exact")
+        result = gdlcheck.verify_callable(
+            SampleModule(GridSample(fn)),
+            _group(group),
+            shape=(C, S, S),
+            points_axis=(1, 2),
+            expect="invariant" if invariant else "equivariant",
+            method="exact",
+        )
         verdicts.append(result.verdict)
         if result.verdict == "holds":
             assert _commutes(fn, invariant, group, seed), (seed, group, names, invariant)
@@ -169,9 +174,14 @@ def _wrong_holds(monkeypatch, step: str) -> list:
         fn, invariant, group, names = _case(seed, padded)
         if not any(step in name for name in names):
             continue
-        result = gdlcheck.verify_callable(SampleModule(GridSample(fn)), _group(group), shape=(C, S, S),
-                                          points_axis=(1, 2),
-                                          expect="invariant" if invariant else "equivariant", method="exact")
+        result = gdlcheck.verify_callable(
+            SampleModule(GridSample(fn)),
+            _group(group),
+            shape=(C, S, S),
+            points_axis=(1, 2),
+            expect="invariant" if invariant else "equivariant",
+            method="exact",
+        )
         if result.verdict == "holds" and not _commutes(fn, invariant, group, seed):
             found.append(names)
     return found

@@ -31,8 +31,7 @@ def test_unit_shift_matrix_is_the_seeds_S():
 def test_matrix_of_then_is_product_in_application_order(p, q):
     p, q = tuple(p), tuple(q)
     # p first, then q: the matrix of the composite is Q P.
-    np.testing.assert_array_equal(groups.perm_matrix(groups.then(p, q)),
-                                  groups.perm_matrix(q) @ groups.perm_matrix(p))
+    np.testing.assert_array_equal(groups.perm_matrix(groups.then(p, q)), groups.perm_matrix(q) @ groups.perm_matrix(p))
 
 
 @given(st.permutations(range(7)), st.permutations(range(7)))
@@ -53,27 +52,33 @@ def test_inverse_and_act(p):
     np.testing.assert_array_equal(groups.conjugate(p, A), P @ A @ P.T)
 
 
-@pytest.mark.parametrize("text, n, expected", [
-    ("(0 1 2)(3 4)", 5, (1, 2, 0, 4, 3)),
-    ("(0 1)", 4, (1, 0, 2, 3)),
-    ("[1, 0, 3, 2]", 4, (1, 0, 3, 2)),
-    ("[2,0,1]", None, (2, 0, 1)),
-    ("(0 3)", None, (3, 1, 2, 0)),
-    ("()", 3, (0, 1, 2)),
-])
+@pytest.mark.parametrize(
+    "text, n, expected",
+    [
+        ("(0 1 2)(3 4)", 5, (1, 2, 0, 4, 3)),
+        ("(0 1)", 4, (1, 0, 2, 3)),
+        ("[1, 0, 3, 2]", 4, (1, 0, 3, 2)),
+        ("[2,0,1]", None, (2, 0, 1)),
+        ("(0 3)", None, (3, 1, 2, 0)),
+        ("()", 3, (0, 1, 2)),
+    ],
+)
 def test_parse_perm(text, n, expected):
     assert groups.parse_perm(text, n) == expected
 
 
-@pytest.mark.parametrize("text, n, message", [
-    ("[1, 1, 0]", 3, "not a bijection"),
-    ("[1, 0]", 3, "length 2, expected n = 3"),
-    ("(0 5)", 3, "out of range"),
-    ("(0 1)(1 2)", 3, "disjoint"),
-    ("(0 a)", 3, "not an integer"),
-    ("0 1 2", 3, "neither cycle notation"),
-    ("[0, 3, 1]", 3, "out of range"),
-])
+@pytest.mark.parametrize(
+    "text, n, message",
+    [
+        ("[1, 1, 0]", 3, "not a bijection"),
+        ("[1, 0]", 3, "length 2, expected n = 3"),
+        ("(0 5)", 3, "out of range"),
+        ("(0 1)(1 2)", 3, "disjoint"),
+        ("(0 a)", 3, "not an integer"),
+        ("0 1 2", 3, "neither cycle notation"),
+        ("[0, 3, 1]", 3, "out of range"),
+    ],
+)
 def test_bad_generators(text, n, message):
     with pytest.raises(GroupError, match=message):
         groups.parse_perm(text, n)
@@ -86,12 +91,25 @@ def test_cycle_string_round_trip():
     assert groups.cycle_string((0, 1)) == "()"
 
 
-@pytest.mark.parametrize("name, n, order", [
-    ("trivial", 4, 1), ("cyclic", 7, 7), ("shift", 3, 3), ("dihedral", 6, 12), ("dihedral", 2, 2),
-    ("dihedral", 1, 1), ("symmetric", 5, 120), ("permutation", 1, 1), ("symmetric", 2, 2),
-    ("alternating", 5, 60), ("alternating", 4, 12), ("alternating", 3, 3), ("alternating", 1, 1),
-    ("alternating", 2, 1),
-])
+@pytest.mark.parametrize(
+    "name, n, order",
+    [
+        ("trivial", 4, 1),
+        ("cyclic", 7, 7),
+        ("shift", 3, 3),
+        ("dihedral", 6, 12),
+        ("dihedral", 2, 2),
+        ("dihedral", 1, 1),
+        ("symmetric", 5, 120),
+        ("permutation", 1, 1),
+        ("symmetric", 2, 2),
+        ("alternating", 5, 60),
+        ("alternating", 4, 12),
+        ("alternating", 3, 3),
+        ("alternating", 1, 1),
+        ("alternating", 2, 1),
+    ],
+)
 def test_catalogue_orders_agree_with_schreier_sims(name, n, order):
     g = groups.build_group(name, n=n)
     assert g.order == order
@@ -102,7 +120,7 @@ def test_catalogue_orders_agree_with_schreier_sims(name, n, order):
 def test_order_formula_for_large_n_is_exact_and_json_safe():
     g = groups.build_group("symmetric", n=30)
     assert g.order == math.factorial(30)
-    assert g.order_json() == str(math.factorial(30))          # 33 digits: a string, exact
+    assert g.order_json() == str(math.factorial(30))  # 33 digits: a string, exact
     assert groups.symmetric(17).order_json() == math.factorial(17)  # 15 digits: an integer
 
 
@@ -180,8 +198,19 @@ def test_the_alternating_group_is_generated_by_two_permutations_as_sympy_does(n)
     assert all(Permutation(list(p)).is_even for p in g.gens) if g.gens else g.order == 1
 
 
-@pytest.mark.parametrize("name, size", [("cyclic", 7), ("dihedral", 6), ("symmetric", 5), ("alternating", 7),
-                                        ("alternating", 6), ("translations", (3, 4)), ("p4", (4, 4)), ("p4m", (5, 5))])
+@pytest.mark.parametrize(
+    "name, size",
+    [
+        ("cyclic", 7),
+        ("dihedral", 6),
+        ("symmetric", 5),
+        ("alternating", 7),
+        ("alternating", 6),
+        ("translations", (3, 4)),
+        ("p4", (4, 4)),
+        ("p4m", (5, 5)),
+    ],
+)
 def test_every_role_is_what_its_generator_is(name, size):
     g = groups.build_group(name, n=size) if isinstance(size, int) else groups.build_group(name, shape=size)
     assert len(g.roles) == len(g.gens) and g.family is groups.FAMILIES[name]
@@ -201,8 +230,8 @@ def test_every_role_is_what_its_generator_is(name, size):
             step[role.axis] = 1
             assert np.array_equal(moved, (coords + step[:, None]) % np.array(g.shape)[:, None])
         elif role.kind in ("rotation", "grid-reflection"):
-            assert p[0] == 0   # they fix the origin
-        elif role.kind == "cycle":   # (1 2 .. n-1), fixing 0
+            assert p[0] == 0  # they fix the origin
+        elif role.kind == "cycle":  # (1 2 .. n-1), fixing 0
             assert p == (0,) + tuple(range(2, g.n)) + (1,)
         else:
             pytest.fail(f"unexpected role {role}")
@@ -263,16 +292,33 @@ def test_a_grid_family_without_a_shape_takes_a_line_or_a_square_of_n_points():
         groups.build_group("p4m", n=8)
 
 
-@pytest.mark.parametrize("name, args, option", [("cyclic", {"n": 4}, "n"), ("automorphisms", {}, "graph"),
-                                                ("generators", {"generators": ["(0 1)"]}, "generators")])
+@pytest.mark.parametrize(
+    "name, args, option",
+    [
+        ("cyclic", {"n": 4}, "n"),
+        ("automorphisms", {}, "graph"),
+        ("generators", {"generators": ["(0 1)"]}, "generators"),
+    ],
+)
 def test_a_shape_for_a_family_not_sized_by_one_names_what_sizes_it(name, args, option):
     with pytest.raises(GroupError, match=f"{name!r} is sized by {option}"):
         groups.build_group(name, shape="2x2", **args)
 
 
-@pytest.mark.parametrize("name, size", [("cyclic", 5), ("dihedral", 6), ("symmetric", 4), ("alternating", 6),
-                                        ("alternating", 7), ("translations", (3, 4)), ("p4", (3, 3)), ("p4m", (4, 4)),
-                                        ("generators", 5)])
+@pytest.mark.parametrize(
+    "name, size",
+    [
+        ("cyclic", 5),
+        ("dihedral", 6),
+        ("symmetric", 4),
+        ("alternating", 6),
+        ("alternating", 7),
+        ("translations", (3, 4)),
+        ("p4", (3, 3)),
+        ("p4m", (4, 4)),
+        ("generators", 5),
+    ],
+)
 def test_every_generators_sentence_is_filled_by_what_its_role_says(name, size):
     # a role's kind is asked of the role: its sentence and the fields that sentence names
     if name == "generators":
@@ -282,8 +328,13 @@ def test_every_generators_sentence_is_filled_by_what_its_role_says(name, size):
     else:
         g = groups.build_group(name, shape=size)
     for slots in (["i", "j"], ["i1", "i2", "j1"]):
-        base = {"T": "W" if len(slots) == 2 else "T", "slots": ", ".join(slots), "shifted": "", "negated": "",
-                "moved_slots": ""}
+        base = {
+            "T": "W" if len(slots) == 2 else "T",
+            "slots": ", ".join(slots),
+            "shifted": "",
+            "negated": "",
+            "moved_slots": "",
+        }
         for k, p in enumerate(g.gens):
             role = g.role(k)
             matrix, tensor = role.sentence(g.family)
@@ -301,8 +352,8 @@ def test_a_long_permutations_cycle_string_is_remembered_and_the_same_as_written_
     n = perm.LONG_PERM + 1
     p = tuple(int(v) for v in rng.permutation(n))
     text = perm.cycle_string(p)
-    assert text == perm._cycles(p)                       # what the short path writes
-    assert perm.parse_perm(text, n) == p                 # and it reads back as the same permutation
+    assert text == perm._cycles(p)  # what the short path writes
+    assert perm.parse_perm(text, n) == p  # and it reads back as the same permutation
     assert perm.cycle_string(list(p)) == perm.cycle_string(np.array(p)) == text
-    q = perm.then(p, p)                                  # another permutation is not given the remembered one
+    q = perm.then(p, p)  # another permutation is not given the remembered one
     assert perm.cycle_string(q) == perm._cycles(q) != text

@@ -33,17 +33,27 @@ def bfs_partition(group, order):
     return np.array([label[c] for c in cells]).reshape((n,) * order)
 
 
-@pytest.mark.parametrize("name, shape, order", [
-    ("translations", "3x5", 15), ("translations", "2x2x3", 12), ("p4", "4x4", 64), ("p4", "5x5", 100),
-    ("p4m", "4x4", 128), ("p4", "2x2", 8), ("p4m", "3x3", 72),
-])
+@pytest.mark.parametrize(
+    "name, shape, order",
+    [
+        ("translations", "3x5", 15),
+        ("translations", "2x2x3", 12),
+        ("p4", "4x4", 64),
+        ("p4", "5x5", 100),
+        ("p4m", "4x4", 128),
+        ("p4", "2x2", 8),
+        ("p4m", "3x3", 72),
+    ],
+)
 def test_grid_orders_are_true_orders(name, shape, order):
     g = groups.build_group(name, shape=shape)
     assert g.order == order == len(g.elements())
 
 
-@pytest.mark.parametrize("name, shape", [("translations", "3x5"), ("p4", "4x4"), ("p4", "5x5"), ("p4m", "4x4"),
-                                         ("p4m", "5x5"), ("translations", "2x2x2")])
+@pytest.mark.parametrize(
+    "name, shape",
+    [("translations", "3x5"), ("p4", "4x4"), ("p4", "5x5"), ("p4m", "4x4"), ("p4m", "5x5"), ("translations", "2x2x2")],
+)
 def test_dimension_is_burnside_count(name, shape):
     g = groups.build_group(name, shape=shape)
     d = derive(g)
@@ -100,10 +110,18 @@ def test_bad_grid_shapes_are_input_errors(run):
 def test_groups_command_shows_every_catalogue_group(run, samples):
     import json
 
-    cases = [["trivial", "-n", "3"], ["cyclic", "-n", "5"], ["dihedral", "-n", "5"], ["symmetric", "-n", "5"],
-             ["alternating", "-n", "5"], ["translations", "--shape", "3x5"], ["p4", "--shape", "4x4"],
-             ["p4m", "--shape", "4x4"], ["automorphisms", "--graph", samples / "petersen.csv"],
-             ["generators", "-n", "4", "--generators", "(0 1)", "--generators", "(2 3)"]]
+    cases = [
+        ["trivial", "-n", "3"],
+        ["cyclic", "-n", "5"],
+        ["dihedral", "-n", "5"],
+        ["symmetric", "-n", "5"],
+        ["alternating", "-n", "5"],
+        ["translations", "--shape", "3x5"],
+        ["p4", "--shape", "4x4"],
+        ["p4m", "--shape", "4x4"],
+        ["automorphisms", "--graph", samples / "petersen.csv"],
+        ["generators", "-n", "4", "--generators", "(0 1)", "--generators", "(2 3)"],
+    ]
     orders = [1, 5, 10, 120, 60, 15, 64, 128, 120, 4]
     for args, order in zip(cases, orders):
         result = run(["groups", *args, "--format", "json"])

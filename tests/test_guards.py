@@ -14,7 +14,7 @@ def test_the_walker_runs_the_table_in_order():
     names = [g.name for g in guards.GUARDS]
     assert len(set(names)) == len(names)
     assert all(g.sentence.endswith(".") and len(g.sentence) > 40 for g in guards.GUARDS)
-    assert names[0] == "budget" and guards.BEFORE[-1].name == "rule"   # the rule applies last, the effects after
+    assert names[0] == "budget" and guards.BEFORE[-1].name == "rule"  # the rule applies last, the effects after
     assert all(text.endswith(".") for _, text in guards.CALL_CHECKS)
 
 

@@ -34,8 +34,9 @@ class PerType(torch.nn.Module):
 
 def verdict(module, types):
     torch.manual_seed(0)
-    return gdlcheck.verify_callable(module, "symmetric", shape=(N, D), method="exact",
-                                    inputs=["points", gdlcheck.points(types)]).verdict
+    return gdlcheck.verify_callable(
+        module, "symmetric", shape=(N, D), method="exact", inputs=["points", gdlcheck.points(types)]
+    ).verdict
 
 
 @pytest.mark.parametrize("module", [SortedOrNot(), PerType()], ids=["refused rule", "no rule"])

@@ -36,13 +36,16 @@ def test_hostile_expression_in_a_weight(run, tmp_path, payload):
     assert not target.exists()
 
 
-@pytest.mark.parametrize("tag", [
-    "!!python/object/apply:os.system ['touch {target}']",
-    "!!python/object/new:os.system ['touch {target}']",
-    "!!python/name:os.system",
-    "!!python/module:os",
-    "!custom 3",
-])
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "!!python/object/apply:os.system ['touch {target}']",
+        "!!python/object/new:os.system ['touch {target}']",
+        "!!python/name:os.system",
+        "!!python/module:os",
+        "!custom 3",
+    ],
+)
 def test_yaml_python_tags_are_rejected(run, tmp_path, tag):
     target = tmp_path / "pwned"
     spec = tmp_path / "tag.yaml"
@@ -79,18 +82,27 @@ def test_deep_yaml_is_refused(run, tmp_path):
     assert result.exit_code == 2 and "nested deeper" in result.stderr
 
 
-
-@pytest.mark.parametrize("args, message, forbidden", [
-    (["derive", "-g", "symmetric", "-n", "1000", "--in-order", "2", "--out-order", "2", "--format", "json"],
-     "index cells", "pattern"),
-    (["derive", "-g", "cyclic", "-n", "1000", "--in-order", "2", "--out-order", "2"], "index cells", "pattern"),
-    (["derive", "-g", "cyclic", "-n", "2000000"], "exceeds the limit", "generators"),
-    (["groups", "alternating", "-n", "100000", "--format", "json"], "the order 100000!/2 has about 456574 digits",
-     "factorial"),
-    (["verify", "{spec}"], "over the limit", "circulant"),
-])
-def test_size_budgets_refuse_before_the_work_and_state_the_estimate(run, tmp_path, monkeypatch, args, message,
-                                                                    forbidden):
+@pytest.mark.parametrize(
+    "args, message, forbidden",
+    [
+        (
+            ["derive", "-g", "symmetric", "-n", "1000", "--in-order", "2", "--out-order", "2", "--format", "json"],
+            "index cells",
+            "pattern",
+        ),
+        (["derive", "-g", "cyclic", "-n", "1000", "--in-order", "2", "--out-order", "2"], "index cells", "pattern"),
+        (["derive", "-g", "cyclic", "-n", "2000000"], "exceeds the limit", "generators"),
+        (
+            ["groups", "alternating", "-n", "100000", "--format", "json"],
+            "the order 100000!/2 has about 456574 digits",
+            "factorial",
+        ),
+        (["verify", "{spec}"], "over the limit", "circulant"),
+    ],
+)
+def test_size_budgets_refuse_before_the_work_and_state_the_estimate(
+    run, tmp_path, monkeypatch, args, message, forbidden
+):
     from gdlcheck.derivation import basis, cells
     from gdlcheck.groups import named
     from gdlcheck.layers import linear
@@ -153,8 +165,10 @@ def test_encoder_depth_is_refused_before_any_block_is_built(run, tmp_path, monke
 
     forbid(monkeypatch, compose, "Attention", "building an encoder block")
     path = tmp_path / "budget.yaml"
-    path.write_text("symmetry: {group: symmetric, n: 4}\nchannels: 8\n"
-                    "layer: {kind: transformer_encoder, layers: 100000, d_model: 8, heads: 2, d_ff: 16}\n")
+    path.write_text(
+        "symmetry: {group: symmetric, n: 4}\nchannels: 8\n"
+        "layer: {kind: transformer_encoder, layers: 100000, d_model: 8, heads: 2, d_ff: 16}\n"
+    )
     result = run(["verify", path])
     assert result.exit_code == 2 and "encoder blocks exceed the limit of 64" in result.stderr
 
@@ -174,4 +188,4 @@ def test_the_layer_count_is_refused_at_the_first_layer_past_the_budget(run, tmp_
     path.write_text("symmetry: {group: symmetric, n: 4}\nlayer:\n" + "  - {kind: pointwise, activation: tanh}\n" * 5000)
     result = run(["verify", path])
     assert result.exit_code == 2 and "more than 1000 layers" in result.stderr
-    assert len(built) == 1000   # the 1001st is refused before it is built
+    assert len(built) == 1000  # the 1001st is refused before it is built

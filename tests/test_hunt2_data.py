@@ -12,7 +12,7 @@ import gdlcheck  # noqa: E402
 
 N, D = 6, 4
 GROUP = gdlcheck.group(generators=["(0 1)", "(2 3 4 5)"], n=N)
-COLUMN = [0.0, 0.0, 1.0, 0.0, 1.0, 0.0]   # kept by (0 1), not by (2 3 4 5)
+COLUMN = [0.0, 0.0, 1.0, 0.0, 1.0, 0.0]  # kept by (0 1), not by (2 3 4 5)
 
 
 def constant():

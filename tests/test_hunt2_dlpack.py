@@ -34,7 +34,6 @@ class ReadsAnAlias(torch.nn.Module):
         return x if min(abs(v) for v in firsts) > 0 else x.flip(0)
 
 
-
 @pytest.mark.parametrize("alias", ALIASES.values(), ids=ALIASES.keys())
 def test_a_point_with_a_zero_breaks_the_symmetry(alias):
     assert a_zero_breaks_the_symmetry(ReadsAnAlias(alias), N, D)

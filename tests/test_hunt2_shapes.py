@@ -36,7 +36,6 @@ class Branches(torch.nn.Module):
         return x if self.count(x) == self.generic else x.flip(0)
 
 
-
 @pytest.mark.parametrize("count,generic", COUNTS.values(), ids=COUNTS.keys())
 def test_an_input_with_a_zero_takes_the_other_path(count, generic):
     assert a_zero_breaks_the_symmetry(Branches(count, generic), N, D)

@@ -44,7 +44,6 @@ class SplitsAtConstants(torch.nn.Module):
         return first * 2 + rest.sum()
 
 
-
 @pytest.mark.parametrize("split", SPLITS.values(), ids=SPLITS.keys())
 def test_a_point_with_a_zero_breaks_the_symmetry(split):
     assert a_zero_breaks_the_symmetry(SplitsAtACount(split), N, D)
@@ -59,9 +58,15 @@ def test_split_indices_from_the_points_stop_the_proof(split):
 
 
 def test_split_indices_that_are_constants_are_followed_and_the_functions_put_back():
-    held = (torch.tensor_split, vars(torch._C.TensorBase)["tensor_split"],
-            vars(torch._C._VariableFunctionsClass)["tensor_split"])
+    held = (
+        torch.tensor_split,
+        vars(torch._C.TensorBase)["tensor_split"],
+        vars(torch._C._VariableFunctionsClass)["tensor_split"],
+    )
     result = gdlcheck.verify_callable(SplitsAtConstants(), GROUP, shape=(N, D), method="exact")
     assert result.verdict == "holds"
-    assert (torch.tensor_split, vars(torch._C.TensorBase)["tensor_split"],
-            vars(torch._C._VariableFunctionsClass)["tensor_split"]) == held
+    assert (
+        torch.tensor_split,
+        vars(torch._C.TensorBase)["tensor_split"],
+        vars(torch._C._VariableFunctionsClass)["tensor_split"],
+    ) == held

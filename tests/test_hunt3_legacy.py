@@ -49,8 +49,10 @@ class SplitsAtACount(torch.nn.Module):
         return x if self.split(x, at)[0].shape[0] == 0 else x.flip(0)
 
 
-MODULES = {**{name: (at,) for name, at in AT.items()},
-           **{name: (lambda x, k: k.reshape(1), split) for name, split in SPLITS.items()}}
+MODULES = {
+    **{name: (at,) for name, at in AT.items()},
+    **{name: (lambda x, k: k.reshape(1), split) for name, split in SPLITS.items()},
+}
 
 
 @pytest.mark.parametrize("args", MODULES.values(), ids=MODULES.keys())

@@ -53,6 +53,7 @@ def closure():
     def forward(self, x):
         count[0] += 1
         return after_four(x, count[0])
+
     return forward
 
 

@@ -16,7 +16,7 @@ from hunt3_check import METHODS, SIZES, a_zero_breaks_the_symmetry, verdict  # n
 import gdlcheck  # noqa: E402
 
 POOL = concurrent.futures.ThreadPoolExecutor(1)
-POOL.submit(int, 0).result()   # its worker thread is running before any proof
+POOL.submit(int, 0).result()  # its worker thread is running before any proof
 
 
 def count(x):
@@ -61,8 +61,7 @@ def test_a_value_read_in_another_thread_is_never_proved(run, method, size):
 
 
 def test_the_note_names_the_other_thread():
-    result = gdlcheck.verify_callable(CountsInAThread(RUN["a thread, item"]), "symmetric", shape=(8, 3),
-                                      method="exact")
+    result = gdlcheck.verify_callable(CountsInAThread(RUN["a thread, item"]), "symmetric", shape=(8, 3), method="exact")
     assert "another thread reads a value the walk does not know" in str(result.proof.stops)
 
 

@@ -31,7 +31,7 @@ class AddsUnwrittenMemory(torch.nn.Module):
 
     def forward(self, x):
         y = x[:1] * 2
-        del y   # its cells are free: the next allocation of that size may get them
+        del y  # its cells are free: the next allocation of that size may get them
         return x + self.make(x)
 
 
@@ -41,7 +41,7 @@ class AddsUnwrittenMemory(torch.nn.Module):
 def test_memory_no_operation_wrote_is_never_proved(make, method, size):
     try:
         assert verdict(AddsUnwrittenMemory(make), size, method) != "holds"
-    except LayerError as err:   # the memory held an inf or a NaN: the trials refuse the output, nothing is proved
+    except LayerError as err:  # the memory held an inf or a NaN: the trials refuse the output, nothing is proved
         assert "not finite" in str(err), err
 
 

@@ -19,10 +19,15 @@ import gdlcheck  # noqa: E402
 from gdlcheck.code.prover import prove  # noqa: E402
 from gdlcheck.groups.named import p4_element, p4m_element  # noqa: E402
 
-pytestmark = pytest.mark.slow   # torch
+pytestmark = pytest.mark.slow  # torch
 F = torch.nn.functional
 C = 2
-TURNS = [np.array([[1, 0], [0, 1]]), np.array([[0, 1], [-1, 0]]), np.array([[-1, 0], [0, -1]]), np.array([[0, -1], [1, 0]])]
+TURNS = [
+    np.array([[1, 0], [0, 1]]),
+    np.array([[0, 1], [-1, 0]]),
+    np.array([[-1, 0], [0, -1]]),
+    np.array([[0, -1], [1, 0]]),
+]
 MIRROR = np.array([[1, 0], [0, -1]])
 
 
@@ -40,8 +45,10 @@ def _offset_symmetric(n: int, group: str, rng) -> np.ndarray:
     c = rng.integers(-3, 4, (C, C, n, n)).astype(float)
     u = np.indices((n, n))
     mats = TURNS + ([A @ MIRROR for A in TURNS] if group == "p4m" else [])
-    return sum(c[..., (A @ u.reshape(2, -1)).reshape(2, n, n)[0] % n, (A @ u.reshape(2, -1)).reshape(2, n, n)[1] % n]
-               for A in mats)
+    return sum(
+        c[..., (A @ u.reshape(2, -1)).reshape(2, n, n)[0] % n, (A @ u.reshape(2, -1)).reshape(2, n, n)[1] % n]
+        for A in mats
+    )
 
 
 def _act(g, x):
@@ -64,32 +71,35 @@ def _commutes(module, group: str, n: int) -> bool:
 
 
 def _verdict(module, group: str, n: int, monkeypatch) -> str:
-    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)   # the rules alone
+    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)  # the rules alone
     return gdlcheck.verify_callable(module, group, shape=(C, n, n), points_axis=(1, 2), method="exact").verdict.value
 
 
 @pytest.mark.parametrize("group", ["p4", "p4m"])
 @pytest.mark.parametrize("n, left", [(3, 0), (3, 2), (4, 0), (4, 3), (5, 1), (5, 4)])
 def test_a_kernel_as_wide_as_the_grid_holds_where_its_offsets_are_symmetric(n, left, group, monkeypatch):
-    offsets = (np.arange(n) - left) % n             # tap t reads offset t - left mod n
+    offsets = (np.arange(n) - left) % n  # tap t reads offset t - left mod n
     kernel = _offset_symmetric(n, group, np.random.default_rng([n, left]))[..., offsets[:, None], offsets[None, :]]
     pad = (left, n - 1 - left) * 2
     right = Hand(torch.as_tensor(kernel), pad)
     assert _commutes(right, group, n)
     assert _verdict(right, group, n, monkeypatch) == "holds"
     broken = torch.as_tensor(kernel).clone()
-    broken[0, 0, (left + 1) % n, left] += 1          # offset (1, 0): a turn moves it
+    broken[0, 0, (left + 1) % n, left] += 1  # offset (1, 0): a turn moves it
     wrong = Hand(broken, pad)
     assert not _commutes(wrong, group, n)
     assert _verdict(wrong, group, n, monkeypatch) != "holds"
 
 
-@pytest.mark.parametrize("head, group, equivariant", [
-    (lambda y: y[:1], "p4", True),
-    (lambda y: y[:1], "p4m", False),                 # a chiral kernel: the mirror is no symmetry
-    (lambda y: y.amax(0, keepdim=True), "p4m", True),   # the mirror swaps the pair
-    (lambda y: y[:1] - y[1:], "p4m", False),
-])
+@pytest.mark.parametrize(
+    "head, group, equivariant",
+    [
+        (lambda y: y[:1], "p4", True),
+        (lambda y: y[:1], "p4m", False),  # a chiral kernel: the mirror is no symmetry
+        (lambda y: y.amax(0, keepdim=True), "p4m", True),  # the mirror swaps the pair
+        (lambda y: y[:1] - y[1:], "p4m", False),
+    ],
+)
 def test_a_chiral_pair_of_channels_swaps_under_the_mirror(head, group, equivariant, monkeypatch):
     base = torch.as_tensor(np.random.default_rng(21).integers(-3, 4, (C, 5, 5))).double()
     c4 = sum(torch.rot90(base, r, (-2, -1)) for r in range(4))

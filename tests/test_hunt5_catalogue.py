@@ -77,15 +77,17 @@ POINTS = {
     "kthvalue's index": lambda x: x + x[x[:, 0].round().kthvalue(1).indices],
     "cummax along the points": lambda x: x.cummax(0).values,
     "logcumsumexp along the points": lambda x: torch.logcumsumexp(x, 0),
-    "as_strided shifted by a row": lambda x: x + x.as_strided((x.shape[0] - 1, x.shape[1]), x.stride(),
-                                                               x.shape[1]).sum(0),
+    "as_strided shifted by a row": lambda x: (
+        x + x.as_strided((x.shape[0] - 1, x.shape[1]), x.stride(), x.shape[1]).sum(0)
+    ),
     "unfold along the points": lambda x: x.unfold(0, 2, 1).sum(-1).sum(0) + x,
     "expand of row 0, added in place": lambda x: x.clone().add_(x[:1].expand_as(x).clone()),
     "the input's row 0 written in place": _row_written_in_place,
     "narrow to the first half": lambda x: x + x.narrow(0, 0, x.shape[0] // 2).sum(0),
     "where on a NaN of a rounding": lambda x: torch.where(torch.isnan(x / x.round()), x, x.flip(0)),
-    "index_put_ accumulate at row 0": lambda x: x.clone().index_put_((torch.zeros(x.shape[0], dtype=torch.long),), x,
-                                                                     accumulate=True),
+    "index_put_ accumulate at row 0": lambda x: x.clone().index_put_(
+        (torch.zeros(x.shape[0], dtype=torch.long),), x, accumulate=True
+    ),
     "index_add at row 0": lambda x: x.index_add(0, torch.zeros(x.shape[0], dtype=torch.long), x),
     "masked_scatter of the reversed points": lambda x: x.masked_scatter(x > 0, x.flip(0)),
     "svd's U": lambda x: torch.linalg.svd(x, full_matrices=False).U,
@@ -98,8 +100,9 @@ POINTS = {
     "take of entry 0": lambda x: x + torch.take(x, torch.tensor([0])),
     "repeat_interleave then a slice": lambda x: x.repeat_interleave(2, 0)[: x.shape[0]],
     "chunks swapped": lambda x: torch.cat(x.chunk(2, 0)[::-1]),
-    "a zero-padded conv1d over the points": lambda x: F.conv1d(x.T[None], torch.ones(3, x.shape[1], 3, dtype=x.dtype),
-                                                              padding=1)[0].T,
+    "a zero-padded conv1d over the points": lambda x: (
+        F.conv1d(x.T[None], torch.ones(3, x.shape[1], 3, dtype=x.dtype), padding=1)[0].T
+    ),
     "max_pool1d over the points": lambda x: F.max_pool1d(x.T[None], 2, 1, padding=1)[0].T[: x.shape[0]],
     "cosine similarity to the next point": lambda x: F.cosine_similarity(x, x.roll(1, 0)).unsqueeze(1),
     "unique_consecutive of the rounded points": lambda x: x + torch.unique_consecutive(x.round()).sum(),
@@ -219,10 +222,16 @@ LABELS = {
     "labels as floats": lambda x, e: _gather_add(x, e[0], e[1], e[0].double()),
     "labels viewed as int32": lambda x, e: _gather_add(x, e[0], e[1], e[0].view(torch.int32)[::2].to(x.dtype)),
     "labels clamped": lambda x, e: _gather_add(x, e[0].clamp(max=5), e[1]),
-    "a table read at the labels": lambda x, e: _gather_add(x, e[0], e[1], torch.arange(x.shape[0], dtype=x.dtype)[e[0]]),
+    "a table read at the labels": lambda x, e: _gather_add(
+        x, e[0], e[1], torch.arange(x.shape[0], dtype=x.dtype)[e[0]]
+    ),
     "one_hot of the labels": lambda x, e: _gather_add(x, e[0], e[1], F.one_hot(e[0], x.shape[0]).to(x.dtype)[:, 0]),
-    "the adjacency's upper triangle": lambda x, e: torch.zeros(x.shape[0], x.shape[0], dtype=x.dtype).index_put(
-        (e[1], e[0]), torch.ones(e.shape[1], dtype=x.dtype), accumulate=True).triu() @ x,
+    "the adjacency's upper triangle": lambda x, e: (
+        torch.zeros(x.shape[0], x.shape[0], dtype=x.dtype)
+        .index_put((e[1], e[0]), torch.ones(e.shape[1], dtype=x.dtype), accumulate=True)
+        .triu()
+        @ x
+    ),
     "label pairs as one number": lambda x, e: _gather_add(x, e[0], e[1], (e[0] * x.shape[0] + e[1]).to(x.dtype)),
 }
 

@@ -68,8 +68,10 @@ class InObject(Counting):
 
 
 def _in_deque_deep():
-    module = InObject(lambda: types.SimpleNamespace(a=[{"b": collections.deque()}]),
-                      lambda c: (c.a[0]["b"].append(1), len(c.a[0]["b"]) - 1)[1])
+    module = InObject(
+        lambda: types.SimpleNamespace(a=[{"b": collections.deque()}]),
+        lambda c: (c.a[0]["b"].append(1), len(c.a[0]["b"]) - 1)[1],
+    )
     return module
 
 
@@ -101,47 +103,51 @@ C_STATE = {
 
 
 def _default_argument():
-    class DefaultArgument(Counting):   # a class per module: its defaults are its own
-        def tick(self, box=[0]):   # noqa: B006 (the point of the test)
+    class DefaultArgument(Counting):  # a class per module: its defaults are its own
+        def tick(self, box=[0]):  # noqa: B006 (the point of the test)
             box[0] += 1
             return box[0] - 1
+
     return DefaultArgument()
 
 
 def _keyword_default():
     class KeywordDefault(Counting):
-        def tick(self, *, box={"k": 0}):   # noqa: B006
+        def tick(self, *, box={"k": 0}):  # noqa: B006
             box["k"] += 1
             return box["k"] - 1
+
     return KeywordDefault()
 
 
 def _static_default():
     class StaticDefault(Counting):
         @staticmethod
-        def helper(box=[0]):   # noqa: B006
+        def helper(box=[0]):  # noqa: B006
             box[0] += 1
             return box[0] - 1
 
         def tick(self):
             return self.helper()
+
     return StaticDefault()
 
 
 def _helper_default():
-    def helper(box=[0]):   # noqa: B006
+    def helper(box=[0]):  # noqa: B006
         box[0] += 1
         return box[0] - 1
 
     class HelperDefault(Counting):
         def tick(self):
             return helper()
+
     return HelperDefault()
 
 
 def _lambda_default():
     module = Counting()
-    module.tick = lambda box=[0]: (box.__setitem__(0, box[0] + 1), box[0] - 1)[1]   # noqa: B006
+    module.tick = lambda box=[0]: (box.__setitem__(0, box[0] + 1), box[0] - 1)[1]  # noqa: B006
     return module
 
 
@@ -151,6 +157,7 @@ def _function_attribute():
             f = type(self).tick
             f.k = getattr(f, "k", 0) + 1
             return f.k - 1
+
     return FunctionAttribute()
 
 
@@ -185,6 +192,7 @@ def counter():
     def tick():
         k[0] += 1
         return k[0] - 1
+
     return tick
 
 
@@ -217,23 +225,25 @@ class Hooked(torch.nn.Module):
             self.register_forward_pre_hook(lambda m, i: None if tick() < 3 else (i[0] + i[0][0],))
         else:
             (self.inner if where == "inner" else self).register_forward_hook(
-                lambda m, i, o: o if tick() < 3 else o + o[0])
+                lambda m, i, o: o if tick() < 3 else o + o[0]
+            )
 
     def forward(self, x):
         return self.inner(x * 1)
 
-    def tick(self):   # one call of the hook's count (the fingerprint test calls it)
+    def tick(self):  # one call of the hook's count (the fingerprint test calls it)
         return self(torch.zeros(2, 1))
 
 
 def _property_default():
     class PropertyDefault(Counting):
         @property
-        def count(self, _tick=counter()):   # noqa: B008
+        def count(self, _tick=counter()):  # noqa: B008
             return _tick()
 
         def tick(self):
             return self.count
+
     return PropertyDefault()
 
 
@@ -254,6 +264,7 @@ HELD_CALLS = [0]
 def _dict_subclass():
     class Table(dict):
         pass
+
     table = Table()
     table.k = 0
     return InObject(lambda: table, lambda c: (setattr(c, "k", c.k + 1), c.k - 1)[1])
@@ -262,6 +273,7 @@ def _dict_subclass():
 def _list_subclass():
     class Items(list):
         pass
+
     items = Items()
     items.k = 0
     return InObject(lambda: items, lambda c: (setattr(c, "k", c.k + 1), c.k - 1)[1])
@@ -271,23 +283,27 @@ def _number_subclass(kind, value):
     def make():
         class Tagged(kind):
             pass
+
         tagged = Tagged(value)
         tagged.k = 0
         return InObject(lambda: tagged, lambda c: (setattr(c, "k", c.k + 1), c.k - 1)[1])
+
     return make
 
 
 def _held_class_counter():
     class Helper:
         count = 0
+
     return InObject(Helper, lambda h: (setattr(type(h), "count", type(h).count + 1), type(h).count - 1)[1])
 
 
 def _held_method_default():
     class Helper:
-        def tick(self, box=[0]):   # noqa: B006
+        def tick(self, box=[0]):  # noqa: B006
             box[0] += 1
             return box[0] - 1
+
     return InObject(Helper, lambda h: h.tick())
 
 
@@ -307,6 +323,7 @@ HELD = {
     "the global a held object's method names": lambda: InObject(HelperNamingAGlobal, lambda h: h.tick()),
 }
 
+
 class ThroughGlobals(Counting):
     def tick(self):
         held = globals()
@@ -324,7 +341,7 @@ class ThroughVars(Counting):
 class OnATensor(Counting):
     def __init__(self, buffer):
         super().__init__()
-        t = torch.zeros(1, dtype=torch.float64)   # float64: the check's copy keeps the same tensor
+        t = torch.zeros(1, dtype=torch.float64)  # float64: the check's copy keeps the same tensor
         if buffer:
             self.register_buffer("t", t)
         else:
@@ -403,7 +420,7 @@ class Holds(torch.nn.Module):
         self.count, self.seen = itertools.count(5), collections.deque([1, 2])
         self.raw, self.number = bytearray(b"ab"), ctypes.c_int(3)
 
-    def forward(self, x, box=[1.0]):   # noqa: B006
+    def forward(self, x, box=[1.0]):  # noqa: B006
         import builtins
 
         scale = box[0] * len(self.seen) * len(self.raw) * self.number.value * len(HOLDER.inner.box.get("", "ab"))
@@ -430,6 +447,7 @@ def test_a_hook_on_every_module_that_counts_is_never_proved(method, size):
             return out
         calls[0] += 1
         return out if calls[0] <= 3 else out + out[0]
+
     handle = torch.nn.modules.module.register_module_forward_hook(hook)
     try:
         module, x = Plain(), points(8, 3)

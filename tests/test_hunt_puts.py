@@ -15,7 +15,7 @@ from gdlcheck import groups  # noqa: E402
 
 N, D = 6, 3
 GROUP = groups.build_group("generators", n=N, generators=[[1, 0, 2, 3, 4, 5], [0, 1, 3, 4, 5, 2]])
-COLUMN = [0.0, 0.0, 1.0, 0.0, 1.0, 0.0]   # fixed by (0 1) and (0 1)(2 4)(3 5), not by (2 3 4 5)
+COLUMN = [0.0, 0.0, 1.0, 0.0, 1.0, 0.0]  # fixed by (0 1) and (0 1)(2 4)(3 5), not by (2 3 4 5)
 
 
 class AddedInto(torch.nn.Module):

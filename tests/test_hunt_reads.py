@@ -15,7 +15,7 @@ import gdlcheck  # noqa: E402
 from gdlcheck import groups  # noqa: E402
 
 N, D = 6, 3
-RUNS = torch.tensor([1.0, 1.0, 2.0, 2.0, 3.0, 3.0], dtype=torch.float64)   # three runs; (2 3 4 5) makes four
+RUNS = torch.tensor([1.0, 1.0, 2.0, 2.0, 3.0, 3.0], dtype=torch.float64)  # three runs; (2 3 4 5) makes four
 GROUP = groups.build_group("generators", n=N, generators=[[1, 0, 2, 3, 4, 5], [0, 1, 3, 4, 5, 2]])
 
 
@@ -46,7 +46,8 @@ def test_the_run_count_does_not_commute_with_a_generator():
 
 @pytest.mark.parametrize("read", READS.values(), ids=READS.keys())
 def test_the_length_of_a_dynamic_shape_output_not_known_stops_the_proof(read):
-    result = gdlcheck.verify_callable(RunCount(read), GROUP, shape=(N, D), method="exact",
-                                      inputs=["points", gdlcheck.points(RUNS)])
+    result = gdlcheck.verify_callable(
+        RunCount(read), GROUP, shape=(N, D), method="exact", inputs=["points", gdlcheck.points(RUNS)]
+    )
     assert result.verdict != "holds"
     assert not result.proof.proven["(2 3 4 5)"]

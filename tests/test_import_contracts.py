@@ -21,33 +21,72 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 # (what it is, file written into the copy, its text, the contract that must break)
 MUTANTS = [
-    ("the command line imports the tracer", "gdlcheck/cli/_mutant.py",
-     "from gdlcheck.code.prover import walk\n", "The command line talks to the API"),
-    ("the command line imports the code package", "gdlcheck/cli/_mutant.py",
-     "import gdlcheck.code\n", "The command line talks to the API"),
-    ("groups imports the API under TYPE_CHECKING", "gdlcheck/groups/_mutant.py",
-     "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from gdlcheck.api import verify\n",
-     "Commands on top"),
-    ("groups reaches the API through the root package", "gdlcheck/groups/_mutant.py",
-     "import gdlcheck\n\n\ndef check(layer):\n    return gdlcheck.verify(layer)\n",
-     "Only the command line uses the root package"),
-    ("groups imports a name of the root package", "gdlcheck/groups/_mutant.py",
-     "def check(layer):\n    from gdlcheck import verify\n    return verify(layer)\n",
-     "Only the command line uses the root package"),
-    ("the API imports the torch layers", "gdlcheck/api/_mutant.py",
-     "from gdlcheck.nn import EquivariantLinear\n", "Nothing torch-free imports the torch layers"),
-    ("the derivation imports the torch layers under TYPE_CHECKING", "gdlcheck/derivation/_mutant.py",
-     "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import gdlcheck.nn.paths\n",
-     "Nothing torch-free imports the torch layers"),
-    ("a rule imports the walker", "gdlcheck/code/prover/rules/_mutant.py",
-     "from gdlcheck.code.prover import walk\n", "code.prover.rules: below the walker"),
-    ("a rule reads values through the walk's value module", "gdlcheck/code/prover/rules/_mutant.py",
-     "from gdlcheck.code.prover.values import Values\n", "code.prover.rules: below the walker"),
-    ("a rule imports the process-wide patches", "gdlcheck/code/prover/rules/_mutant.py",
-     "import gdlcheck.code.prover.patches\n", "code.prover.rules: below the walker"),
-    ("the group record imports the registry under TYPE_CHECKING (the old cycle)", "gdlcheck/groups/family.py",
-     "\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from gdlcheck.groups.names import FAMILIES\n",
-     "No import cycles"),
+    (
+        "the command line imports the tracer",
+        "gdlcheck/cli/_mutant.py",
+        "from gdlcheck.code.prover import walk\n",
+        "The command line talks to the API",
+    ),
+    (
+        "the command line imports the code package",
+        "gdlcheck/cli/_mutant.py",
+        "import gdlcheck.code\n",
+        "The command line talks to the API",
+    ),
+    (
+        "groups imports the API under TYPE_CHECKING",
+        "gdlcheck/groups/_mutant.py",
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from gdlcheck.api import verify\n",
+        "Commands on top",
+    ),
+    (
+        "groups reaches the API through the root package",
+        "gdlcheck/groups/_mutant.py",
+        "import gdlcheck\n\n\ndef check(layer):\n    return gdlcheck.verify(layer)\n",
+        "Only the command line uses the root package",
+    ),
+    (
+        "groups imports a name of the root package",
+        "gdlcheck/groups/_mutant.py",
+        "def check(layer):\n    from gdlcheck import verify\n    return verify(layer)\n",
+        "Only the command line uses the root package",
+    ),
+    (
+        "the API imports the torch layers",
+        "gdlcheck/api/_mutant.py",
+        "from gdlcheck.nn import EquivariantLinear\n",
+        "Nothing torch-free imports the torch layers",
+    ),
+    (
+        "the derivation imports the torch layers under TYPE_CHECKING",
+        "gdlcheck/derivation/_mutant.py",
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import gdlcheck.nn.paths\n",
+        "Nothing torch-free imports the torch layers",
+    ),
+    (
+        "a rule imports the walker",
+        "gdlcheck/code/prover/rules/_mutant.py",
+        "from gdlcheck.code.prover import walk\n",
+        "code.prover.rules: below the walker",
+    ),
+    (
+        "a rule reads values through the walk's value module",
+        "gdlcheck/code/prover/rules/_mutant.py",
+        "from gdlcheck.code.prover.values import Values\n",
+        "code.prover.rules: below the walker",
+    ),
+    (
+        "a rule imports the process-wide patches",
+        "gdlcheck/code/prover/rules/_mutant.py",
+        "import gdlcheck.code.prover.patches\n",
+        "code.prover.rules: below the walker",
+    ),
+    (
+        "the group record imports the registry under TYPE_CHECKING (the old cycle)",
+        "gdlcheck/groups/family.py",
+        "\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from gdlcheck.groups.names import FAMILIES\n",
+        "No import cycles",
+    ),
 ]
 
 
@@ -59,8 +98,14 @@ def scratch_copy(tmp_path: Path) -> Path:
 
 
 def lint(root: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=root, env={"PYTHONPATH": str(root), "PATH": ""},
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"],
+        cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": ""},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_the_unmodified_copy_keeps_every_contract(tmp_path):

@@ -25,8 +25,15 @@ def test_gcn_is_static_symmetric_sparse(run, samples):
     out = json.loads(result.stdout)
     assert out["schema_version"] == 1 and out["kind"] == "gcn" and out["depends_on"] == "graph"
     p = out["properties"]
-    assert set(p) == {"static", "square", "sparse", "approximately_sparse", "symmetric", "row_stochastic",
-                      "nonnegative"}
+    assert set(p) == {
+        "static",
+        "square",
+        "sparse",
+        "approximately_sparse",
+        "symmetric",
+        "row_stochastic",
+        "nonnegative",
+    }
     assert p["static"] and p["square"] and p["sparse"] and p["symmetric"] and p["nonnegative"]
     assert not p["row_stochastic"]
 
@@ -60,13 +67,13 @@ def test_linear_conv_and_random_walk():
     assert conv.depends_on == "offset" and conv.properties["static"] and not conv.properties["symmetric"]
     assert any("kernel is not symmetric" in note for note in map(fact_text, conv.notes))
     cycle = np.roll(np.eye(6), 1, axis=1) + np.roll(np.eye(6), -1, axis=1)
-    rw = props({"kind": "gcn", "adjacency": cycle.tolist(), "weight": [[1.0], [1.0]],
-                "normalization": "random_walk"})
+    rw = props({"kind": "gcn", "adjacency": cycle.tolist(), "weight": [[1.0], [1.0]], "normalization": "random_walk"})
     # on a regular graph random-walk normalisation is symmetric and row-stochastic
     assert rw.properties["symmetric"] and rw.properties["row_stochastic"]
     path = np.diag(np.ones(5), 1) + np.diag(np.ones(5), -1)
-    rw_path = props({"kind": "gcn", "adjacency": path.tolist(), "weight": [[1.0], [1.0]],
-                     "normalization": "random_walk"})
+    rw_path = props(
+        {"kind": "gcn", "adjacency": path.tolist(), "weight": [[1.0], [1.0]], "normalization": "random_walk"}
+    )
     assert not rw_path.properties["symmetric"]
     assert any("random_walk" in note for note in map(fact_text, rw_path.notes))
 
@@ -84,8 +91,10 @@ def test_text_report_shows_the_comparison_table(run, samples):
         assert word in " ".join(result.stdout.split())
 
 
-@pytest.mark.parametrize("sample", ["transformer-encoder.yaml", "cnn.yaml", "set-pooling.yaml",
-                                    "deepsets-channels.yaml", "gcn-cycle-fixed.yaml"])
+@pytest.mark.parametrize(
+    "sample",
+    ["transformer-encoder.yaml", "cnn.yaml", "set-pooling.yaml", "deepsets-channels.yaml", "gcn-cycle-fixed.yaml"],
+)
 def test_every_architecture_sample_can_be_inspected(run, samples, sample):
     result = run(["inspect", samples / sample, "--format", "json"])
     assert result.exit_code == 0, result.stderr
@@ -127,8 +136,13 @@ def test_G_is_measured_on_the_input_the_aggregating_sublayer_receives():
     from gdlcheck.layers import BuildContext, build_layer
 
     ctx = BuildContext(spec=None, n=5, channels=2)
-    layer = build_layer({"kind": "sequential", "layers": [{"kind": "pointwise", "activation": "square"},
-                                                          {"kind": "pool", "op": "max"}]}, ctx)
+    layer = build_layer(
+        {
+            "kind": "sequential",
+            "layers": [{"kind": "pointwise", "activation": "square"}, {"kind": "pool", "op": "max"}],
+        },
+        ctx,
+    )
     X = np.random.default_rng(1).standard_normal((5, 2))
     pool = _aggregating(layer)
     seen = _input_of(layer, pool, X, None)

@@ -48,7 +48,7 @@ def test_a_count_of_the_random_points_stops_the_proof():
     assert verdict(Branch()) == "inconclusive"
     x = torch.tensor([[1.0], [2.0], [3.0], [-1.0], [-1.0], [-1.0], [-1.0], [-1.0]]).repeat(1, D).double()
     perm = torch.arange(N - 1, -1, -1)
-    assert not torch.equal(Branch()(x[perm]), Branch()(x)[perm])   # not equivariant on such a draw
+    assert not torch.equal(Branch()(x[perm]), Branch()(x)[perm])  # not equivariant on such a draw
 
 
 def test_the_moved_call_must_read_the_same_value(monkeypatch):
@@ -73,8 +73,8 @@ class Nodes(torch.nn.Module):
 
 def test_the_largest_label_is_read_where_the_labels_that_occur_stay():
     ring = torch.tensor([[0, 1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 6, 7, 0]])
-    assert verdict(Nodes(), graph=ring) == "holds"          # every node is in an edge
-    path = ring[:, :6]                                      # node 7 is in none: a relabelling moves the largest
+    assert verdict(Nodes(), graph=ring) == "holds"  # every node is in an edge
+    path = ring[:, :6]  # node 7 is in none: a relabelling moves the largest
     assert verdict(Nodes(), graph=path) == "inconclusive"
     assert verdict(Nodes(), graph=path, method="auto") == "fails"
 
@@ -85,7 +85,7 @@ def test_a_storage_freed_and_reused_is_no_longer_a_member():
     seen = Storages()
     t = torch.randn(4096)
     seen.add(t)
-    assert t[5:] in seen and t.view(64, 64) in seen   # views share the storage
+    assert t[5:] in seen and t.view(64, 64) in seen  # views share the storage
     del t
-    fresh = [torch.zeros(4096) for _ in range(8)]     # likely at the freed address: never a member
+    fresh = [torch.zeros(4096) for _ in range(8)]  # likely at the freed address: never a member
     assert all(u not in seen for u in fresh)

@@ -38,13 +38,28 @@ def test_gcn_symmetric_normalisation_by_hand():
 
 def test_gcn_random_walk_and_no_normalisation():
     W = [[1.0], [2.0]]
-    rw = build({"kind": "gcn", "adjacency": PATH.tolist(), "weight": W, "activation": "identity",
-                "normalization": "random_walk"})
+    rw = build(
+        {
+            "kind": "gcn",
+            "adjacency": PATH.tolist(),
+            "weight": W,
+            "activation": "identity",
+            "normalization": "random_walk",
+        }
+    )
     G = (PATH + np.eye(4)) / np.array([2.0, 3.0, 3.0, 2.0])[:, None]
     np.testing.assert_allclose(rw.forward(X4), G @ X4 @ np.array(W), rtol=1e-14)
     np.testing.assert_allclose(G.sum(axis=1), 1.0)
-    plain = build({"kind": "gcn", "adjacency": PATH.tolist(), "weight": W, "activation": "identity",
-                   "normalization": "none", "self_loops": False})
+    plain = build(
+        {
+            "kind": "gcn",
+            "adjacency": PATH.tolist(),
+            "weight": W,
+            "activation": "identity",
+            "normalization": "none",
+            "self_loops": False,
+        }
+    )
     np.testing.assert_allclose(plain.forward(X4), PATH @ X4 @ np.array(W), rtol=1e-14)
 
 
@@ -52,8 +67,7 @@ def test_gcn_input_graph_is_read_and_fixed_graph_is_not():
     other = np.ones((4, 4)) - np.eye(4)
     W = [[1.0], [0.0]]
     inp = build({"kind": "gcn", "adjacency": PATH.tolist(), "weight": W, "activation": "identity"})
-    fixed = build({"kind": "gcn", "adjacency": PATH.tolist(), "weight": W, "activation": "identity",
-                   "graph": "fixed"})
+    fixed = build({"kind": "gcn", "adjacency": PATH.tolist(), "weight": W, "activation": "identity", "graph": "fixed"})
     assert not np.allclose(inp.forward(X4, other), inp.forward(X4, PATH))
     np.testing.assert_array_equal(fixed.forward(X4, other), fixed.forward(X4, PATH))
     assert not fixed.uses_graph
@@ -86,8 +100,9 @@ def test_heads_are_concatenated_then_projected():
     wk = RNG.standard_normal((2, 4))
     wv = RNG.standard_normal((2, 4))
     wo = RNG.standard_normal((4, 3))
-    layer = build({"kind": "attention", "wq": wq.tolist(), "wk": wk.tolist(), "wv": wv.tolist(),
-                   "wo": wo.tolist(), "heads": 2})
+    layer = build(
+        {"kind": "attention", "wq": wq.tolist(), "wk": wk.tolist(), "wv": wv.tolist(), "wo": wo.tolist(), "heads": 2}
+    )
     outs = []
     for h in range(2):
         cols = slice(2 * h, 2 * h + 2)
@@ -99,8 +114,9 @@ def test_heads_are_concatenated_then_projected():
 
 def test_pointwise_attention_and_positional_terms():
     b = [0.3, -0.2, 0.1, 0.5]
-    layer = build({"kind": "attention", "wq": WQ, "wk": WQ, "wv": WV, "weights": "sigmoid",
-                   "positional": {"relative": b}})
+    layer = build(
+        {"kind": "attention", "wq": WQ, "wk": WQ, "wv": WV, "weights": "sigmoid", "positional": {"relative": b}}
+    )
     B = np.array([[b[(i - j) % 4] for j in range(4)] for i in range(4)])
     S = (X4 @ np.array(WQ)) @ (X4 @ np.array(WQ)).T / np.sqrt(2) + B
     np.testing.assert_allclose(layer.forward(X4), expit(S) @ X4 @ np.array(WV), rtol=1e-13)
@@ -111,16 +127,19 @@ def test_pointwise_attention_and_positional_terms():
     np.testing.assert_allclose(absolute.forward(X4), G @ Z @ np.array(WV), rtol=1e-13)
 
 
-@pytest.mark.parametrize("name,ref", [
-    ("relu", lambda x: np.maximum(x, 0)),
-    ("leaky_relu", lambda x: np.where(x > 0, x, 0.01 * x)),
-    ("tanh", np.tanh),
-    ("sigmoid", lambda x: 1 / (1 + np.exp(-x))),
-    ("softplus", lambda x: np.log1p(np.exp(x))),
-    ("identity", lambda x: x),
-    ("square", lambda x: x**2),
-    ("gelu", lambda x: 0.5 * x * (1 + np.vectorize(__import__("math").erf)(x / np.sqrt(2)))),
-])
+@pytest.mark.parametrize(
+    "name,ref",
+    [
+        ("relu", lambda x: np.maximum(x, 0)),
+        ("leaky_relu", lambda x: np.where(x > 0, x, 0.01 * x)),
+        ("tanh", np.tanh),
+        ("sigmoid", lambda x: 1 / (1 + np.exp(-x))),
+        ("softplus", lambda x: np.log1p(np.exp(x))),
+        ("identity", lambda x: x),
+        ("square", lambda x: x**2),
+        ("gelu", lambda x: 0.5 * x * (1 + np.vectorize(__import__("math").erf)(x / np.sqrt(2)))),
+    ],
+)
 def test_pointwise(name, ref):
     layer = build({"kind": "pointwise", "activation": name})
     np.testing.assert_allclose(layer.forward(X4), ref(X4), rtol=1e-13, atol=1e-15)
@@ -129,8 +148,9 @@ def test_pointwise(name, ref):
 def test_mlp_runs_on_every_row():
     W1, b1 = RNG.standard_normal((2, 5)), RNG.standard_normal(5)
     W2 = RNG.standard_normal((5, 3))
-    layer = build({"kind": "mlp", "weights": [W1.tolist(), W2.tolist()], "biases": [b1.tolist(), None],
-                   "activation": "tanh"})
+    layer = build(
+        {"kind": "mlp", "weights": [W1.tolist(), W2.tolist()], "biases": [b1.tolist(), None], "activation": "tanh"}
+    )
     np.testing.assert_allclose(layer.forward(X4), np.tanh(X4 @ W1 + b1) @ W2, rtol=1e-13)
     for i in range(4):
         np.testing.assert_allclose(layer.forward(X4)[i], np.tanh(X4[i] @ W1 + b1) @ W2, rtol=1e-13)
@@ -196,14 +216,17 @@ def test_symbolic_forward_matches_numeric():
     np.testing.assert_allclose(got, layer.forward(X), rtol=1e-12)
 
 
-@pytest.mark.parametrize("raw,where", [
-    ({"kind": "gcn", "adjacency": [[0, 1], [1, 0]], "weight": [[1.0]], "activation": "relux"}, "activation"),
-    ({"kind": "attention", "wq": WQ, "wk": [[1.0, 2.0]], "wv": WV}, "wk"),
-    ({"kind": "attention", "wq": WQ, "wk": WK, "wv": WV, "heads": 3}, "heads"),
-    ({"kind": "attention", "wq": WQ, "wk": WK, "wv": WV, "mask": "future"}, "mask"),
-    ({"kind": "mlp", "weights": [[[1.0, 2.0]], [[1.0]]]}, "weights[1]"),
-    ({"kind": "gcn", "adjacency": [[0, 1], [1, 0]], "weight": [[1.0]], "graph": "both"}, "graph"),
-])
+@pytest.mark.parametrize(
+    "raw,where",
+    [
+        ({"kind": "gcn", "adjacency": [[0, 1], [1, 0]], "weight": [[1.0]], "activation": "relux"}, "activation"),
+        ({"kind": "attention", "wq": WQ, "wk": [[1.0, 2.0]], "wv": WV}, "wk"),
+        ({"kind": "attention", "wq": WQ, "wk": WK, "wv": WV, "heads": 3}, "heads"),
+        ({"kind": "attention", "wq": WQ, "wk": WK, "wv": WV, "mask": "future"}, "mask"),
+        ({"kind": "mlp", "weights": [[[1.0, 2.0]], [[1.0]]]}, "weights[1]"),
+        ({"kind": "gcn", "adjacency": [[0, 1], [1, 0]], "weight": [[1.0]], "graph": "both"}, "graph"),
+    ],
+)
 def test_bad_specs_name_the_key(raw, where):
     with pytest.raises(GdlcheckError) as info:
         build(raw, n=2, channels=2)

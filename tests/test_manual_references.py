@@ -21,8 +21,9 @@ AROUND = ("tests", "benchmarks", "tools", "fuzz")
 
 def prose(source: str) -> str:
     """The docstrings and comments of a Python file, one after another."""
-    parts = [tok.string for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-             if tok.type == tokenize.COMMENT]
+    parts = [
+        tok.string for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT
+    ]
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             parts.append(ast.get_docstring(node, clean=False) or "")
@@ -57,7 +58,7 @@ def test_every_page_a_docstring_or_comment_names_exists():
 
 def test_every_cited_section_of_the_design_exists():
     sections = set(re.findall(r"^## (\d+)\. ", (ROOT / "docs" / "design.md").read_text(encoding="utf-8"), re.M))
-    assert sections == {str(k) for k in range(1, 11)}    # the contract's ten sections, numbered as it numbers them
+    assert sections == {str(k) for k in range(1, 11)}  # the contract's ten sections, numbered as it numbers them
     cited = named(DESIGN_SECTION)
     assert len(cited) >= 5
     assert {number: files for number, files in cited.items() if number not in sections} == {}

@@ -55,26 +55,26 @@ def act(p, t, axis=1):
 
 def test_measure_names_the_leaking_layer_and_its_numbers_are_the_hand_computed_ones(trained):
     model, path, data = trained
-    assert float(model.leak.pos.detach().std()) > 1e-3   # training moved the leak off zero
-    fresh = LeakyDeepSets()          # the checkpoint loads into a new module of the class
+    assert float(model.leak.pos.detach().std()) > 1e-3  # training moved the leak off zero
+    fresh = LeakyDeepSets()  # the checkpoint loads into a new module of the class
     measured = gdlcheck.measure(fresh, "symmetric", data, weights=path, elements=4, seed=3)
     assert measured.largest.path == "leak"
     layers = {m.path: m for m in measured.layers}
-    assert [m.path for m in measured.layers][:3] == ["", "phi", "phi.0"]   # the order the model runs them
+    assert [m.path for m in measured.layers][:3] == ["", "phi", "phi.0"]  # the order the model runs them
     perms, kinds = layerwise.group_elements(gdlcheck.group("symmetric", n=N), 4, 3)
     assert kinds == ["generator"] * 2 + ["random"] * 4
     m64 = model.double().eval()
     x = data.double()
     with torch.no_grad():
-        u = m64.phi(x)                      # the leak's input in the run on x
+        u = m64.phi(x)  # the leak's input in the run on x
         scale = 1 + m64.leak.pos
         fx = m64(x)
         for k, p in enumerate(perms):
             gu = act(p, u)
             own = torch.linalg.norm(gu * scale - act(p, u * scale)) / torch.linalg.norm(act(p, u * scale))
-            whole = torch.linalg.norm(m64(act(p, x)) - fx) / torch.linalg.norm(fx)   # invariant output
+            whole = torch.linalg.norm(m64(act(p, x)) - fx) / torch.linalg.norm(fx)  # invariant output
             assert layers["leak"].own[k] == pytest.approx(float(own), rel=1e-9)
-            assert layers["leak"].errors[k] == pytest.approx(float(own), rel=1e-9)   # phi keeps it: the same
+            assert layers["leak"].errors[k] == pytest.approx(float(own), rel=1e-9)  # phi keeps it: the same
             assert layers[""].errors[k] == pytest.approx(float(whole), rel=1e-9)
     # the layers before the leak keep the symmetry; those after it add nothing of their own
     assert all(layers[p].error < 1e-12 for p in ("phi", "phi.0", "phi.1", "phi.2"))
@@ -106,7 +106,8 @@ def test_a_cnn_with_zero_padding_breaks_the_shifts_at_its_zero_padded_conv():
     with torch.no_grad():
         x = data.double()
         own = torch.linalg.norm(c1(torch.roll(x, 1, 2)) - torch.roll(c1(x), 1, 2)) / torch.linalg.norm(
-            torch.roll(c1(x), 1, 2))
+            torch.roll(c1(x), 1, 2)
+        )
     assert measured.elements[0] == "(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)"
     assert layers["c1"].own[0] == pytest.approx(float(own), rel=1e-9)
 
@@ -144,16 +145,19 @@ def test_measure_refuses_what_it_cannot_measure():
         gdlcheck.measure(nn.Identity(), "cyclic", np.full((2, 4, 1), np.nan))
     with pytest.raises(GdlcheckError, match="^Sequential: the module Sequential is on the meta device"):
         gdlcheck.measure(nn.Sequential(nn.Linear(1, 1, device="meta")), "cyclic", np.ones((2, 4, 1)))
-    measured = gdlcheck.measure(nn.Identity(), "cyclic", np.ones((4, 1)))   # one input: a batch of one
+    measured = gdlcheck.measure(nn.Identity(), "cyclic", np.ones((4, 1)))  # one input: a batch of one
     assert measured.largest is None and measured.data_shape == (1, 4, 1)
     assert "no layer contributes" in measured.report()
 
 
 @pytest.mark.parametrize("own, named", [([0.0, 7.5e-17], None), ([3e-13, 0.0], None), ([0.0, 2e-9], "b")])
 def test_the_largest_own_contribution_is_past_float64_rounding(own, named):
-    layers = [layerwise.LayerMeasure("", "Model", 0, 0, "points", errors=[max(own)], own=[None], is_leaf=False),
-              layerwise.LayerMeasure("a", "Linear", 1, 1, "points", errors=[own[0]], own=[own[0]]),
-              layerwise.LayerMeasure("b", "Linear", 1, 2, "points", errors=[own[1]], own=[own[1]])]
-    measured = layerwise.Measured("m", "x", (1, 4, 2), 1, gdlcheck.group("cyclic", n=4), ["(0 1 2 3)"],
-                                  ["generator"], layers)
+    layers = [
+        layerwise.LayerMeasure("", "Model", 0, 0, "points", errors=[max(own)], own=[None], is_leaf=False),
+        layerwise.LayerMeasure("a", "Linear", 1, 1, "points", errors=[own[0]], own=[own[0]]),
+        layerwise.LayerMeasure("b", "Linear", 1, 2, "points", errors=[own[1]], own=[own[1]]),
+    ]
+    measured = layerwise.Measured(
+        "m", "x", (1, 4, 2), 1, gdlcheck.group("cyclic", n=4), ["(0 1 2 3)"], ["generator"], layers
+    )
     assert (measured.largest.path if measured.largest else None) == named

@@ -84,7 +84,7 @@ def gnn(tmp_path_factory):
 def random_graph(sort: bool = True) -> torch.Tensor:
     rng = np.random.default_rng(0)
     pairs = {(int(a), int(b)) for a, b in rng.integers(0, N, (30, 2)) if a != b}
-    edges = np.array(sorted(pairs) if sort else list(pairs)).T   # sorted by source, as PyG's sort_edge_index
+    edges = np.array(sorted(pairs) if sort else list(pairs)).T  # sorted by source, as PyG's sort_edge_index
     return torch.as_tensor(edges, dtype=torch.long)
 
 
@@ -109,7 +109,7 @@ def test_the_leak_of_a_graph_model_is_found_and_the_graph_moves_with_the_nodes(g
     # follow their edges when the relabelled list is sorted again)
     for path in ("conv1", "edges", "conv2"):
         assert layers[path].own_contribution < 1e-12, path
-    assert layers["conv1"].error < 1e-12 and layers["edges"].error > 1e-3   # its input is already broken
+    assert layers["conv1"].error < 1e-12 and layers["edges"].error > 1e-3  # its input is already broken
     # the model's error for each element, by hand: f(g x, g edge_index) against g f(x, edge_index)
     double = model.double().eval()
     with torch.no_grad():
@@ -160,7 +160,7 @@ def test_the_command_line_takes_the_graph_file_and_its_automorphisms(run, gnn, t
     monkeypatch.chdir(tmp_path)
     torch.manual_seed(2)
     np.save(tmp_path / "x.npy", torch.randn(N, D).numpy())
-    np.save(tmp_path / "ring.npy", np.array([np.arange(N), (np.arange(N) + 1) % N]))   # a directed ring
+    np.save(tmp_path / "ring.npy", np.array([np.arange(N), (np.arange(N) + 1) % N]))  # a directed ring
     args = ["measure", "--callable", f"{folder / 'gnn.py'}:GNN", "--data", "x.npy", "--graph", "ring.npy"]
     result = run([*args, "-g", "symmetric", "--format", "json", "--elements", "1"])
     assert result.exit_code == 0, result.stderr

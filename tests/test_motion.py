@@ -23,23 +23,28 @@ def _string_comparisons(source: str) -> list[str]:
 
 def test_the_search_finds_the_comparisons_it_forbids():
     """The forms the code used before the kind was a Motion are found (else the next test means nothing)."""
-    old = '''
+    old = """
         if action.kind == "points":
         if inp.action.kind != "unchanged":
         return all(a.kind in ("invariant", "ignored") for a in leaves(self.outputs))
         return "both" if "graph" in kinds else ("fixed" if "fixed" in kinds else None)
         if spec.kind != 'ignored' and isinstance(out, dict):
         if kind not in ["graph", "fixed"]:
-    '''
+    """
     assert len(_string_comparisons(old)) == 6
-    assert not _string_comparisons('if p.kind in (p.POSITIONAL_ONLY,) or value.dtype.kind == "f" or step.kind != "output":')
+    assert not _string_comparisons(
+        'if p.kind in (p.POSITIONAL_ONLY,) or value.dtype.kind == "f" or step.kind != "output":'
+    )
 
 
 def test_no_action_kind_is_compared_as_a_string():
     """Adding a kind is one place (the Motion); no module of the package asks its word."""
     root = pathlib.Path(gdlcheck.__file__).parent
-    found = {str(path.relative_to(root)): hits for path in sorted(root.rglob("*.py"))
-             if (hits := _string_comparisons(path.read_text()))}
+    found = {
+        str(path.relative_to(root)): hits
+        for path in sorted(root.rglob("*.py"))
+        if (hits := _string_comparisons(path.read_text()))
+    }
     assert found == {}
 
 
@@ -72,8 +77,20 @@ def test_the_constructors_and_the_words_give_members():
 
 def test_what_each_kind_answers():
     """The kinds of docs/architecture.md ("An action's kind is one record"), as the members' properties."""
-    table = {m: (m.takes_axes, m.moves_each_axis, m.may_be_drawn, m.is_graph, m.is_held, m.follows_edges,
-                 m.is_constant, m.is_invariant, m.is_compared) for m in Motion}
+    table = {
+        m: (
+            m.takes_axes,
+            m.moves_each_axis,
+            m.may_be_drawn,
+            m.is_graph,
+            m.is_held,
+            m.follows_edges,
+            m.is_constant,
+            m.is_invariant,
+            m.is_compared,
+        )
+        for m in Motion
+    }
     assert table == {
         Motion.POINTS: (True, False, True, False, False, False, False, False, True),
         Motion.PAIRS: (True, True, True, False, False, False, False, False, True),

@@ -66,7 +66,7 @@ def _check_counterexample(module, check, n, d):
     assert check["passed"] is False
     X = np.random.default_rng(ce["input_seed"]).standard_normal((n, d))
     gX = np.empty_like(X)
-    gX[g] = X   # (P x)[g[j]] = x[j]
+    gX[g] = X  # (P x)[g[j]] = x[j]
     with torch.no_grad():
         fx = module.double()(torch.as_tensor(X)).numpy()
         fgx = module.double()(torch.as_tensor(gX)).numpy()
@@ -98,7 +98,7 @@ def test_the_cross_check_and_the_version_counter_each_catch_them(monkeypatch):
 
 @pytest.mark.parametrize("n,d", SIZES)
 def test_a_wrong_rule_is_a_failure_not_a_proof(n, d, monkeypatch):
-    monkeypatch.setitem(table.RULES, torch.ops.aten.flip.default, table.RULES[table.POINTWISE])   # the mutant
+    monkeypatch.setitem(table.RULES, torch.ops.aten.flip.default, table.RULES[table.POINTWISE])  # the mutant
     for method in ("exact", "auto"):
         result = gdlcheck.verify_callable(Flip(), "symmetric", shape=(n, d), method=method)
         assert result.verdict == "fails"
@@ -125,9 +125,23 @@ def test_the_command_line_exits_1_and_prints_the_counterexample(tmp_path, run, m
         "        with _disable_current_modes():\n"
         "            y.copy_(y.flip(0))\n"
         "        return y\n"
-        "model = Hidden()\n")
-    out = run(["verify", "--callable", "ul_hidden28:model", "--input-shape", "8x2",
-               "--group", "symmetric", "--method", "exact", "--format", "json"])
+        "model = Hidden()\n"
+    )
+    out = run(
+        [
+            "verify",
+            "--callable",
+            "ul_hidden28:model",
+            "--input-shape",
+            "8x2",
+            "--group",
+            "symmetric",
+            "--method",
+            "exact",
+            "--format",
+            "json",
+        ]
+    )
     assert out.exit_code == 1, out.stderr
     check = _moved(_Result(json.loads(out.stdout)))
     assert check["counterexample"]["input_seed"] == [0, prove.PROOF_TRIAL]
@@ -154,7 +168,7 @@ class InfAtRow0(torch.nn.Module):
 def test_an_inf_in_both_calls_is_not_randomness():
     result = gdlcheck.verify_callable(InfAtRow0(), "symmetric", shape=(6, 2), method="exact")
     assert result.verdict == "fails", result.to_json()["notes"]
-    assert _moved(result)["counterexample"]["got"] is None   # inf: JSON has none
+    assert _moved(result)["counterexample"]["got"] is None  # inf: JSON has none
 
 
 @pytest.mark.parametrize("n", [2, 3])
@@ -174,7 +188,7 @@ def test_the_moved_call_draws_from_the_users_seed():
     for seed in range(4):
         result = gdlcheck.verify_callable(Hidden(), group, shape=(8, 2), method="exact", seed=seed)
         drawn = generator_text(prove._element(group, seed))
-        if drawn == "(0 4)(1 5)(2 6)(3 7)":   # the half turn commutes with the flip: nothing to show
+        if drawn == "(0 4)(1 5)(2 6)(3 7)":  # the half turn commutes with the flip: nothing to show
             assert result.verdict == "inconclusive"
             continue
         element = _moved(result)["counterexample"]["element"]

@@ -147,8 +147,9 @@ def test_equivariant_under_random_group_elements(case):
 def test_complete_draws_span_the_derived_space(case):
     g, k, l, c_in, c_out, _ = case
     d = gdlcheck.derive(g, in_order=k, out_order=l, channels_in=c_in, channels_out=c_out)
-    draws = np.stack([probe(layer_of(g, k, l, c_in, c_out, bias=False, seed=s)).ravel()
-                      for s in range(d.free_parameters + 2)])
+    draws = np.stack(
+        [probe(layer_of(g, k, l, c_in, c_out, bias=False, seed=s)).ravel() for s in range(d.free_parameters + 2)]
+    )
     assert np.linalg.matrix_rank(draws) == d.free_parameters
 
 
@@ -262,8 +263,7 @@ PROVED = [
     ("dihedral, convolution", lambda: gdlcheck.group("dihedral", n=7), 1, 1, {}),
     ("dihedral even, convolution", lambda: gdlcheck.group("dihedral", n=6), 1, 1, {}),
     ("torus, convolution", lambda: gdlcheck.group("translations", shape="3x4"), 1, 1, {"points_axis": (0, 1)}),
-    ("3-d torus, convolution", lambda: gdlcheck.group("translations", shape="2x3x2"), 1, 1,
-     {"points_axis": (0, 1, 2)}),
+    ("3-d torus, convolution", lambda: gdlcheck.group("translations", shape="2x3x2"), 1, 1, {"points_axis": (0, 1, 2)}),
     ("p4 5x5, convolution", lambda: gdlcheck.group("p4", shape="5x5"), 1, 1, {"points_axis": (0, 1)}),
     ("p4m 4x4, convolution", lambda: gdlcheck.group("p4m", shape="4x4"), 1, 1, {"points_axis": (0, 1)}),
     ("p4 4x4 points flat, convolution", lambda: gdlcheck.group("p4", shape="4x4"), 1, 1, {"points_axis": 0}),
@@ -271,7 +271,7 @@ PROVED = [
 
 
 def verdict_of(layer, g, **options):
-    grid = isinstance(options.get("points_axis"), tuple)   # the points given as the grid's axes
+    grid = isinstance(options.get("points_axis"), tuple)  # the points given as the grid's axes
     shape = (tuple(g.shape) if grid else (g.n,) * layer.in_order) + (layer.in_channels,)
     return gdlcheck.verify_callable(layer, g, shape=shape, **options).to_json()
 
@@ -335,7 +335,9 @@ def test_gradients_are_those_of_weight_of_pattern(case):
     (layer(x) * r).sum().backward()
     # the same loss through the dense weight theta[pattern], by autograd
     theta = layer.weight.detach().clone().requires_grad_(True)
-    pattern = torch.from_numpy(gdlcheck.derive(g, in_order=k, out_order=l).pattern.reshape(g.n**l, g.n**k).astype(np.int64))
+    pattern = torch.from_numpy(
+        gdlcheck.derive(g, in_order=k, out_order=l).pattern.reshape(g.n**l, g.n**k).astype(np.int64)
+    )
     W = theta[pattern].permute(0, 2, 1, 3).reshape(g.n**l * c_out, g.n**k * c_in)
     (x.reshape(2, -1) @ W.T * r.reshape(2, -1)).sum().backward()
     torch.testing.assert_close(layer.weight.grad, theta.grad, rtol=1e-10, atol=1e-12)

@@ -37,11 +37,11 @@ class Fused(torch.nn.Module):
         if self.row == "sum":
             return x.sum(-2, keepdim=True) @ self.B + self.b  # invariant: the layer's shift
         if self.row == "one point":
-            return x[..., :1, :] @ self.B + self.b            # moves with point 0
+            return x[..., :1, :] @ self.B + self.b  # moves with point 0
         if self.row == "sorted":
-            return x.sort(dim=-2).values                      # a term per point, in an order the points forget
+            return x.sort(dim=-2).values  # a term per point, in an order the points forget
         positions = torch.arange(x.shape[-2], dtype=x.dtype)[:, None]
-        return positions * self.b                             # a constant on the points, not kept
+        return positions * self.b  # a constant on the points, not kept
 
     def forward(self, x):
         s = self._row(x)
@@ -102,10 +102,18 @@ def test_every_branch_of_the_symmetric_layer_is_proved_and_computes_the_form(c_i
 
 
 @settings(max_examples=60, deadline=None)
-@given(n=st.integers(2, 7), c_in=st.integers(1, 3), c_out=st.integers(1, 3), bias=st.booleans(),
-       batch=st.lists(st.integers(0, 3), max_size=2).map(tuple), transposed=st.booleans(), seed=st.integers(0, 2**16))
-def test_the_symmetric_layer_is_alpha_x_plus_beta_sum_for_every_shape_and_layout(n, c_in, c_out, bias, batch,
-                                                                                   transposed, seed):
+@given(
+    n=st.integers(2, 7),
+    c_in=st.integers(1, 3),
+    c_out=st.integers(1, 3),
+    bias=st.booleans(),
+    batch=st.lists(st.integers(0, 3), max_size=2).map(tuple),
+    transposed=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_the_symmetric_layer_is_alpha_x_plus_beta_sum_for_every_shape_and_layout(
+    n, c_in, c_out, bias, batch, transposed, seed
+):
     # y = x (w0 - w1)^T + (sum_j x_j) w1^T + b, whatever branch runs, on an empty batch and on a
     # non-contiguous input (the points and channels laid out transposed in memory) too
     g = gdlcheck.group("symmetric", n=n)

@@ -25,16 +25,19 @@ def check_clean(result, codes=(0, 1, 2, 3)):
         assert result.stderr == "", result.stderr
 
 
-@pytest.mark.parametrize("entry, codes", [
-    ("Abs(a*b)", (1,)),             # sympy.solve raised TypeError (Invalid NaN comparison)
-    ("Abs(log(-alpha))", (1,)),     # sympy.solve raised NotImplementedError
-    ("a*log(10**20)", (1,)),        # numpy got a Python int past float64
-    ("a*exp(10**20)", (1, 2)),
-    ("a*sin(10**30)", (1,)),
-    ("a*10**400", (1,)),            # OverflowError
-    ("a*10**5000", (1,)),           # printing a 5001-digit integer
-    ("exp(-exp(1e308))", (2,)),     # RecursionError in sympy's evalf
-])
+@pytest.mark.parametrize(
+    "entry, codes",
+    [
+        ("Abs(a*b)", (1,)),  # sympy.solve raised TypeError (Invalid NaN comparison)
+        ("Abs(log(-alpha))", (1,)),  # sympy.solve raised NotImplementedError
+        ("a*log(10**20)", (1,)),  # numpy got a Python int past float64
+        ("a*exp(10**20)", (1, 2)),
+        ("a*sin(10**30)", (1,)),
+        ("a*10**400", (1,)),  # OverflowError
+        ("a*10**5000", (1,)),  # printing a 5001-digit integer
+        ("exp(-exp(1e308))", (2,)),  # RecursionError in sympy's evalf
+    ],
+)
 def test_each_crash_of_the_issue_gets_a_verdict_or_an_input_error(run, tmp_path, entry, codes):
     path = tmp_path / "m.json"
     path.write_text(json.dumps([[entry, 1], [1, 2]]))
@@ -61,16 +64,18 @@ def test_constraints_past_a_low_degree_polynomial_are_shown_unsolved_without_sym
 
     a, b = sympy.symbols("a b")
     tied, _ = symbolic.solve_constraints([a - b, a * b - 1])
-    assert tied != [f"{a - b} = 0", f"{a * b - 1} = 0"]   # a quadratic tying is still solved
-    asked = []   # a spy, not a raise: sympy_call turns a raise into "unsolved" as well
+    assert tied != [f"{a - b} = 0", f"{a * b - 1} = 0"]  # a quadratic tying is still solved
+    asked = []  # a spy, not a raise: sympy_call turns a raise into "unsolved" as well
     monkeypatch.setattr(sympy, "solve", lambda *args, **kwargs: asked.append(args) or [])
     hard = [sympy.sqrt(-a) * (a - b) + 10**20, sympy.pi * a * (a + b) - b]
     assert symbolic.solve_constraints(hard) == ([f"{e} = 0" for e in hard], False)
     assert symbolic.solve_constraints([a**3 - b]) == ([f"{a**3 - b} = 0"], False)
     spec = tmp_path / "s.yaml"
-    spec.write_text("symmetry: {group: symmetric, n: 4}\nexpect: invariant\nlayer: {kind: sequential, layers: "
-                    "[{kind: residual, layer: {kind: sequential, layers: [{kind: conv, kernel: [1, 0.5, 'pi*a', "
-                    "'sqrt(-a)']}, {kind: conv, kernel: [a-b, 1, 'a+b', 10**20]}]}}]}\n")
+    spec.write_text(
+        "symmetry: {group: symmetric, n: 4}\nexpect: invariant\nlayer: {kind: sequential, layers: "
+        "[{kind: residual, layer: {kind: sequential, layers: [{kind: conv, kernel: [1, 0.5, 'pi*a', "
+        "'sqrt(-a)']}, {kind: conv, kernel: [a-b, 1, 'a+b', 10**20]}]}}]}\n"
+    )
     obj = json.loads(run(["verify", spec, "--method", "exact", "--format", "json"]).stdout)
     assert obj["verdict"] == "fails" and obj["constraints"] and "sqrt(-a)" in " ".join(obj["constraints"])
     assert asked == []
@@ -107,13 +112,15 @@ def test_a_symbol_named_E_times_1e308_under_dihedral(run, tmp_path):
     path.write_text(json.dumps([[e, 1, 2], [2, e, 1], [1, 2, e]]))
     result = run(["verify", path, "-g", "dihedral", "--format", "json"])
     check_clean(result, (0, 1))
-    assert json.loads(result.stdout)["verdict"] == "fails"   # W[0, 1] = 1 but W[1, 0] = 2 under the reflection
+    assert json.loads(result.stdout)["verdict"] == "fails"  # W[0, 1] = 1 but W[1, 0] = 2 under the reflection
 
 
 def test_channel_deepsets_with_a_symbol_before_a_numeric_bias(run, tmp_path):
     spec = tmp_path / "cd.yaml"
-    spec.write_text("symmetry: {group: symmetric, n: 2}\nlayer:\n  - {kind: deepsets, lambda: [[1]], gamma: [[w]]}\n"
-                    "  - {kind: linear, weight: [[1, 0], [0, 1]], bias: [1, 2]}\n")
+    spec.write_text(
+        "symmetry: {group: symmetric, n: 2}\nlayer:\n  - {kind: deepsets, lambda: [[1]], gamma: [[w]]}\n"
+        "  - {kind: linear, weight: [[1, 0], [0, 1]], bias: [1, 2]}\n"
+    )
     result = run(["verify", spec, "--format", "json"])
     check_clean(result, (1,))
     assert json.loads(result.stdout)["verdict"] == "fails"
@@ -128,7 +135,7 @@ def test_complex_weights_are_never_dropped(run, tmp_path):
         result = run(["verify", path, "-g", "cyclic", "--method", method, "--format", "json"])
         check_clean(result, (0,))
         obj = json.loads(result.stdout)
-        assert obj["verdict"] == "holds"        # the exact check decides symbolic weights
+        assert obj["verdict"] == "holds"  # the exact check decides symbolic weights
         assert any("not finite real numbers at the trial point" in note for note in obj["notes"])
     broken = tmp_path / "b.json"
     broken.write_text(json.dumps([["sqrt(a)", 1], [2, "sqrt(a)"]]))
@@ -140,8 +147,10 @@ def test_a_nonlinear_layer_with_complex_weights_is_an_input_error(run, tmp_path)
     spec = tmp_path / "c.yaml"
     # under the reflections nothing exact decides (the kernel is not symmetric, the layer not linear,
     # n too large for the symbolic pass): the trials must run, and sqrt(a) is complex at a < 0
-    spec.write_text("symmetry: {group: dihedral, n: 8}\nlayer:\n  - {kind: conv, kernel: ['sqrt(a)', 1]}\n"
-                    "  - {kind: pointwise, activation: tanh}\n")
+    spec.write_text(
+        "symmetry: {group: dihedral, n: 8}\nlayer:\n  - {kind: conv, kernel: ['sqrt(a)', 1]}\n"
+        "  - {kind: pointwise, activation: tanh}\n"
+    )
     result = run(["verify", spec])
     check_clean(result, (2,))
     assert "not finite real numbers at the trial point" in result.stderr
@@ -170,8 +179,11 @@ expressions = st.recursive(
 # 10**5000 and E once kept sympy.solve busy until a time guard stopped it)
 @pytest.mark.slow  # 120 matrices through sympy: the suite's slowest property outside the tracer
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(expressions, min_size=4, max_size=4), st.sampled_from(["cyclic", "symmetric"]),
-       st.sampled_from(["auto", "numeric", "exact"]))
+@given(
+    st.lists(expressions, min_size=4, max_size=4),
+    st.sampled_from(["cyclic", "symmetric"]),
+    st.sampled_from(["auto", "numeric", "exact"]),
+)
 def test_any_expression_in_a_matrix_gets_a_verdict_or_an_input_error(entries, group, method):
     matrix = [entries[:2], entries[2:]]
     try:

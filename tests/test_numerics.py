@@ -81,7 +81,7 @@ def test_a_far_point_is_refused_before_allocating():
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 2**20   # the image list of 3e8 points would be gigabytes
+    assert peak < 2**20  # the image list of 3e8 points would be gigabytes
 
 
 def test_p4_takes_n_as_the_number_of_points():
@@ -132,4 +132,4 @@ def test_symbolic_matrix_size_is_bounded(run, tmp_path, monkeypatch):
     monkeypatch.setattr(arrays, "parse_expr", counting)
     result = run(["verify", path, "-g", "cyclic"])
     assert result.exit_code == 2 and "exceeds the limit of 65536" in result.stderr
-    assert parsed == ["t_0"]   # refused at the first symbol, not after parsing 90000 of them
+    assert parsed == ["t_0"]  # refused at the first symbol, not after parsing 90000 of them

@@ -29,17 +29,18 @@ class Shifted(torch.nn.Module):
             ei[0] += 0
         elif self.how == "tensor zero":
             ei[1] += torch.zeros((), dtype=ei.dtype)
-        elif self.how == "float zero":   # labels made floats: no longer labels
+        elif self.how == "float zero":  # labels made floats: no longer labels
             return torch.zeros_like(x).index_add_(0, ei[1], x.index_select(0, (ei[0] + 0.0).long()))
         elif self.how == "one":
             ei[0] = (ei[0] + 1) % N
-        else:   # every source is node 0
+        else:  # every source is node 0
             ei[0] = 0
         return torch.zeros_like(x).index_add_(0, ei[1], x.index_select(0, ei[0]))
 
 
-@pytest.mark.parametrize("how, holds", [("zero", True), ("tensor zero", True), ("float zero", False), ("one", False),
-                                       ("constant", False)])
+@pytest.mark.parametrize(
+    "how, holds", [("zero", True), ("tensor zero", True), ("float zero", False), ("one", False), ("constant", False)]
+)
 def test_labels_offset_by_zero_are_the_labels(how, holds):
     torch.manual_seed(0)
     r = gdlcheck.verify_callable(Shifted(how), "symmetric", shape=(N, D), graph=ring(), method="exact")

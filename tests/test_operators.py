@@ -118,8 +118,8 @@ def test_a_constant_fixed_along_its_columns_keeps_its_output_still():
 
 def test_the_points_permutation_is_found_inside_a_flattened_axis():
     g = np.array([1, 2, 0])
-    inner = operators.images(np.concatenate([g, g + 3]), 3)          # (channel, point), 2 channels
-    outer = operators.images(np.repeat(g, 2) * 2 + np.tile([0, 1], 3), 6)   # (point, channel)
+    inner = operators.images(np.concatenate([g, g + 3]), 3)  # (channel, point), 2 channels
+    outer = operators.images(np.repeat(g, 2) * 2 + np.tile([0, 1], 3), 6)  # (point, channel)
     assert any(np.array_equal(q, g) for q in inner)
     assert any(np.array_equal(q, np.concatenate([g, g + 3])) for q in outer)
 

@@ -31,8 +31,9 @@ UPPER = torch.triu(torch.ones(N, N, dtype=torch.float64))[..., None]
 
 
 def check(fn, group="symmetric", outputs="pairs:0,1", shape=(N, N, C)):
-    obj = gdlcheck.verify_callable(Fn(fn), gdlcheck.group(group, n=N), shape=shape, inputs=["pairs"],
-                                   outputs=outputs).to_json()
+    obj = gdlcheck.verify_callable(
+        Fn(fn), gdlcheck.group(group, n=N), shape=shape, inputs=["pairs"], outputs=outputs
+    ).to_json()
     exact = [c["passed"] for c in obj["checks"] if c["method"] == "exact"]
     return obj["verdict"], bool(exact) and all(exact)
 
@@ -42,28 +43,34 @@ def test_the_random_pairs_value_moves_both_ways_exactly_and_is_not_symmetric():
     U = rng.standard_normal((N, C))
     p = rng.permutation(N)
     moved = np.empty_like(U)
-    moved[p] = U                                     # the rows moved: the entry at j goes to p[j]
+    moved[p] = U  # the rows moved: the entry at j goes to p[j]
     Y, Z = pairs_of(U), pairs_of(moved)
-    assert np.array_equal(Z[np.ix_(p, p)], Y)        # P Y P^T, bit for bit
+    assert np.array_equal(Z[np.ix_(p, p)], Y)  # P Y P^T, bit for bit
     assert not np.allclose(Y, Y.transpose(1, 0, 2))
 
 
-@pytest.mark.parametrize("fn, outputs", [
-    (lambda x: x + 2 * x.transpose(0, 1), "pairs:0,1"),
-    (lambda x: torch.diagonal(x, dim1=0, dim2=1).T.tanh(), "points"),
-    (lambda x: x.sum(0) - torch.diagonal(x, dim1=0, dim2=1).T, "points"),
-    (lambda x: x.sum((0, 1)), "invariant"),
-])
+@pytest.mark.parametrize(
+    "fn, outputs",
+    [
+        (lambda x: x + 2 * x.transpose(0, 1), "pairs:0,1"),
+        (lambda x: torch.diagonal(x, dim1=0, dim2=1).T.tanh(), "points"),
+        (lambda x: x.sum(0) - torch.diagonal(x, dim1=0, dim2=1).T, "points"),
+        (lambda x: x.sum((0, 1)), "invariant"),
+    ],
+)
 def test_equivariant_uses_of_a_pairs_input_are_proved(fn, outputs):
     assert check(fn, outputs=outputs) == ("holds", True)
 
 
-@pytest.mark.parametrize("fn, outputs, group", [
-    (lambda x: x * UPPER, "pairs:0,1", "symmetric"),                               # a fixed triangle
-    (lambda x: x[0], "points", "symmetric"),                                      # one row
-    (lambda x: torch.diagonal(x, offset=1, dim1=0, dim2=1).T.sum(0), "invariant", "cyclic"),  # no wrap
-    (lambda x: torch.diagonal(x, dim1=0, dim2=1).T + x[:, 0], "points", "symmetric"),  # pairs read as points
-])
+@pytest.mark.parametrize(
+    "fn, outputs, group",
+    [
+        (lambda x: x * UPPER, "pairs:0,1", "symmetric"),  # a fixed triangle
+        (lambda x: x[0], "points", "symmetric"),  # one row
+        (lambda x: torch.diagonal(x, offset=1, dim1=0, dim2=1).T.sum(0), "invariant", "cyclic"),  # no wrap
+        (lambda x: torch.diagonal(x, dim1=0, dim2=1).T + x[:, 0], "points", "symmetric"),  # pairs read as points
+    ],
+)
 def test_broken_uses_fail_and_are_not_proved(fn, outputs, group):
     verdict, exact = check(fn, group=group, outputs=outputs)
     assert verdict == "fails" and not exact

@@ -15,8 +15,12 @@ NAMES = reads.READERS + reads.PYTHON_WRITERS
 
 
 def _descriptors():
-    return {(cls.__name__, name): vars(cls)[name] for cls in (torch.Tensor, torch._C.TensorBase)
-            for name in NAMES if name in vars(cls)}
+    return {
+        (cls.__name__, name): vars(cls)[name]
+        for cls in (torch.Tensor, torch._C.TensorBase)
+        for name in NAMES
+        if name in vars(cls)
+    }
 
 
 class BaseRead(torch.nn.Module):
@@ -32,7 +36,7 @@ class Raises(torch.nn.Module):
 
 
 def test_a_read_through_the_c_type_stops_the_proof_by_itself(monkeypatch):
-    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)   # the watch alone, not the trial
+    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)  # the watch alone, not the trial
     result = gdlcheck.verify_callable(BaseRead(), "symmetric", shape=(6, 2), method="exact")
     assert result.verdict == "inconclusive"
     assert "reads the values" in " ".join(str(s.step.label) for s in result.proof.stops.values())
@@ -42,7 +46,7 @@ def test_a_read_through_the_c_type_stops_the_proof_by_itself(monkeypatch):
 def test_every_patched_method_is_put_back_as_it_was(module):
     before, grad, hooks = _descriptors(), torch.is_grad_enabled, dict(torch.nn.modules.module._global_forward_hooks)
     gdlcheck.verify_callable(module(), "symmetric", shape=(6, 2), method="exact")
-    assert _descriptors() == before   # the same objects, on the class that held each
+    assert _descriptors() == before  # the same objects, on the class that held each
     assert torch.is_grad_enabled is grad and dict(torch.nn.modules.module._global_forward_hooks) == hooks
     x = torch.arange(3.0)
     assert x.tolist() == torch._C.TensorBase.tolist(x) == [0.0, 1.0, 2.0]
@@ -64,6 +68,7 @@ class SplitsAndCounts(torch.nn.Module):
 def test_the_number_protocol_and_the_split_kernel_are_put_back():
     """The number slots are set on torch.Tensor for the call only, and tensor_split's kernel is
     torch's own again after it."""
+
     def kernels():
         return torch._C._dispatch_dump("aten::tensor_split.tensor_indices_or_sections")
 
@@ -72,4 +77,6 @@ def test_the_number_protocol_and_the_split_kernel_are_put_back():
     assert result.verdict == "holds"
     assert kernels() == held and "patches.py" not in held and "reads.py" not in held
     assert {name: vars(torch.Tensor).get(name) for name in reads.NUMBERS} == numbers
-    assert int(torch.tensor(3)) == 3 and [p.shape[0] for p in torch.tensor_split(torch.zeros(5), torch.tensor([2]))] == [2, 3]
+    assert int(torch.tensor(3)) == 3 and [
+        p.shape[0] for p in torch.tensor_split(torch.zeros(5), torch.tensor([2]))
+    ] == [2, 3]

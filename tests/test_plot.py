@@ -110,11 +110,13 @@ def _circulant(n: int, seed: int = 0) -> np.ndarray:
 
 
 def test_a_single_spike_in_a_2048_matrix_is_in_the_drawn_difference_panel():
-    n, (i, j) = 2048, (1001, 37)   # an odd row: sampling every 2nd row dropped it
+    n, (i, j) = 2048, (1001, 37)  # an odd row: sampling every 2nd row dropped it
     W = _circulant(n)
     W[i, j] += 0.5
     projected = gdlcheck.project(W, "cyclic")
-    values, _, diff = plot_pictures.matrix_picture("w.npy", W, projected.matrix, projected.group, projected.distance).panels
+    values, _, diff = plot_pictures.matrix_picture(
+        "w.npy", W, projected.matrix, projected.group, projected.distance
+    ).panels
     assert "every 2nd row and column" in values.title and i not in range(0, n, values.step)
     step = diff.step
     assert diff.data.shape == (n // step, n // step) and "largest of each 8 x 8 block" in diff.title
@@ -132,9 +134,9 @@ def test_pooling_keeps_the_largest_entry_of_every_block_at_a_size_that_does_not_
     W, P = rng.standard_normal((n, n)), rng.standard_normal((n, n))
     panel = plot_pictures.difference_panel(W, P, step=4)
     D = np.abs(W - P)
-    expected = np.array([[D[r:r + 4, c:c + 4].max() for c in range(0, n, 4)] for r in range(0, n, 4)])
+    expected = np.array([[D[r : r + 4, c : c + 4].max() for c in range(0, n, 4)] for r in range(0, n, 4)])
     assert np.array_equal(panel.data, expected)
-    odd = plot_pictures.difference_panel(W[:999, :999], P[:999, :999], step=4)   # a last block of 3 rows and columns
+    odd = plot_pictures.difference_panel(W[:999, :999], P[:999, :999], step=4)  # a last block of 3 rows and columns
     assert odd.data.shape == (250, 250) and odd.data[-1, -1] == D[996:999, 996:999].max()
 
 
@@ -146,14 +148,15 @@ def test_the_colour_bar_marks_the_tolerance_and_the_counterexample_is_ringed():
     worst = {(1, 1), (0, 0)}
     assert set(cells) == worst
     projected = gdlcheck.project(W, "cyclic")
-    diff = plot_pictures.matrix_picture("t.npy", W, projected.matrix, projected.group, projected.distance, tol=1e-9,
-                               cells=cells).panels[2]
+    diff = plot_pictures.matrix_picture(
+        "t.npy", W, projected.matrix, projected.group, projected.distance, tol=1e-9, cells=cells
+    ).panels[2]
     assert diff.levels == [(1e-9 * np.abs(W).max(), "--tol 1e-09 x max|W|")]
     # both cells are ringed (one may be ringed as a largest entry of |W - P| as well)
     assert set() < {(i, j) for i, j, what in diff.marks if what == "counterexample"} <= worst
     assert worst <= {(i, j) for i, j, _ in diff.marks}
     assert "blue: counterexample" in diff.xlabel and "--tol 1e-09 x max|W|" in diff.colorbar
-    fig = result.plot()   # the same from Python, drawn: the third panel's rings are there
+    fig = result.plot()  # the same from Python, drawn: the third panel's rings are there
     assert len(fig.axes[2].lines) == len(result.plot().axes[2].lines) >= 3
 
 
@@ -167,9 +170,9 @@ def test_a_large_circulant_is_drawn_on_a_cyclic_map_over_its_offset():
     i = np.arange(200)
     assert np.array_equal(panel.data, (i[:, None] - i[None, :]) % 200)
     many = plot_pictures.derive_picture(gdlcheck.derive(gdlcheck.group("dihedral", n=64))).panels[0]
-    assert many.cmap == "turbo" and many.colorbar == "orbit"   # one pass through the hues, no repeats
+    assert many.cmap == "turbo" and many.colorbar == "orbit"  # one pass through the hues, no repeats
     few = plot_pictures.derive_picture(gdlcheck.derive(gdlcheck.group("cyclic", n=12))).panels[0]
-    assert few.cmap is None   # Kelly's distinct colours
+    assert few.cmap is None  # Kelly's distinct colours
 
 
 def test_a_2_to_2_pattern_gets_tuple_ticks_block_lines_and_partitions_in_its_legend():
@@ -196,7 +199,7 @@ def test_the_note_sits_below_the_axes_labels_and_titles_fit_the_figure():
     note = fig._supxlabel.get_window_extent(renderer)
     label = fig.axes[0].xaxis.label.get_window_extent(renderer)
     assert "too many to list" in fig._supxlabel.get_text()
-    assert note.y1 <= label.y0   # below, never over, the axis label
+    assert note.y1 <= label.y0  # below, never over, the axis label
     figure_box = fig.bbox
     for text in [fig._suptitle, *(ax.title for ax in fig.axes)]:
         box = text.get_window_extent(renderer)
@@ -245,8 +248,9 @@ def test_plot_without_matplotlib_names_the_extra(run, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # "import matplotlib" raises ImportError
     result = run(["derive", "-g", "cyclic", "-n", "4", "--plot", tmp_path / "p.png"])
     assert result.exit_code == 2
-    assert result.stderr == ("gdlcheck: error: --plot draws with matplotlib, which is not installed: "
-                             "pip install 'gdlcheck[plot]'\n")
+    assert result.stderr == (
+        "gdlcheck: error: --plot draws with matplotlib, which is not installed: pip install 'gdlcheck[plot]'\n"
+    )
 
 
 def test_plot_to_an_unwritable_place_is_an_input_error(run, tmp_path):
@@ -254,7 +258,7 @@ def test_plot_to_an_unwritable_place_is_an_input_error(run, tmp_path):
     # a missing folder is refused before the work (tests/test_reports.py), so nothing is printed
     assert result.exit_code == 2 and "does not exist; create it first" in result.stderr and result.stdout == ""
     folder = tmp_path / "p.png"
-    folder.mkdir()   # the picture's name is a folder: refused as an input error, one line
+    folder.mkdir()  # the picture's name is a folder: refused as an input error, one line
     result = run(["derive", "-g", "cyclic", "-n", "4", "--plot", folder])
     assert result.exit_code == 2 and "is a directory" in result.stderr and result.stderr.count("\n") == 1
 
@@ -273,11 +277,14 @@ def test_verify_plot_reads_standard_input_once(run, tmp_path):
     assert target.read_text().lstrip().startswith("<?xml")
 
 
-@pytest.mark.parametrize("args, says", [
-    ([SAMPLES / "conv.yaml"], "--plot draws a matrix input; this is a layer spec"),
-    ([SAMPLES / "dense.csv", SAMPLES / "petersen.csv", "-g", "cyclic"], "--plot draws one matrix"),
-    (["--callable", "mylayers:centred", "--input-shape", "4x2", "-g", "cyclic"], "--plot draws one matrix"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        ([SAMPLES / "conv.yaml"], "--plot draws a matrix input; this is a layer spec"),
+        ([SAMPLES / "dense.csv", SAMPLES / "petersen.csv", "-g", "cyclic"], "--plot draws one matrix"),
+        (["--callable", "mylayers:centred", "--input-shape", "4x2", "-g", "cyclic"], "--plot draws one matrix"),
+    ],
+)
 def test_verify_plot_refuses_what_it_cannot_draw(run, tmp_path, args, says):
     result = run(["verify", *args, "--plot", tmp_path / "v.png"])
     assert result.exit_code == 2 and says in result.stderr, result.stderr

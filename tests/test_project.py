@@ -25,8 +25,13 @@ def group_average(W, g):
     return total / len(elements)
 
 
-GROUPS = [groups.cyclic(5), groups.dihedral(6), groups.symmetric(4), groups.build_group("p4", shape="3x3"),
-          groups.from_generators(6, ["(0 1 2)", "(3 4)"])]
+GROUPS = [
+    groups.cyclic(5),
+    groups.dihedral(6),
+    groups.symmetric(4),
+    groups.build_group("p4", shape="3x3"),
+    groups.from_generators(6, ["(0 1 2)", "(3 4)"]),
+]
 
 
 @pytest.mark.parametrize("g", GROUPS, ids=lambda g: g.name)
@@ -40,8 +45,14 @@ def test_projection_is_idempotent_orthogonal_and_the_group_average(g):
     assert dist == pytest.approx(np.linalg.norm(W - P) / np.linalg.norm(W))
 
 
-@given(st.integers(2, 5).flatmap(lambda n: st.tuples(st.lists(st.permutations(range(n)), min_size=1, max_size=2),
-                                                    st.lists(st.floats(-10, 10), min_size=n * n, max_size=n * n))))
+@given(
+    st.integers(2, 5).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.permutations(range(n)), min_size=1, max_size=2),
+            st.lists(st.floats(-10, 10), min_size=n * n, max_size=n * n),
+        )
+    )
+)
 def test_projection_laws_for_random_groups(case):
     perms, values = case
     n = len(perms[0])
@@ -49,7 +60,7 @@ def test_projection_laws_for_random_groups(case):
     W = np.array(values).reshape(n, n)
     P, _ = project(W, g)
     assert np.allclose(P, group_average(W, g))
-    for s in g.gens:                      # P commutes with every generator
+    for s in g.gens:  # P commutes with every generator
         s = np.asarray(s)
         moved = np.empty_like(P)
         moved[np.ix_(s, s)] = P
@@ -131,9 +142,13 @@ def reference_projection(W, g):
 NEAR = [0.1, np.nextafter(0.1, 1), np.nextafter(0.1, 0), 0.7, 1 / 3, np.nextafter(1 / 3, 1), -2.5, 1e-300]
 
 
-@given(st.sampled_from([groups.cyclic(3), groups.cyclic(6), groups.dihedral(5), groups.symmetric(4)]).flatmap(
-    lambda g: st.tuples(st.just(g), st.lists(st.sampled_from(NEAR) | st.floats(-4, 4), min_size=g.n ** 2,
-                                             max_size=g.n ** 2))))
+@given(
+    st.sampled_from([groups.cyclic(3), groups.cyclic(6), groups.dihedral(5), groups.symmetric(4)]).flatmap(
+        lambda g: st.tuples(
+            st.just(g), st.lists(st.sampled_from(NEAR) | st.floats(-4, 4), min_size=g.n**2, max_size=g.n**2)
+        )
+    )
+)
 def test_the_one_pass_guard_gives_the_clipped_means_bit_for_bit(case):
     g, values = case
     W = np.array(values).reshape(g.n, g.n)
@@ -144,7 +159,7 @@ def test_the_one_pass_guard_gives_the_clipped_means_bit_for_bit(case):
 
 def test_a_mean_that_rounds_past_its_orbit_is_pinned_to_the_orbit():
     g = groups.cyclic(3)
-    W = np.full((3, 3), 0.1)            # (0.1 + 0.1 + 0.1) / 3 is 0.10000000000000002
+    W = np.full((3, 3), 0.1)  # (0.1 + 0.1 + 0.1) / 3 is 0.10000000000000002
     W[0, 1] = W[1, 2] = W[2, 0] = np.nextafter(0.1, 1)
     assert np.bincount(derive(g).pattern.ravel(), weights=W.ravel())[0] / 3 != 0.1
     P, dist = project(W, g)
@@ -158,7 +173,7 @@ def test_the_distance_in_one_pass_is_the_scale_free_ratio(n, power, seed):
     the ratio of the separately scaled norms: the same distance to rounding for every scale of D."""
     rng = np.random.default_rng(seed)
     flat = rng.uniform(-1, 1, n * n)
-    flat[0] = 0.75                                     # the projection's scaled input: max |entry| in [0.5, 1)
+    flat[0] = 0.75  # the projection's scaled input: max |entry| in [0.5, 1)
     D = np.ldexp(rng.standard_normal(n * n), power)
     assert _distance(D, flat) == pytest.approx(frobenius_ratio(D, flat), rel=1e-12)
     assert _distance(np.zeros(n * n), flat) == 0 and math.isfinite(_distance(D, flat))

@@ -50,9 +50,24 @@ def test_a_key_padding_mask_buffer_is_reported_not_a_crash(target, form, run, tm
     (tmp_path / "padded.py").write_text(MODEL)
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    result = run(["verify", "--callable", f"padded:{target}", "--input-shape", f"1x6x{D}", "--points-axis", "1",
-                  "--group", "symmetric", "--method", "exact", "--format", form])
-    assert result.exit_code in (1, 3), result.output   # the last key is padding: not symmetric, no exit 70
+    result = run(
+        [
+            "verify",
+            "--callable",
+            f"padded:{target}",
+            "--input-shape",
+            f"1x6x{D}",
+            "--points-axis",
+            "1",
+            "--group",
+            "symmetric",
+            "--method",
+            "exact",
+            "--format",
+            form,
+        ]
+    )
+    assert result.exit_code in (1, 3), result.output  # the last key is padding: not symmetric, no exit 70
 
 
 class StorageRead(torch.nn.Module):

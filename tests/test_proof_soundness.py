@@ -77,10 +77,9 @@ class FirstSelectedRow(torch.nn.Module):
 def test_the_first_selected_row_is_not_invariant():
     x = torch.arange(14, dtype=torch.float64).reshape(7, 2)
     shifted = torch.roll(x, 1, 0)
-    assert not torch.equal(FirstSelectedRow()(x), FirstSelectedRow()(shifted))   # the issue's pair
+    assert not torch.equal(FirstSelectedRow()(x), FirstSelectedRow()(shifted))  # the issue's pair
     for method in ("exact", "auto"):
-        result = gdlcheck.verify_callable(FirstSelectedRow(), "cyclic", shape=(7, 2), expect="invariant",
-                                          method=method)
+        result = gdlcheck.verify_callable(FirstSelectedRow(), "cyclic", shape=(7, 2), expect="invariant", method=method)
         assert result.verdict != "holds"
 
 
@@ -141,16 +140,26 @@ def test_the_trials_apply_random_elements_of_the_group():
     assert any(c.generator not in groups.symmetric(n).generator_strings for c in result.checks if not c.passed)
 
 
-@pytest.mark.parametrize("family, size", [("cyclic", 7), ("dihedral", 6), ("symmetric", 5), ("alternating", 5),
-                                          ("translations", (2, 3)), ("p4", (3, 3)), ("p4m", (3, 3))])
+@pytest.mark.parametrize(
+    "family, size",
+    [
+        ("cyclic", 7),
+        ("dihedral", 6),
+        ("symmetric", 5),
+        ("alternating", 5),
+        ("translations", (2, 3)),
+        ("p4", (3, 3)),
+        ("p4m", (3, 3)),
+    ],
+)
 def test_a_random_element_is_uniform_on_the_group(family, size):
     group = groups.build_group(family, shape=size) if isinstance(size, tuple) else groups.build_group(family, n=size)
     elements = set(group.elements())
     rng = np.random.default_rng(0)
     draws = [tuple(group.random_element(rng).tolist()) for _ in range(40 * len(elements))]
-    assert set(draws) == elements   # every element, and nothing else
+    assert set(draws) == elements  # every element, and nothing else
     counts = np.array([draws.count(e) for e in elements])
-    assert counts.min() > 10   # 40 expected each: no element starved
+    assert counts.min() > 10  # 40 expected each: no element starved
 
 
 def test_a_random_element_of_a_generated_group_is_in_it():
@@ -175,7 +184,7 @@ class Counting(torch.nn.Module):
         self.register_buffer("step", torch.zeros(()))
         self.calls_hooks = 0
         self.deep = {"a": {"b": {"c": 0}}}
-        self.kind = type(f"Counter{how}", (), {"count": 0})   # a class of its own per module
+        self.kind = type(f"Counter{how}", (), {"count": 0})  # a class of its own per module
 
     def tick(self) -> int:
         if self.how == "numpy":
@@ -220,7 +229,7 @@ def test_a_counter_on_a_subclass_named_as_its_base_stops_the_proof(monkeypatch):
     keyed them by name, and the base's entry hid the subclass's counter: proved, found by the search)."""
     from gdlcheck.code.prover import prove
 
-    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)   # the state check alone
+    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)  # the state check alone
     base = type("Counted", (Counting,), {"count": 0})
     module = type("Counted", (base,), {"count": 0})("class")
     result = gdlcheck.verify_callable(module, "symmetric", shape=(8, 2), method="exact")
@@ -249,25 +258,34 @@ def ring_with_chords(n, chords, seed=0):
     s = np.arange(n)
     pairs = [np.stack([s, (s + 1) % n])]
     a = rng.integers(0, n, chords)
-    b = (a + 256 * rng.integers(1, max(n // 256, 2), chords)) % n   # endpoints 256 apart: int8 agrees
+    b = (a + 256 * rng.integers(1, max(n // 256, 2), chords)) % n  # endpoints 256 apart: int8 agrees
     pairs.append(np.stack([a, b]))
     ei = np.concatenate(pairs, axis=1)
     return np.concatenate([ei, ei[::-1]], axis=1)
 
 
-@pytest.mark.parametrize("cast, n", [(lambda t: t.to(torch.int8), 300), (lambda t: t.bool(), 300),
-                                     (lambda t: t.half(), 3000)], ids=["int8", "bool", "half"])
+@pytest.mark.parametrize(
+    "cast, n",
+    [(lambda t: t.to(torch.int8), 300), (lambda t: t.bool(), 300), (lambda t: t.half(), 3000)],
+    ids=["int8", "bool", "half"],
+)
 def test_labels_cast_to_a_dtype_that_cannot_hold_them_are_not_proved(cast, n):
     ei = ring_with_chords(n, 150)
-    result = gdlcheck.verify_callable(DropAgreeing(cast), "symmetric", shape=(n, 2),
-                                      inputs=["points", gdlcheck.graph(ei)], method="exact")
+    result = gdlcheck.verify_callable(
+        DropAgreeing(cast), "symmetric", shape=(n, 2), inputs=["points", gdlcheck.graph(ei)], method="exact"
+    )
     assert result.verdict != "holds"
 
 
 def test_labels_cast_to_an_integer_dtype_that_holds_them_stay_proved():
     ei = ring_with_chords(300, 150)
-    result = gdlcheck.verify_callable(DropAgreeing(lambda t: t.to(torch.int16)), "symmetric", shape=(300, 2),
-                                      inputs=["points", gdlcheck.graph(ei)], method="exact")
+    result = gdlcheck.verify_callable(
+        DropAgreeing(lambda t: t.to(torch.int16)),
+        "symmetric",
+        shape=(300, 2),
+        inputs=["points", gdlcheck.graph(ei)],
+        method="exact",
+    )
     assert result.verdict == "holds"
 
 
@@ -313,7 +331,7 @@ class UrandomNoise(torch.nn.Module):
 
 class FreshRandomTensor(torch.nn.Module):
     def forward(self, x):
-        values = np.random.default_rng().standard_normal(x.numel()).tolist()   # > 4,096 numbers
+        values = np.random.default_rng().standard_normal(x.numel()).tolist()  # > 4,096 numbers
         return x + torch.tensor(values, dtype=x.dtype).reshape(x.shape)[0]
 
 

@@ -55,13 +55,12 @@ def test_the_stop_at_a_constant_says_whose_it_is(how, role, named):
     result = gdlcheck.verify_callable(Positional(how), "symmetric", (N, D))
     assert result.verdict == "fails"
     stops = list(result.proof.stops.values())
-    assert stops and all(isinstance(s.step, ConstantCheck) and s.step.op is None and s.step.role is role
-                         for s in stops)
-    assert stops[0].step.label == role.value == role   # the JSON word
+    assert stops and all(isinstance(s.step, ConstantCheck) and s.step.op is None and s.step.role is role for s in stops)
+    assert stops[0].step.label == role.value == role  # the JSON word
     culprit = result.to_json().get("culprit")
-    if named:   # the module's own parameter, by its name, from the proof
+    if named:  # the module's own parameter, by its name, from the proof
         assert culprit["kind"] == "parameter" and culprit["path"] == "table"
-    else:       # a value made in forward: the forward hooks name the submodule instead
+    else:  # a value made in forward: the forward hooks name the submodule instead
         assert culprit is None or culprit["kind"] != "constant"
 
 
@@ -81,13 +80,17 @@ def test_each_step_type_shows_its_label():
     assert Untraced("the input x").label == "untraceable" and Untraced("the input x").path == "the input x"
     assert LayerStep("l", "linear", None, None, []).unit == "kind" and Halted("x", "y").unit == "operation"
     with pytest.raises(NotImplementedError):
-        _ = Step().label   # the base is no step of its own
+        _ = Step().label  # the base is no step of its own
 
 
 def test_no_module_makes_a_bare_step():
     root = pathlib.Path(gdlcheck.__file__).parent
-    made = [f"{p.relative_to(root)}: {line.strip()}" for p in sorted(root.rglob("*.py"))
-            for line in p.read_text().splitlines() if re.search(r"(?<![\w.])Step\(", line)]
+    made = [
+        f"{p.relative_to(root)}: {line.strip()}"
+        for p in sorted(root.rglob("*.py"))
+        for line in p.read_text().splitlines()
+        if re.search(r"(?<![\w.])Step\(", line)
+    ]
     assert made == []
 
 

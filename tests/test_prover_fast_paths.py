@@ -36,8 +36,20 @@ def test_cells_are_every_cell_sorted_once(axes, offset):
 
 def test_cells_of_the_views_code_writes_through():
     x = torch.zeros(6, 8, 4)
-    for v in (x, x[:, :3], x[1:4, ::2], x.transpose(0, 1), x[..., 1], x.permute(2, 0, 1), x.expand(2, 6, 8, 4),
-              x[:, 2:5, 1:3], x[:, ::3], x.narrow(1, 2, 3), x.unsqueeze(1), x[:0]):
+    for v in (
+        x,
+        x[:, :3],
+        x[1:4, ::2],
+        x.transpose(0, 1),
+        x[..., 1],
+        x.permute(2, 0, 1),
+        x.expand(2, 6, 8, 4),
+        x[:, 2:5, 1:3],
+        x[:, ::3],
+        x.narrow(1, 2, 3),
+        x.unsqueeze(1),
+        x[:0],
+    ):
         assert np.array_equal(regions.cells(v), every_cell(v))
 
 
@@ -71,13 +83,16 @@ CALLS = [
 
 @pytest.mark.parametrize("func,args,kwargs", CALLS, ids=[str(c[0]) for c in CALLS])
 def test_bind_and_writes_read_the_schema_as_before(func, args, kwargs):
-    for _ in range(2):   # the second time from what was read once
+    for _ in range(2):  # the second time from what was read once
         assert table.bind(func, args, kwargs) == plain_bind(func, args, kwargs)
-        assert table.writes(func, args, kwargs) == [a.name for a in func._schema.arguments
-                                                    if a.alias_info is not None and a.alias_info.is_write] + \
-            (["running_mean", "running_var"] if func is aten.native_batch_norm.default and args[5] else [])
-        assert table.out_arguments(func) == [a.name for a in func._schema.arguments
-                                             if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+        assert table.writes(func, args, kwargs) == [
+            a.name for a in func._schema.arguments if a.alias_info is not None and a.alias_info.is_write
+        ] + (["running_mean", "running_var"] if func is aten.native_batch_norm.default and args[5] else [])
+        assert table.out_arguments(func) == [
+            a.name
+            for a in func._schema.arguments
+            if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write
+        ]
 
 
 def test_a_default_list_is_a_fresh_one_each_time():
@@ -113,8 +128,11 @@ Annotated.union_kept = int | str
 Annotated.table = {"a": dict[str, int], "b": (list[float], float | None)}
 
 
-@pytest.mark.parametrize("module", [torch.nn.Linear(3, 2), torch.nn.TransformerEncoderLayer(8, 2, 16), Annotated()],
-                         ids=["linear", "encoder", "annotated"])
+@pytest.mark.parametrize(
+    "module",
+    [torch.nn.Linear(3, 2), torch.nn.TransformerEncoderLayer(8, 2, 16), Annotated()],
+    ids=["linear", "encoder", "annotated"],
+)
 def test_the_state_walk_meets_typing_aliases_by_type_as_the_long_chain_does(module, monkeypatch):
     from gdlcheck.code.prover import state
 
@@ -128,7 +146,7 @@ def test_a_change_behind_an_alias_is_still_seen():
 
     module = Annotated()
     before = state.snapshot(module)
-    _helper.count += 1   # the alias over a function answers that function's __dict__
+    _helper.count += 1  # the alias over a function answers that function's __dict__
     try:
         assert state.changed(before, state.snapshot(module))
     finally:

@@ -48,22 +48,35 @@ def documented(text: str) -> list:
         out.append(obj)
         members = re.search(r"members: \[([^\]]*)\]", options)
         if isinstance(obj, types.ModuleType):
-            names = [m.strip() for m in members[1].split(",")] if members else \
-                [n for n, v in vars(obj).items() if not n.startswith("_") and getattr(v, "__module__", None) == obj.__name__]
+            names = (
+                [m.strip() for m in members[1].split(",")]
+                if members
+                else [
+                    n
+                    for n, v in vars(obj).items()
+                    if not n.startswith("_") and getattr(v, "__module__", None) == obj.__name__
+                ]
+            )
             out += [getattr(obj, name) for name in names]
     return out
 
 
 def undocumented(module: types.ModuleType, text: str) -> list[str]:
     objects = documented(text)
-    return [name for name in module.__all__ if name != "__version__"
-            and not any(getattr(module, name) is obj for obj in objects)]
+    return [
+        name
+        for name in module.__all__
+        if name != "__version__" and not any(getattr(module, name) is obj for obj in objects)
+    ]
 
 
 def exported(module: types.ModuleType) -> set[str]:
     """The public names bound in ``module`` that are not submodules."""
-    return {name for name, value in vars(module).items()
-            if not name.startswith("_") and not isinstance(value, types.ModuleType)} - NOT_NAMES
+    return {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    } - NOT_NAMES
 
 
 @pytest.mark.parametrize("module", [gdlcheck, api], ids=["gdlcheck", "gdlcheck.api"])
@@ -95,7 +108,7 @@ def test_the_package_exports_the_apis_objects_and_nothing_else():
     assert exported(gdlcheck) <= set(gdlcheck.__all__)
     assert "__version__" in REFERENCE.read_text(encoding="utf-8")
     with pytest.raises(AttributeError):
-        gdlcheck.Verified   # in the API, not in the package's list  # noqa: B018
+        gdlcheck.Verified  # in the API, not in the package's list  # noqa: B018
     namespace = {}
     exec("from gdlcheck import *", namespace)
     assert set(namespace) - {"__builtins__"} == set(gdlcheck.__all__)
@@ -108,7 +121,9 @@ def test_the_api_binds_nothing_public_beside_its_list():
 def test_type_checkers_see_the_same_names():
     """The ``TYPE_CHECKING`` block of the package imports exactly the names of ``__all__``."""
     tree = ast.parse((ROOT / "gdlcheck" / "__init__.py").read_text(encoding="utf-8"))
-    (block,) = [node for node in tree.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"]
+    (block,) = [
+        node for node in tree.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+    ]
     seen = [alias.asname or alias.name for node in block.body for alias in node.names]
     assert sorted(seen) == sorted(set(gdlcheck.__all__) - {"__version__"})
 

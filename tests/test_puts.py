@@ -69,7 +69,7 @@ def test_a_scatter_at_a_held_index_needs_the_generator_to_keep_it():
     held = {"inputs": ["points", gdlcheck.unchanged(batch)], "expect": "invariant"}
     within = gdlcheck.group("generators", n=N, generators=["(0 1 2)", "(0 1)", "(3 4 5)", "(3 4)"])
     assert check(pool, within, **held) == "holds"
-    assert check(pool, **held) == "inconclusive"          # (0 1 2 3 4 5) moves a node to the other graph
+    assert check(pool, **held) == "inconclusive"  # (0 1 2 3 4 5) moves a node to the other graph
     assert check(pool, method="auto", **held) == "fails"
 
 
@@ -87,13 +87,13 @@ def test_a_write_into_a_view_leaves_the_views_it_does_not_touch():
         return b
 
     assert check(disjoint) == "holds"
-    assert check(overlapping) == "inconclusive"   # b is written through a: what it holds is not followed
+    assert check(overlapping) == "inconclusive"  # b is written through a: what it holds is not followed
     assert check(overlapping, method="auto") == "holds_numerically"
 
 
 def test_a_mask_of_several_leading_axes_selects_as_one():
     whole = torch.ones(1, N, dtype=torch.bool)
-    assert check(lambda x: x[None][whole]) == "holds"   # to_dense_batch's mask, read back (GPSConv)
+    assert check(lambda x: x[None][whole]) == "holds"  # to_dense_batch's mask, read back (GPSConv)
     kept = lambda x: x[None][x[None, :, 0] > 0]  # noqa: E731
     # a mask of the points' own values: its count is this draw's, which code may read and branch on
     assert check(lambda x: kept(x).sum(0), expect="invariant") == "inconclusive"
@@ -101,7 +101,7 @@ def test_a_mask_of_several_leading_axes_selects_as_one():
 
 
 def test_flip_gather_and_one_hot_codes():
-    assert check(lambda x: x.flip(0)) == "inconclusive"   # the reversal moves by another permutation
+    assert check(lambda x: x.flip(0)) == "inconclusive"  # the reversal moves by another permutation
     assert check(lambda x: x.flip(0).sum(0), expect="invariant") == "holds"
     code = lambda x: torch.zeros(N, 2, dtype=F64).scatter_(1, (x[:, :1] > 0).long(), 1.0)  # noqa: E731
     assert check(code) == "holds"
@@ -132,7 +132,7 @@ def test_a_mask_reads_values_moved_by_another_description_of_the_same_move():
 def test_a_softmax_within_held_groups():
     batch = torch.tensor([0, 0, 0, 1, 1, 1])
 
-    def grouped(x, b):   # PyG's softmax over each graph, pooled
+    def grouped(x, b):  # PyG's softmax over each graph, pooled
         top = torch.zeros(2, D, dtype=F64).scatter_reduce(0, b[:, None].expand(N, D), x, "amax", include_self=False)
         e = (x - top.index_select(0, b)).exp()
         return torch.zeros(2, D, dtype=F64).index_add(0, b, e / torch.zeros(2, D, dtype=F64).index_add(0, b, e)[b] * x)
@@ -140,5 +140,5 @@ def test_a_softmax_within_held_groups():
     held = {"inputs": ["points", gdlcheck.unchanged(batch)], "expect": "invariant"}
     within = gdlcheck.group("generators", n=N, generators=["(0 1 2)", "(0 1)", "(3 4 5)", "(3 4)"])
     assert check(grouped, within, **held) == "holds"
-    assert check(grouped, **held) == "inconclusive"     # a generator that mixes the graphs
+    assert check(grouped, **held) == "inconclusive"  # a generator that mixes the graphs
     assert check(grouped, method="auto", **held) == "fails"

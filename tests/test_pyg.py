@@ -43,8 +43,13 @@ def ring(n=N):
 def layers():
     torch.manual_seed(0)
     mlp = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
-    return {"GCNConv": GCNConv(4, 3), "GATConv": GATConv(4, 3, heads=2), "GINConv": GINConv(mlp),
-            "SAGEConv": SAGEConv(4, 3), "TransformerConv": TransformerConv(4, 3, heads=2)}
+    return {
+        "GCNConv": GCNConv(4, 3),
+        "GATConv": GATConv(4, 3, heads=2),
+        "GINConv": GINConv(mlp),
+        "SAGEConv": SAGEConv(4, 3),
+        "TransformerConv": TransformerConv(4, 3, heads=2),
+    }
 
 
 @pytest.mark.parametrize("name", list(layers()))
@@ -65,8 +70,9 @@ def test_message_passing_layers_on_a_fixed_graph_under_its_automorphisms(name):
     assert autos.order == 2 * N  # the dihedral group of the ring, from BLISS
     assert gdlcheck.verify_callable(layer, autos, shape=(N, 4), graph=ring(), inputs=("points", "fixed")).passed
     # by name, the group is the automorphisms of the graph given
-    assert gdlcheck.verify_callable(layer, "automorphisms", shape=(N, 4), graph=ring(),
-                                    inputs={"x": "points", "edge_index": "fixed"}).passed
+    assert gdlcheck.verify_callable(
+        layer, "automorphisms", shape=(N, 4), graph=ring(), inputs={"x": "points", "edge_index": "fixed"}
+    ).passed
 
 
 def test_cached_gcn_holds_the_first_graph():
@@ -76,8 +82,9 @@ def test_cached_gcn_holds_the_first_graph():
     torch.manual_seed(0)
     cached = GCNConv(4, 3, cached=True)
     assert not gdlcheck.verify_callable(cached, "symmetric", shape=(N, 4), graph=random_graph()).passed
-    assert gdlcheck.verify_callable(cached, "automorphisms", shape=(N, 4), graph=ring(),
-                                    inputs=("points", "fixed")).passed
+    assert gdlcheck.verify_callable(
+        cached, "automorphisms", shape=(N, 4), graph=ring(), inputs=("points", "fixed")
+    ).passed
 
 
 def test_edge_attributes_follow_their_edges():
@@ -85,17 +92,26 @@ def test_edge_attributes_follow_their_edges():
     ei = random_graph()
     attr = torch.randn(ei.shape[1], 2)
     conv = GINEConv(torch.nn.Linear(4, 3), edge_dim=2)
-    r = gdlcheck.verify_callable(conv, "symmetric", shape=(N, 4), graph=ei,
-                                 inputs=("points", "graph", gdlcheck.edges(attr)))
+    r = gdlcheck.verify_callable(
+        conv, "symmetric", shape=(N, 4), graph=ei, inputs=("points", "graph", gdlcheck.edges(attr))
+    )
     assert r.passed, r.to_json()
     conv = TransformerConv(4, 3, heads=2, edge_dim=2)
-    assert gdlcheck.verify_callable(conv, "symmetric", shape=(N, 4), graph=ei,
-                                    inputs={"x": "points", "edge_index": "graph",
-                                            "edge_attr": gdlcheck.edges(attr)}).passed
+    assert gdlcheck.verify_callable(
+        conv,
+        "symmetric",
+        shape=(N, 4),
+        graph=ei,
+        inputs={"x": "points", "edge_index": "graph", "edge_attr": gdlcheck.edges(attr)},
+    ).passed
     # the edge list is sorted, so relabelling reorders it: attributes left in place miss their edges
-    assert not gdlcheck.verify_callable(conv, "symmetric", shape=(N, 4), graph=ei,
-                                        inputs={"x": "points", "edge_index": "graph",
-                                                "edge_attr": gdlcheck.unchanged(attr)}).passed
+    assert not gdlcheck.verify_callable(
+        conv,
+        "symmetric",
+        shape=(N, 4),
+        graph=ei,
+        inputs={"x": "points", "edge_index": "graph", "edge_attr": gdlcheck.unchanged(attr)},
+    ).passed
 
 
 def test_torch_sparse_adjacency_as_pyg_takes_it(monkeypatch):
@@ -112,21 +128,25 @@ def test_torch_sparse_adjacency_as_pyg_takes_it(monkeypatch):
 
 
 def test_pooling_is_invariant():
-    assert gdlcheck.verify_callable(global_mean_pool, "symmetric", shape=(N, 4), inputs=("points", None),
-                                    expect="invariant").passed
+    assert gdlcheck.verify_callable(
+        global_mean_pool, "symmetric", shape=(N, 4), inputs=("points", None), expect="invariant"
+    ).passed
     batch = torch.tensor([0] * 5 + [1] * 5)
     # the batch vector moves with its nodes: any permutation keeps which graph a node is in
-    assert gdlcheck.verify_callable(global_add_pool, "symmetric", shape=(N, 4),
-                                    inputs=("points", gdlcheck.points(batch)), expect="invariant").passed
+    assert gdlcheck.verify_callable(
+        global_add_pool, "symmetric", shape=(N, 4), inputs=("points", gdlcheck.points(batch)), expect="invariant"
+    ).passed
     # held, it keeps the symmetry only for permutations within each graph
     held = ("points", gdlcheck.unchanged(batch))
-    assert not gdlcheck.verify_callable(global_add_pool, "symmetric", shape=(N, 4), inputs=held,
-                                        expect="invariant").passed
+    assert not gdlcheck.verify_callable(
+        global_add_pool, "symmetric", shape=(N, 4), inputs=held, expect="invariant"
+    ).passed
     within = gdlcheck.group("generators", n=N, generators=["(0 1 2 3 4)", "(0 1)", "(5 6 7 8 9)", "(5 6)"])
     assert gdlcheck.verify_callable(global_mean_pool, within, shape=(N, 4), inputs=held, expect="invariant").passed
     # not equivariant: the pooled output has no points axis
-    assert gdlcheck.verify_callable(global_mean_pool, "symmetric", shape=(N, 4), inputs=("points", None),
-                                    outputs="invariant").passed
+    assert gdlcheck.verify_callable(
+        global_mean_pool, "symmetric", shape=(N, 4), inputs=("points", None), outputs="invariant"
+    ).passed
 
 
 def test_a_gnn_that_breaks_it_names_the_submodule():
@@ -152,7 +172,10 @@ def test_a_gnn_that_breaks_it_names_the_submodule():
             return self.conv2(self.ids(self.conv1(x, edge_index).relu()), edge_index)
 
     r = gdlcheck.verify_callable(GNN(), "symmetric", shape=(N, 4), graph=random_graph())
-    assert r.verdict == "fails" and r.culprit["path"] in ("ids", "ids.emb.weight")   # the submodule, or its parameter the proof names
+    assert r.verdict == "fails" and r.culprit["path"] in (
+        "ids",
+        "ids.emb.weight",
+    )  # the submodule, or its parameter the proof names
 
 
 def test_a_large_graph_stays_sparse():
@@ -185,7 +208,8 @@ def test_a_module_that_holds_its_graph_from_the_command_line(run, tmp_path, monk
         "        self.conv = GCNConv(4, 3)\n        i = torch.arange(8)\n"
         "        self.register_buffer('edge_index', torch.stack([torch.cat([i, (i + 1) % 8]),"
         " torch.cat([(i + 1) % 8, i])]))\n"
-        "    def forward(self, x):\n        return self.conv(x, self.edge_index)\n")
+        "    def forward(self, x):\n        return self.conv(x, self.edge_index)\n"
+    )
     (tmp_path / "ring.csv").write_text("0,1,2,3,4,5,6,7,1,2,3,4,5,6,7,0\n1,2,3,4,5,6,7,0,0,1,2,3,4,5,6,7\n")
     base = ["verify", "--callable", "ul_held:Held", "--input-shape", "8x4"]
     # the graph names the group and the module holds it: --input points says the module takes only x

@@ -39,8 +39,8 @@ def test_a_generator_that_is_no_automorphism_stops_only_its_own_proof():
     assert alone.verdict == "holds", (stops(alone), alone.proof.stops if alone.proof else None)
     G = gdlcheck.group("generators", n=N, generators=[rotation, "(0 1)"])
     r = prove(gnn.GCNConv(4, 3), G, **held)
-    assert r.verdict == "inconclusive"   # the group is every permutation: not proved
-    assert list(stops(r)) == ["(0 1)"]   # the rotation's proof went on
+    assert r.verdict == "inconclusive"  # the group is every permutation: not proved
+    assert list(stops(r)) == ["(0 1)"]  # the rotation's proof went on
     assert stops(r)["(0 1)"].reason.value == "condition_graph"
     # the trials decide the rest: the transposition is no symmetry of the ring
     assert gdlcheck.verify_callable(gnn.GCNConv(4, 3), G, **held).verdict == "fails"

@@ -24,9 +24,17 @@ import pyg_catalogue as pc  # noqa: E402
 pytestmark = pytest.mark.slow
 
 # classes that need what a plain install lacks (pyg-lib, torch_sparse, CUDA packages)
-UNBUILT = {"CuGraphGATConv": "pylibcugraphops", "CuGraphRGCNConv": "pylibcugraphops",
-           "CuGraphSAGEConv": "pylibcugraphops", "DynamicEdgeConv": "pyg-lib", "GravNetConv": "pyg-lib",
-           "SplineConv": "pyg-lib", "XConv": "pyg-lib", "FusedGATConv": "dgNN", "PANConv": "torch-sparse"}
+UNBUILT = {
+    "CuGraphGATConv": "pylibcugraphops",
+    "CuGraphRGCNConv": "pylibcugraphops",
+    "CuGraphSAGEConv": "pylibcugraphops",
+    "DynamicEdgeConv": "pyg-lib",
+    "GravNetConv": "pyg-lib",
+    "SplineConv": "pyg-lib",
+    "XConv": "pyg-lib",
+    "FusedGATConv": "dgNN",
+    "PANConv": "torch-sparse",
+}
 
 # equivariant, not proved, and why: (class, setting) -> words of the stop note
 NOT_PROVED = {
@@ -35,8 +43,11 @@ NOT_PROVED = {
     ("HEATConv", "moving"): "at linear.py",
     # a sort within each graph, read at positions counted from it: the sort's positions are the
     # points' own order, an index the proof does not know
-    **{(name, s): "an index the proof does not know (aten.gather.default)"
-       for name in ("MedianAggregation", "QuantileAggregation") for s in ("moving", "ring")},
+    **{
+        (name, s): "an index the proof does not know (aten.gather.default)"
+        for name in ("MedianAggregation", "QuantileAggregation")
+        for s in ("moving", "ring")
+    },
     # the gradient steps of its inner optimisation
     **{("EquilibriumAggregation", s): "native_layer_norm_backward" for s in ("moving", "ring")},
     # to_dense_batch pads each graph to a block of a reshape (its sorted-index check and counts are
@@ -54,8 +65,12 @@ def _builds(name) -> bool:
     return name not in UNBUILT
 
 
-CASES = [(name, setting) for name, (_, kind) in sorted(pc.catalogue().items()) if _builds(name)
-         for setting in pc.settings(kind, name)]
+CASES = [
+    (name, setting)
+    for name, (_, kind) in sorted(pc.catalogue().items())
+    if _builds(name)
+    for setting in pc.settings(kind, name)
+]
 
 
 def test_the_classes_that_do_not_build_need_what_a_plain_install_lacks():
@@ -66,7 +81,7 @@ def test_the_classes_that_do_not_build_need_what_a_plain_install_lacks():
             module = build()
             module(torch.randn(pc.N, pc.F), pc.random_graph())
         assert needs in str(err.value), (name, err.value)
-    assert len(CASES) == 2 * 83 + sum(1 for n, s in CASES if s == "control")   # 83 classes build
+    assert len(CASES) == 2 * 83 + sum(1 for n, s in CASES if s == "control")  # 83 classes build
 
 
 @pytest.mark.parametrize("name, setting", CASES, ids=[f"{n}-{s}" for n, s in CASES])

@@ -28,7 +28,8 @@ def python(code: str, cwd=ROOT) -> subprocess.CompletedProcess:
 @pytest.mark.slow
 def test_mypy_reveals_the_types_of_the_api(tmp_path):
     snippet = tmp_path / "user_code.py"
-    snippet.write_text(textwrap.dedent("""\
+    snippet.write_text(
+        textwrap.dedent("""\
         import numpy as np
         import gdlcheck
 
@@ -39,19 +40,35 @@ def test_mypy_reveals_the_types_of_the_api(tmp_path):
         reveal_type(gdlcheck.verify_callable(lambda X: X, g, shape=(4, 2)).verdict)
         reveal_type(gdlcheck.testing.assert_equivariant(lambda X: X, g, (4, 2)))
         gdlcheck.verify(np.eye(4), g).pased
-        """))
+        """)
+    )
     env = {**os.environ, "MYPYPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=silent",
-                          "--cache-dir", str(tmp_path / "cache"), "--hide-error-context", "--no-error-summary",
-                          str(snippet)], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--no-incremental",
+            "--follow-imports=silent",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--hide-error-context",
+            "--no-error-summary",
+            str(snippet),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     revealed = [t.removeprefix("builtins.") for t in re.findall(r'Revealed type is "(.*?)"', out.stdout)]
-    assert revealed == ["int", "bool", "float", "str",
-                        "gdlcheck.verification.result.Verified"], out.stdout + out.stderr
+    assert revealed == ["int", "bool", "float", "str", "gdlcheck.verification.result.Verified"], out.stdout + out.stderr
     # and a typo is caught, which an Any would let through
     assert '"Verified" has no attribute "pased"' in out.stdout, out.stdout
 
 
-@pytest.mark.slow   # a fresh virtual environment and two installs from the package index
+@pytest.mark.slow  # a fresh virtual environment and two installs from the package index
 def test_mypy_sees_the_api_after_the_readmes_install(tmp_path):
     """As a user runs it: a fresh venv, the README's ``pip install -e .``, then ``mypy snippet.py``
     in a folder of their own, with no MYPYPATH and no PYTHON* variable (setuptools' editable
@@ -62,12 +79,19 @@ def test_mypy_sees_the_api_after_the_readmes_install(tmp_path):
     env.pop("MYPYPATH", None)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env, timeout=300)
     python = str(venv / "bin" / "python")
-    install = subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", str(ROOT), "mypy"], cwd=ROOT,
-                             capture_output=True, text=True, env=env, timeout=1800)
+    install = subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "-e", str(ROOT), "mypy"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+    )
     assert install.returncode == 0, install.stderr[-2000:]
     user = tmp_path / "user"
     user.mkdir()
-    (user / "snippet.py").write_text(textwrap.dedent("""\
+    (user / "snippet.py").write_text(
+        textwrap.dedent("""\
         import gdlcheck
         from gdlcheck.testing import assert_equivariant
 
@@ -76,21 +100,30 @@ def test_mypy_sees_the_api_after_the_readmes_install(tmp_path):
         reveal_type(gdlcheck.derive(g).dimension)
         reveal_type(gdlcheck.project([[1.0, 0.0], [0.0, 1.0]], gdlcheck.group("cyclic", n=2)).distance)
         assert_equivariant(lambda X: X, g, (4, 2), point_axis=-1)
-        """))
-    out = subprocess.run([python, "-m", "mypy", "--no-incremental", "--cache-dir", str(tmp_path / "cache"),
-                          "snippet.py"], cwd=user, capture_output=True, text=True, env=env, timeout=900)
+        """)
+    )
+    out = subprocess.run(
+        [python, "-m", "mypy", "--no-incremental", "--cache-dir", str(tmp_path / "cache"), "snippet.py"],
+        cwd=user,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     revealed = [t.removeprefix("builtins.") for t in re.findall(r'Revealed type is "(.*?)"', out.stdout)]
     assert revealed == ["bool", "int", "float"], out.stdout + out.stderr
     assert 'Unexpected keyword argument "point_axis" for "assert_equivariant"' in out.stdout, out.stdout
     assert "Cannot find implementation" not in out.stdout, out.stdout
 
 
-@pytest.mark.slow   # a fresh interpreter is the point: what `import gdlcheck` loads
+@pytest.mark.slow  # a fresh interpreter is the point: what `import gdlcheck` loads
 def test_import_gdlcheck_loads_nothing_heavy_and_testing_is_an_attribute():
-    out = python("import sys, gdlcheck\n"
-                 "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'sympy', 'rich', 'typing', 'torch')"
-                 " or m.startswith('gdlcheck.')))\n"
-                 "print(gdlcheck.testing.assert_equivariant.__name__)")
+    out = python(
+        "import sys, gdlcheck\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'sympy', 'rich', 'typing', 'torch')"
+        " or m.startswith('gdlcheck.')))\n"
+        "print(gdlcheck.testing.assert_equivariant.__name__)"
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["[]", "assert_equivariant"]
 
@@ -171,17 +204,20 @@ def test_a_notebook_shows_the_verdict_as_html_and_the_picture_as_a_figure():
     import nbclient
     import nbformat
 
-    cells = [f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
-             "import numpy as np, gdlcheck\n"
-             "g = gdlcheck.group('cyclic', n=6)\n"
-             "W = np.random.default_rng(0).standard_normal(6)[gdlcheck.derive(g).pattern]\n"
-             "W[0, 1] += 1\n"
-             "result = gdlcheck.verify(W, g)\n"
-             "result",
-             "result.plot()"]
+    cells = [
+        f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+        "import numpy as np, gdlcheck\n"
+        "g = gdlcheck.group('cyclic', n=6)\n"
+        "W = np.random.default_rng(0).standard_normal(6)[gdlcheck.derive(g).pattern]\n"
+        "W[0, 1] += 1\n"
+        "result = gdlcheck.verify(W, g)\n"
+        "result",
+        "result.plot()",
+    ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT)}}).execute()
+    nbclient.NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+    ).execute()
     verdict, picture = (cell.outputs for cell in nb.cells)
     (shown,) = [o for o in verdict if o.output_type == "execute_result"]
     assert "FAIL" in shown.data["text/html"] and "counterexample" in shown.data["text/html"]
@@ -195,7 +231,8 @@ def test_a_notebook_shows_the_verdict_as_html_and_the_picture_as_a_figure():
 
 @pytest.mark.slow
 def test_pytest_shows_no_gdlcheck_frame_when_the_checked_callable_raises(tmp_path):
-    (tmp_path / "test_user.py").write_text(textwrap.dedent("""\
+    (tmp_path / "test_user.py").write_text(
+        textwrap.dedent("""\
         from gdlcheck.testing import assert_equivariant
 
         def my_layer(X):
@@ -203,12 +240,19 @@ def test_pytest_shows_no_gdlcheck_frame_when_the_checked_callable_raises(tmp_pat
 
         def test_my_layer():
             assert_equivariant(my_layer, "symmetric", (6, 3))
-        """))
+        """)
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_user.py"], cwd=tmp_path,
-                         capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_user.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 1
-    assert 'raise ValueError("a bug in my layer")' in out.stdout            # the user's own frame
-    assert "assert_equivariant(my_layer" in out.stdout                       # the test's line
+    assert 'raise ValueError("a bug in my layer")' in out.stdout  # the user's own frame
+    assert "assert_equivariant(my_layer" in out.stdout  # the test's line
     assert "CallableError: my_layer: raised ValueError: a bug in my layer" in out.stdout
     assert not re.search(r"gdlcheck/[\w/]+\.py:\d+", out.stdout), out.stdout  # no frame of gdlcheck's own

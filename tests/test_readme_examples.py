@@ -49,8 +49,9 @@ def test_python_example_runs(index, monkeypatch, capsys):
 def test_shell_examples_give_the_exit_codes_shown(run, monkeypatch):
     """In this process (click's runner): the exit codes are gdlcheck's, not the shell's."""
     # a box shows what a command prints between the command and its exit line
-    commands = re.findall(r"^\$ (gdlcheck .*?); echo \"exit \$\?\"\n(?:(?!\$ |exit ).*\n)*exit (\d+)$", section(),
-                          flags=re.M)
+    commands = re.findall(
+        r"^\$ (gdlcheck .*?); echo \"exit \$\?\"\n(?:(?!\$ |exit ).*\n)*exit (\d+)$", section(), flags=re.M
+    )
     assert len(commands) >= 3
     monkeypatch.chdir(SAMPLES)
     monkeypatch.setenv("NO_COLOR", "1")
@@ -77,11 +78,16 @@ VERBATIM = [
     ("gdlcheck inspect samples/attention.yaml", "."),
     ("gdlcheck verify --callable mylayers:cumsum --input-shape 6x2 --group cyclic", "samples"),
     ("gdlcheck verify --callable torchlayers:encoder --input-shape 8x2x16 --group symmetric", "samples"),
-    ("gdlcheck verify --callable torchlayers:median_centred --input-shape 6x4 --group symmetric --method exact",
-     "samples"),
+    (
+        "gdlcheck verify --callable torchlayers:median_centred --input-shape 6x4 --group symmetric --method exact",
+        "samples",
+    ),
     ("gdlcheck verify samples/checkpoint.npz --group cyclic", "."),
-    ("gdlcheck measure --callable leaky_deepsets.py:LeakyDeepSets --weights leaky-deepsets.safetensors --data "
-     "sets.npy --group symmetric", "samples"),
+    (
+        "gdlcheck measure --callable leaky_deepsets.py:LeakyDeepSets --weights leaky-deepsets.safetensors --data "
+        "sets.npy --group symmetric",
+        "samples",
+    ),
 ]
 
 
@@ -93,6 +99,7 @@ def as_documented(shown: str) -> str:
     error below 1e-12 is rounding, shown as ``rounding`` and ``< 1e-12`` in the same columns
     (gdlcheck.output.render_verify.ROUNDING_SHOWN), never as digits that differ from one CPU to the next.
     Nothing else is loosened."""
+
     def row(match):
         try:
             small = float(match["rel"]) < 1e-12
@@ -103,16 +110,21 @@ def as_documented(shown: str) -> str:
         width = len(match["abs"]) + len(match["gap"]) + len(match["rel"])
         cells = "rounding" + " " * (width - len("rounding") - len("< 1e-12")) + "< 1e-12"
         return cells + match["rest"] if width >= len("rounding  < 1e-12") else match[0]
+
     return "".join(_CHECK_ROW.sub(row, line) for line in shown.splitlines(keepends=True))
 
 
 def test_as_documented_rewrites_only_residuals_below_1e_12():
-    rows = ("│  (0 1)   numeric x8        8.88e-16    3.5e-16   PASS   │\n"
-            "│  (0 1)   numeric x8          2.1e-6    4.2e-07   FAIL   │\n"
-            "│  (0 1)   exact                    -          -   PASS (exact)   │\n")
-    assert as_documented(rows) == ("│  (0 1)   numeric x8        rounding    < 1e-12   PASS   │\n"
-                                   "│  (0 1)   numeric x8          2.1e-6    4.2e-07   FAIL   │\n"
-                                   "│  (0 1)   exact                    -          -   PASS (exact)   │\n")
+    rows = (
+        "│  (0 1)   numeric x8        8.88e-16    3.5e-16   PASS   │\n"
+        "│  (0 1)   numeric x8          2.1e-6    4.2e-07   FAIL   │\n"
+        "│  (0 1)   exact                    -          -   PASS (exact)   │\n"
+    )
+    assert as_documented(rows) == (
+        "│  (0 1)   numeric x8        rounding    < 1e-12   PASS   │\n"
+        "│  (0 1)   numeric x8          2.1e-6    4.2e-07   FAIL   │\n"
+        "│  (0 1)   exact                    -          -   PASS (exact)   │\n"
+    )
 
 
 @pytest.mark.parametrize("command, folder", VERBATIM, ids=[c for c, _ in VERBATIM])
@@ -123,12 +135,13 @@ def test_usage_reports_are_what_the_tool_prints_at_80_columns(command, folder, r
     # the manual shows these reports verbatim: refresh it when the report changes
     (text,) = [text for text in map(manual.read, manual.PAGES) if f"$ {command}\n" in text]
     shown = text.split(f"$ {command}\n", 1)[1]
-    shown = shown[:min(i for i in (shown.find("\n$ "), shown.find("\n```")) if i >= 0) + 1]
+    shown = shown[: min(i for i in (shown.find("\n$ "), shown.find("\n```")) if i >= 0) + 1]
     if any(c in command for c in "|<>;&"):
         env = newcomer_env(NO_COLOR="1", COLUMNS="80")
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-        stdout = subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, env=env,
-                                timeout=120).stdout
+        stdout = subprocess.run(
+            command, shell=True, cwd=cwd, capture_output=True, text=True, env=env, timeout=120
+        ).stdout
     else:
         monkeypatch.chdir(cwd)
         monkeypatch.setenv("NO_COLOR", "1")

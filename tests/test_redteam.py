@@ -19,9 +19,24 @@ pytestmark = pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_red_team_run_finds_nothing(seed):
     env = newcomer_env(OPENBLAS_NUM_THREADS="1")
-    result = subprocess.run([sys.executable, str(ROOT / "fuzz" / "redteam.py"), "--cases", "200", "--seed", str(seed),
-                             "--case-seconds", "60", "--memory", str(4 << 30)],
-                            capture_output=True, text=True, env=env, timeout=1800)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "fuzz" / "redteam.py"),
+            "--cases",
+            "200",
+            "--seed",
+            str(seed),
+            "--case-seconds",
+            "60",
+            "--memory",
+            str(4 << 30),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+    )
     report = json.loads(result.stdout)
     assert report["findings"] == [], json.dumps(report["findings"], indent=1)
     assert result.returncode == 0 and report["cases"] == 200
@@ -33,9 +48,26 @@ def test_the_new_surfaces_run_finds_nothing():
     # hostile file names into --plot and --format junit, and specs with free symbols; a few
     # tens of seconds of work
     env = newcomer_env(OPENBLAS_NUM_THREADS="1")
-    result = subprocess.run([sys.executable, str(ROOT / "fuzz" / "redteam.py"), "--surfaces", "new", "--cases", "40",
-                             "--seed", "0", "--case-seconds", "60", "--memory", str(4 << 30)],
-                            capture_output=True, text=True, env=env, timeout=1800)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "fuzz" / "redteam.py"),
+            "--surfaces",
+            "new",
+            "--cases",
+            "40",
+            "--seed",
+            "0",
+            "--case-seconds",
+            "60",
+            "--memory",
+            str(4 << 30),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+    )
     report = json.loads(result.stdout)
     assert report["findings"] == [] and report["classes"] == {}, json.dumps(report["findings"], indent=1)
     assert result.returncode == 0 and report["cases"] == 40
@@ -47,10 +79,27 @@ def test_the_checkpoints_run_finds_nothing():
     # containers of every kind of tensor, damaged byte by byte; .safetensors headers and .npz
     # members mutated
     env = newcomer_env(OPENBLAS_NUM_THREADS="1")
-    result = subprocess.run([sys.executable, str(ROOT / "fuzz" / "redteam.py"), "--surfaces", "checkpoints",
-                             "--cases", "60", "--seed", "0", "--case-seconds", "60", "--memory", str(4 << 30)],
-                            capture_output=True, text=True, env=env, timeout=1800)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "fuzz" / "redteam.py"),
+            "--surfaces",
+            "checkpoints",
+            "--cases",
+            "60",
+            "--seed",
+            "0",
+            "--case-seconds",
+            "60",
+            "--memory",
+            str(4 << 30),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+    )
     report = json.loads(result.stdout)
     assert report["findings"] == [], json.dumps(report["findings"], indent=1)
     assert result.returncode == 0 and report["surfaces"] == {"checkpoints": 60}
-    assert {"0", "1", "2"} <= set(report["exits"])   # the run reaches verdicts, not only refusals
+    assert {"0", "1", "2"} <= set(report["exits"])  # the run reaches verdicts, not only refusals

@@ -19,7 +19,7 @@ def table_rows(text: str) -> list[str]:
     # the rows under the verify table's rule, up to the panel's bottom edge
     lines = text.splitlines()
     start = next(k for k, line in enumerate(lines) if "───" in line and "╭" not in line)
-    return [line for line in lines[start + 1:] if line.startswith("│")]
+    return [line for line in lines[start + 1 :] if line.startswith("│")]
 
 
 def test_long_generators_keep_method_errors_and_verdict_visible():
@@ -48,10 +48,16 @@ def test_long_generators_keep_method_errors_and_verdict_visible():
 def test_generators_are_named_by_their_role_in_every_catalogue_group():
     from gdlcheck.output.render_verify import generator_name
 
-    cases = {("cyclic", 3): ["shift (0 1 2)"], ("dihedral", 5): ["shift (0 1 2 3 4)", "reflection"], ("dihedral", 4): ["shift (0 1 2 3)", "reflection (1 3)"],
-             ("symmetric", 12): ["shift", "transposition (0 1)"], ("alternating", 5): ["3-cycle (0 1 2)", "shift (0 1 2 3 4)"], ("alternating", 12): ["3-cycle (0 1 2)", "cycle"],
-             ("translations", (2, 3)): ["translation (axis 0)", "translation (axis 1)"],
-             ("p4m", (3, 3)): ["translation (axis 0)", "translation (axis 1)", "rotation", "reflection"]}
+    cases = {
+        ("cyclic", 3): ["shift (0 1 2)"],
+        ("dihedral", 5): ["shift (0 1 2 3 4)", "reflection"],
+        ("dihedral", 4): ["shift (0 1 2 3)", "reflection (1 3)"],
+        ("symmetric", 12): ["shift", "transposition (0 1)"],
+        ("alternating", 5): ["3-cycle (0 1 2)", "shift (0 1 2 3 4)"],
+        ("alternating", 12): ["3-cycle (0 1 2)", "cycle"],
+        ("translations", (2, 3)): ["translation (axis 0)", "translation (axis 1)"],
+        ("p4m", (3, 3)): ["translation (axis 0)", "translation (axis 1)", "rotation", "reflection"],
+    }
     for (name, size), expected in cases.items():
         g = api.group(name, **({"shape": size} if isinstance(size, tuple) else {"n": size}))
         assert [generator_name(g, s) for s in g.generator_strings] == expected, name
@@ -70,8 +76,9 @@ def test_grid_counterexamples_name_points_by_their_coordinates():
     # the rotation (a, b) -> (b, -a mod 3) maps the pair of points shown onto each other
     import re
 
-    (ga, gb, gc, gd), (a, b, c, d) = [tuple(map(int, m)) for m in
-                                      re.findall(r"W\[\((\d), (\d)\), \((\d), (\d)\)\]", line)]
+    (ga, gb, gc, gd), (a, b, c, d) = [
+        tuple(map(int, m)) for m in re.findall(r"W\[\((\d), (\d)\), \((\d), (\d)\)\]", line)
+    ]
     assert ((ga, gb), (gc, gd)) == ((b, (-a) % 3), (d, (-c) % 3))
     assert W[ga * 3 + gb, gc * 3 + gd] != W[a * 3 + b, c * 3 + d]
 

@@ -19,7 +19,7 @@ import gdlcheck
 pytestmark = pytest.mark.slow  # torch
 
 ALARM = "a rule of gdlcheck's is wrong"
-EPS64, EPS32 = 2.0 ** -52, 2.0 ** -23
+EPS64, EPS32 = 2.0**-52, 2.0**-23
 
 
 class Centred(torch.nn.Module):
@@ -91,7 +91,7 @@ def test_float32_inside_a_float64_check_gets_the_float32_note_only():
     assert np.abs((X[cycle] - X[cycle].mean(0)) - exact_mean[cycle]).max() <= 64 * EPS64 * big
     assert np.abs(moved - got[cycle]).max() <= 64 * EPS32 * big
     result = gdlcheck.verify_callable(module, "symmetric", shape=(16, 3))
-    assert result.verdict == "fails"          # a float64 check of code that rounds in float32
+    assert result.verdict == "fails"  # a float64 check of code that rounds in float32
     assert ALARM not in notes(result)
     assert "at float32 rounding level" in notes(result)
     # checked in the dtype it computes in, the proof stands

@@ -7,7 +7,6 @@ of ``RULES``, as torch's ``OpInfo`` gives each operator its samples):
 
 The moved call's cross-check is turned off here: these test the rules alone."""
 
-
 import numpy as np
 import pytest
 
@@ -28,8 +27,9 @@ def _name(key) -> str:
 
 
 def _is(key, func) -> bool:
-    return func is key or (key is table.POINTWISE and table.RULES.get(func) is None
-                           and table.lookup(func) is table.RULES[table.POINTWISE])
+    return func is key or (
+        key is table.POINTWISE and table.RULES.get(func) is None and table.lookup(func) is table.RULES[table.POINTWISE]
+    )
 
 
 def _plain(m):
@@ -39,8 +39,10 @@ def _plain(m):
         return None
     if isinstance(m, (list, tuple)):
         return tuple(_plain(x) for x in m)
+
     def axis(p):
         return "unordered" if isinstance(p, mv.Unordered) else (None if p is None else tuple(int(v) for v in p))
+
     return (tuple(axis(p) for p in m.axes), axis(m.labels))
 
 
@@ -59,11 +61,11 @@ def _prove(key, seed, monkeypatch):
     monkeypatch.setattr(walk.Walk, "_one", spy)
     monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)
     sample = SAMPLES[key]
-    result = gdlcheck.verify_callable(SampleModule(sample), "symmetric", shape=(N, D), expect=sample.expect,
-                                      method="exact", seed=seed)
+    result = gdlcheck.verify_callable(
+        SampleModule(sample), "symmetric", shape=(N, D), expect=sample.expect, method="exact", seed=seed
+    )
     monkeypatch.undo()
     return result, said
-
 
 
 def test_every_rule_key_has_a_sample():
@@ -112,8 +114,8 @@ def test_a_new_rule_that_reads_a_moving_index_is_caught_by_the_two_draws(monkeyp
     said = []
     for seed in range(1, 7):
         with monkeypatch.context() as patch:
-            patch.setattr(walk.Walk, "blind", lambda self, value: value)   # the rules see the values
+            patch.setattr(walk.Walk, "blind", lambda self, value: value)  # the rules see the values
             patch.setitem(table.RULES, key, _gather_reading)
             said.append(repr(_prove(key, seed, patch)[1]))
     assert len(set(said)) > 1
-    assert len({repr(_prove(key, seed, monkeypatch)[1]) for seed in range(1, 7)}) == 1   # the rule as it is
+    assert len({repr(_prove(key, seed, monkeypatch)[1]) for seed in range(1, 7)}) == 1  # the rule as it is

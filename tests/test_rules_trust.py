@@ -29,11 +29,19 @@ def test_deepsets_is_alpha_identity_plus_beta_ones():
     assert np.array_equal(W, 2.0 * np.eye(4) + 0.5 * np.ones((4, 4)))
 
 
-@pytest.mark.parametrize("p, shape, expected", [
-    ((1, 2, 3, 0), (4,), True), ((3, 0, 1, 2), (4,), True), ((0, 1, 2, 3), (4,), True),
-    ((1, 0, 2, 3), (4,), False), ((0, 3, 2, 1), (4,), False),
-    ((3, 4, 5, 0, 1, 2), (2, 3), True), ((1, 2, 0, 4, 5, 3), (2, 3), True), ((1, 2, 3, 4, 5, 0), (2, 3), False),
-])
+@pytest.mark.parametrize(
+    "p, shape, expected",
+    [
+        ((1, 2, 3, 0), (4,), True),
+        ((3, 0, 1, 2), (4,), True),
+        ((0, 1, 2, 3), (4,), True),
+        ((1, 0, 2, 3), (4,), False),
+        ((0, 3, 2, 1), (4,), False),
+        ((3, 4, 5, 0, 1, 2), (2, 3), True),
+        ((1, 2, 0, 4, 5, 3), (2, 3), True),
+        ((1, 2, 3, 4, 5, 0), (2, 3), False),
+    ],
+)
 def test_a_translation_is_read_from_the_permutation(p, shape, expected):
     assert is_translation(p, shape) is expected
 
@@ -46,10 +54,14 @@ def test_every_generator_of_a_catalogue_translation_group_is_a_translation():
     assert not is_translation(reflection, (6,))
 
 
-@pytest.mark.parametrize("group", [
-    PermGroup("mine", 4, ((1, 0, 2, 3),), roles=(Role("shift"),)),
-    PermGroup("mine", 6, ((1, 2, 3, 4, 5, 0), (0, 5, 4, 3, 2, 1)), roles=(Role("shift"), Role("shift"))),
-], ids=["swap-called-shift", "reflection-called-shift"])
+@pytest.mark.parametrize(
+    "group",
+    [
+        PermGroup("mine", 4, ((1, 0, 2, 3),), roles=(Role("shift"),)),
+        PermGroup("mine", 6, ((1, 2, 3, 4, 5, 0), (0, 5, 4, 3, 2, 1)), roles=(Role("shift"), Role("shift"))),
+    ],
+    ids=["swap-called-shift", "reflection-called-shift"],
+)
 def test_a_generator_named_a_shift_is_not_trusted(group):
     layer = Conv(np.array([1.0, 2.0, 3.0]), group.n)
     proof = deduce(layer, group)
@@ -80,9 +92,14 @@ def _spec(tmp_path, spec):
 @pytest.mark.parametrize("method", ["auto", "exact", "both"])
 def test_a_pooled_output_is_named_whatever_the_method(run, tmp_path, method):
     """The proof stops at the bias for every generator, yet the output is pooled all the same."""
-    spec = {"symmetry": {"group": "cyclic", "n": 8},
-            "layer": [{"kind": "linear", "weight": np.eye(8).tolist(), "bias": list(range(8))},
-                      {"kind": "pointwise", "activation": "relu"}, {"kind": "pool", "op": "sum"}]}
+    spec = {
+        "symmetry": {"group": "cyclic", "n": 8},
+        "layer": [
+            {"kind": "linear", "weight": np.eye(8).tolist(), "bias": list(range(8))},
+            {"kind": "pointwise", "activation": "relu"},
+            {"kind": "pool", "op": "sum"},
+        ],
+    }
     result = run(["verify", _spec(tmp_path, spec), "--method", method])
     assert result.exit_code == 2
     assert "use expect: invariant" in result.stderr
@@ -92,10 +109,16 @@ def test_two_input_graphs_in_nested_sequences_are_refused(run, tmp_path):
     ring = np.roll(np.eye(4), 1, axis=1) + np.roll(np.eye(4), -1, axis=1)
     full = np.ones((4, 4)) - np.eye(4)
     gcn = {"kind": "gcn", "weight": [[0.5]]}
-    spec = {"symmetry": {"group": "cyclic", "n": 4},
-            "layer": [[gcn | {"adjacency": ring.tolist(), "graph": "fixed"},
-                       gcn | {"adjacency": full.tolist(), "graph": "input"}],
-                      gcn | {"adjacency": ring.tolist(), "graph": "input"}]}
+    spec = {
+        "symmetry": {"group": "cyclic", "n": 4},
+        "layer": [
+            [
+                gcn | {"adjacency": ring.tolist(), "graph": "fixed"},
+                gcn | {"adjacency": full.tolist(), "graph": "input"},
+            ],
+            gcn | {"adjacency": ring.tolist(), "graph": "input"},
+        ],
+    }
     result = run(["verify", _spec(tmp_path, spec)])
     assert result.exit_code == 2
     assert "read one graph" in result.stderr

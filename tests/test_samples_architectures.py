@@ -42,8 +42,11 @@ def test_sample_verdict_and_exit_code(run, samples, sample, extra, code, verdict
 
 
 def test_numeric_counterexample_names_trial_seed_and_entry(run, samples):
-    out = json.loads(run(["verify", samples / "attention-causal.yaml", "--method", "numeric", "--seed", "5",
-                          "--format", "json"]).stdout)
+    out = json.loads(
+        run(
+            ["verify", samples / "attention-causal.yaml", "--method", "numeric", "--seed", "5", "--format", "json"]
+        ).stdout
+    )
     check = out["checks"][0]
     assert check["method"] == "numeric" and check["trials"] == 8
     c = check["counterexample"]
@@ -59,8 +62,9 @@ def test_text_report_shows_the_diagnosis(run, samples):
 
 
 def test_fixed_graph_diagnosis_points_to_theorem_3(run, samples):
-    out = json.loads(run(["verify", samples / "gcn-cycle-fixed.yaml", "--group", "symmetric",
-                          "--format", "json"]).stdout)
+    out = json.loads(
+        run(["verify", samples / "gcn-cycle-fixed.yaml", "--group", "symmetric", "--format", "json"]).stdout
+    )
     assert any("holds for Y(PX, P A P^T) = P Y(X, A)" in line for line in out["diagnosis"])
 
 
@@ -93,8 +97,10 @@ def test_method_exact_where_nothing_exact_decides_is_inconclusive(run, tmp_path)
     # proof stops at the table, and --method exact runs no trials
     spec = tmp_path / "table.yaml"
     table = [[float(i), 0.0] for i in range(8)]
-    spec.write_text("symmetry: {group: cyclic, n: 8}\nlayer: {kind: attention, wq: [[1, 0], [0, 1]], "
-                    f"wk: [[1, 0], [0, 1]], wv: [[1, 0], [0, 1]], positional: {{absolute: {table}}}}}\n")
+    spec.write_text(
+        "symmetry: {group: cyclic, n: 8}\nlayer: {kind: attention, wq: [[1, 0], [0, 1]], "
+        f"wk: [[1, 0], [0, 1]], wv: [[1, 0], [0, 1]], positional: {{absolute: {table}}}}}\n"
+    )
     result = run(["verify", spec, "--method", "exact", "--format", "json"])
     assert result.exit_code == 3
     out = json.loads(result.stdout)

@@ -15,8 +15,8 @@ import gdlcheck
 
 EXPONENTS = [-1071, -1060, -1040, -1022, -1000, -700, -300, -60, 0, 60, 300, 700, 1000, 1016]
 
-C = np.array([[1, 4, 3, 2], [2, 1, 4, 3], [3, 2, 1, 4], [4, 3, 2, 1]], dtype=float)    # circulant
-B = np.array([[1, 4, 3, 2], [2, 1, 4, 3], [3, 2, 1, 4], [4, 3, 5, 1]], dtype=float)    # one entry off
+C = np.array([[1, 4, 3, 2], [2, 1, 4, 3], [3, 2, 1, 4], [4, 3, 2, 1]], dtype=float)  # circulant
+B = np.array([[1, 4, 3, 2], [2, 1, 4, 3], [3, 2, 1, 4], [4, 3, 5, 1]], dtype=float)  # one entry off
 
 
 def at(k: int, W: np.ndarray) -> np.ndarray:
@@ -78,8 +78,10 @@ def test_a_broken_layer_of_subnormal_weights_fails(run, tmp_path):
     W = np.random.default_rng(1).standard_normal((8, 8)) * 1e-320
     np.save(tmp_path / "w.npy", W)
     spec = tmp_path / "tiny.yaml"
-    spec.write_text("symmetry: {group: cyclic, n: 8}\nlayer:\n  - {kind: linear, weight: {file: w.npy}}\n"
-                    "  - {kind: pointwise, activation: tanh}\n")
+    spec.write_text(
+        "symmetry: {group: cyclic, n: 8}\nlayer:\n  - {kind: linear, weight: {file: w.npy}}\n"
+        "  - {kind: pointwise, activation: tanh}\n"
+    )
     result = run(["verify", spec, "--format", "json"])
     assert result.exit_code == 1 and json.loads(result.stdout)["verdict"] == "fails"
     (tmp_path / "sub.csv").write_text("1e-320,0\n0,2e-320\n")

@@ -165,8 +165,11 @@ def default_cases():
 def test_each_default_is_what_the_parser_uses_without_the_key(tmp_path, kind, key, default):
     layer = parse(KIND_REFERENCE[kind].example)
     without = build(tmp_path, example_spec(kind), "without.yaml")
-    explicit = build(tmp_path, example_spec(kind, yaml.safe_dump({**layer, key: default}, default_flow_style=True)
-                                            .strip()), "with.yaml")
+    explicit = build(
+        tmp_path,
+        example_spec(kind, yaml.safe_dump({**layer, key: default}, default_flow_style=True).strip()),
+        "with.yaml",
+    )
     X = np.random.default_rng(0).standard_normal((4, without.channels))
     np.testing.assert_array_equal(explicit.layer.forward(X), without.layer.forward(X))
 

@@ -86,6 +86,6 @@ def test_a_list_of_checked_tensors_and_a_projection_show_themselves(tmp_path):
     pytest.importorskip("matplotlib")
     W = np.load(SAMPLES / "trained.npy")
     figure = gdlcheck.project(W, "cyclic").plot()
-    assert len(figure.axes) >= 3   # the matrix, its projection and where they differ
+    assert len(figure.axes) >= 3  # the matrix, its projection and where they differ
     figure.savefig(tmp_path / "p.png")
     assert (tmp_path / "p.png").stat().st_size > 0

@@ -63,15 +63,19 @@ def _step_method(module):
     return len(calls)
 
 
-STEPS = {"a cached tensor, add_": _step_tensor, "a cached list (bounded cache)": _step_list,
-         "a cache in a closure": _step_closure, "a cached method": _step_method}
+STEPS = {
+    "a cached tensor, add_": _step_tensor,
+    "a cached list (bounded cache)": _step_list,
+    "a cache in a closure": _step_closure,
+    "a cached method": _step_method,
+}
 
 
 class ChangesAfterFourCalls(Counted):
     def __init__(self, step, warm: bool):
         super().__init__()
         self.step = step
-        if warm:   # the cache holds its entry before the proof
+        if warm:  # the cache holds its entry before the proof
             self.step(self)
             self.step(self)
 
@@ -91,7 +95,7 @@ def fresh(name: str, warm: bool = True) -> ChangesAfterFourCalls:
 @pytest.mark.parametrize("name", STEPS)
 def test_each_module_moves_otherwise_after_four_calls(name):
     module, x, perm = fresh(name, warm=False), points(8, 3), np.random.default_rng(1).permutation(8)
-    assert commutes(module, perm, x) and commutes(module, perm, x)   # calls 1 to 4
+    assert commutes(module, perm, x) and commutes(module, perm, x)  # calls 1 to 4
     assert not commutes(module, perm, x)
 
 

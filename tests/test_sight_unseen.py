@@ -25,7 +25,7 @@ import gdlcheck  # noqa: E402
 from tests.conftest import newcomer_env  # noqa: E402
 
 POOL = concurrent.futures.ThreadPoolExecutor(1)
-POOL.submit(int, 0).result()   # its worker thread is running before any proof
+POOL.submit(int, 0).result()  # its worker thread is running before any proof
 
 
 def in_a_thread(work):
@@ -175,7 +175,7 @@ def test_a_tensor_made_out_of_sight_after_a_constant_is_found(same_operation):
     assert result.verdict == "inconclusive" and "out of the walk's sight" in str(result.proof.stops)
 
 
-@pytest.mark.parametrize("size", [(8, 3), (1366, 3)], ids=str)   # n x d past 4,096 too
+@pytest.mark.parametrize("size", [(8, 3), (1366, 3)], ids=str)  # n x d past 4,096 too
 @pytest.mark.parametrize("module", [UsesWhatWasThere(), ReadsAConstantOutOfSight()], ids=["data", "read"])
 def test_what_was_there_before_the_proof_stays_proved(module, size):
     assert verdict(module, size, "exact") == "holds"
@@ -196,7 +196,8 @@ def test_a_constant_made_out_of_sight_stops_and_says_so():
 
 @pytest.mark.slow
 def test_the_command_line_does_not_pass_it(tmp_path):
-    (tmp_path / "hidden.py").write_text(textwrap.dedent("""
+    (tmp_path / "hidden.py").write_text(
+        textwrap.dedent("""
         import torch
         from torch.utils._mode_utils import no_dispatch
 
@@ -205,10 +206,29 @@ def test_the_command_line_does_not_pass_it(tmp_path):
                 with no_dispatch():
                     y = x[:1] * 1
                 return x + y
-    """))
-    out = subprocess.run([sys.executable, "-m", "gdlcheck", "verify", "--callable", "hidden.py:Hidden",
-                          "--input-shape", "2049x3", "--group", "symmetric", "--format", "json"],
-                         cwd=tmp_path, capture_output=True, text=True, env=newcomer_env(NO_COLOR="1"), timeout=300)
+    """)
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gdlcheck",
+            "verify",
+            "--callable",
+            "hidden.py:Hidden",
+            "--input-shape",
+            "2049x3",
+            "--group",
+            "symmetric",
+            "--format",
+            "json",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=newcomer_env(NO_COLOR="1"),
+        timeout=300,
+    )
     assert out.returncode not in (0, 2, 70), out.stderr
     assert json.loads(out.stdout)["verdict"] in ("fails", "inconclusive")
 

@@ -42,11 +42,14 @@ def test_act_on_both_keeps_sparse_and_follows_the_convention():
     assert isinstance(B, sp.csr_array)
 
 
-@pytest.mark.parametrize("graph_mode, group, verdict", [
-    ("input", groups.symmetric(8), "holds"),             # Theorem 3
-    ("fixed", groups.symmetric(8), "fails"),
-    ("fixed", groups.cyclic(8), "holds"),                # the ring's rotations are automorphisms
-])
+@pytest.mark.parametrize(
+    "graph_mode, group, verdict",
+    [
+        ("input", groups.symmetric(8), "holds"),  # Theorem 3
+        ("fixed", groups.symmetric(8), "fails"),
+        ("fixed", groups.cyclic(8), "holds"),  # the ring's rotations are automorphisms
+    ],
+)
 def test_sparse_gcn_verifies_as_the_dense_one(graph_mode, group, verdict):
     A = ring(8)
     W = np.random.default_rng(1).standard_normal((3, 2))
@@ -75,8 +78,9 @@ def test_small_sparse_gcn_takes_the_exact_check():
 def test_ten_thousand_node_sparse_gcn_is_never_densified(monkeypatch):
     n = 10_000
     i = np.arange(n)
-    A = sp.coo_matrix((np.ones(2 * n), (np.concatenate([i, (i + 1) % n]), np.concatenate([(i + 1) % n, i]))),
-                      shape=(n, n)).tocsr()
+    A = sp.coo_matrix(
+        (np.ones(2 * n), (np.concatenate([i, (i + 1) % n]), np.concatenate([(i + 1) % n, i]))), shape=(n, n)
+    ).tocsr()
     layer = GCN(A, np.random.default_rng(0).standard_normal((4, 4)), "relu")
     seen = []
     real = normalize_adjacency

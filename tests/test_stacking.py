@@ -41,21 +41,32 @@ PROVED = {
     "repeat along the channels": (lambda s, x: x.repeat(1, 3), "symmetric"),
     "roll along the points under shifts": (lambda s, x: x + torch.roll(x, 2, 0), "cyclic"),
     "roll along the channels": (lambda s, x: torch.roll(x, 1, 1), "symmetric"),
-    "mm into an out= buffer": (lambda s, x: torch.mm(x, s.lin.weight, out=torch.empty(N, D, dtype=x.dtype)),
-                               "symmetric"),
-    "a global feature expanded to every point (PointNet)":
-        (lambda s, x: torch.cat([x, s.lin(x).amax(0, keepdim=True).expand(N, -1)], 1), "symmetric"),
-    "a global feature repeated to every point":
-        (lambda s, x: torch.cat([x, x.mean(0, keepdim=True).repeat(N, 1)], 1), "symmetric"),
+    "mm into an out= buffer": (
+        lambda s, x: torch.mm(x, s.lin.weight, out=torch.empty(N, D, dtype=x.dtype)),
+        "symmetric",
+    ),
+    "a global feature expanded to every point (PointNet)": (
+        lambda s, x: torch.cat([x, s.lin(x).amax(0, keepdim=True).expand(N, -1)], 1),
+        "symmetric",
+    ),
+    "a global feature repeated to every point": (
+        lambda s, x: torch.cat([x, x.mean(0, keepdim=True).repeat(N, 1)], 1),
+        "symmetric",
+    ),
     "F.normalize over the points": (lambda s, x: F.normalize(x, dim=0), "symmetric"),
-    "sdpa with a float mask (the safe softmax)":
-        (lambda s, x: F.scaled_dot_product_attention(x[None], x[None], x[None],
-                                                     attn_mask=torch.zeros(N, N, dtype=x.dtype))[0], "symmetric"),
+    "sdpa with a float mask (the safe softmax)": (
+        lambda s, x: F.scaled_dot_product_attention(
+            x[None], x[None], x[None], attn_mask=torch.zeros(N, N, dtype=x.dtype)
+        )[0],
+        "symmetric",
+    ),
     "a fresh tensor filled block by block": (lambda s, x: _blocks(x, s.lin(x)), "symmetric"),
     "rows written past a leading row": (lambda s, x: _past_a_row(x), "cyclic"),
     "a chunk written in place beside another": (lambda s, x: _chunks(s.lin(x).repeat(1, 2)), "symmetric"),
-    "a 2-D mask that keeps every point (after to_dense_batch)":
-        (lambda s, x: s.lin(x)[None][torch.ones(1, N, dtype=torch.bool)], "symmetric"),
+    "a 2-D mask that keeps every point (after to_dense_batch)": (
+        lambda s, x: s.lin(x)[None][torch.ones(1, N, dtype=torch.bool)],
+        "symmetric",
+    ),
 }
 
 
@@ -79,7 +90,7 @@ def _chunks(h):
 
 
 def _into_numbers(x):
-    out = torch.arange(N * 2 * D, dtype=x.dtype).reshape(N, 2 * D).clone()   # rows that differ
+    out = torch.arange(N * 2 * D, dtype=x.dtype).reshape(N, 2 * D).clone()  # rows that differ
     out[:, :D] = x
     return out
 
@@ -104,7 +115,8 @@ TWINS = {
     "roll along the points under reflections": lambda s, x: x + torch.roll(x, 2, 0),
     "a first row repeated to every point": lambda s, x: torch.cat([x, x[:1].repeat(N, 1)], 1),
     "out= of a product with the points' first row": lambda s, x: torch.mm(
-        x, x[:1].T.expand(D, D).contiguous(), out=torch.empty(N, D, dtype=x.dtype)),
+        x, x[:1].T.expand(D, D).contiguous(), out=torch.empty(N, D, dtype=x.dtype)
+    ),
 }
 
 

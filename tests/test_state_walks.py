@@ -36,7 +36,7 @@ class ChangesOnAnotherInput(torch.nn.Module):
 
 
 def test_a_change_made_by_the_moved_call_alone_stops_the_proof(monkeypatch):
-    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)   # the state check alone
+    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)  # the state check alone
     result = gdlcheck.verify_callable(ChangesOnAnotherInput(), "cyclic", shape=(N, D), method="exact")
     assert result.verdict == "inconclusive"
     assert "a second call changes state" in str(result.proof.stops)

@@ -38,7 +38,7 @@ def _written_reasons():
 
 def test_every_reason_written_is_a_member():
     written = list(_written_reasons())
-    assert len(written) > 40   # the tracer's halts and the prover's stops are all found
+    assert len(written) > 40  # the tracer's halts and the prover's stops are all found
     assert [(where, word) for where, word in written if word not in {r.value for r in Reason}] == []
 
 
@@ -50,10 +50,14 @@ def test_every_member_is_written_somewhere():
 
 def test_no_reason_is_compared_as_a_string():
     compared = re.compile(r"""reason\s*(?:==|!=|\bnot\s+in\b|\bin\b)\s*[(\[{]?\s*["']""")
-    found = [f"{path.relative_to(ROOT)}: {line.strip()}" for path in sorted(ROOT.rglob("*.py"))
-             for line in path.read_text().splitlines() if compared.search(line)]
+    found = [
+        f"{path.relative_to(ROOT)}: {line.strip()}"
+        for path in sorted(ROOT.rglob("*.py"))
+        for line in path.read_text().splitlines()
+        if compared.search(line)
+    ]
     assert found == []
-    assert compared.search('if stop.reason in ("asks_value", "state"):')   # the search finds the old form
+    assert compared.search('if stop.reason in ("asks_value", "state"):')  # the search finds the old form
 
 
 def test_a_word_is_read_into_its_member_and_a_misspelt_one_fails():

@@ -28,8 +28,11 @@ def test_a_weight_that_overflows_beside_symbols_is_one_line(tmp_path):
     # deepsets diagonal, and the symbolic pass turned the inf into a sympy number: TypeError
     # "invalid input: inf", exit 70.  The numeric check already said "not finite"
     (tmp_path / "overflow.yaml").write_text(OVERFLOW)
-    one_line(capped(["verify", "overflow.yaml", "--method", "both"], tmp_path, timeout=300), 2,
-             "a weight of the layer is not finite in float64")
+    one_line(
+        capped(["verify", "overflow.yaml", "--method", "both"], tmp_path, timeout=300),
+        2,
+        "a weight of the layer is not finite in float64",
+    )
 
 
 def test_the_same_layer_without_the_overflow_gets_a_verdict(tmp_path):
@@ -39,24 +42,31 @@ def test_the_same_layer_without_the_overflow_gets_a_verdict(tmp_path):
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("expect, verdict, constraint", [
-    ("invariant", 1, "no values of the symbols make it hold"),    # W's numbers differ along a row
-    ("equivariant", 1, "a = b"),                                     # the bias must be constant
-])
+@pytest.mark.parametrize(
+    "expect, verdict, constraint",
+    [
+        ("invariant", 1, "no values of the symbols make it hold"),  # W's numbers differ along a row
+        ("equivariant", 1, "a = b"),  # the bias must be constant
+    ],
+)
 def test_numeric_weights_beside_a_symbolic_bias_are_solved(tmp_path, expect, verdict, constraint):
     # found by fuzz/redteam.py --surfaces symbolic (seed 3, case 199): with expect: invariant the
     # bias takes no part, so every equation was a difference of two float64 weights, and solving
     # for the symbols asked a numpy float for its free_symbols: AttributeError, exit 70
-    (tmp_path / "bias.yaml").write_text(f"symmetry: {{group: cyclic, n: 2}}\nexpect: {expect}\n"
-                                        "layer: {kind: linear, weight: [[1, 0.5], [0.5, 1]], bias: [a, b]}\n")
+    (tmp_path / "bias.yaml").write_text(
+        f"symmetry: {{group: cyclic, n: 2}}\nexpect: {expect}\n"
+        "layer: {kind: linear, weight: [[1, 0.5], [0.5, 1]], bias: [a, b]}\n"
+    )
     result = capped(["verify", "bias.yaml", "--method", "both", "--format", "json"], tmp_path, timeout=300)
     assert result.returncode == verdict, (result.stdout[-300:], result.stderr)
     assert json.loads(result.stdout)["constraints"] == [constraint]
 
 
 def test_invariant_weights_beside_a_symbolic_bias_hold(tmp_path):
-    (tmp_path / "bias.yaml").write_text("symmetry: {group: cyclic, n: 2}\nexpect: invariant\n"
-                                        "layer: {kind: linear, weight: [[1, 1], [1, 1]], bias: [a, b]}\n")
+    (tmp_path / "bias.yaml").write_text(
+        "symmetry: {group: cyclic, n: 2}\nexpect: invariant\n"
+        "layer: {kind: linear, weight: [[1, 1], [1, 1]], bias: [a, b]}\n"
+    )
     result = capped(["verify", "bias.yaml", "--method", "exact", "--format", "json"], tmp_path, timeout=300)
     assert result.returncode == 0 and json.loads(result.stdout)["verdict"] == "holds", result.stderr
 
@@ -66,7 +76,8 @@ def test_deepsets_symbols_that_cancel_on_one_point_get_values(tmp_path, method):
     # found hunting the isnum case: at n = 1 the matrix alpha*I + beta*11^T is alpha + beta, so
     # with alpha = a + b and beta = -b the symbol b is not in it; the trials drew no value for b
     # and rebuilding the layer from alpha and beta was KeyError: b, exit 70
-    (tmp_path / "one.yaml").write_text("symmetry: {group: cyclic, n: 1}\n"
-                                       "layer: {kind: deepsets, alpha: 'a+b', beta: '-b'}\n")
+    (tmp_path / "one.yaml").write_text(
+        "symmetry: {group: cyclic, n: 1}\nlayer: {kind: deepsets, alpha: 'a+b', beta: '-b'}\n"
+    )
     result = capped(["verify", "one.yaml", "--method", method], tmp_path, timeout=300)
     assert result.returncode == 0, (result.stdout[-300:], result.stderr)

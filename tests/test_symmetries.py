@@ -166,8 +166,9 @@ def test_the_bit_table_finds_every_value_it_holds_and_no_other(distinct, seed):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(9, 40), st.integers(1, 30), st.sampled_from([0.0, 1e-9, 0.25]), st.booleans(),
-       st.integers(0, 2**32 - 1))
+@given(
+    st.integers(9, 40), st.integers(1, 30), st.sampled_from([0.0, 1e-9, 0.25]), st.booleans(), st.integers(0, 2**32 - 1)
+)
 def test_labels_that_come_with_the_sampled_values_are_the_colour_classes(n, distinct, tol, rare, seed):
     """value_labels: where the sample finds every entry, its lookups are the labels; they are
     colour_classes' exactly (a small SAMPLE here, so that these matrices take that path)."""
@@ -178,7 +179,7 @@ def test_labels_that_come_with_the_sampled_values_are_the_colour_classes(n, dist
     values = np.r_[rng.standard_normal(distinct), 0.0, 1.0 + 1e-10]
     W = rng.choice(values, size=(n, n))
     if rare:
-        W[rng.integers(0, n), rng.integers(0, n)] = -0.0   # bits the table does not hold: no labels
+        W[rng.integers(0, n), rng.integers(0, n)] = -0.0  # bits the table does not hold: no labels
     saved = colours.SAMPLE
     colours.SAMPLE = 16
     try:

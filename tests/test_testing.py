@@ -43,7 +43,7 @@ def test_only_the_failing_generators_are_listed():
     assert not any(line.split(":")[0].strip() == "generator (0 1 2 3 4)" for line in body)
 
 
-@pytest.mark.slow   # runs torch
+@pytest.mark.slow  # runs torch
 def test_a_broken_callable_is_an_error_not_a_failed_assertion():
     def bad(X):
         raise KeyError("w")
@@ -66,16 +66,33 @@ def test_a_row_permuting_layer_fails_exactly_when_it_is_not_the_identity(n, seed
 
 @pytest.mark.slow
 def test_its_own_frame_is_hidden_from_pytest_tracebacks(tmp_path):
-    (tmp_path / "test_user.py").write_text(textwrap.dedent("""
+    (tmp_path / "test_user.py").write_text(
+        textwrap.dedent("""
         import numpy as np
         from gdlcheck.testing import assert_equivariant
 
         def test_cumsum():
             assert_equivariant(lambda X: np.cumsum(X, axis=0), "cyclic", (6, 2))
-    """))
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-                          str(tmp_path / "test_user.py")], cwd=tmp_path, capture_output=True, text=True,
-                         env=newcomer_env(PYTHONDONTWRITEBYTECODE="1"), timeout=120)
+    """)
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            str(tmp_path / "test_user.py"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=newcomer_env(PYTHONDONTWRITEBYTECODE="1"),
+        timeout=120,
+    )
     assert out.returncode == 1, out.stdout
     assert "generator (0 1 2 3 4 5): relative error" in out.stdout
     assert "test_user.py" in out.stdout
@@ -97,7 +114,7 @@ def test_a_proof_that_holds_is_cross_checked_by_one_trial_and_one_that_does_not_
     r = assert_equivariant(mlp, "symmetric", (6, 3), trials=5)
     assert r.verdict == "holds" and r.proof.holds
     numeric = [c for c in r.checks if c.method == "numeric"]
-    assert len(numeric) == 3 and all(c.trials == 1 for c in numeric)   # (0 .. 5), (0 1), a random element
+    assert len(numeric) == 3 and all(c.trials == 1 for c in numeric)  # (0 .. 5), (0 1), a random element
     r = gdlcheck.verify_callable(Cumsum(), "cyclic", shape=(6, 3), trials=5)
     assert r.verdict == "fails"
     assert [c.trials for c in r.checks if c.method == "numeric"][:2] == [5, 5]

@@ -39,8 +39,7 @@ def test_permutation_helpers_are_the_seeds_P():
     np.testing.assert_array_equal(conjugate(sigma, A), P @ A @ P.T)
 
 
-@given(problems(), st.sampled_from(["symmetric", "random_walk", "none"]), st.sampled_from(["relu", "tanh",
-                                                                                             "identity"]))
+@given(problems(), st.sampled_from(["symmetric", "random_walk", "none"]), st.sampled_from(["relu", "tanh", "identity"]))
 def test_theorem_3_gcn_law_holds(problem, normalization, activation):
     n, sigma, rng, A = problem
     d, d2 = 3, 2
@@ -65,8 +64,7 @@ def test_rows_only_permutation_of_A_breaks_the_gcn_law(problem):
 
 
 def attention(rng, d=3, dk=2, **kw):
-    return Attention(rng.standard_normal((d, dk)), rng.standard_normal((d, dk)), rng.standard_normal((d, dk)),
-                     **kw)
+    return Attention(rng.standard_normal((d, dk)), rng.standard_normal((d, dk)), rng.standard_normal((d, dk)), **kw)
 
 
 @given(problems(), st.sampled_from(["softmax", "sigmoid", "relu", "tanh"]), st.integers(1, 2))

@@ -91,9 +91,12 @@ def test_the_numeric_check_of_numeric_weights_never_exceeds_the_exact_one(case, 
 
 @pytest.mark.parametrize("tol", ["nan", "inf", "-inf", "-1", "1e400", "0x10", "1_0"])
 def test_tol_must_be_a_finite_non_negative_number(run, samples, tol):
-    for args in (["verify", samples / "layer.yaml"], ["symmetries", samples / "petersen.csv"],
-                 ["verify", samples / "layer.yaml", "--format", "json"],
-                 ["symmetries", samples / "petersen.csv", "--format", "json"]):
+    for args in (
+        ["verify", samples / "layer.yaml"],
+        ["symmetries", samples / "petersen.csv"],
+        ["verify", samples / "layer.yaml", "--format", "json"],
+        ["symmetries", samples / "petersen.csv", "--format", "json"],
+    ):
         result = run(args + ["--tol", tol])
         assert result.exit_code == 2, (args, tol, result.stdout)
         assert result.stderr.startswith("gdlcheck: error: ") and "--tol" in result.stderr

@@ -45,8 +45,9 @@ def test_the_hook_entry_passes_and_fails_as_pre_commit_would_run_it(tmp_path):
     command = hook["entry"].split() + hook.get("args", [])
 
     def run(*names):
-        return subprocess.run(command + [f"specs/{n}" for n in names], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=120)
+        return subprocess.run(
+            command + [f"specs/{n}" for n in names], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        )
 
     assert run("conv.yaml", "deepsets.yaml").returncode == 0
     failing = run("conv.yaml", "bias-breaks.yaml")
@@ -63,14 +64,19 @@ def junit(run, *args):
 
 def test_junit_has_one_test_case_per_input(run, tmp_path):
     missing = tmp_path / "absent.csv"
-    result, xml = junit(run, SAMPLES / "conv.yaml", SAMPLES / "bias-breaks.yaml", missing,
-                        SAMPLES / "symbolic-broken.yaml")
+    result, xml = junit(
+        run, SAMPLES / "conv.yaml", SAMPLES / "bias-breaks.yaml", missing, SAMPLES / "symbolic-broken.yaml"
+    )
     assert result.exit_code == 2  # the worst: an unreadable input
     (suite,) = list(xml)
     assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (4, 2, 1, 0)
     cases = {case.name: case for case in suite}
-    assert list(cases) == [str(SAMPLES / "conv.yaml"), str(SAMPLES / "bias-breaks.yaml"), str(missing),
-                           str(SAMPLES / "symbolic-broken.yaml")]
+    assert list(cases) == [
+        str(SAMPLES / "conv.yaml"),
+        str(SAMPLES / "bias-breaks.yaml"),
+        str(missing),
+        str(SAMPLES / "symbolic-broken.yaml"),
+    ]
     assert cases[str(SAMPLES / "conv.yaml")].is_passed
     (failure,) = cases[str(SAMPLES / "symbolic-broken.yaml")].result
     assert isinstance(failure, junitparser.Failure) and failure.type == "fails"
@@ -89,8 +95,9 @@ def test_junit_reports_inconclusive_as_an_error_and_is_deterministic(run):
     (case,) = list(list(xml)[0])
     (error,) = case.result
     assert error.type == "inconclusive" and "could not decide" in error.message
-    again = run(["verify", SAMPLES.parent / "docs" / "examples" / "pooled-bias.yaml", "--method", "exact", "--format",
-                 "junit"])
+    again = run(
+        ["verify", SAMPLES.parent / "docs" / "examples" / "pooled-bias.yaml", "--method", "exact", "--format", "junit"]
+    )
     assert again.stdout == result.stdout
 
 
@@ -139,8 +146,9 @@ def test_completion_through_the_installed_script():
     script = os.path.join(os.path.dirname(sys.executable), "gdlcheck")
     out = subprocess.run([script], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.splitlines() == ["plain,gcn"]
-    source = subprocess.run([script], env=newcomer_env(_GDLCHECK_COMPLETE="bash_source"), capture_output=True,
-                            text=True, timeout=60)
+    source = subprocess.run(
+        [script], env=newcomer_env(_GDLCHECK_COMPLETE="bash_source"), capture_output=True, text=True, timeout=60
+    )
     assert "_gdlcheck_completion" in source.stdout
 
 

@@ -157,10 +157,25 @@ def test_assert_equivariant_on_torch_modules():
 
 def test_cli_verifies_a_torch_module_from_the_current_folder(run, monkeypatch):
     """The float64 run in a fresh process (imports as a user's are), float32 in this one."""
-    args = ["verify", "--callable", "mylayers:TorchDeepSets", "--input-shape", "5x3", "--group", "symmetric",
-            "--format", "json"]
-    out = subprocess.run([sys.executable, "-m", "gdlcheck", *args], cwd=SAMPLES, capture_output=True, text=True,
-                         env=newcomer_env(NO_COLOR="1"), timeout=120)
+    args = [
+        "verify",
+        "--callable",
+        "mylayers:TorchDeepSets",
+        "--input-shape",
+        "5x3",
+        "--group",
+        "symmetric",
+        "--format",
+        "json",
+    ]
+    out = subprocess.run(
+        [sys.executable, "-m", "gdlcheck", *args],
+        cwd=SAMPLES,
+        capture_output=True,
+        text=True,
+        env=newcomer_env(NO_COLOR="1"),
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     monkeypatch.chdir(SAMPLES)
     for stdout in (out.stdout, run(args + ["--dtype", "float32"]).stdout):
@@ -189,7 +204,7 @@ def test_float32_rounding_of_a_proved_module_is_not_a_counterexample():
 
     strict = gdlcheck.verify_callable(Centred(), "symmetric", shape=(64, 8), dtype="float32", tol=1e-12)
     assert all(c.passed for c in strict.checks if c.method == "exact")
-    assert any(c.method == "numeric" and c.passed is False for c in strict.checks)   # float32 rounding
+    assert any(c.method == "numeric" and c.passed is False for c in strict.checks)  # float32 rounding
     assert strict.verdict == "holds" and [n.what for n in strict.notes if n.what == "trials_rounding"]
     # in float64 the same rounding is below 1e-9: no note at all
     assert gdlcheck.verify_callable(Centred(), "symmetric", shape=(64, 8), tol=1e-12).verdict == "holds"

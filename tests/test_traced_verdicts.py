@@ -61,7 +61,7 @@ class Masked(torch.nn.Module):
     def __init__(self, allowed):
         super().__init__()
         self.block = encoder_layer()
-        self.register_buffer("mask", ~allowed)   # True where attention is not allowed
+        self.register_buffer("mask", ~allowed)  # True where attention is not allowed
 
     def forward(self, x):
         return self.block(x, src_mask=self.mask)
@@ -70,8 +70,12 @@ class Masked(torch.nn.Module):
 def proved(result) -> bool:
     obj = result.to_json()
     exact = [c for c in obj["checks"] if c["method"] == "exact"]
-    return (obj["verdict"] == "holds" and obj["proof"][0]["rule"] == PROVED
-            and bool(exact) and all(c["passed"] for c in exact))
+    return (
+        obj["verdict"] == "holds"
+        and obj["proof"][0]["rule"] == PROVED
+        and bool(exact)
+        and all(c["passed"] for c in exact)
+    )
 
 
 def numeric_failed(result) -> bool:
@@ -92,7 +96,7 @@ def test_a_mask_is_proved_under_its_automorphisms_only():
     causal = ~torch.ones(8, 8, dtype=torch.bool).triu(1)
     module = Masked(causal)
     trivial = groups.automorphism_group(causal.double().numpy())
-    assert trivial.order == 1                        # a causal order: only the identity, which every module has
+    assert trivial.order == 1  # a causal order: only the identity, which every module has
     assert gdlcheck.verify_callable(module, trivial, shape=(8, 16)).verdict == "holds"
     result = gdlcheck.verify_callable(module, "symmetric", shape=(8, 16))
     assert numeric_failed(result)
@@ -119,7 +123,8 @@ def test_a_circular_conv1d_is_proved_cyclic_and_a_zero_padded_one_is_not():
     result = gdlcheck.verify_callable(conv("zeros"), "cyclic", shape=(3, 16), points_axis=1)
     assert numeric_failed(result)
     assert "not proven for (0 1 2 .. 15) at node" in " ".join(result.to_json()["notes"]).replace(
-        "3 4 5 6 7 8 9 10 11 12 13 14", "..")
+        "3 4 5 6 7 8 9 10 11 12 13 14", ".."
+    )
 
 
 @pytest.mark.parametrize("module", [DeepSets(), MaxPool()], ids=["deepsets", "max-pool"])
@@ -129,7 +134,8 @@ def test_pooled_models_are_proved_invariant(module):
 
 def test_a_proof_is_the_same_at_any_size():
     """The proof does not run the module: its JSON at n = 8 and n = 512 differ only in n."""
-    small, large = (gdlcheck.verify_callable(MaxPool(), "symmetric", shape=(n, 3), expect="invariant")
-                    for n in (8, 512))
+    small, large = (
+        gdlcheck.verify_callable(MaxPool(), "symmetric", shape=(n, 3), expect="invariant") for n in (8, 512)
+    )
     assert [s["rule"] for s in small.to_json()["proof"]] == [s["rule"] for s in large.to_json()["proof"]]
     assert np.all([c["passed"] for c in large.to_json()["checks"]])

@@ -41,6 +41,7 @@ def model_file(tmp_path, monkeypatch):
     import importlib
 
     import model
+
     importlib.reload(model)
     return model
 
@@ -58,14 +59,25 @@ def test_a_checkpoint_is_judged_with_its_model(run, tmp_path, model_file, suffix
     path = tmp_path / f"leaky{suffix}"
     state = trained(model_file, 0.5).state_dict()
     safetensors.torch.save_file(state, str(path)) if suffix == ".safetensors" else torch.save(state, path)
-    args = ["verify", "--callable", "model.py:Net", "--input-shape", "6x2", "--group", "symmetric", "--expect",
-            "invariant", "--format", "json"]
+    args = [
+        "verify",
+        "--callable",
+        "model.py:Net",
+        "--input-shape",
+        "6x2",
+        "--group",
+        "symmetric",
+        "--expect",
+        "invariant",
+        "--format",
+        "json",
+    ]
     # the module as its class builds it (pos = 0) holds; with the trained weights it does not
     assert json.loads(run(args).stdout)["passed"] is True
     result = run([*args, "--weights", path])
     out = json.loads(result.stdout)
     assert result.exit_code == 1 and out["verdict"] == "fails"
-    assert (out["culprit"]["path"], out["culprit"]["kind"]) == ("pos", "parameter")   # the leak, named
+    assert (out["culprit"]["path"], out["culprit"]["kind"]) == ("pos", "parameter")  # the leak, named
     # the Python call gives the same, and leaves the user's module as it was
     net = model_file.Net()
     assert gdlcheck.verify_callable(net, "symmetric", shape=(6, 2), expect="invariant", weights=path).verdict == "fails"
@@ -77,8 +89,9 @@ def test_a_checkpoint_saved_in_a_dict_or_by_dataparallel_loads_after_its_prefix(
     torch.save({"model": state, "epoch": 3}, tmp_path / "ckpt.pt")
     torch.save({f"module.{k}": v for k, v in state.items()}, tmp_path / "dp.pt")
     for name in ("ckpt.pt", "dp.pt"):
-        r = gdlcheck.verify_callable(model_file.Net(), "symmetric", shape=(6, 2), expect="invariant",
-                                     weights=tmp_path / name)
+        r = gdlcheck.verify_callable(
+            model_file.Net(), "symmetric", shape=(6, 2), expect="invariant", weights=tmp_path / name
+        )
         assert r.passed, name
 
 
@@ -89,12 +102,34 @@ def test_weights_that_do_not_fit_are_one_line(run, tmp_path, model_file):
     state = model_file.Net().state_dict()
     state["phi.weight"] = torch.zeros(3, 3)
     torch.save(state, tmp_path / "shape.pt")
-    result = run(["verify", "--callable", "model.py:Net", "--input-shape", "6x2", "--group", "symmetric",
-                  "--weights", tmp_path / "shape.pt"])
+    result = run(
+        [
+            "verify",
+            "--callable",
+            "model.py:Net",
+            "--input-shape",
+            "6x2",
+            "--group",
+            "symmetric",
+            "--weights",
+            tmp_path / "shape.pt",
+        ]
+    )
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "tensor phi.weight is 3 x 3 but the module's phi.weight is 8 x 2" in result.stderr
-    result = run(["verify", "--callable", "model.py:Net", "--input-shape", "6x2", "--group", "symmetric",
-                  "--weights", tmp_path / "missing.pt"])
+    result = run(
+        [
+            "verify",
+            "--callable",
+            "model.py:Net",
+            "--input-shape",
+            "6x2",
+            "--group",
+            "symmetric",
+            "--weights",
+            tmp_path / "missing.pt",
+        ]
+    )
     assert result.exit_code == 2 and "cannot read" in result.stderr
     assert "go with --callable" in run(["verify", tmp_path / "shape.pt", "-g", "cyclic", "--weights", "x.pt"]).stderr
     with pytest.raises(CallableError, match="loads a state_dict into a torch.nn.Module"):
@@ -110,7 +145,7 @@ def test_torch_tensors_and_array_likes_go_wherever_a_matrix_goes():
     assert gdlcheck.project(torch.eye(5) + W, "cyclic").distance == 0
     assert gdlcheck.find_symmetries(torch.eye(3)).group.order == 6
 
-    class Foreign:   # any array type numpy reads through __array__
+    class Foreign:  # any array type numpy reads through __array__
         def __array__(self, dtype=None, copy=None):
             return np.eye(4)
 

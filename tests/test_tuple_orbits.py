@@ -53,11 +53,14 @@ def path(request):
         yield
 
 
-groups_and_orders = st.integers(1, 6).flatmap(lambda n: st.tuples(
-    st.just(n),
-    st.lists(st.permutations(range(n)).map(tuple), max_size=3),
-    st.integers(0, 4 if n <= 5 else 3),
-    st.integers(0, 2**16)))
+groups_and_orders = st.integers(1, 6).flatmap(
+    lambda n: st.tuples(
+        st.just(n),
+        st.lists(st.permutations(range(n)).map(tuple), max_size=3),
+        st.integers(0, 4 if n <= 5 else 3),
+        st.integers(0, 2**16),
+    )
+)
 
 
 # the fixture only sets two constants for the whole test: nothing to reset between examples

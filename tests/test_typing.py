@@ -9,9 +9,10 @@ import pytest
 from tests.conftest import ROOT
 
 
-@pytest.mark.slow   # mypy over the package: half a minute without its cache
+@pytest.mark.slow  # mypy over the package: half a minute without its cache
 def test_the_package_type_checks_clean():
-    out = subprocess.run([sys.executable, "-m", "mypy", "gdlcheck"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=900)
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "gdlcheck"], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Success: no issues found" in out.stdout, out.stdout

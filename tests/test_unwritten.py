@@ -49,7 +49,7 @@ def test_rows_written_class_by_class_covering_every_node_are_proved():
 
 
 def test_a_class_left_unwritten_stops_the_proof():
-    got, why = verdict(ByDegree(top=4, last=3), graph=ring_and_chords())   # degree 4: node 0
+    got, why = verdict(ByDegree(top=4, last=3), graph=ring_and_chords())  # degree 4: node 0
     assert got == "inconclusive" and "memory no operation wrote" in why
 
 
@@ -77,7 +77,7 @@ def _half(x):
 
 def _read_first(x):
     out = torch.empty_like(x)
-    y = out + x          # reads the buffer before anything is written into it
+    y = out + x  # reads the buffer before anything is written into it
     out.copy_(x)
     return y - out
 
@@ -88,8 +88,9 @@ def _rows_at_a_constant_index(x):
     return out
 
 
-@pytest.mark.parametrize("fn, holds", [(_blocks, True), (_half, False), (_read_first, False),
-                                       (_rows_at_a_constant_index, True)])
+@pytest.mark.parametrize(
+    "fn, holds", [(_blocks, True), (_half, False), (_read_first, False), (_rows_at_a_constant_index, True)]
+)
 def test_a_buffer_is_proved_only_where_every_cell_read_was_written(fn, holds):
     got, why = verdict(Module(fn))
     assert (got == "holds") == holds, why

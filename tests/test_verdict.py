@@ -13,16 +13,24 @@ def exact(passed, is_exact=True):
 
 
 def numeric(passed, error=0.0, magnitude=1.0):
-    return Check("(0 1)", "numeric", max_abs_error=error, relative_error=1.0 if error else 0.0, trials=8,
-                 passed=passed, magnitude=magnitude)
+    return Check(
+        "(0 1)",
+        "numeric",
+        max_abs_error=error,
+        relative_error=1.0 if error else 0.0,
+        trials=8,
+        passed=passed,
+        magnitude=magnitude,
+    )
 
 
 def verdict(checks, method="auto", has_generators=True, exact_applies=True, why_not=None, **rounding):
-    return decide(checks, method=method, has_generators=has_generators, exact_applies=exact_applies,
-                  why_not=why_not, **rounding)
+    return decide(
+        checks, method=method, has_generators=has_generators, exact_applies=exact_applies, why_not=why_not, **rounding
+    )
 
 
-EPS64, EPS32 = 2.0 ** -52, 2.0 ** -23   # float64's and float32's eps, written out
+EPS64, EPS32 = 2.0**-52, 2.0**-23  # float64's and float32's eps, written out
 
 
 def test_no_generators_holds():
@@ -65,7 +73,7 @@ def test_a_counterexample_past_rounding_wins_over_a_proof(error):
 def test_rounding_is_read_against_the_largest_magnitude_on_the_way(seen, parameters):
     """2 ulps of 1e7 (2 * 2^-52 * 2^23 = 3.7e-9 for 1e7 < 2^24) is rounding when 1e7 is in the
     trials' values or in the module's parameters; on values of order 1 it is a counterexample."""
-    two_ulps = 2 * EPS64 * 2.0 ** 23
+    two_ulps = 2 * EPS64 * 2.0**23
     v, _, notes = verdict([exact(True), numeric(False, two_ulps, magnitude=seen)], magnitude=parameters)
     assert v == "holds" and [n.what for n in notes] == ["trials_rounding"]
     v, _, notes = verdict([exact(True), numeric(False, two_ulps, magnitude=1.0)])
@@ -120,23 +128,46 @@ def test_random_code_that_fails_is_inconclusive_with_the_randomness_as_its_note(
 
     checks = [numeric(False, error=0.5)]
     v, passed, notes = verdict(checks, exact_applies=False)
-    failed = Verified(input="f", kind="callable", group=cyclic(3), expect="equivariant", passed=passed,
-                      verdict=v, checks=checks, notes=notes, diagnosis=[Fact("law_holds")])
+    failed = Verified(
+        input="f",
+        kind="callable",
+        group=cyclic(3),
+        expect="equivariant",
+        passed=passed,
+        verdict=v,
+        checks=checks,
+        notes=notes,
+        diagnosis=[Fact("law_holds")],
+    )
     randomness = Fact("random", {"relative": 0.3})
     judged = random_code(failed, randomness)
-    assert (judged.verdict, judged.passed, judged.notes, judged.diagnosis) == ("inconclusive", False, [randomness], None)
-    assert judged.checks == checks and failed.verdict == "fails"     # the checks stand; a new result
+    assert (judged.verdict, judged.passed, judged.notes, judged.diagnosis) == (
+        "inconclusive",
+        False,
+        [randomness],
+        None,
+    )
+    assert judged.checks == checks and failed.verdict == "fails"  # the checks stand; a new result
     # a verdict that is not a failure is the code's own: randomness does not overrule it
-    held = Verified(input="f", kind="callable", group=cyclic(3), expect="equivariant", passed=True,
-                    verdict="holds_numerically", checks=[numeric(True)])
+    held = Verified(
+        input="f",
+        kind="callable",
+        group=cyclic(3),
+        expect="equivariant",
+        passed=True,
+        verdict="holds_numerically",
+        checks=[numeric(True)],
+    )
     assert random_code(held, randomness) is held
 
 
 # --------------------------------------------------------------------------- judging one residual
 
 
-@pytest.mark.parametrize("relative, tol, passed", [(0.0, 1e-9, True), (1e-9, 1e-9, True), (2e-9, 1e-9, False),
-                                                  (0.0, 0.0, True), (math.inf, 1e-9, False)])
+@pytest.mark.parametrize(
+    "relative, tol, passed",
+    [(0.0, 1e-9, True), (1e-9, 1e-9, True), (2e-9, 1e-9, False), (0.0, 0.0, True), (math.inf, 1e-9, False)],
+)
 def test_a_measured_deviation_passes_within_the_tolerance(relative, tol, passed):
     r = Residual("(0 1)", "exact", max_abs_error=relative, relative_error=relative, exact=relative == 0)
     assert judge(r, tol).passed is passed

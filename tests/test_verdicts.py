@@ -65,16 +65,21 @@ def _literals_compared(path: pathlib.Path) -> list[tuple[int, str]]:
         if isinstance(node, ast.Compare):
             for side in [node.left, *node.comparators]:
                 elements = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
-                found += [(node.lineno, e.value) for e in elements
-                          if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                found += [
+                    (node.lineno, e.value) for e in elements if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                ]
     return found
 
 
 def test_no_report_or_command_compares_a_verdict_or_method_word():
     words = ({v.value for v in Verdict} | {v.word for v in Verdict} | {m.value for m in Method}) - {"-"}
-    compared = [(str(path.relative_to(PACKAGE)), line, text)
-                for folder in ("output", "cli") for path in sorted((PACKAGE / folder).rglob("*.py"))
-                for line, text in _literals_compared(path) if text in words]
+    compared = [
+        (str(path.relative_to(PACKAGE)), line, text)
+        for folder in ("output", "cli")
+        for path in sorted((PACKAGE / folder).rglob("*.py"))
+        for line, text in _literals_compared(path)
+        if text in words
+    ]
     assert compared == []
 
 
@@ -90,18 +95,26 @@ def _method_words_compared(path: pathlib.Path) -> list[int]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
-            named = any((isinstance(s, ast.Name) and s.id == "method") or (isinstance(s, ast.Attribute)
-                                                                            and s.attr == "method") for s in sides)
-            literal = any(isinstance(e, ast.Constant) and isinstance(e.value, str) for s in sides
-                          for e in (s.elts if isinstance(s, (ast.Tuple, ast.List)) else [s]))
+            named = any(
+                (isinstance(s, ast.Name) and s.id == "method") or (isinstance(s, ast.Attribute) and s.attr == "method")
+                for s in sides
+            )
+            literal = any(
+                isinstance(e, ast.Constant) and isinstance(e.value, str)
+                for s in sides
+                for e in (s.elts if isinstance(s, (ast.Tuple, ast.List)) else [s])
+            )
             if named and literal:
                 lines.append(node.lineno)
     return lines
 
 
 def test_verification_compares_methods_as_members(tmp_path):
-    found = {str(path.relative_to(PACKAGE)): lines for path in sorted((PACKAGE / "verification").rglob("*.py"))
-             if (lines := _method_words_compared(path))}
+    found = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in sorted((PACKAGE / "verification").rglob("*.py"))
+        if (lines := _method_words_compared(path))
+    }
     assert found == {}
     sample = tmp_path / "sample.py"
     sample.write_text('def f(c, method):\n    return c.method == "numeric" or method in ("exact", "both")\n')

@@ -108,7 +108,7 @@ def test_numeric_only_method_reports_trials_and_seed():
     W = np.random.default_rng(3).standard_normal((5, 5))
     r = verify_layer(Linear(W), groups.cyclic(5), options=Options(method="numeric", trials=3, seed=11))
     assert not r.passed
-    check, element = r.checks   # the generator, and a uniformly random element of the group
+    check, element = r.checks  # the generator, and a uniformly random element of the group
     assert element.method == "numeric" and element.generator != check.generator
     assert check.method == "numeric" and check.trials == 3
     assert check.witness.seed == 11 and 0 <= check.witness.trial < 3
@@ -129,7 +129,6 @@ def test_parse_expr_entries_are_exact_numbers_beside_symbols():
     W = to_array([["a", 0.1], ["1/10", "a"]])
     assert W[0, 1] == parse_expr("1/10")
     assert verify_layer(Linear(W), groups.symmetric(2)).verdict == "holds"
-
 
 
 def test_the_trials_draws_are_kept_as_they_were_drawn():

@@ -50,7 +50,9 @@ def test_safetensors_rows_one_per_square_tensor_with_the_distance(run, tmp_path,
     monkeypatch.setenv("COLUMNS", "100")
     result = run(["verify", path, "--group", "cyclic", "-n", N])
     assert result.exit_code == 1, result.stderr
-    rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line.endswith(tuple("0123456789"))}
+    rows = {
+        line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line.endswith(tuple("0123456789"))
+    }
     assert rows["conv.weight"] == ["6", "x", "6", "6", "PASS", "0"]
     assert rows["mix.weight"][:5] == ["6", "x", "6", "6", "FAIL"]
     assert float(rows["mix.weight"][5]) == pytest.approx(cyclic_distance(trained["mix.weight"]), rel=1e-3)
@@ -58,8 +60,9 @@ def test_safetensors_rows_one_per_square_tensor_with_the_distance(run, tmp_path,
     assert "4 tensors: 2 hold, 1 fail, 1 not judged" in result.stdout
 
 
-def test_without_a_size_a_square_tensor_that_does_not_commute_is_not_called_failing(run, tmp_path, trained,
-                                                                                   monkeypatch):
+def test_without_a_size_a_square_tensor_that_does_not_commute_is_not_called_failing(
+    run, tmp_path, trained, monkeypatch
+):
     # nothing says whether a 6 x 6 tensor maps the points or mixes 6 features: one that commutes
     # holds, one that does not is listed with its distance and the -n that would judge it
     path = tmp_path / "model.safetensors"
@@ -67,7 +70,9 @@ def test_without_a_size_a_square_tensor_that_does_not_commute_is_not_called_fail
     monkeypatch.setenv("COLUMNS", "100")
     result = run(["verify", path, "--group", "cyclic"])
     assert result.exit_code == 0, result.stderr
-    rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line.endswith(tuple("0123456789"))}
+    rows = {
+        line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line.endswith(tuple("0123456789"))
+    }
     assert rows["conv.weight"] == ["6", "x", "6", "6", "PASS", "0"]
     assert rows["mix.weight"][:5] == ["6", "x", "6", "6", "-"]
     assert float(rows["mix.weight"][5]) == pytest.approx(cyclic_distance(trained["mix.weight"]), rel=1e-3)
@@ -93,7 +98,8 @@ def test_json_lines_one_object_per_tensor(run, tmp_path, trained):
     safetensors.numpy.save_file(trained, str(path))
     listed = lines(run(["verify", path, "--group", "cyclic", "-n", N, "--format", "json"]).stdout)
     assert {o["tensor"]: (o["role"], o["verdict"]) for o in listed if o["verdict"] == "not_judged"} == {
-        "head.weight": ("other", "not_judged")}
+        "head.weight": ("other", "not_judged")
+    }
     out = [o for o in listed if o["verdict"] != "not_judged" and o["role"] == "matrix"]
     assert [(o["tensor"], o["verdict"]) for o in out] == [("conv.weight", "holds"), ("mix.weight", "fails")]
     assert all(o["input"] == str(path) and o["shape"] == [N, N] and o["schema_version"] == 1 for o in out)
@@ -112,8 +118,20 @@ def test_a_pt_checkpoint_nested_state_dict_and_tensor_globs(run, tmp_path, train
     out = lines(run(["verify", path, "--group", "cyclic", "--format", "json", "--tensor", "model.*"]).stdout)
     assert [o["tensor"] for o in out] == ["model.conv.weight", "model.mix.weight"]
     # a tensor named exactly that is not square is an error row (exit 2), the others are still checked
-    result = run(["verify", path, "--group", "cyclic", "--format", "json", "--tensor", "model.*.weight",
-                  "--tensor", "model.head.weight"])
+    result = run(
+        [
+            "verify",
+            path,
+            "--group",
+            "cyclic",
+            "--format",
+            "json",
+            "--tensor",
+            "model.*.weight",
+            "--tensor",
+            "model.head.weight",
+        ]
+    )
     assert result.exit_code == 2
     verdicts = {o["tensor"]: o["verdict"] for o in lines(result.stdout)}
     # (without -n the near-circulant may mix 6 features: not judged)
@@ -122,9 +140,12 @@ def test_a_pt_checkpoint_nested_state_dict_and_tensor_globs(run, tmp_path, train
     result = run(["verify", path, "--group", "cyclic", "--tensor", "model.mix.b*"])
     assert result.exit_code == 2 and "--tensor 'model.mix.b*' matches no tensor on the points" in result.stderr
     # with the group's size the bias is judged as one: constant on the orbit of the shifts
-    out = lines(run(["verify", path, "--group", "cyclic", "-n", N, "--format", "json", "--tensor", "model.mix.b*"]).stdout)
+    out = lines(
+        run(["verify", path, "--group", "cyclic", "-n", N, "--format", "json", "--tensor", "model.mix.b*"]).stdout
+    )
     assert [(o["tensor"], o["role"], o["verdict"], o["relative_distance"]) for o in out] == [
-        ("model.mix.bias", "bias", "holds", 0)]
+        ("model.mix.bias", "bias", "holds", 0)
+    ]
 
 
 def test_a_glob_that_matches_nothing_names_what_the_file_holds(run, tmp_path, trained):
@@ -133,8 +154,9 @@ def test_a_glob_that_matches_nothing_names_what_the_file_holds(run, tmp_path, tr
     result = run(["verify", path, "--group", "cyclic", "--tensor", "encoder.*"])
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1
-    assert "--tensor 'encoder.*' matches no tensor; the file has conv.weight (6 x 6), mix.weight (6 x 6)" \
-        in result.stderr
+    assert (
+        "--tensor 'encoder.*' matches no tensor; the file has conv.weight (6 x 6), mix.weight (6 x 6)" in result.stderr
+    )
 
 
 def test_npz_and_pth_are_read_the_same(run, tmp_path, trained):
@@ -142,8 +164,12 @@ def test_npz_and_pth_are_read_the_same(run, tmp_path, trained):
     torch.save({k: torch.tensor(v) for k, v in trained.items()}, tmp_path / "w.pth")
     for name in ("w.npz", "w.pth"):
         out = lines(run(["verify", tmp_path / name, "--group", "cyclic", "--format", "json"]).stdout)
-        assert [(o["tensor"], o["verdict"]) for o in out] == [("conv.weight", "holds"), ("mix.weight", "not_judged"),
-                                                              ("mix.bias", "not_judged"), ("head.weight", "not_judged")]
+        assert [(o["tensor"], o["verdict"]) for o in out] == [
+            ("conv.weight", "holds"),
+            ("mix.weight", "not_judged"),
+            ("mix.bias", "not_judged"),
+            ("head.weight", "not_judged"),
+        ]
 
 
 def test_a_pickle_that_would_run_code_is_refused_and_never_runs(run, tmp_path):
@@ -169,8 +195,15 @@ def test_a_pickled_npz_member_is_refused(run, tmp_path):
     assert result.stderr == f"gdlcheck: error: {path}: tensor w is of dtype object, not real numbers\n"
 
 
-@pytest.mark.parametrize("name, data", [("bad.pt", b"PK\x03\x04 not a zip"), ("bad.npz", b"\x00\x01garbage"),
-                                        ("bad.safetensors", b"\xff" * 16), ("empty.pt", b"")])
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("bad.pt", b"PK\x03\x04 not a zip"),
+        ("bad.npz", b"\x00\x01garbage"),
+        ("bad.safetensors", b"\xff" * 16),
+        ("empty.pt", b""),
+    ],
+)
 def test_a_corrupt_weights_file_is_one_line(run, tmp_path, name, data):
     path = tmp_path / name
     path.write_bytes(data)
@@ -187,7 +220,7 @@ def test_bfloat16_safetensors_are_read_without_numpy_knowing_the_type(tmp_path):
     safetensors.torch.save_file({"w": W}, str(path))
     (tensor,) = weights.read_tensors(str(path))
     assert np.array_equal(weights.matrix_of(tensor, str(path)), W.to(torch.float64).numpy())
-    assert gdlcheck.verify_weights(path, "cyclic")[0].verdict == "holds"   # rounding keeps a circulant one
+    assert gdlcheck.verify_weights(path, "cyclic")[0].verdict == "holds"  # rounding keeps a circulant one
 
 
 # --------------------------------------------------------------------------- budgets
@@ -199,8 +232,13 @@ def test_the_budget_of_one_tensor_is_a_row_the_others_still_checked(run, tmp_pat
     monkeypatch.setattr(weights, "MAX_MATRIX_ENTRIES", 20)
     result = run(["verify", path, "--group", "cyclic", "--format", "json"])
     verdicts = {o["tensor"]: o["verdict"] for o in lines(result.stdout)}
-    assert verdicts == {"small": "holds", "conv.weight": "error", "mix.weight": "error", "mix.bias": "not_judged",
-                        "head.weight": "not_judged"}
+    assert verdicts == {
+        "small": "holds",
+        "conv.weight": "error",
+        "mix.weight": "error",
+        "mix.bias": "not_judged",
+        "head.weight": "not_judged",
+    }
     assert "tensor conv.weight is 6 x 6: 36 entries exceed the limit of 20" in result.stderr
 
 
@@ -255,8 +293,9 @@ def test_python_verify_weights_and_verify_of_a_single_tensor_file(tmp_path, trai
 def test_a_python_file_given_as_a_matrix_gets_the_callable_hint(run, samples):
     result = run(["verify", samples / "mylayers.py", "--group", "cyclic"])
     assert result.exit_code == 2
-    assert "a .py file is code, not a matrix: check a layer it defines with --callable mylayers.py:NAME" \
-        in result.stderr
+    assert (
+        "a .py file is code, not a matrix: check a layer it defines with --callable mylayers.py:NAME" in result.stderr
+    )
 
 
 def test_another_binary_file_gets_the_np_save_hint(run, tmp_path):

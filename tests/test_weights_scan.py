@@ -63,15 +63,21 @@ def test_deepsets_features_are_not_on_the_points(run, tmp_path):
 
 def test_a_cnn_has_its_kernels_judged_and_the_rest_listed(run, tmp_path):
     path = tmp_path / "cnn.pt"
-    cnn = nn.Sequential(nn.Conv1d(1, 8, 5, padding=2), nn.ReLU(), nn.Conv1d(8, 8, 5, padding=2), nn.Flatten(),
-                        nn.Linear(8 * 16, 3))
+    cnn = nn.Sequential(
+        nn.Conv1d(1, 8, 5, padding=2), nn.ReLU(), nn.Conv1d(8, 8, 5, padding=2), nn.Flatten(), nn.Linear(8 * 16, 3)
+    )
     save(cnn, path)
     result = run(["verify", path, "--group", "cyclic", "-n", 16, "--format", "json"])
     assert result.exit_code == 0, result.stderr
     out = {o["tensor"]: o for o in lines(result.stdout)}
     assert {k: (o["role"], o["verdict"]) for k, o in out.items()} == {
-        "0.weight": ("kernel", "holds"), "0.bias": ("other", "not_judged"), "2.weight": ("kernel", "holds"),
-        "2.bias": ("other", "not_judged"), "4.weight": ("other", "not_judged"), "4.bias": ("other", "not_judged")}
+        "0.weight": ("kernel", "holds"),
+        "0.bias": ("other", "not_judged"),
+        "2.weight": ("kernel", "holds"),
+        "2.bias": ("other", "not_judged"),
+        "4.weight": ("other", "not_judged"),
+        "4.bias": ("other", "not_judged"),
+    }
     assert "zero padding breaks it at the border: check the model with --callable" in out["0.weight"]["note"]
     assert out["2.bias"]["note"] == "not on the points (n = 8): check the model with --callable"
     assert not any(o["verdict"] == "fails" for o in out.values())
@@ -89,7 +95,9 @@ def test_a_cnn_has_its_kernels_judged_and_the_rest_listed(run, tmp_path):
 def test_an_untied_linear_layer_on_the_points_fails_with_its_distance(run, tmp_path):
     path = tmp_path / "mix.pt"
     save(nn.Linear(6, 6), path)
-    out = {o["tensor"]: o for o in lines(run(["verify", path, "--group", "cyclic", "-n", 6, "--format", "json"]).stdout)}
+    out = {
+        o["tensor"]: o for o in lines(run(["verify", path, "--group", "cyclic", "-n", 6, "--format", "json"]).stdout)
+    }
     assert out["weight"]["verdict"] == "fails" and out["weight"]["role"] == "matrix"
     # the bias is judged as one: constant on the orbit, else it fails, with its distance to the orbit mean
     b = torch.load(path)["bias"].double().numpy()
@@ -108,8 +116,7 @@ def test_an_mlp_over_features_is_not_judged_and_a_whole_module_is_refused(run, t
     assert result.exit_code == 2 and "save the state_dict" in result.stderr
 
 
-def test_without_a_size_each_square_tensor_is_judged_at_its_own_n_and_the_header_says_so(run, tmp_path,
-                                                                                       monkeypatch):
+def test_without_a_size_each_square_tensor_is_judged_at_its_own_n_and_the_header_says_so(run, tmp_path, monkeypatch):
     path = tmp_path / "w.npz"
     i3, i4 = np.arange(3), np.arange(4)
     np.savez(path, small=np.arange(3.0)[(i3[:, None] - i3) % 3], large=np.arange(4.0)[(i4[:, None] - i4) % 4])
@@ -127,12 +134,15 @@ def _rotation_invariant(k: int = 5) -> np.ndarray:
     return sum(np.rot90(K, r, axes=(-2, -1)) for r in range(4))
 
 
-@pytest.mark.parametrize("group, kernel, verdict", [
-    ("p4", _rotation_invariant(), "holds"),
-    ("p4m", _rotation_invariant(), "fails"),                                       # not mirrored into itself
-    ("p4m", _rotation_invariant() + _rotation_invariant()[..., ::-1], "holds"),
-    ("translations", np.random.default_rng(1).standard_normal((2, 1, 3, 3)), "holds"),
-])
+@pytest.mark.parametrize(
+    "group, kernel, verdict",
+    [
+        ("p4", _rotation_invariant(), "holds"),
+        ("p4m", _rotation_invariant(), "fails"),  # not mirrored into itself
+        ("p4m", _rotation_invariant() + _rotation_invariant()[..., ::-1], "holds"),
+        ("translations", np.random.default_rng(1).standard_normal((2, 1, 3, 3)), "holds"),
+    ],
+)
 def test_grid_kernels_under_rotations_and_mirrors(tmp_path, group, kernel, verdict):
     path = tmp_path / "k.npz"
     np.savez(path, conv=kernel)
@@ -142,12 +152,21 @@ def test_grid_kernels_under_rotations_and_mirrors(tmp_path, group, kernel, verdi
     assert roles == {"translations": set(), "p4": {"rotation"}, "p4m": {"rotation", "grid-reflection"}}[group]
 
 
-@pytest.mark.parametrize("shape, sized, role, why", [
-    ((6, 6), True, "matrix", None), ((4, 4), True, "other", tensors.NOT_POINTS), ((4, 4), False, "matrix", tensors.OWN_N),
-    ((6,), True, "bias", None), ((6,), False, "other", tensors.NO_SIZE), ((3, 6), True, "other", tensors.NOT_POINTS),
-    ((2, 1, 4), True, "other", tensors.EVEN_KERNEL), ((2, 1, 3), True, "kernel", None),
-    ((2, 1, 3, 3), True, "other", tensors.KERNEL_GROUP), ((), True, "other", tensors.NOT_POINTS),
-])
+@pytest.mark.parametrize(
+    "shape, sized, role, why",
+    [
+        ((6, 6), True, "matrix", None),
+        ((4, 4), True, "other", tensors.NOT_POINTS),
+        ((4, 4), False, "matrix", tensors.OWN_N),
+        ((6,), True, "bias", None),
+        ((6,), False, "other", tensors.NO_SIZE),
+        ((3, 6), True, "other", tensors.NOT_POINTS),
+        ((2, 1, 4), True, "other", tensors.EVEN_KERNEL),
+        ((2, 1, 3), True, "kernel", None),
+        ((2, 1, 3, 3), True, "other", tensors.KERNEL_GROUP),
+        ((), True, "other", tensors.NOT_POINTS),
+    ],
+)
 def test_what_a_tensor_is_for_the_dihedral_group_on_six_points(shape, sized, role, why):
     got = tensors.role_of(shape, gdlcheck.group("dihedral", n=6), sized)
     assert (got.role, got.why) == (role, why)

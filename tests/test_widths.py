@@ -73,8 +73,12 @@ def test_a_failing_matrix_keeps_every_number_at_any_width(width):
 
 @pytest.fixture(scope="module")
 def summary_entries():
-    names = ["samples/attention-absolute.yaml", "samples/transformer-encoder.yaml", "samples/deepsets-channels.yaml",
-             "samples/bias-breaks.yaml"]
+    names = [
+        "samples/attention-absolute.yaml",
+        "samples/transformer-encoder.yaml",
+        "samples/deepsets-channels.yaml",
+        "samples/bias-breaks.yaml",
+    ]
     entries = [(name, api.verify(name)) for name in names]
     entries.append(("samples/a-file-that-is-not-there-with-a-long-name.csv", None))
     entries.append(("docs/examples/pooled-bias.yaml", api.verify("docs/examples/pooled-bias.yaml", method="exact")))
@@ -88,7 +92,7 @@ def input_column(text: str) -> str:
     if k is None:  # the narrow layout: one block per input, the name on its verdict's line
         return squeezed(text)
     start, end = lines[k].index("input"), lines[k].index("layer")
-    return "".join(line[start:end].strip() for line in lines[k + 2:])
+    return "".join(line[start:end].strip() for line in lines[k + 2 :])
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -145,13 +149,17 @@ def test_inconclusive_says_what_could_not_be_decided(width):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("make", [
-    lambda: render_derive(gdlcheck.derive(gdlcheck.group("p4", shape="5x5"))),
-    lambda: render_inspect(api.inspect(SAMPLES / "attention.yaml")),
-    lambda: render_catalogue(),
-    lambda: render_kinds(api.kinds()),
-    lambda: render_kind(api.kind("gcn")),
-    lambda: render_symmetries("samples/petersen.csv", api.find_symmetries(SAMPLES / "petersen.csv")),
-], ids=["derive", "inspect", "groups", "kinds", "kinds-gcn", "symmetries"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: render_derive(gdlcheck.derive(gdlcheck.group("p4", shape="5x5"))),
+        lambda: render_inspect(api.inspect(SAMPLES / "attention.yaml")),
+        lambda: render_catalogue(),
+        lambda: render_kinds(api.kinds()),
+        lambda: render_kind(api.kind("gcn")),
+        lambda: render_symmetries("samples/petersen.csv", api.find_symmetries(SAMPLES / "petersen.csv")),
+    ],
+    ids=["derive", "inspect", "groups", "kinds", "kinds-gcn", "symmetries"],
+)
 def test_other_reports_fit_without_cutting(make, width):
     fits(rendered(make(), width), width)

@@ -70,7 +70,7 @@ class Branch(nn.Module):
 
 def wrapped():
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)   # torch's note on jit.trace
+        warnings.simplefilter("ignore", DeprecationWarning)  # torch's note on jit.trace
         traced = torch.jit.trace(mlp(), torch.randn(N, D, dtype=torch.float64))
     return {
         "jit.script": torch.jit.script(mlp()),

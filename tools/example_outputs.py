@@ -44,16 +44,22 @@ def commands(root: pathlib.Path) -> list[str]:
     for spec in sorted((root / "samples").glob("*.yaml")):
         found += [f"gdlcheck verify {spec.name}{extra}" for extra in SAMPLE_VARIANTS]
     for command in list(found):
-        if command.startswith("gdlcheck verify") and not any(c in command for c in ("|", ">", "--format",
-                                                                                       "--explain", "...")):
+        if command.startswith("gdlcheck verify") and not any(
+            c in command for c in ("|", ">", "--format", "--explain", "...")
+        ):
             found += [command + extra for extra in VARIANTS]
     return list(dict.fromkeys(found))
 
 
 def main(root: pathlib.Path, out: pathlib.Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80", "PYTHONPATH": str(root),
-           "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
+    env = {
+        **os.environ,
+        "NO_COLOR": "1",
+        "COLUMNS": "80",
+        "PYTHONPATH": str(root),
+        "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""),
+    }
     scratch = pathlib.Path(tempfile.mkdtemp())
     shutil.copytree(root / "samples", scratch / "samples", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(root / "docs", scratch / "docs")

@@ -36,8 +36,9 @@ def refresh(path: str) -> None:
         start = text.index(head) + len(head)
         rest = text[start:]
         end = start + min(i for i in (rest.find("\n$ "), rest.find("\n```")) if i >= 0) + 1
-        out = subprocess.run(command, shell=True, cwd=os.path.join(ROOT, folder), capture_output=True, text=True,
-                             env=env, timeout=120).stdout
+        out = subprocess.run(
+            command, shell=True, cwd=os.path.join(ROOT, folder), capture_output=True, text=True, env=env, timeout=120
+        ).stdout
         text = text[:start] + out + text[end:]
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)

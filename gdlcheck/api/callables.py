@@ -37,12 +37,27 @@ Shape = int | str | Sequence[int]
 Axes = int | str | Sequence[int]
 
 
-def verify_callable(f: Callable[..., Any], group: PermGroup | str, shape: Shape | None = None,
-                    expect: str = "equivariant", trials: int = 8, tol: float | None = None, seed: int = 0, *,
-                    dtype: str = "float64", graph: Any = None, inputs: Any = None, outputs: Any = None,
-                    points_axis: Axes | None = None, batch_axes: Axes | None = None, adjacency: Any = None,
-                    method: str = "auto", name: str | None = None, weights: str | os.PathLike | None = None,
-                    example: Any = None) -> Verified:
+def verify_callable(
+    f: Callable[..., Any],
+    group: PermGroup | str,
+    shape: Shape | None = None,
+    expect: str = "equivariant",
+    trials: int = 8,
+    tol: float | None = None,
+    seed: int = 0,
+    *,
+    dtype: str = "float64",
+    graph: Any = None,
+    inputs: Any = None,
+    outputs: Any = None,
+    points_axis: Axes | None = None,
+    batch_axes: Axes | None = None,
+    adjacency: Any = None,
+    method: str = "auto",
+    name: str | None = None,
+    weights: str | os.PathLike | None = None,
+    example: Any = None,
+) -> Verified:
     """Check that a Python callable commutes with a group: ``f(P X) == P f(X)``.
 
     Parameters
@@ -125,37 +140,89 @@ def verify_callable(f: Callable[..., Any], group: PermGroup | str, shape: Shape 
     graph_value = graph if graph is not None else adjacency
     if example is not None:
         if shape is not None or inputs is not None:
-            raise CallableError(f"give {param('example')} (the inputs themselves) or {param('shape')} and "
-                                f"{param('inputs')}, not both")
+            raise CallableError(
+                f"give {param('example')} (the inputs themselves) or {param('shape')} and {param('inputs')}, not both"
+            )
         inputs, shape = describe_example(example)
     dims = parse_input_shape(shape) if shape is not None else None
     label = name or callable_name(f)
     g, dims, axes = _callable_group(group, dims, points_axis, batch_axes, graph_value)
     with running_code(label) as run:
-        return _verify_built(f, g, dims, axes, label, run, expect=expect, trials=trials, tol=tol, seed=seed,
-                             dtype=dtype, graph_value=graph_value, inputs=inputs, outputs=outputs,
-                             points_axis=points_axis, batch_axes=batch_axes, method=method, weights=weights)
+        return _verify_built(
+            f,
+            g,
+            dims,
+            axes,
+            label,
+            run,
+            expect=expect,
+            trials=trials,
+            tol=tol,
+            seed=seed,
+            dtype=dtype,
+            graph_value=graph_value,
+            inputs=inputs,
+            outputs=outputs,
+            points_axis=points_axis,
+            batch_axes=batch_axes,
+            method=method,
+            weights=weights,
+        )
 
 
-def _verify_built(f, g, dims, axes, label, run, *, expect, trials, tol, seed, dtype, graph_value, inputs, outputs,
-                  points_axis, batch_axes, method, weights=None) -> Verified:
+def _verify_built(
+    f,
+    g,
+    dims,
+    axes,
+    label,
+    run,
+    *,
+    expect,
+    trials,
+    tol,
+    seed,
+    dtype,
+    graph_value,
+    inputs,
+    outputs,
+    points_axis,
+    batch_axes,
+    method,
+    weights=None,
+) -> Verified:
     """The callable built (inside the boundary around the user's code), its trained weights
     loaded, and checked."""
-    f, layout_notes = ready(f, label, run, weights=weights, dims=dims, axes=axes,
-                            explicit=points_axis is not None or batch_axes is not None)
+    f, layout_notes = ready(
+        f, label, run, weights=weights, dims=dims, axes=axes, explicit=points_axis is not None or batch_axes is not None
+    )
     grid = tuple(g.shape) if g.shape is not None and len(g.shape) > 1 and len(axes) > 1 else None
-    sig = build_signature(inputs, outputs, shape=dims, points_axes=as_axes(points_axis, param("points_axis")) or axes,
-                          n=g.n, grid=grid, expect=expect,
-                          **({} if graph_value is None else {"graph_value": graph_value}))
+    sig = build_signature(
+        inputs,
+        outputs,
+        shape=dims,
+        points_axes=as_axes(points_axis, param("points_axis")) or axes,
+        n=g.n,
+        grid=grid,
+        expect=expect,
+        **({} if graph_value is None else {"graph_value": graph_value}),
+    )
     if outputs is not None and expect == "invariant" and not sig.invariant:
-        raise CallableError(f"{param('expect', value='invariant')} but {param('outputs')} has outputs that move; "
-                            f"describe them as invariant (or leave out {param('expect')})")
+        raise CallableError(
+            f"{param('expect', value='invariant')} but {param('outputs')} has outputs that move; "
+            f"describe them as invariant (or leave out {param('expect')})"
+        )
     layer = CallableLayer(to_run(f, dtype), sig, label=label)
     kind = "torch.nn.Module" if layer.is_torch else "callable"
     options = Options(method=method, tol=float(tol), trials=trials, seed=seed, **_rounding(layer, dtype))
     notes = layer.notes() + layout_notes
-    if inputs is not None or outputs is not None or points_axis is not None or batch_axes is not None or \
-            graph_value is not None:
+    if (
+        inputs is not None
+        or outputs is not None
+        or points_axis is not None
+        or batch_axes is not None
+        or graph_value is not None
+    ):
         notes.append(Fact("moves", {"text": sig.describe()}))
     with torch_bridge.preserved_rng():
         return _verify_code(layer, g, kind, options, notes, sig, dtype)
@@ -164,8 +231,9 @@ def _verify_built(f, g, dims, axes, label, run, *, expect, trials, tol, seed, dt
 def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
     tol = options.tol
     before = layer.state()
-    result = verify_layer(layer, g, expect=layer.expect, channels=layer.in_channels, options=options,
-                          input=layer.label, kind=kind)
+    result = verify_layer(
+        layer, g, expect=layer.expect, channels=layer.in_channels, options=options, input=layer.label, kind=kind
+    )
     # random code fails (two calls differ, so f(PX) and P f(X) do): asked only then, it costs a
     # passing check nothing
     random = layer.randomness(float(tol)) if result.verdict == FAILS else None
@@ -177,17 +245,18 @@ def _verify_code(layer, g, kind, options, notes, sig, dtype) -> Verified:
         result.culprit = result.culprit or find_culprit(layer, g, result.checks, float(tol))
         result.diagnosis = (result.diagnosis or []) + _fixed_inputs_moved(layer, g, result.checks)
         if layer.is_torch:
-            result.diagnosis += [Fact("zero_padding", {"module": name})
-                                 for name in torch_bridge.zero_padded_convs(layer.f)]
+            result.diagnosis += [
+                Fact("zero_padding", {"module": name}) for name in torch_bridge.zero_padded_convs(layer.f)
+            ]
         hint = _float32_level(result, dtype, float(tol))
         if hint is not None:
             result.notes.append(hint)
     if sig.segments is not None and notes and notes[-1].what == "moves":
         notes[-1] = Fact("moves", {"text": sig.describe()})  # now with the outputs' resolved axes
-    if layer.reads_grad_mode:   # known once the proof ran
+    if layer.reads_grad_mode:  # known once the proof ran
         notes.append(Fact("grad_mode"))
     changed = layer.state_changed(before)
-    if changed:   # the trials' calls too: a verdict of calls that change what the next one computes
+    if changed:  # the trials' calls too: a verdict of calls that change what the next one computes
         notes.append(Fact("state_changed", {"places": ", ".join(changed[:4])}))
     result.notes = notes + result.notes
     return result
@@ -198,8 +267,11 @@ def _rounding(layer, dtype: str) -> dict:
     ulps of that dtype, of the largest magnitude on the way -- the trials' inputs and outputs,
     and a module's parameters and buffers (a bias of 1e7 that cancels in the output still
     rounds at 1e7); float32 inside a float64 check is float32 rounding, not a wrong rule."""
-    return {"rounding": ROUNDING[dtype], "magnitude": torch_bridge.largest_entry(layer.f) if layer.is_torch else 0.0,
-            "lower_rounding": ROUNDING["float32"] if dtype == "float64" else None}
+    return {
+        "rounding": ROUNDING[dtype],
+        "magnitude": torch_bridge.largest_entry(layer.f) if layer.is_torch else 0.0,
+        "lower_rounding": ROUNDING["float32"] if dtype == "float64" else None,
+    }
 
 
 def _fixed_inputs_moved(layer, g: PermGroup, checks) -> list[Fact]:
@@ -208,8 +280,10 @@ def _fixed_inputs_moved(layer, g: PermGroup, checks) -> list[Fact]:
     out: list[Fact] = []
     for s, name in zip(g.gen_arrays(), g.generator_strings):
         if name in failing:
-            out.extend(Fact("breaks", {"generator": name, "fact": Fact("fixed_input_moved", {"input": label})})
-                       for label in layer.signature.not_fixed(s))
+            out.extend(
+                Fact("breaks", {"generator": name, "fact": Fact("fixed_input_moved", {"input": label})})
+                for label in layer.signature.not_fixed(s)
+            )
     return out
 
 
@@ -223,10 +297,12 @@ def _callable_group(spec, dims, points_axis, batch_axes, graph_value):
         axes = points_axes(dims, points_axis, batch_axes, grid)
     elif isinstance(spec, str):
         if dims is None:
-            find_family(spec)   # an unknown name is told first
-            raise CallableError(f"a group given by name takes its size from the input: give shape=(n, d), e.g. "
-                                f"shape=(6, 2) for 6 points with 2 channels, or a group, e.g. "
-                                f"gdlcheck.group({spec!r}, n=6)")
+            find_family(spec)  # an unknown name is told first
+            raise CallableError(
+                f"a group given by name takes its size from the input: give shape=(n, d), e.g. "
+                f"shape=(6, 2) for 6 points with 2 channels, or a group, e.g. "
+                f"gdlcheck.group({spec!r}, n=6)"
+            )
         axes = points_axes(dims, points_axis, batch_axes)
         sizes = tuple(dims[a] for a in axes)
         family = find_family(spec)
@@ -241,11 +317,15 @@ def _callable_group(spec, dims, points_axis, batch_axes, graph_value):
     count = int(np.prod([dims[a] for a in axes]))
     if count != g.n:
         if axes == (0,):
-            raise CallableError(f"the input's first axis ({param('input_shape', python='shape')}) has {count} points "
-                                f"but the group acts on n = {g.n}")
+            raise CallableError(
+                f"the input's first axis ({param('input_shape', python='shape')}) has {count} points "
+                f"but the group acts on n = {g.n}"
+            )
         where = f"axis {axes[0]}" if len(axes) == 1 else f"axes {axes}"
-        raise CallableError(f"the input's points ({param('input_shape', python='shape')} {_dims_text(dims)}, "
-                            f"{where}) are {count}, but the group acts on n = {g.n}")
+        raise CallableError(
+            f"the input's points ({param('input_shape', python='shape')} {_dims_text(dims)}, "
+            f"{where}) are {count}, but the group acts on n = {g.n}"
+        )
     return g, dims, axes
 
 

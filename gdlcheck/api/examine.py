@@ -67,8 +67,9 @@ def input_matrix(path: str, stdin_data: bytes | None = None, tensor: str | None 
         else:
             source = read_input(path, stdin_data)
         if not isinstance(source, np.ndarray):
-            raise GdlcheckError(f"{param('plot')} draws a matrix input; this is a layer spec, whose layer is not "
-                                "one matrix")
+            raise GdlcheckError(
+                f"{param('plot')} draws a matrix input; this is a layer spec, whose layer is not one matrix"
+            )
         W = check_square(source, file=path)
         if W.dtype == object:
             raise GdlcheckError(f"{param('plot')} draws numbers; this matrix holds symbols")

@@ -17,8 +17,9 @@ from gdlcheck.inputs.arrays import as_matrix, check_square
 from gdlcheck.inputs.matrices import load_matrix
 
 
-def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in: int = 1,
-           channels_out: int = 1) -> Derived:
+def derive(
+    group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in: int = 1, channels_out: int = 1
+) -> Derived:
     """The parameter form a symmetry forces on a linear map (``gdlcheck derive``).
 
     Parameters
@@ -34,14 +35,24 @@ def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in:
         if ``group`` is not a group; LimitError for orders or sizes over the budget.
     """
     if not isinstance(group, PermGroup):
-        raise GroupError(f"derive needs a group, e.g. gdlcheck.derive(gdlcheck.group('cyclic', n=6)); "
-                         f"got {type(group).__name__}")
-    for label, value in (("in_order", in_order), ("out_order", out_order), ("channels_in", channels_in),
-                         ("channels_out", channels_out)):
+        raise GroupError(
+            f"derive needs a group, e.g. gdlcheck.derive(gdlcheck.group('cyclic', n=6)); got {type(group).__name__}"
+        )
+    for label, value in (
+        ("in_order", in_order),
+        ("out_order", out_order),
+        ("channels_in", channels_in),
+        ("channels_out", channels_out),
+    ):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise LimitError(f"{param(label)} must be an integer, got {value!r}")
-    return derivation.derive(group, in_order=int(in_order), out_order=int(out_order),
-                             channels_in=int(channels_in), channels_out=int(channels_out))
+    return derivation.derive(
+        group,
+        in_order=int(in_order),
+        out_order=int(out_order),
+        channels_in=int(channels_in),
+        channels_out=int(channels_out),
+    )
 
 
 def project(matrix, group=None, *, n: int | None = None, shape=None, generators=None, graph=None) -> Projected:
@@ -60,7 +71,6 @@ def project(matrix, group=None, *, n: int | None = None, shape=None, generators=
         raise GroupError(f"project needs {param('group', 'NAME')}", file=label)
     g = opts.build(n_default=W.shape[0])
     if g.n != W.shape[0]:
-        raise GdlcheckError(f"matrix is {W.shape[0]} x {W.shape[0]} but the group acts on n = {g.n} points",
-                            file=label)
+        raise GdlcheckError(f"matrix is {W.shape[0]} x {W.shape[0]} but the group acts on n = {g.n} points", file=label)
     P, distance = derivation.project(W, g)
     return Projected(P, distance, g, _input=W, _label=label)

@@ -72,5 +72,10 @@ def group_options(g, n, shape, generators, graph) -> GroupOptions:
         raise GroupError(f"group is a PermGroup or a name like 'cyclic', got {type(g).__name__}")
     if isinstance(generators, str):
         generators = [generators]
-    return GroupOptions(name=g, n=n, shape=shape, generators=tuple(generators or ()),
-                        graph=os.fspath(graph) if graph is not None else None)
+    return GroupOptions(
+        name=g,
+        n=n,
+        shape=shape,
+        generators=tuple(generators or ()),
+        graph=os.fspath(graph) if graph is not None else None,
+    )

@@ -16,12 +16,25 @@ from gdlcheck.code.trained import load_weights
 from gdlcheck.errors import CallableError, GdlcheckError, SpecError, param
 from gdlcheck.groups import cycle_string, find_family
 
-MAX_DATA_ENTRIES = 1 << 26    # entries of the data batch (as float64: 512 MiB)
+MAX_DATA_ENTRIES = 1 << 26  # entries of the data batch (as float64: 512 MiB)
 
 
-def measure(model, group, data, *, n: int | None = None, shape=None, generators=None, points_axis: int | None = None,
-            elements: int = 8, seed: int = 0, weights=None, progress=None, name: str | None = None,
-            graph=None) -> Measured:
+def measure(
+    model,
+    group,
+    data,
+    *,
+    n: int | None = None,
+    shape=None,
+    generators=None,
+    points_axis: int | None = None,
+    elements: int = 8,
+    seed: int = 0,
+    weights=None,
+    progress=None,
+    name: str | None = None,
+    graph=None,
+) -> Measured:
     """The equivariance error of each submodule of a torch model on the user's data, and each
     one's own contribution (``gdlcheck measure``).
 
@@ -60,14 +73,28 @@ def measure(model, group, data, *, n: int | None = None, shape=None, generators=
         group, or a model that raises on the data.
     """
     label = name or callable_name(model)
-    with running_code(label) as run:   # the user's code: what it prints, raises or closes stays its own
-        return _measure_built(model, label, run, group, data, n=n, shape=shape, generators=generators,
-                              points_axis=points_axis, elements=elements, seed=seed, weights=weights,
-                              progress=progress, graph=graph)
+    with running_code(label) as run:  # the user's code: what it prints, raises or closes stays its own
+        return _measure_built(
+            model,
+            label,
+            run,
+            group,
+            data,
+            n=n,
+            shape=shape,
+            generators=generators,
+            points_axis=points_axis,
+            elements=elements,
+            seed=seed,
+            weights=weights,
+            progress=progress,
+            graph=graph,
+        )
 
 
-def _measure_built(model, label, run, group, data, *, n, shape, generators, points_axis, elements, seed, weights,
-                   progress, graph) -> Measured:
+def _measure_built(
+    model, label, run, group, data, *, n, shape, generators, points_axis, elements, seed, weights, progress, graph
+) -> Measured:
     import torch
 
     model = run.subject = build_callable(model, label)
@@ -80,10 +107,12 @@ def _measure_built(model, label, run, group, data, *, n, shape, generators, poin
     x, data_label = read_data(data)
     axis = (0 if graph is not None else 1) if points_axis is None else int(points_axis)
     if x.dim() == 1 or (points_axis is None and graph is None and x.dim() == 2):
-        x = x.unsqueeze(0)   # one input: a batch of one (a graph model takes its nodes' features as they are)
+        x = x.unsqueeze(0)  # one input: a batch of one (a graph model takes its nodes' features as they are)
     if not -x.dim() <= axis < x.dim():
-        raise CallableError(f"{param('points_axis', literal=axis)} is not an axis of the data of shape "
-                            f"{tuple(x.shape)}", file=data_label)
+        raise CallableError(
+            f"{param('points_axis', literal=axis)} is not an axis of the data of shape {tuple(x.shape)}",
+            file=data_label,
+        )
     axis %= x.dim()
     points = int(x.shape[axis])
     A, graph_label = (None, None) if graph is None else _graph_input(graph, n or points)
@@ -91,18 +120,31 @@ def _measure_built(model, label, run, group, data, *, n, shape, generators, poin
     if not opts.given:
         raise CallableError(f"measure needs a group: give {param('group', 'NAME')}")
     if A is not None and opts.group is None and opts.name is not None and find_family(opts.name).of_a_graph:
-        g = group_of(opts.name, graph=A, n=n or points)   # the automorphisms of the graph the model is given
+        g = group_of(opts.name, graph=A, n=n or points)  # the automorphisms of the graph the model is given
     else:
         g = opts.build(n_default=points)
     if g.n != points:
-        raise CallableError(f"the data has {points} points on axis {axis} (shape {tuple(x.shape)}) but the "
-                            f"group acts on n = {g.n}", file=data_label)
+        raise CallableError(
+            f"the data has {points} points on axis {axis} (shape {tuple(x.shape)}) but the group acts on n = {g.n}",
+            file=data_label,
+        )
     perms, kinds = group_elements(g, elements, seed)
     names = [cycle_string(tuple(int(v) for v in p)) for p in perms]
     with torch_bridge.preserved_rng():
-        return measure_layers(model, g, x.to(torch.float64), axis, perms, label, data_label, names, kinds,
-                              progress=progress, graph=None if A is None else _graph_tensor(A),
-                              graph_label=graph_label)
+        return measure_layers(
+            model,
+            g,
+            x.to(torch.float64),
+            axis,
+            perms,
+            label,
+            data_label,
+            names,
+            kinds,
+            progress=progress,
+            graph=None if A is None else _graph_tensor(A),
+            graph_label=graph_label,
+        )
 
 
 def _graph_input(graph, n: int):
@@ -116,7 +158,7 @@ def _graph_input(graph, n: int):
     else:
         label = "<graph>"
         A = graphs.as_graph(graph, where="graph", n=n, error=CallableError)
-    if graphs.form(A) == "sparse":   # A[target, source]: the edge_index of its stored entries
+    if graphs.form(A) == "sparse":  # A[target, source]: the edge_index of its stored entries
         coo = A.tocoo()
         A = np.stack([coo.col, coo.row]).astype(np.int64)
     return A, label
@@ -151,8 +193,11 @@ def read_data(data) -> tuple:
             except (TypeError, ValueError):
                 raise SpecError(f"data must be an array of numbers, got {type(data).__name__}", file=label) from None
     if array.dtype.kind not in "biuf" or array.ndim == 0:
-        raise SpecError(f"data must be an array of real numbers with the points on an axis, got {array.dtype} of "
-                        f"shape {array.shape}", file=label)
+        raise SpecError(
+            f"data must be an array of real numbers with the points on an axis, got {array.dtype} of "
+            f"shape {array.shape}",
+            file=label,
+        )
     if array.size > MAX_DATA_ENTRIES:
         raise SpecError(f"data of {array.size} entries, over the limit of {MAX_DATA_ENTRIES}", file=label)
     if not np.isfinite(array).all():
@@ -177,18 +222,31 @@ def _data_file(path: str) -> np.ndarray:
         raise err.located(file=path) from None
 
 
-def measure_target(target: str, data, group_opts, *, points_axis=None, elements: int = 8, seed: int = 0,
-                   weights=None, progress=None) -> Measured:
+def measure_target(
+    target: str, data, group_opts, *, points_axis=None, elements: int = 8, seed: int = 0, weights=None, progress=None
+) -> Measured:
     """``gdlcheck measure --callable MODULE:ATTR --data FILE``: import the model, then :func:`measure`
     (``group_opts.graph``, ``--graph FILE``, is the graph the model takes besides the data)."""
-    with running_code(target):   # importing the module runs its code
+    with running_code(target):  # importing the module runs its code
         model = load_callable(target, None)
     if not group_opts.given:
         raise CallableError(f"measure needs a group: give {param('group', 'NAME')}", file=target)
     name = group_opts.name or ("automorphisms" if group_opts.graph and not group_opts.generators else None)
-    return measure(model, group_opts.group or name, data, n=group_opts.n, shape=group_opts.shape,
-                   generators=list(group_opts.generators) or None, points_axis=points_axis, elements=elements,
-                   seed=seed, weights=weights, progress=progress, name=target, graph=group_opts.graph)
+    return measure(
+        model,
+        group_opts.group or name,
+        data,
+        n=group_opts.n,
+        shape=group_opts.shape,
+        generators=list(group_opts.generators) or None,
+        points_axis=points_axis,
+        elements=elements,
+        seed=seed,
+        weights=weights,
+        progress=progress,
+        name=target,
+        graph=group_opts.graph,
+    )
 
 
 def _npy(path: str) -> np.ndarray:
@@ -203,9 +261,12 @@ def _npy(path: str) -> np.ndarray:
             reader = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
             shape, _, dtype = reader(fh, max_header_size=MAX_NPY_HEADER)
             if dtype.kind not in "biuf" or int(np.prod(shape)) > MAX_DATA_ENTRIES:
-                raise SpecError(f"data of dtype {dtype} and shape {shape}: expected at most {MAX_DATA_ENTRIES} real "
-                                "numbers", file=path)
+                raise SpecError(
+                    f"data of dtype {dtype} and shape {shape}: expected at most {MAX_DATA_ENTRIES} real numbers",
+                    file=path,
+                )
         return np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError, SyntaxError, TypeError) as err:
-        raise SpecError(f"cannot read the data ({str(err).splitlines()[0][:100] if str(err) else type(err).__name__})",
-                        file=path) from None
+        raise SpecError(
+            f"cannot read the data ({str(err).splitlines()[0][:100] if str(err) else type(err).__name__})", file=path
+        ) from None

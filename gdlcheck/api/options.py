@@ -29,8 +29,11 @@ def check_tol(tol) -> None:
     """A tolerance: a finite number >= 0."""
     import math
 
-    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating, np.integer)) or \
-            not (math.isfinite(tol) and tol >= 0):
+    if (
+        isinstance(tol, bool)
+        or not isinstance(tol, (int, float, np.floating, np.integer))
+        or not (math.isfinite(tol) and tol >= 0)
+    ):
         raise GdlcheckError(f"{param('tol')} must be a finite number >= 0, got {tol!r}")
 
 

@@ -32,8 +32,9 @@ def kind(name: str):
     from gdlcheck.text import suggest
 
     if name not in KIND_REFERENCE:
-        raise SpecError(f"unknown layer kind {name!r}{suggest(name, KIND_REFERENCE)}; known: "
-                        f"{', '.join(sorted(KIND_REFERENCE))}")
+        raise SpecError(
+            f"unknown layer kind {name!r}{suggest(name, KIND_REFERENCE)}; known: {', '.join(sorted(KIND_REFERENCE))}"
+        )
     return KIND_REFERENCE[name]
 
 

@@ -23,9 +23,21 @@ from gdlcheck.verification.result import HOLDS, TensorChecked, TensorsChecked
 from gdlcheck.verification.tensors import BIAS, KERNEL, MATRIX, OTHER, bias_distance, check_kernel, role_of
 
 
-def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=None, generators=None,
-           graph=None, expect: str | None = None, method: str = "auto", tol: float = TOL, trials: int = 8,
-           seed: int | None = None, allow_paths=()) -> Verified:
+def verify(
+    spec_or_path_or_matrix,
+    group=None,
+    *,
+    n: int | None = None,
+    shape=None,
+    generators=None,
+    graph=None,
+    expect: str | None = None,
+    method: str = "auto",
+    tol: float = TOL,
+    trials: int = 8,
+    seed: int | None = None,
+    allow_paths=(),
+) -> Verified:
     """Check that a layer commutes with a group (``gdlcheck verify``).
 
     Parameters
@@ -64,23 +76,52 @@ def verify(spec_or_path_or_matrix, group=None, *, n: int | None = None, shape=No
     opts = group_options(group, n, shape, generators, graph)
     source = spec_or_path_or_matrix
     if isinstance(source, (str, os.PathLike)) and not _is_spec_text(source):
-        return verify_input(os.fspath(source), opts, expect=expect, method=method, tol=tol, trials=trials, seed=seed,
-                            allow_paths=allow_paths)
+        return verify_input(
+            os.fspath(source),
+            opts,
+            expect=expect,
+            method=method,
+            tol=tol,
+            trials=trials,
+            seed=seed,
+            allow_paths=allow_paths,
+        )
     if isinstance(source, (str, dict)):
         text = source if isinstance(source, str) else dump_yaml(source)
-        return verify_input("-", opts, expect=expect, method=method, tol=tol, trials=trials, seed=seed,
-                            allow_paths=allow_paths,
-                            stdin_data=text.encode("utf-8"), label="<spec>")
+        return verify_input(
+            "-",
+            opts,
+            expect=expect,
+            method=method,
+            tol=tol,
+            trials=trials,
+            seed=seed,
+            allow_paths=allow_paths,
+            stdin_data=text.encode("utf-8"),
+            label="<spec>",
+        )
     if callable(source) and not hasattr(source, "shape"):
-        raise SpecError(f"verify checks a spec or a matrix, and {type(source).__name__} is code: check it with "
-                        "gdlcheck.verify_callable(f, group, shape=(n, d))")
+        raise SpecError(
+            f"verify checks a spec or a matrix, and {type(source).__name__} is code: check it with "
+            "gdlcheck.verify_callable(f, group, shape=(n, d))"
+        )
     job = matrix_job("<matrix>", as_matrix(source), opts)
     return _run(job, "<matrix>", expect, method, tol, trials, seed)
 
 
-def verify_input(path: str, options: GroupOptions, *, expect: str | None = None, method: str = "auto",
-                 tol: float = TOL, trials: int = 8, seed: int | None = None, stdin_data: bytes | None = None,
-                 label: str | None = None, allow_paths=()) -> Verified:
+def verify_input(
+    path: str,
+    options: GroupOptions,
+    *,
+    expect: str | None = None,
+    method: str = "auto",
+    tol: float = TOL,
+    trials: int = 8,
+    seed: int | None = None,
+    stdin_data: bytes | None = None,
+    label: str | None = None,
+    allow_paths=(),
+) -> Verified:
     """Verify one INPUT of ``gdlcheck verify`` (a path, or ``-`` with ``stdin_data``)."""
     label = label or path
     try:
@@ -95,17 +136,37 @@ def verify_input(path: str, options: GroupOptions, *, expect: str | None = None,
 def _run(job, label, expect, method, tol, trials, seed) -> Verified:
     options = Options(method=method, tol=float(tol), trials=trials, seed=seed_of(seed, job))
     try:
-        result = verify_layer(job.layer, job.group, expect=expect or job.expect, channels=job.channels,
-                              options=options, input=label, kind=job.kind, name=job.name)
+        result = verify_layer(
+            job.layer,
+            job.group,
+            expect=expect or job.expect,
+            channels=job.channels,
+            options=options,
+            input=label,
+            kind=job.kind,
+            name=job.name,
+        )
     except GdlcheckError as err:
         raise err.located(file=label) from None
     # a matrix input is kept for result.plot()
     return replace(result, _matrix=job.layer.W if job.kind == "matrix" else None, _tol=options.tol)
 
 
-def verify_weights(path, group=None, *, n: int | None = None, shape=None, generators=None, graph=None,
-                   tensors=(), expect: str | None = None, method: str = "auto", tol: float = TOL, trials: int = 8,
-                   seed: int | None = None) -> TensorsChecked:
+def verify_weights(
+    path,
+    group=None,
+    *,
+    n: int | None = None,
+    shape=None,
+    generators=None,
+    graph=None,
+    tensors=(),
+    expect: str | None = None,
+    method: str = "auto",
+    tol: float = TOL,
+    trials: int = 8,
+    seed: int | None = None,
+) -> TensorsChecked:
     """Check the tensors of a trained weights file that act on the group's points
     (``gdlcheck verify model.safetensors``), or those ``tensors`` names (``fnmatch`` globs).
 
@@ -144,7 +205,7 @@ def verify_weights(path, group=None, *, n: int | None = None, shape=None, genera
         raise GroupError(f"a weights file carries no symmetry: give {param('group', 'NAME')}", file=label)
     sized = opts.group is not None or opts.n is not None or bool(opts.shape or opts.graph or opts.generators)
     try:
-        fixed = opts.build() if sized else opts.build(n_default=3)   # unsized: only its generators' kinds
+        fixed = opts.build() if sized else opts.build(n_default=3)  # unsized: only its generators' kinds
     except GdlcheckError as err:
         if sized:
             raise err.located(file=label) from None
@@ -152,8 +213,12 @@ def verify_weights(path, group=None, *, n: int | None = None, shape=None, genera
     listed = read_tensors(label)
     roles = {id(t): role_of(t.shape, fixed, sized) for t in listed}
     chosen = select(listed, tuple(tensors), label, judged=lambda t: roles[id(t)].role != OTHER)
-    return TensorsChecked(_check_tensor(label, t, roles[id(t)], fixed if sized else None, opts, t.name in tensors,
-                                        expect, method, tol, trials, seed) for t in chosen)
+    return TensorsChecked(
+        _check_tensor(
+            label, t, roles[id(t)], fixed if sized else None, opts, t.name in tensors, expect, method, tol, trials, seed
+        )
+        for t in chosen
+    )
 
 
 def _check_tensor(label, tensor, role, group, opts, named, expect, method, tol, trials, seed) -> TensorChecked:
@@ -183,7 +248,7 @@ def _check_tensor(label, tensor, role, group, opts, named, expect, method, tol, 
             K = check_finite(values_of(tensor, label), where=f"tensor {tensor.name}")
             kernel_group = group or opts.build(n_default=3)
             return TensorChecked(label, tensor.name, tensor.shape, kernel=check_kernel(K, kernel_group, tol), **row)
-        if named:   # asked for by name: why it cannot be checked is an error (its values, or not a matrix)
+        if named:  # asked for by name: why it cannot be checked is an error (its values, or not a matrix)
             matrix_of(tensor, label)
         return TensorChecked(label, tensor.name, tensor.shape, **row)
     except GdlcheckError as err:

@@ -21,10 +21,24 @@ from gdlcheck.sources import GroupOptions
 from gdlcheck.verification import Verified
 
 
-def verify_target(target: str, group_options: GroupOptions, input_shape, *, expect: str | None = None,
-                  dtype: str | None = None, method: str = "auto", tol: float | None = None, trials: int = 8,
-                  seed: int | None = None, folder: str | None = None, points_axis=None, batch_axes=None,
-                  inputs=None, outputs=None, weights=None) -> Verified:
+def verify_target(
+    target: str,
+    group_options: GroupOptions,
+    input_shape,
+    *,
+    expect: str | None = None,
+    dtype: str | None = None,
+    method: str = "auto",
+    tol: float | None = None,
+    trials: int = 8,
+    seed: int | None = None,
+    folder: str | None = None,
+    points_axis=None,
+    batch_axes=None,
+    inputs=None,
+    outputs=None,
+    weights=None,
+) -> Verified:
     """``gdlcheck verify --callable module:attr --input-shape NxD``: import, build and verify
     (``weights``: ``--weights FILE``, a state_dict loaded into the module first).
 
@@ -35,12 +49,18 @@ def verify_target(target: str, group_options: GroupOptions, input_shape, *, expe
     are lists of ``--input`` and ``--output`` texts (``KIND`` or ``NAME=KIND``).
     """
     if input_shape is None:
-        raise CallableError(f"{param('callable')} needs {param('input_shape', 'NxD', python='shape')} (N points by "
-                            "D channels, e.g. 6x2)", file=target)
+        raise CallableError(
+            f"{param('callable')} needs {param('input_shape', 'NxD', python='shape')} (N points by "
+            "D channels, e.g. 6x2)",
+            file=target,
+        )
     dims = parse_input_shape(input_shape)
     if not group_options.given:
-        raise GroupError(f"{param('callable')} needs a group: give {param('group', 'NAME')} (e.g. "
-                         f"{param('group', value='symmetric')})", file=target)
+        raise GroupError(
+            f"{param('callable')} needs a group: give {param('group', 'NAME')} (e.g. "
+            f"{param('group', value='symmetric')})",
+            file=target,
+        )
     axes = points_axes(dims, points_axis, batch_axes)
     n = group_options.n or int(np.prod([dims[a] for a in axes]))
     A = load_graph_file(group_options.graph, n=n) if group_options.graph else None
@@ -51,13 +71,31 @@ def verify_target(target: str, group_options: GroupOptions, input_shape, *, expe
         g = replace(group_options, graph=None).build(n_default=n)
     with running_code(target):
         f = load_callable(target, folder)
-    if inputs and not any(_kind_of(item) in ("graph", "fixed") for item in inputs) and g.family is not None \
-            and g.family.of_a_graph:
+    if (
+        inputs
+        and not any(_kind_of(item) in ("graph", "fixed") for item in inputs)
+        and g.family is not None
+        and g.family.of_a_graph
+    ):
         A = None  # the graph names the group only: the callable holds it (--input points alone)
-    return verify_callable(f, g, shape=dims, expect=expect or "equivariant", trials=trials, tol=tol,
-                           seed=seed or 0, dtype=dtype or "float64", method=method, name=target, graph=A,
-                           points_axis=points_axis, batch_axes=batch_axes, inputs=_named(inputs, "input"),
-                           outputs=_named(outputs, "output"), weights=weights)
+    return verify_callable(
+        f,
+        g,
+        shape=dims,
+        expect=expect or "equivariant",
+        trials=trials,
+        tol=tol,
+        seed=seed or 0,
+        dtype=dtype or "float64",
+        method=method,
+        name=target,
+        graph=A,
+        points_axis=points_axis,
+        batch_axes=batch_axes,
+        inputs=_named(inputs, "input"),
+        outputs=_named(outputs, "output"),
+        weights=weights,
+    )
 
 
 def _kind_of(item: str) -> str:
@@ -71,8 +109,9 @@ def _named(items, what: str):
         return None
     named = ["=" in item for item in items]
     if any(named) and not all(named):
-        raise CallableError(f"give every {param(what + 's')} as KIND (positional) or every one as NAME=KIND "
-                            "(keywords), not a mix")
+        raise CallableError(
+            f"give every {param(what + 's')} as KIND (positional) or every one as NAME=KIND (keywords), not a mix"
+        )
     if not any(named):
         return list(items)
     out = {}

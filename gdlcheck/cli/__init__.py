@@ -63,8 +63,10 @@ class _Cli(click.Group):
             code = code if isinstance(code, int) else EXIT_OK
         except SystemExit as err:  # the commands exit with their verdict's code; no other exit is one
             if not _exits_here(err):
-                error_line(f"the code under check called exit ({printable(safe_str(err.code))}) outside a check; "
-                           "code must return, not exit")
+                error_line(
+                    f"the code under check called exit ({printable(safe_str(err.code))}) outside a check; "
+                    "code must return, not exit"
+                )
                 code = EXIT_INPUT
             else:
                 code = err.code if isinstance(err.code, int) else (EXIT_OK if err.code is None else EXIT_INPUT)
@@ -104,8 +106,11 @@ class _Cli(click.Group):
         if isinstance(err, OSError) and not _cwd_exists():
             error_line("the current folder no longer exists; cd to a folder and run again")
             return EXIT_INPUT
-        click.echo(f"gdlcheck: internal error: {type(err).__name__}: {printable(safe_str(err))} -- this is a bug in "
-                   "gdlcheck; please report it with the input and 'gdlcheck --debug ...' output", err=True)
+        click.echo(
+            f"gdlcheck: internal error: {type(err).__name__}: {printable(safe_str(err))} -- this is a bug in "
+            "gdlcheck; please report it with the input and 'gdlcheck --debug ...' output",
+            err=True,
+        )
         return EXIT_INTERNAL
 
 

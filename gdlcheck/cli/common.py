@@ -16,18 +16,34 @@ from gdlcheck.text import NUMBER_FORMS, is_number_text, printable
 from gdlcheck.verdicts import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_OK  # noqa: F401  (the verdicts' codes)
 
 EXIT_INTERNAL = 70
-EXIT_OUTPUT = 74           # the output could not be written (sysexits' EX_IOERR): full disk, I/O error, closed
-EXIT_INTERRUPTED = 130     # SIGINT (128 + 2)
+EXIT_OUTPUT = 74  # the output could not be written (sysexits' EX_IOERR): full disk, I/O error, closed
+EXIT_INTERRUPTED = 130  # SIGINT (128 + 2)
 # With several inputs the exit code is the worst one: 2 over 1 over 3 over 0.
 _SEVERITY = {EXIT_OK: 0, EXIT_INCONCLUSIVE: 1, EXIT_FAIL: 2, EXIT_INPUT: 3}
 
 # The library names its parameters as Python does; the command line spells them as flags.
 FLAGS = {
-    "n": "-n", "shape": "--shape", "generators": "--generators", "graph": "--graph", "group": "--group",
-    "in_order": "--in-order", "out_order": "--out-order", "channels_in": "--channels-in",
-    "channels_out": "--channels-out", "input_shape": "--input-shape", "callable": "--callable", "dtype": "--dtype",
-    "expect": "--expect", "method": "--method", "tol": "--tol", "trials": "--trials", "seed": "--seed",
-    "points_axis": "--points-axis", "batch_axes": "--batch-axes", "inputs": "--input", "outputs": "--output",
+    "n": "-n",
+    "shape": "--shape",
+    "generators": "--generators",
+    "graph": "--graph",
+    "group": "--group",
+    "in_order": "--in-order",
+    "out_order": "--out-order",
+    "channels_in": "--channels-in",
+    "channels_out": "--channels-out",
+    "input_shape": "--input-shape",
+    "callable": "--callable",
+    "dtype": "--dtype",
+    "expect": "--expect",
+    "method": "--method",
+    "tol": "--tol",
+    "trials": "--trials",
+    "seed": "--seed",
+    "points_axis": "--points-axis",
+    "batch_axes": "--batch-axes",
+    "inputs": "--input",
+    "outputs": "--output",
     "plot": "--plot",
 }
 
@@ -101,8 +117,11 @@ def check_output_path(ctx, param, value):
     if value is None or value == "-":
         return None
     if value.startswith("-"):
-        raise click.BadParameter(f"{value!r} looks like an option, not a file name (write ./{value} for a file of "
-                                 "that name)", ctx=ctx, param=param)
+        raise click.BadParameter(
+            f"{value!r} looks like an option, not a file name (write ./{value} for a file of that name)",
+            ctx=ctx,
+            param=param,
+        )
     return value
 
 
@@ -128,6 +147,8 @@ def complete_files(ctx, param, incomplete):
     from click.shell_completion import CompletionItem
 
     return [CompletionItem(incomplete, type="file")]
+
+
 class Tolerance(click.ParamType):
     """``--tol``: a finite number >= 0, written in one of the number forms gdlcheck reads."""
 
@@ -164,15 +185,30 @@ class Integer(click.IntRange):
 
 def group_options(fn):
     """--group, -n, --shape, --generators, --graph."""
-    fn = click.option("--graph", type=click.Path(dir_okay=False), shell_complete=complete_files,
-                      help="Adjacency matrix file (group automorphisms); with --callable also the graph the callable "
-                           "is given (an adjacency, a 2 x E edge list, or a scipy.sparse .npz).")(fn)
-    fn = click.option("--generators", "generators", multiple=True, metavar="PERM",
-                      help="A generator in cycle notation '(0 1)(2 3)' or array form '[1, 0, 3, 2]'; repeatable.")(fn)
+    fn = click.option(
+        "--graph",
+        type=click.Path(dir_okay=False),
+        shell_complete=complete_files,
+        help="Adjacency matrix file (group automorphisms); with --callable also the graph the callable "
+        "is given (an adjacency, a 2 x E edge list, or a scipy.sparse .npz).",
+    )(fn)
+    fn = click.option(
+        "--generators",
+        "generators",
+        multiple=True,
+        metavar="PERM",
+        help="A generator in cycle notation '(0 1)(2 3)' or array form '[1, 0, 3, 2]'; repeatable.",
+    )(fn)
     fn = click.option("--shape", metavar="HxW", help="Grid shape for translations, p4, p4m (e.g. 8x8).")(fn)
     fn = click.option("-n", "n", type=Integer(min=1), help="Number of points.")(fn)
-    fn = click.option("--group", "-g", "group", metavar="NAME", shell_complete=complete_groups,
-                      help="Group name (see 'gdlcheck groups').")(fn)
+    fn = click.option(
+        "--group",
+        "-g",
+        "group",
+        metavar="NAME",
+        shell_complete=complete_groups,
+        help="Group name (see 'gdlcheck groups').",
+    )(fn)
     return fn
 
 
@@ -185,17 +221,25 @@ def nonempty(ctx, param, value):
 
 def plot_option(what: str):
     """``--plot FILE``: also draw ``what`` with matplotlib, PNG, SVG or PDF by the extension."""
-    return click.option("--plot", "plot", metavar="FILE", type=click.Path(dir_okay=False),
-                        shell_complete=complete_files, callback=nonempty,
-                        help=f"Also draw {what} into FILE: .png, .svg or .pdf (needs matplotlib: "
-                             "pip install 'gdlcheck[plot]').")
+    return click.option(
+        "--plot",
+        "plot",
+        metavar="FILE",
+        type=click.Path(dir_okay=False),
+        shell_complete=complete_files,
+        callback=nonempty,
+        help=f"Also draw {what} into FILE: .png, .svg or .pdf (needs matplotlib: pip install 'gdlcheck[plot]').",
+    )
 
 
 def note_stdin(paths) -> None:
     """Before '-' is read from a terminal (where it waits silently for Ctrl-D), say so on stderr."""
     if "-" in paths and stdin_is_terminal():
-        click.echo("gdlcheck: waiting for standard input (a matrix or a spec): type or paste it and end it with "
-                   "Ctrl-D (Ctrl-Z then Enter on Windows), or give a file instead of -", err=True)
+        click.echo(
+            "gdlcheck: waiting for standard input (a matrix or a spec): type or paste it and end it with "
+            "Ctrl-D (Ctrl-Z then Enter on Windows), or give a file instead of -",
+            err=True,
+        )
 
 
 def stdin_is_terminal() -> bool:
@@ -216,8 +260,9 @@ def check_plot(path: str | None) -> None:
         plot.plot_format(path)
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
-            raise GdlcheckError(f"--plot {path}: the folder {os.path.dirname(path) or folder!r} does not exist; "
-                                "create it first")
+            raise GdlcheckError(
+                f"--plot {path}: the folder {os.path.dirname(path) or folder!r} does not exist; create it first"
+            )
         plot.require()
 
 
@@ -226,8 +271,9 @@ def check_svg(svg: str | None) -> None:
     import os
 
     if svg and os.path.splitext(svg)[1].lower() != ".svg":
-        raise click.UsageError(f"--export-svg {svg}: it writes SVG, so FILE ends in .svg (for a PNG or PDF picture "
-                               "use --plot FILE)")
+        raise click.UsageError(
+            f"--export-svg {svg}: it writes SVG, so FILE ends in .svg (for a PNG or PDF picture use --plot FILE)"
+        )
 
 
 def save_plot(picture, path: str) -> None:

@@ -27,24 +27,42 @@ FORMATS = (TEXT, JSON, LATEX, CSV, NPY)
 @click.command("derive")
 @group_options
 @click.option("--in-order", type=Integer(0, 4), default=1, show_default=True, help="Order of the input tensor.")
-@click.option("--out-order", type=Integer(0, 4), default=1, show_default=True,
-              help="Order of the output tensor.")
-@click.option("--channels-in", type=Integer(min=1), default=1, show_default=True,
-              help="Input channels D (free parameters = dimension x D x D2).")
+@click.option("--out-order", type=Integer(0, 4), default=1, show_default=True, help="Order of the output tensor.")
+@click.option(
+    "--channels-in",
+    type=Integer(min=1),
+    default=1,
+    show_default=True,
+    help="Input channels D (free parameters = dimension x D x D2).",
+)
 @click.option("--channels-out", type=Integer(min=1), default=1, show_default=True, help="Output channels D2.")
 @click.option("--explain", is_flag=True, help="Show the constraint each generator imposes, then the orbits.")
-@format_option(*FORMATS, help="latex: a bmatrix; csv: the 1 -> 1 pattern; npy: the basis array "
-                              "[default: the one -o FILE's extension names, else text].")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), shell_complete=complete_files,
-              callback=check_output_path,
-              help="Write to FILE, in the format its extension names (.txt .json .tex .csv .npy); - for standard "
-                   "output.")
-@click.option("--export-svg", "svg", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
-              shell_complete=complete_files, callback=check_output_path,
-              help="Also save the text report as an SVG screenshot (FILE.svg).")
+@format_option(
+    *FORMATS,
+    help="latex: a bmatrix; csv: the 1 -> 1 pattern; npy: the basis array "
+    "[default: the one -o FILE's extension names, else text].",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True),
+    shell_complete=complete_files,
+    callback=check_output_path,
+    help="Write to FILE, in the format its extension names (.txt .json .tex .csv .npy); - for standard output.",
+)
+@click.option(
+    "--export-svg",
+    "svg",
+    type=click.Path(dir_okay=False, writable=True),
+    metavar="FILE",
+    shell_complete=complete_files,
+    callback=check_output_path,
+    help="Also save the text report as an SVG screenshot (FILE.svg).",
+)
 @plot_option("the whole sharing pattern, one colour per orbit (and the kernel offsets of a grid group)")
-def command(group, n, shape, generators, graph, in_order, out_order, channels_in, channels_out, explain, fmt, output,
-            svg, plot):
+def command(
+    group, n, shape, generators, graph, in_order, out_order, channels_in, channels_out, explain, fmt, output, svg, plot
+):
     """Derive the parameter form that a symmetry forces on a linear layer.
 
     The basis is the orbits of the group on the index tuples [n]^(L+K), output indices
@@ -74,8 +92,15 @@ def command(group, n, shape, generators, graph, in_order, out_order, channels_in
         from gdlcheck.output.render_derive import render_derive
 
         report = render_derive(d, prose.explain(d) if explain else None)
-    emit(fmt, output, text=lambda: report, json=lambda: derive_json_text(d), csv=lambda: _pattern_csv(d),
-         latex=lambda: prose.latex_form(d), npy=lambda: d.basis)
+    emit(
+        fmt,
+        output,
+        text=lambda: report,
+        json=lambda: derive_json_text(d),
+        csv=lambda: _pattern_csv(d),
+        latex=lambda: prose.latex_form(d),
+        npy=lambda: d.basis,
+    )
     if svg:
         save_svg(report, svg, title="gdlcheck derive")
     if plot:
@@ -99,12 +124,16 @@ def _refuse_what_does_not_apply(fmt, in_order, out_order, channels_in, channels_
     if svg and fmt is not TEXT:
         raise click.UsageError("--export-svg saves the text report; use it with --format text")
     if explain and fmt is not TEXT:
-        raise click.UsageError(f"--explain adds the derivation to the text report; --format {fmt} has no room for "
-                               "it")
+        raise click.UsageError(f"--explain adds the derivation to the text report; --format {fmt} has no room for it")
     if fmt in (CSV, LATEX) and (in_order, out_order) != (1, 1):
         raise click.UsageError(f"--format {fmt} prints an order 1 -> 1 matrix; use json or npy for other orders")
-    if fmt in (CSV, LATEX, NPY) and (given("channels_in") or given("channels_out")) \
-            and (channels_in, channels_out) != (1, 1):
+    if (
+        fmt in (CSV, LATEX, NPY)
+        and (given("channels_in") or given("channels_out"))
+        and (channels_in, channels_out) != (1, 1)
+    ):
         what = {CSV: "the pattern", LATEX: "the matrix of parameter names", NPY: "the basis B_o"}[fmt]
-        raise click.UsageError(f"--format {fmt} writes {what}, which channels do not change (each basis element "
-                               "gets a D2 x D block); use text or json to see the channel counts")
+        raise click.UsageError(
+            f"--format {fmt} writes {what}, which channels do not change (each basis element "
+            "gets a D2 x D block); use text or json to see the channel counts"
+        )

@@ -65,8 +65,15 @@ PICTURE_EXTENSIONS = (".png", ".svg", ".pdf")
 
 def format_option(*formats: Format, help: str | None = None):
     """``--format``: one of ``formats`` (text by default), given to the command as its :class:`Format`."""
-    return click.option("--format", "fmt", type=click.Choice([f.name for f in formats]), default=TEXT.name,
-                        show_default=True, help=help, callback=lambda ctx, param, value: FORMATS[value])
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice([f.name for f in formats]),
+        default=TEXT.name,
+        show_default=True,
+        help=help,
+        callback=lambda ctx, param, value: FORMATS[value],
+    )
 
 
 def emit(fmt: Format, output: str | None = None, **made_by: Callable[[], object] | None) -> None:
@@ -95,9 +102,13 @@ def output_format(fmt: Format, output: str | None, allowed: tuple[Format, ...]) 
     if named is None:
         return fmt
     if named not in allowed:
-        raise click.UsageError(f"-o {output}: {ext} names the {named} format, which this command does not write "
-                               f"(--format {'|'.join(map(str, allowed))})")
+        raise click.UsageError(
+            f"-o {output}: {ext} names the {named} format, which this command does not write "
+            f"(--format {'|'.join(map(str, allowed))})"
+        )
     if given("fmt") and fmt is not named:
-        raise click.UsageError(f"-o {output} names the {named} format but --format is {fmt}; give one of them, "
-                               "or a FILE whose extension agrees")
+        raise click.UsageError(
+            f"-o {output} names the {named} format but --format is {fmt}; give one of them, "
+            "or a FILE whose extension agrees"
+        )
     return named

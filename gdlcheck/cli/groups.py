@@ -27,8 +27,10 @@ def command(name, n, shape, generators, graph, fmt):
 
     if name is None:
         if n is not None or shape or generators or graph:
-            raise click.UsageError("-n, --shape, --generators and --graph size the group NAME; give NAME (e.g. "
-                                   "'gdlcheck groups cyclic -n 8'), or none of them to list the catalogue")
+            raise click.UsageError(
+                "-n, --shape, --generators and --graph size the group NAME; give NAME (e.g. "
+                "'gdlcheck groups cyclic -n 8'), or none of them to list the catalogue"
+            )
         emit(fmt, text=_catalogue, json=lambda: [catalogue_json(family) for family in _families()])
         return
     g = make_group_options(name, n, shape, generators, graph).build()

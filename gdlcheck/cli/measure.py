@@ -10,27 +10,63 @@ from gdlcheck.cli.streams import code_writes_to_stderr
 
 
 @click.command("measure")
-@click.option("--callable", "target", metavar="MODULE:ATTR", required=True,
-              help="The torch model (a module, or a class or factory that builds one; runs your code): MODULE is "
-                   "imported from the current folder or the installed packages, or is a file PATH.py.")
-@click.option("--data", metavar="FILE", required=True, type=click.Path(dir_okay=False), shell_complete=complete_files,
-              help="A batch of inputs B x n x ... (.pt .pth .npy .npz .safetensors holding one array; no code in it "
-                   "runs); one input n x ... is a batch of one.")
-@click.option("--weights", metavar="FILE", type=click.Path(dir_okay=False), shell_complete=complete_files,
-              help="A trained state_dict loaded into the model first (.pt .pth .safetensors .npz).")
+@click.option(
+    "--callable",
+    "target",
+    metavar="MODULE:ATTR",
+    required=True,
+    help="The torch model (a module, or a class or factory that builds one; runs your code): MODULE is "
+    "imported from the current folder or the installed packages, or is a file PATH.py.",
+)
+@click.option(
+    "--data",
+    metavar="FILE",
+    required=True,
+    type=click.Path(dir_okay=False),
+    shell_complete=complete_files,
+    help="A batch of inputs B x n x ... (.pt .pth .npy .npz .safetensors holding one array; no code in it "
+    "runs); one input n x ... is a batch of one.",
+)
+@click.option(
+    "--weights",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    shell_complete=complete_files,
+    help="A trained state_dict loaded into the model first (.pt .pth .safetensors .npz).",
+)
 @click.option("--group", "-g", "group", metavar="NAME", help="Group name (see 'gdlcheck groups').")
 @click.option("-n", "n", type=Integer(min=1), help="Number of points [default: the data's].")
 @click.option("--shape", metavar="HxW", help="Grid shape for translations, p4, p4m (e.g. 8x8).")
-@click.option("--generators", "generators", multiple=True, metavar="PERM",
-              help="A generator in cycle notation '(0 1)(2 3)' or array form '[1, 0, 3, 2]'; repeatable.")
-@click.option("--graph", metavar="FILE", type=click.Path(dir_okay=False), shell_complete=complete_files,
-              help="The graph the model takes besides the data, model(x, graph), moved with the nodes: a 2 x E "
-                   "edge_index, an n x n adjacency or a scipy.sparse .npz; with no --group, the group is its "
-                   "automorphisms.")
-@click.option("--points-axis", type=int, default=None, metavar="AXIS",
-              help="The data's axis of the points [default: 1, axis 0 being the batch; 0 with --graph].")
-@click.option("--elements", type=Integer(min=0, max=200), default=8, show_default=True,
-              help="Seeded random group elements applied besides the generators.")
+@click.option(
+    "--generators",
+    "generators",
+    multiple=True,
+    metavar="PERM",
+    help="A generator in cycle notation '(0 1)(2 3)' or array form '[1, 0, 3, 2]'; repeatable.",
+)
+@click.option(
+    "--graph",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    shell_complete=complete_files,
+    help="The graph the model takes besides the data, model(x, graph), moved with the nodes: a 2 x E "
+    "edge_index, an n x n adjacency or a scipy.sparse .npz; with no --group, the group is its "
+    "automorphisms.",
+)
+@click.option(
+    "--points-axis",
+    type=int,
+    default=None,
+    metavar="AXIS",
+    help="The data's axis of the points [default: 1, axis 0 being the batch; 0 with --graph].",
+)
+@click.option(
+    "--elements",
+    type=Integer(min=0, max=200),
+    default=8,
+    show_default=True,
+    help="Seeded random group elements applied besides the generators.",
+)
 @click.option("--seed", type=Integer(min=0), default=0, show_default=True, help="Seed of the random elements.")
 @format_option(TEXT, JSON)
 @plot_option("each layer's error and own contribution by its place in the model")
@@ -50,13 +86,22 @@ def command(target, data, weights, group, n, shape, generators, graph, points_ax
       gdlcheck measure --callable gnn.py:GNN --data x.npy --graph edge_index.npy -g symmetric
     """
     from gdlcheck import api
+
     check_plot(plot)
     opts = api.GroupOptions(name=group, n=n, shape=shape, generators=tuple(generators), graph=graph)
     progress = Progress("measure") if fmt is TEXT else None
     try:
-        with code_writes_to_stderr():   # standard output carries gdlcheck's report alone
-            measured = api.measure_target(target, data, opts, points_axis=points_axis, elements=elements, seed=seed,
-                                          weights=weights, progress=progress)
+        with code_writes_to_stderr():  # standard output carries gdlcheck's report alone
+            measured = api.measure_target(
+                target,
+                data,
+                opts,
+                points_axis=points_axis,
+                elements=elements,
+                seed=seed,
+                weights=weights,
+                progress=progress,
+            )
     finally:
         if progress is not None:
             progress.done()

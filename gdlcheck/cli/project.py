@@ -24,15 +24,26 @@ FORMATS = (TEXT, JSON, CSV, NPY)
 @click.command("project")
 @click.argument("matrix", metavar="MATRIX", shell_complete=complete_files)
 @group_options
-@format_option(*FORMATS, help="csv/npy: the matrix alone on standard output, the distance on standard error "
-                              "[default: the one -o FILE's extension names, else text].")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), shell_complete=complete_files,
-              callback=check_output_path,
-              help="Write to FILE, in the format its extension names (.txt .json .csv .npy); - for standard output.")
+@format_option(
+    *FORMATS,
+    help="csv/npy: the matrix alone on standard output, the distance on standard error "
+    "[default: the one -o FILE's extension names, else text].",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True),
+    shell_complete=complete_files,
+    callback=check_output_path,
+    help="Write to FILE, in the format its extension names (.txt .json .csv .npy); - for standard output.",
+)
 @plot_option("the matrix, its projection and where they differ")
-@click.option("--tensor", metavar="NAME",
-              help="For a weights file (.pt .pth .safetensors .npz) with several square tensors: the one to project "
-                   "(a glob that matches one).")
+@click.option(
+    "--tensor",
+    metavar="NAME",
+    help="For a weights file (.pt .pth .safetensors .npz) with several square tensors: the one to project "
+    "(a glob that matches one).",
+)
 def command(matrix, group, n, shape, generators, graph, fmt, output, plot, tensor):
     """Print the nearest equivariant matrix to MATRIX (orbit averages) and its distance.
 
@@ -46,6 +57,7 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot, tenso
       gdlcheck project trained.npy --group cyclic --plot projection.png
     """
     from gdlcheck import api
+
     fmt = output_format(fmt, output, FORMATS)
     opts = make_group_options(group, n, shape, generators, graph)
     if not opts.given:
@@ -61,9 +73,15 @@ def command(matrix, group, n, shape, generators, graph, fmt, output, plot, tenso
     projected = api.project(source, group, n=n, shape=shape, generators=list(generators) or None, graph=graph)
     P, dist, g = projected.matrix, projected.distance, projected.group
     # the matrix first: where it cannot be written, that error is the one line on standard error
-    emit(fmt, output, text=lambda: _report(matrix, g, P, dist), json=lambda: projected.to_json(matrix),
-         csv=lambda: _matrix_csv(P), npy=lambda: P)
-    if fmt in (CSV, NPY):   # the matrix alone: a line for people beside it (JSON has the number with every digit)
+    emit(
+        fmt,
+        output,
+        text=lambda: _report(matrix, g, P, dist),
+        json=lambda: projected.to_json(matrix),
+        csv=lambda: _matrix_csv(P),
+        npy=lambda: P,
+    )
+    if fmt in (CSV, NPY):  # the matrix alone: a line for people beside it (JSON has the number with every digit)
         from gdlcheck.output.render_matrices import number_text
 
         click.echo(f"relative distance: {number_text(dist)}", err=True)

@@ -104,9 +104,13 @@ class _Guard:
         target = getattr(self.original, "buffer", None) if self.original is not None else None
         self.raw = _GuardedBuffer(target)
         encoding = getattr(self.original, "encoding", None) or "utf-8"
-        self.stdout = io.TextIOWrapper(self.raw, encoding=encoding, errors="backslashreplace",
-                                       line_buffering=bool(getattr(self.original, "line_buffering", False)),
-                                       write_through=True)
+        self.stdout = io.TextIOWrapper(
+            self.raw,
+            encoding=encoding,
+            errors="backslashreplace",
+            line_buffering=bool(getattr(self.original, "line_buffering", False)),
+            write_through=True,
+        )
 
     def finish(self) -> None:
         """Flush what is left, down to the descriptor; raises the OutputError of any failure to

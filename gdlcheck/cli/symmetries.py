@@ -21,11 +21,16 @@ from gdlcheck.tolerances import TOL
 
 @click.command("symmetries")
 @click.argument("matrix", metavar="MATRIX", shell_complete=complete_files)
-@click.option("--tol", type=TOLERANCE, default=TOL, show_default=True,
-              help="Colours of entries: the sorted values are cut greedily, each colour taking the values within "
-                   "tol x the largest |entry| of its smallest one, so no two entries of a colour (and no entry and "
-                   "its image under a reported permutation) differ by more; two entries within tol can still get "
-                   "two colours at a cut (a near tie, reported).")
+@click.option(
+    "--tol",
+    type=TOLERANCE,
+    default=TOL,
+    show_default=True,
+    help="Colours of entries: the sorted values are cut greedily, each colour taking the values within "
+    "tol x the largest |entry| of its smallest one, so no two entries of a colour (and no entry and "
+    "its image under a reported permutation) differ by more; two entries within tol can still get "
+    "two colours at a cut (a near tie, reported).",
+)
 @format_option(TEXT, JSON)
 @plot_option("the matrix and its entries coloured by orbit of the group found")
 def command(matrix, tol, fmt, plot):
@@ -42,6 +47,7 @@ def command(matrix, tol, fmt, plot):
       gdlcheck symmetries samples/petersen.csv --plot orbits.png
     """
     from gdlcheck import api
+
     check_plot(plot)
     note_stdin([matrix])
     source = matrix

@@ -34,50 +34,121 @@ from gdlcheck.verdicts import Method, Verdict
 @click.command("verify")
 @click.argument("inputs", nargs=-1, required=False, metavar="INPUT...", shell_complete=complete_files)
 @group_options
-@click.option("--method", type=click.Choice([m.word for m in Method]), default=Method.AUTO.word, show_default=True,
-              help="exact: compare weights (sympy for symbols); numeric: random inputs; auto: both where they apply.")
-@click.option("--tol", type=TOLERANCE, default=TOL, show_default=True,
-              help="Relative tolerance for numeric weights and trials.")
-@click.option("--trials", type=Integer(min=1, max=10_000), default=8, show_default=True,
-              help="Random inputs per generator.")
-@click.option("--seed", type=Integer(min=0), default=None,
-              help="Seed of the random inputs [default: the spec's seed, else 0].")
+@click.option(
+    "--method",
+    type=click.Choice([m.word for m in Method]),
+    default=Method.AUTO.word,
+    show_default=True,
+    help="exact: compare weights (sympy for symbols); numeric: random inputs; auto: both where they apply.",
+)
+@click.option(
+    "--tol", type=TOLERANCE, default=TOL, show_default=True, help="Relative tolerance for numeric weights and trials."
+)
+@click.option(
+    "--trials", type=Integer(min=1, max=10_000), default=8, show_default=True, help="Random inputs per generator."
+)
+@click.option(
+    "--seed", type=Integer(min=0), default=None, help="Seed of the random inputs [default: the spec's seed, else 0]."
+)
 @format_option(TEXT, JSON, JUNIT, help="junit: one JUnit XML report (a test case per input) for CI.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; the exit code tells the verdict.")
 @click.option("--explain", is_flag=True, help="Write the proof out step by step: each layer's step and its conditions.")
 @plot_option("the matrix, its projection and where they differ (one matrix INPUT)")
-@click.option("--callable", "target", metavar="MODULE:ATTR",
-              help="Verify a Python callable or torch module instead of INPUT (runs your code; MODULE is "
-                   "imported from the current folder or the installed packages, or is a file PATH.py).")
+@click.option(
+    "--callable",
+    "target",
+    metavar="MODULE:ATTR",
+    help="Verify a Python callable or torch module instead of INPUT (runs your code; MODULE is "
+    "imported from the current folder or the installed packages, or is a file PATH.py).",
+)
 @click.option("--input-shape", metavar="NxD", help="With --callable: the input's shape, N points by D channels.")
-@click.option("--dtype", type=click.Choice(["float64", "float32"]), default=None,
-              help="With --callable: run it in this dtype (compared in float64; float32 --tol default 1e-5) "
-                   "[default: float64].")
-@click.option("--expect", type=click.Choice(["equivariant", "invariant"]), default=None,
-              help="With --callable: invariant for an output without the points axis [default: equivariant].")
-@click.option("--points-axis", metavar="AXIS",
-              help="With --callable: the input's axis that holds the points (negative counts from the end; two "
-                   "axes '1,2' for a grid group on an image) [default: the first axis that is not a batch axis].")
+@click.option(
+    "--dtype",
+    type=click.Choice(["float64", "float32"]),
+    default=None,
+    help="With --callable: run it in this dtype (compared in float64; float32 --tol default 1e-5) [default: float64].",
+)
+@click.option(
+    "--expect",
+    type=click.Choice(["equivariant", "invariant"]),
+    default=None,
+    help="With --callable: invariant for an output without the points axis [default: equivariant].",
+)
+@click.option(
+    "--points-axis",
+    metavar="AXIS",
+    help="With --callable: the input's axis that holds the points (negative counts from the end; two "
+    "axes '1,2' for a grid group on an image) [default: the first axis that is not a batch axis].",
+)
 @click.option("--batch-axes", metavar="AXES", help="With --callable: axes that are never permuted (e.g. 0).")
-@click.option("--input", "input_kinds", multiple=True, metavar="KIND",
-              help="With --callable: how the next argument moves: points (random, --input-shape), points:SHAPE, "
-                   "pairs (random, --input-shape NxNxD: an order-2 input moved as P X P^T), "
-                   "graph (the --graph FILE, moved with the points), fixed (the --graph FILE, held); NAME=KIND "
-                   "passes it as a keyword; repeatable [default: points, then graph with --graph].")
-@click.option("--output", "output_kinds", multiple=True, metavar="KIND",
-              help="With --callable: how the next output moves: points[:AXIS], pairs[:A,B] (P W P^T), edges, "
-                   "invariant, ignored; NAME=KIND for a dict; repeatable [default: points].")
-@click.option("--weights", metavar="FILE",
-              help="With --callable: a trained state_dict (.pt .pth .safetensors .npz; no code in it runs) loaded "
-                   "into the module before the check.")
-@click.option("--allow-path", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
-              help="A folder a spec's {file: ...} may read besides the spec's own; repeatable.")
-@click.option("--tensor", "tensors", multiple=True, metavar="NAME",
-              help="For a weights file (.pt .pth .safetensors .npz): check the tensor NAME, or the tensors on the "
-                   "points a glob such as 'encoder.*' matches; repeatable [default: every tensor, each judged as what "
-                   "it is: a matrix, bias or kernel on the points, else listed as not on them].")
-def command(inputs, group, n, shape, generators, graph, method, tol, trials, seed, fmt, quiet, explain, plot, target,
-            input_shape, dtype, expect, points_axis, batch_axes, input_kinds, output_kinds, weights, allow, tensors):
+@click.option(
+    "--input",
+    "input_kinds",
+    multiple=True,
+    metavar="KIND",
+    help="With --callable: how the next argument moves: points (random, --input-shape), points:SHAPE, "
+    "pairs (random, --input-shape NxNxD: an order-2 input moved as P X P^T), "
+    "graph (the --graph FILE, moved with the points), fixed (the --graph FILE, held); NAME=KIND "
+    "passes it as a keyword; repeatable [default: points, then graph with --graph].",
+)
+@click.option(
+    "--output",
+    "output_kinds",
+    multiple=True,
+    metavar="KIND",
+    help="With --callable: how the next output moves: points[:AXIS], pairs[:A,B] (P W P^T), edges, "
+    "invariant, ignored; NAME=KIND for a dict; repeatable [default: points].",
+)
+@click.option(
+    "--weights",
+    metavar="FILE",
+    help="With --callable: a trained state_dict (.pt .pth .safetensors .npz; no code in it runs) loaded "
+    "into the module before the check.",
+)
+@click.option(
+    "--allow-path",
+    "allow",
+    multiple=True,
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="A folder a spec's {file: ...} may read besides the spec's own; repeatable.",
+)
+@click.option(
+    "--tensor",
+    "tensors",
+    multiple=True,
+    metavar="NAME",
+    help="For a weights file (.pt .pth .safetensors .npz): check the tensor NAME, or the tensors on the "
+    "points a glob such as 'encoder.*' matches; repeatable [default: every tensor, each judged as what "
+    "it is: a matrix, bias or kernel on the points, else listed as not on them].",
+)
+def command(
+    inputs,
+    group,
+    n,
+    shape,
+    generators,
+    graph,
+    method,
+    tol,
+    trials,
+    seed,
+    fmt,
+    quiet,
+    explain,
+    plot,
+    target,
+    input_shape,
+    dtype,
+    expect,
+    points_axis,
+    batch_axes,
+    input_kinds,
+    output_kinds,
+    weights,
+    allow,
+    tensors,
+):
     """Check that each INPUT (a spec or a matrix; - for standard input) commutes with a group.
 
     \b
@@ -99,7 +170,7 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
     if allow and target is not None:
         raise click.UsageError("--allow-path lets a spec's {file: ...} read a folder; --callable reads no spec")
     if explain and fmt is not TEXT:
-        raise click.UsageError(f"--explain writes the proof into the text report; --format {fmt} has it as \"proof\"")
+        raise click.UsageError(f'--explain writes the proof into the text report; --format {fmt} has it as "proof"')
     if tensors and not any(api.is_weights_file(path) for path in inputs):
         raise click.UsageError("--tensor picks tensors of a weights file (.pt .pth .safetensors .npz); no INPUT is one")
     tol_given = given("tol")
@@ -123,13 +194,33 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
         try:
             if target is not None:
                 with code_writes_to_stderr():
-                    result = api.verify_target(target, opts, input_shape, expect=expect, dtype=dtype, method=method,
-                                               tol=tol if tol_given else None, trials=trials, seed=seed,
-                                               points_axis=points_axis, batch_axes=batch_axes,
-                                               inputs=list(input_kinds), outputs=list(output_kinds), weights=weights)
+                    result = api.verify_target(
+                        target,
+                        opts,
+                        input_shape,
+                        expect=expect,
+                        dtype=dtype,
+                        method=method,
+                        tol=tol if tol_given else None,
+                        trials=trials,
+                        seed=seed,
+                        points_axis=points_axis,
+                        batch_axes=batch_axes,
+                        inputs=list(input_kinds),
+                        outputs=list(output_kinds),
+                        weights=weights,
+                    )
             else:
-                result = api.verify_input(path, opts, method=method, tol=tol, trials=trials, seed=seed,
-                                          stdin_data=stdin_data, allow_paths=allow)
+                result = api.verify_input(
+                    path,
+                    opts,
+                    method=method,
+                    tol=tol,
+                    trials=trials,
+                    seed=seed,
+                    stdin_data=stdin_data,
+                    allow_paths=allow,
+                )
         except GdlcheckError as err:
             _unreadable(path, err, fmt, quiet, codes, entries)
             continue
@@ -137,18 +228,34 @@ def command(inputs, group, n, shape, generators, graph, method, tol, trials, see
         entries.append((path, result, hints))
         codes.append(Verdict(result.verdict).exit_code)
         if not quiet:
-            emit(fmt, text=partial(_report, result, hints, explain),
-                 json=partial(verify_json, result, hints=hints), junit=None)
-    if not quiet:   # after the inputs: JUnit's one report, the text's summary of several inputs
-        emit(fmt, junit=lambda: _junit(entries), json=None,
-             text=partial(_summary, entries) if len(inputs) > 1 else None)
+            emit(
+                fmt,
+                text=partial(_report, result, hints, explain),
+                json=partial(verify_json, result, hints=hints),
+                junit=None,
+            )
+    if not quiet:  # after the inputs: JUnit's one report, the text's summary of several inputs
+        emit(
+            fmt, junit=lambda: _junit(entries), json=None, text=partial(_summary, entries) if len(inputs) > 1 else None
+        )
     if plot and entries and entries[0][1] is not None:
         from gdlcheck.output.plot_pictures import counterexample_cells, matrix_picture
 
         result = entries[0][1]
         projected = api.project(matrix, result.group)
-        save_plot(matrix_picture(inputs[0], matrix, projected.matrix, result.group, projected.distance,
-                                 Verdict(result.verdict).word, tol=tol, cells=counterexample_cells(result)), plot)
+        save_plot(
+            matrix_picture(
+                inputs[0],
+                matrix,
+                projected.matrix,
+                result.group,
+                projected.distance,
+                Verdict(result.verdict).word,
+                tol=tol,
+                cells=counterexample_cells(result),
+            ),
+            plot,
+        )
     sys.exit(worst(codes))
 
 
@@ -175,25 +282,23 @@ def _verify_weights(path, opts, tensors, method, tol, trials, seed, fmt, quiet, 
     from gdlcheck import api
 
     try:
-        checked = api.verify_weights(path, opts, tensors=tensors, method=method, tol=tol,
-                                     trials=trials, seed=seed)
+        checked = api.verify_weights(path, opts, tensors=tensors, method=method, tol=tol, trials=trials, seed=seed)
     except GdlcheckError as err:
         _unreadable(path, err, fmt, quiet, codes, entries)
         return
-    for c in checked:   # each tensor's JSON as it is judged, with its error line
+    for c in checked:  # each tensor's JSON as it is judged, with its error line
         label = f"{path}:{c.name}"
         if c.error is not None:
             error_line(message(c.error))
             codes.append(Verdict.ERROR.exit_code)
             entries.append((label, None, message(c.error)))
-        elif c.result is not None and c.judged:   # one not judged (it may mix features) counts for nothing
+        elif c.result is not None and c.judged:  # one not judged (it may mix features) counts for nothing
             codes.append(Verdict(c.result.verdict).exit_code)
             entries.append((label, c.result, ()))
-        elif c.kernel is not None:   # a kernel judged by its conditions (no Verified): its code, no JUnit case
+        elif c.kernel is not None:  # a kernel judged by its conditions (no Verified): its code, no JUnit case
             codes.append(Verdict(c.kernel.verdict).exit_code)
         if not quiet:
-            emit(fmt, json=partial(c.to_json, message(c.error) if c.error is not None else None), text=None,
-                 junit=None)
+            emit(fmt, json=partial(c.to_json, message(c.error) if c.error is not None else None), text=None, junit=None)
     if not quiet:
         emit(fmt, text=partial(_weights_report, path, checked), json=None, junit=None)
 
@@ -226,8 +331,10 @@ def _refuse_what_does_not_apply(inputs, target, code_options, method, fmt, quiet
     if target is None and not inputs:
         raise click.UsageError("missing INPUT: give a spec or matrix file (- for standard input), or --callable")
     if target is None and any(code_options):
-        raise click.UsageError("--input-shape, --dtype, --expect, --points-axis, --batch-axes, --input, --output and "
-                               "--weights go with --callable (a spec says expect:)")
+        raise click.UsageError(
+            "--input-shape, --dtype, --expect, --points-axis, --batch-axes, --input, --output and "
+            "--weights go with --callable (a spec says expect:)"
+        )
     if method == Method.EXACT and given("trials"):
         raise click.UsageError("--trials sets the numeric trials, and --method exact runs none")
     if quiet and given("fmt"):

@@ -258,8 +258,11 @@ def as_axes(axis, what: str) -> tuple[int, ...] | None:
         axis = parts
     if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
         return (int(axis),)
-    if isinstance(axis, (tuple, list)) and axis and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool)
-                                                         for a in axis):
+    if (
+        isinstance(axis, (tuple, list))
+        and axis
+        and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in axis)
+    ):
         return tuple(int(a) for a in axis)
     raise CallableError(f"{what}: an axis is an integer or a tuple of integers, got {axis!r}")
 
@@ -281,8 +284,9 @@ def parse_action(text, *, outputs: bool, where: str = "action") -> Action:
     name = _ALIASES["outputs" if outputs else "inputs"].get(name, name)
     if name not in kinds:
         side = "an output" if outputs else "an input"
-        raise CallableError(f"{where}: {name!r} is not how {side} moves; one of {', '.join(kinds)}"
-                            f"{suggest(name, kinds)}")
+        raise CallableError(
+            f"{where}: {name!r} is not how {side} moves; one of {', '.join(kinds)}{suggest(name, kinds)}"
+        )
     kind = Motion(name)
     if axes and not kind.takes_axes:
         raise CallableError(f"{where}: {name} takes no axes (only points and pairs do), got {text!r}")
@@ -339,10 +343,16 @@ def output_array(value, where: str, label: str) -> np.ndarray:
     name = f"output{where}" if where else THE_OUTPUT
     if value is None:
         if not where:
-            raise CallableError("the output is None: the code returns nothing; return the layer's output (code that "
-                                "writes into its input must return it too)", file=label)
-        raise CallableError(f"{name} is None: describe it as ignored ({param('outputs', value='ignored')} in its "
-                            "place, one per output)", file=label)
+            raise CallableError(
+                "the output is None: the code returns nothing; return the layer's output (code that "
+                "writes into its input must return it too)",
+                file=label,
+            )
+        raise CallableError(
+            f"{name} is None: describe it as ignored ({param('outputs', value='ignored')} in its "
+            "place, one per output)",
+            file=label,
+        )
     if torch_bridge.is_tensor(value):
         value = torch_bridge.to_numpy(value)
     elif is_sparse(value):
@@ -351,8 +361,9 @@ def output_array(value, where: str, label: str) -> np.ndarray:
         return np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as err:
         text = str(err).strip().splitlines()[0] if str(err).strip() else ""
-        raise CallableError(f"{name} is {type(value).__name__}, not an array of numbers ({type(err).__name__}: "
-                            f"{text})", file=label) from None
+        raise CallableError(
+            f"{name} is {type(value).__name__}, not an array of numbers ({type(err).__name__}: {text})", file=label
+        ) from None
 
 
 def pairs_of(U: np.ndarray) -> np.ndarray:

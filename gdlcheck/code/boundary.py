@@ -31,8 +31,15 @@ from typing import Any, TextIO
 from gdlcheck.errors import CallableError
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_LIBRARIES = tuple(sorted({os.path.abspath(path) + os.sep for name in ("stdlib", "platstdlib", "purelib", "platlib")
-                           if (path := sysconfig.get_paths().get(name))}))
+_LIBRARIES = tuple(
+    sorted(
+        {
+            os.path.abspath(path) + os.sep
+            for name in ("stdlib", "platstdlib", "purelib", "platlib")
+            if (path := sysconfig.get_paths().get(name))
+        }
+    )
+)
 _STREAMS = ("stdout", "stderr")
 SHOWN_LINES = 20  # of what the code prints, per stream (it may print in every trial)
 
@@ -151,8 +158,10 @@ class _Stream:
         """One line on what was not shown (the code printed in every trial)."""
         if self.lines > SHOWN_LINES and self._target is not None:
             with contextlib.suppress(Exception):
-                self._target.write(f"gdlcheck: the code printed {self.lines - SHOWN_LINES} more lines on "
-                                   f"{self.name[1:-1]}, not shown\n")
+                self._target.write(
+                    f"gdlcheck: the code printed {self.lines - SHOWN_LINES} more lines on "
+                    f"{self.name[1:-1]}, not shown\n"
+                )
 
     def writelines(self, lines) -> None:
         for line in lines:
@@ -217,8 +226,10 @@ def _enter() -> None:
         _open.streams = (_Stream("stdout", target), _Stream("stderr", target))
         sys.stdout, sys.stderr = _open.streams
         _open.sigint = None
-        if threading.current_thread() is threading.main_thread() and \
-                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        if (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        ):
             _open.sigint = signal.signal(signal.SIGINT, _interrupt)
 
 
@@ -233,11 +244,15 @@ def _leave() -> list[str]:
         assert streams is not None, "a boundary is left that was not entered"
         for name, mine, current in zip(_STREAMS, streams, (sys.stdout, sys.stderr)):
             if current is not mine:
-                problems.append(f"replaced sys.{name} (gdlcheck put it back); code under check must leave the "
-                                "standard streams alone")
+                problems.append(
+                    f"replaced sys.{name} (gdlcheck put it back); code under check must leave the "
+                    "standard streams alone"
+                )
             elif mine.closed_at is not None:
-                problems.append(f"closed sys.{name} at {mine.closed_at} (gdlcheck put it back); code under check "
-                                "must leave the standard streams open")
+                problems.append(
+                    f"closed sys.{name} at {mine.closed_at} (gdlcheck put it back); code under check "
+                    "must leave the standard streams open"
+                )
         sys.stdout, sys.stderr = _open.saved
         for mine in streams:
             mine.dropped_note()

@@ -48,8 +48,8 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
     failing = [c for c in checks if c.passed is False and c.method is Method.NUMERIC and c.witness is not None]
     if not failing:
         return None
-    check = max(failing, key=lambda c: c.relative_error or 0.0)   # the worst failing generator, first among equals
-    s = np.asarray(parse_perm(check.generator, group.n), dtype=np.int64)   # a generator or a random element
+    check = max(failing, key=lambda c: c.relative_error or 0.0)  # the worst failing generator, first among equals
+    s = np.asarray(parse_perm(check.generator, group.n), dtype=np.int64)  # a generator or a random element
     w = check.witness
     sig = layer.signature
     X = np.random.default_rng([w.seed, w.trial]).standard_normal((layer.points, layer.in_channels))
@@ -89,11 +89,18 @@ def find_culprit(layer, group: PermGroup, checks, tol: float) -> dict | None:
         ok, err = related(call["outputs"], other["outputs"])
         if ok:
             continue
-        found = {"path": call["path"], "generator": check.generator, "kind": call["module"],
-                 "relative_error": err, "trial": w.trial, "seed": w.seed}
+        found = {
+            "path": call["path"],
+            "generator": check.generator,
+            "kind": call["module"],
+            "relative_error": err,
+            "trial": w.trial,
+            "seed": w.seed,
+        }
         found.update(_between(call, calls, start, related, lambda y: _moved_by(s, y, n)))
-        held = [name for name, value in _held_arguments(layer, s, n)
-                if any(_same_values(value, x) for x in call["inputs"])]
+        held = [
+            name for name, value in _held_arguments(layer, s, n) if any(_same_values(value, x) for x in call["inputs"])
+        ]
         if held:
             found["held"] = held
         suspects = _suspects(layer.f, call["path"], s, n)
@@ -118,13 +125,16 @@ def _suspects(module, path: str, s, n: int) -> list[str]:
             continue
         try:
             value = torch_bridge.as_numpy(t.detach())
-        except Exception:   # a dtype numpy does not hold (complex, bfloat16 on some builds): not named
+        except Exception:  # a dtype numpy does not hold (complex, bfloat16 on some builds): not named
             continue
         if value.ndim == 2 and value.shape == (n, n):
             broken = not np.array_equal(value[np.ix_(s, s)], value, equal_nan=value.dtype.kind == "f")
         else:
-            broken = any(not np.array_equal(np.take(value, s, axis=k), value, equal_nan=value.dtype.kind == "f")
-                         for k, d in enumerate(value.shape) if d == n)
+            broken = any(
+                not np.array_equal(np.take(value, s, axis=k), value, equal_nan=value.dtype.kind == "f")
+                for k, d in enumerate(value.shape)
+                if d == n
+            )
         if broken:
             out.append(f"{path}.{name}" if path else name)
     return out
@@ -204,7 +214,9 @@ def _constant(call, other, per_point) -> bool:
     """A call whose inputs are the same in both runs but whose output is per-point (``self.pos(arange(n))``)."""
     if other["outputs"] is None or len(call["inputs"]) != len(other["inputs"]):
         return False
-    if any(np.shape(x) != np.shape(y) or largest_difference(np.asarray(x), np.asarray(y)) > 0
-           for x, y in zip(call["inputs"], other["inputs"])):
+    if any(
+        np.shape(x) != np.shape(y) or largest_difference(np.asarray(x), np.asarray(y)) > 0
+        for x, y in zip(call["inputs"], other["inputs"])
+    ):
         return False
     return any(per_point(y) for y in call["outputs"] or [])

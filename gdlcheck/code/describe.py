@@ -34,14 +34,24 @@ def describe_outputs(outputs, expect: str = "equivariant"):
             if not spec:
                 raise CallableError(f"{where}: an empty {type(spec).__name__} describes no output")
             return tuple(one(v, f"{where}[{k}]") for k, v in enumerate(spec))
-        raise CallableError(f"{where}: describe an output as a string like 'points' or 'pairs', got "
-                            f"{type(spec).__name__}")
+        raise CallableError(
+            f"{where}: describe an output as a string like 'points' or 'pairs', got {type(spec).__name__}"
+        )
 
     return one(outputs, param("outputs"))
 
 
-def build_signature(inputs, outputs, *, shape: tuple[int, ...], points_axes: tuple[int, ...], n: int,
-                    grid: tuple[int, ...] | None, graph_value=_MISSING, expect: str = "equivariant") -> Signature:
+def build_signature(
+    inputs,
+    outputs,
+    *,
+    shape: tuple[int, ...],
+    points_axes: tuple[int, ...],
+    n: int,
+    grid: tuple[int, ...] | None,
+    graph_value=_MISSING,
+    expect: str = "equivariant",
+) -> Signature:
     """The signature of a call from the user's descriptions.
 
     Parameters
@@ -70,12 +80,14 @@ def build_signature(inputs, outputs, *, shape: tuple[int, ...], points_axes: tup
     elif isinstance(inputs, (list, tuple)):
         items = list(enumerate(inputs))
     else:
-        raise CallableError(f"{param('inputs')} is a list (positional arguments) or a dict (keywords), "
-                            f"got {type(inputs).__name__}")
+        raise CallableError(
+            f"{param('inputs')} is a list (positional arguments) or a dict (keywords), got {type(inputs).__name__}"
+        )
     if not items:
         raise CallableError(f"{param('inputs')} is empty: the code takes at least the points")
-    sig = Signature(inputs=[], outputs=describe_outputs(outputs, expect), n=n, grid=grid,
-                    points_axes=tuple(points_axes))
+    sig = Signature(
+        inputs=[], outputs=describe_outputs(outputs, expect), n=n, grid=grid, points_axes=tuple(points_axes)
+    )
     used_graph = False
     offset = 0
     for key, item in items:
@@ -88,14 +100,12 @@ def build_signature(inputs, outputs, *, shape: tuple[int, ...], points_axes: tup
         kind = item.kind
         if kind.is_graph and item.value is _MISSING:
             if not has_graph:
-                raise CallableError(f"{where}: {kind} refers to the graph, but no {param('graph', 'FILE')} was "
-                                    "given")
+                raise CallableError(f"{where}: {kind} refers to the graph, but no {param('graph', 'FILE')} was given")
             item = Arg(kind, graph_value)
             used_graph = True
         if kind.may_be_drawn and item.value is _MISSING:
             dims = tuple(item.shape) if item.shape is not None else tuple(shape)
-            axes = normal_axes(item.axes if item.axes is not None else _drawn_axes(kind, points_axes), len(dims),
-                               where)
+            axes = normal_axes(item.axes if item.axes is not None else _drawn_axes(kind, points_axes), len(dims), where)
             inp = Input(key, Action(kind, axes), None, given=False, shape=dims)
             sig._check_points(dims, axes, f"input {_key_text(key)}", "callable", pairs=kind.moves_each_axis)
             inp.offset = offset
@@ -107,12 +117,16 @@ def build_signature(inputs, outputs, *, shape: tuple[int, ...], points_axes: tup
             raise CallableError(f"{where}: {kind} needs a value (gdlcheck.{kind}(value))")
         sig.inputs.append(_given(key, kind, item, sig, where))
     if has_graph and not used_graph:
-        raise CallableError(f"{param('graph')} was given, but {param('inputs')} does not use it: name it "
-                            "graph (moves with the points) or fixed (held)")
+        raise CallableError(
+            f"{param('graph')} was given, but {param('inputs')} does not use it: name it "
+            "graph (moves with the points) or fixed (held)"
+        )
     if offset == 0 and not any(i.given and i.action.kind.may_be_drawn for i in sig.inputs):
         # given points alone (token ids for an Embedding) are moved by g, and nothing is drawn
-        raise CallableError(f"{param('inputs')} has no points input: say which argument holds the points "
-                            "('points', or gdlcheck.points(value) for given ones)")
+        raise CallableError(
+            f"{param('inputs')} has no points input: say which argument holds the points "
+            "('points', or gdlcheck.points(value) for given ones)"
+        )
     sig.channels = offset
     return sig
 
@@ -136,19 +150,22 @@ def _given(key, kind: Motion, item: Arg, sig: Signature, where: str) -> Input:
         array = torch_bridge.as_numpy(value) if came else np.asarray(value)
         if array.dtype == object:
             raise CallableError(f"{where}: points(value) takes an array of numbers")
-        axes = normal_axes(item.axes if item.axes is not None else _drawn_axes(kind, sig.points_axes), array.ndim,
-                           where)
+        axes = normal_axes(
+            item.axes if item.axes is not None else _drawn_axes(kind, sig.points_axes), array.ndim, where
+        )
         sig._check_points(array.shape, axes, f"input {_key_text(key)}", "callable", pairs=kind.moves_each_axis)
         return Input(key, Action(kind, axes), array, torch=came)
     if kind.follows_edges:
         array = torch_bridge.as_numpy(value) if came else np.asarray(value)
         E = sig.edge_count()
         if E is None:
-            raise CallableError(f"{where}: edges follow the edges of an edge_index input; give the graph "
-                                "(an edge_index) before it")
+            raise CallableError(
+                f"{where}: edges follow the edges of an edge_index input; give the graph (an edge_index) before it"
+            )
         if array.ndim == 0 or array.shape[0] != E:
-            raise CallableError(f"{where}: edge attributes have one row per edge ({E}), got shape "
-                                f"{shape_text(array.shape)}")
+            raise CallableError(
+                f"{where}: edge attributes have one row per edge ({E}), got shape {shape_text(array.shape)}"
+            )
         return Input(key, Action(kind), array, torch=came)
     if came is Layout.DENSE:  # a tensor passed as it is: in numpy here, back as a tensor in the run's dtype
         value = torch_bridge.as_numpy(value)

@@ -40,9 +40,9 @@ class Form(Word):
 class GraphLaw(Word):
     """How a graph moves with the points (a check's law, ``Signature.graph_law``)."""
 
-    BOTH = "both"     # permuted with the points: P A P^T (an edge list relabelled)
-    ROWS = "rows"     # only its rows: P A (an edge list's targets relabelled)
-    FIXED = "fixed"   # held as it is (the law of a graph's automorphisms)
+    BOTH = "both"  # permuted with the points: P A P^T (an edge list relabelled)
+    ROWS = "rows"  # only its rows: P A (an edge list's targets relabelled)
+    FIXED = "fixed"  # held as it is (the law of a graph's automorphisms)
 
 
 def form(A) -> Form:
@@ -58,13 +58,22 @@ def form(A) -> Form:
 def looks_like_edge_index(value) -> bool:
     """An integer ``(2, E)`` array (``E != 2``) or torch integer tensor of shape ``(2, E)``."""
     if torch_bridge.is_tensor(value) and not torch_bridge.is_sparse_tensor(value):
-        return value.dim() == 2 and value.shape[0] == 2 and not value.is_floating_point() \
-            and not value.is_complex() and str(value.dtype) != "torch.bool"
+        return (
+            value.dim() == 2
+            and value.shape[0] == 2
+            and not value.is_floating_point()
+            and not value.is_complex()
+            and str(value.dtype) != "torch.bool"
+        )
     if isinstance(value, np.ndarray) and value.ndim == 2 and value.shape[0] == 2 and value.shape[1] != 2:
         if value.dtype.kind in "iu":
             return True
-        return value.dtype.kind == "f" and value.size > 0 and bool(np.all(np.isfinite(value))) \
+        return (
+            value.dtype.kind == "f"
+            and value.size > 0
+            and bool(np.all(np.isfinite(value)))
             and bool(np.all(value == np.round(value)))
+        )
     return False
 
 
@@ -79,8 +88,11 @@ def as_graph(value, where: str = "graph", n: int | None = None, error=GdlcheckEr
     edge_list = False
     if torch_bridge.is_tensor(value):
         edge_list = looks_like_edge_index(value)  # a torch integer (2, E) tensor, E = 2 included
-        value = torch_bridge.as_numpy(value) if not torch_bridge.is_sparse_tensor(value) \
+        value = (
+            torch_bridge.as_numpy(value)
+            if not torch_bridge.is_sparse_tensor(value)
             else torch_bridge.sparse_to_scipy(value)
+        )
         if isinstance(value, np.ndarray) and value.dtype.kind == "b":
             value = value.astype(np.float64)
     if is_sparse(value):
@@ -98,14 +110,15 @@ def as_graph(value, where: str = "graph", n: int | None = None, error=GdlcheckEr
         if ei.size and ei.min() < 0:
             raise error(f"{where}: an edge_index holds node labels 0..n-1, found {int(ei.min())}")
         if n is not None and ei.size and ei.max() >= n:
-            raise error(f"{where}: an edge_index names node {int(ei.max())}, but there are n = {n} nodes "
-                        f"(0..{n - 1})")
+            raise error(f"{where}: an edge_index names node {int(ei.max())}, but there are n = {n} nodes (0..{n - 1})")
         return ei
     try:
         A = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise error(f"{where} is an adjacency matrix of numbers, a scipy.sparse matrix or an edge_index "
-                    f"(2 x E), not {type(value).__name__}") from None
+        raise error(
+            f"{where} is an adjacency matrix of numbers, a scipy.sparse matrix or an edge_index "
+            f"(2 x E), not {type(value).__name__}"
+        ) from None
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         shape = " x ".join(map(str, A.shape)) or "a scalar"
         raise error(f"{where} is {shape}: an adjacency is square (n x n) and an edge_index is 2 x E integers")
@@ -222,4 +235,3 @@ def is_fixed(p, A) -> bool:
         after = np.sort(moved[0] * n + moved[1])
         return bool(np.array_equal(before, after))
     return fixes(p, A)
-

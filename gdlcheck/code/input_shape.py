@@ -24,16 +24,22 @@ def parse_input_shape(text) -> tuple[int, ...]:
     CallableError
         for anything else (one line that quotes the value).
     """
-    dims = parse_shape(text, what=param("input_shape", python="shape"), error=CallableError,
-                       example="NxD (e.g. 6x2): N points by D channels")
+    dims = parse_shape(
+        text,
+        what=param("input_shape", python="shape"),
+        error=CallableError,
+        example="NxD (e.g. 6x2): N points by D channels",
+    )
     if int(np.prod(dims)) > MAX_MATRIX_ENTRIES:
-        raise CallableError(f"input shape {text!r} has {int(np.prod(dims))} entries, over the limit of "
-                            f"{MAX_MATRIX_ENTRIES}")
+        raise CallableError(
+            f"input shape {text!r} has {int(np.prod(dims))} entries, over the limit of {MAX_MATRIX_ENTRIES}"
+        )
     return dims
 
 
-def points_axes(dims: tuple[int, ...], points_axis=None, batch_axes=None,
-                grid: tuple[int, ...] | None = None) -> tuple[int, ...]:
+def points_axes(
+    dims: tuple[int, ...], points_axis=None, batch_axes=None, grid: tuple[int, ...] | None = None
+) -> tuple[int, ...]:
     """The axes of an input of shape ``dims`` that hold the points, as non-negative indices.
 
     ``points_axis`` (an int, negative allowed, or a tuple: a grid's axes) wins; else a grid
@@ -53,15 +59,22 @@ def points_axes(dims: tuple[int, ...], points_axis=None, batch_axes=None,
         axes = normal_axes(as_axes(points_axis, param("points_axis")) or (), ndim, param("points_axis"))
     elif grid is not None and len(grid) > 1:
         g = len(grid)
-        places = [tuple(range(k, k + g)) for k in range(ndim - g + 1)
-                  if tuple(dims[k:k + g]) == tuple(grid) and not set(range(k, k + g)) & set(batch)]
+        places = [
+            tuple(range(k, k + g))
+            for k in range(ndim - g + 1)
+            if tuple(dims[k : k + g]) == tuple(grid) and not set(range(k, k + g)) & set(batch)
+        ]
         grid_text = "x".join(map(str, grid))
         if not places:
-            raise CallableError(f"the group acts on a {grid_text} grid, but no consecutive axes of the input "
-                                f"{shape_text(dims)} are {grid_text}; give {param('points_axis')} (the grid's axes)")
+            raise CallableError(
+                f"the group acts on a {grid_text} grid, but no consecutive axes of the input "
+                f"{shape_text(dims)} are {grid_text}; give {param('points_axis')} (the grid's axes)"
+            )
         if len(places) > 1:
-            raise CallableError(f"the {grid_text} grid fits axes {' and '.join(map(str, places))} of the input "
-                                f"{shape_text(dims)}; say which with {param('points_axis', literal=places[-1])}")
+            raise CallableError(
+                f"the {grid_text} grid fits axes {' and '.join(map(str, places))} of the input "
+                f"{shape_text(dims)}; say which with {param('points_axis', literal=places[-1])}"
+            )
         axes = places[0]
     else:
         free = [a for a in range(ndim) if a not in batch]
@@ -70,8 +83,7 @@ def points_axes(dims: tuple[int, ...], points_axis=None, batch_axes=None,
         axes = (free[0],)
     both = set(axes) & set(batch)
     if both:
-        raise CallableError(f"axis {min(both)} is both a points axis and a batch axis (batch axes are never "
-                            "permuted)")
+        raise CallableError(f"axis {min(both)} is both a points axis and a batch axis (batch axes are never permuted)")
     return axes
 
 

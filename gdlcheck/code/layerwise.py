@@ -39,8 +39,8 @@ from gdlcheck.errors import CallableError
 from gdlcheck.groups import PermGroup
 from gdlcheck.shown import Shown, presenter_of
 
-MAX_ELEMENTS = 256        # group elements one measurement may apply
-MAX_SUBMODULES = 10_000   # submodules followed by hooks
+MAX_ELEMENTS = 256  # group elements one measurement may apply
+MAX_SUBMODULES = 10_000  # submodules followed by hooks
 # A relative error at or under this is float64 rounding, not a broken symmetry: the model runs in
 # float64, and the reorderings a moved input causes (a sum over permuted rows, a BLAS kernel's
 # blocking) change the last few bits of each output, about 1e-16 relative, more over long sums.
@@ -92,16 +92,16 @@ class Measured(Shown):
     elements: list[str]
     kinds: list[str]
     layers: list[LayerMeasure]
-    graph: str | None = None   # the graph given with the data (its label), moved with the nodes
+    graph: str | None = None  # the graph given with the data (its label), moved with the nodes
 
     @property
     def model(self) -> LayerMeasure:
-        return next(m for m in self.layers if not m.path)   # the whole model's path is empty
+        return next(m for m in self.layers if not m.path)  # the whole model's path is empty
 
     @property
     def largest(self) -> LayerMeasure | None:
         leaves = [m for m in self.layers if m.is_leaf and m.path and (m.own_contribution or 0) > ROUNDING]
-        return max(leaves, key=lambda m: m.own_contribution or 0.0, default=None)   # each one's is past ROUNDING
+        return max(leaves, key=lambda m: m.own_contribution or 0.0, default=None)  # each one's is past ROUNDING
 
     def plot(self):
         """The error and own contribution of each submodule by its place in the run, as a
@@ -128,7 +128,7 @@ class _Acting:
     def __init__(self, torch, p: np.ndarray, axis: int, fits, graph=None):
         self.torch, self.p, self.axis, self.fits = torch, p, axis, fits
         self.edges, self.labels, self.order, self.dense = None, None, None, False
-        if graph is not None and not graph.is_floating_point():   # an edge_index: relabelled
+        if graph is not None and not graph.is_floating_point():  # an edge_index: relabelled
             from gdlcheck.code.graphs import relabel
 
             _, order = relabel(p, graph.numpy(), len(p))
@@ -141,8 +141,13 @@ class _Acting:
         torch = self.torch
         if not isinstance(value, torch.Tensor):
             return value
-        if self.labels is not None and value.dim() == 2 and tuple(value.shape) == (2, self.edges) and \
-                not value.is_floating_point() and value.dtype != torch.bool:
+        if (
+            self.labels is not None
+            and value.dim() == 2
+            and tuple(value.shape) == (2, self.edges)
+            and not value.is_floating_point()
+            and value.dtype != torch.bool
+        ):
             out = self.labels[value]
             return out if self.order is None else out[:, self.order]
         n = len(self.p)
@@ -151,20 +156,31 @@ class _Acting:
         if self.fits(value):
             return moved(torch, value, self.p, self.axis)
         if self.order is not None and value.dim() >= 1 and value.shape[0] == self.edges:
-            return value[self.order]   # an edge value: the moved run has edge order[k] in place k
+            return value[self.order]  # an edge value: the moved run has edge order[k] in place k
         return value
 
 
-def measure_layers(module, group: PermGroup, x, points_axis: int, elements: list[np.ndarray], label: str,
-                   data_label: str, names: list[str], kinds: list[str], progress=None, graph=None,
-                   graph_label: str | None = None) -> Measured:
+def measure_layers(
+    module,
+    group: PermGroup,
+    x,
+    points_axis: int,
+    elements: list[np.ndarray],
+    label: str,
+    data_label: str,
+    names: list[str],
+    kinds: list[str],
+    progress=None,
+    graph=None,
+    graph_label: str | None = None,
+) -> Measured:
     """Measure ``module`` (a torch module) on the batch ``x`` (a float64 tensor whose
     ``points_axis`` holds the group's points) under each permutation of ``elements``; with
     ``graph`` (an int64 ``edge_index`` ``(2, E)`` or a float64 ``(n, n)`` adjacency) the model is
     called ``model(x, graph)`` and the graph moves with the nodes."""
     import torch
 
-    try:   # the copy that runs, as verify's (float64, eval mode): the user's module is unchanged
+    try:  # the copy that runs, as verify's (float64, eval mode): the user's module is unchanged
         model = prepare_module(module, "float64")
     except CallableError as err:
         raise err.located(file=label) from None
@@ -175,29 +191,40 @@ def measure_layers(module, group: PermGroup, x, points_axis: int, elements: list
     n = group.n
     layers: dict[str, LayerMeasure] = {}
     calls: dict[str, tuple] = {}
-    recording = [True]   # off while a layer is re-run alone for its own contribution
+    recording = [True]  # off while a layer is re-run alone for its own contribution
 
-    def fits(t) -> bool:   # the data's rank, its batch, and the n points on the points axis (channels may change)
-        return isinstance(t, torch.Tensor) and t.dim() == x.dim() and t.shape[points_axis] == n and \
-            (points_axis == 0 or t.shape[0] == x.shape[0])
+    def fits(t) -> bool:  # the data's rank, its batch, and the n points on the points axis (channels may change)
+        return (
+            isinstance(t, torch.Tensor)
+            and t.dim() == x.dim()
+            and t.shape[points_axis] == n
+            and (points_axis == 0 or t.shape[0] == x.shape[0])
+        )
 
     def hook_for(path, sub):
         def hook(mod, args, output):
-            if path in calls or not recording[0]:    # a module called twice: its first call is measured
+            if path in calls or not recording[0]:  # a module called twice: its first call is measured
                 return
             calls[path] = (args, output)
             if path not in layers:
                 out = output if isinstance(output, torch.Tensor) else None
-                layers[path] = LayerMeasure(path, type(sub).__name__, 0 if not path else path.count(".") + 1,
-                                            len(layers), "points" if out is not None and fits(out) else "invariant",
-                                            is_leaf=not any(True for _ in sub.children()))
+                layers[path] = LayerMeasure(
+                    path,
+                    type(sub).__name__,
+                    0 if not path else path.count(".") + 1,
+                    len(layers),
+                    "points" if out is not None and fits(out) else "invariant",
+                    is_leaf=not any(True for _ in sub.children()),
+                )
+
         return hook
 
-    started: dict[str, int] = {}   # the order in which the submodules start in the first run
+    started: dict[str, int] = {}  # the order in which the submodules start in the first run
 
     def pre_hook_for(path):
         def pre_hook(mod, args):
             started.setdefault(path, len(started))
+
         return pre_hook
 
     handles = [sub.register_forward_hook(hook_for(path, sub)) for path, sub in named]
@@ -222,8 +249,9 @@ def measure_layers(module, group: PermGroup, x, points_axis: int, elements: list
                     layer.errors.append(_relative(torch, got, act(output)))
                     layer.own.append(_own(torch, named_module(model, path), args, output, act))
     except (RuntimeError, TypeError, ValueError, IndexError) as err:
-        raise CallableError(f"the model raised {type(err).__name__} on the data: {str(err).splitlines()[0][:200]}",
-                            file=label) from err
+        raise CallableError(
+            f"the model raised {type(err).__name__} on the data: {str(err).splitlines()[0][:200]}", file=label
+        ) from err
     finally:
         for handle in handles:
             handle.remove()

@@ -14,8 +14,9 @@ from gdlcheck.code.actions import Action, Motion, move_array
 from gdlcheck.groups import is_sparse
 
 
-def relation(p, a, b, n: int, grid: tuple[int, ...] | None, tol: float,
-             edge_order: np.ndarray | None = None) -> tuple[Action | None, float]:
+def relation(
+    p, a, b, n: int, grid: tuple[int, ...] | None, tol: float, edge_order: np.ndarray | None = None
+) -> tuple[Action | None, float]:
     """How ``b`` relates to ``a`` under ``p``: the first action among unchanged, points on an axis
     (or on a grid's axes), pairs, following the edges (``edge_order``: the relabelled graph's
     new order of the edges, if it has one) and relabelled node labels that maps ``a`` onto ``b``
@@ -53,8 +54,11 @@ def relation(p, a, b, n: int, grid: tuple[int, ...] | None, tol: float,
     candidates += [Action(Motion.POINTS, (k,)) for k in point_axes]
     if grid is not None and len(grid) > 1:
         g = len(grid)
-        candidates += [Action(Motion.POINTS, tuple(range(k, k + g))) for k in range(a.ndim - g + 1)
-                       if tuple(a.shape[k:k + g]) == tuple(grid)]
+        candidates += [
+            Action(Motion.POINTS, tuple(range(k, k + g)))
+            for k in range(a.ndim - g + 1)
+            if tuple(a.shape[k : k + g]) == tuple(grid)
+        ]
     candidates += [Action(Motion.PAIRS, (i, j)) for i in point_axes for j in point_axes if i < j]
     if edge_order is not None and a.ndim and a.shape[0] == len(edge_order):
         candidates.append(Action(Motion.EDGES))
@@ -65,8 +69,12 @@ def relation(p, a, b, n: int, grid: tuple[int, ...] | None, tol: float,
         best = min(best, err)
     if a.dtype.kind in "iu" and a.size and a.min() >= 0 and a.max() < n:
         labels = np.asarray(p)[a]
-        if np.array_equal(labels, b) or (edge_order is not None and a.ndim and a.shape[-1] == len(edge_order)
-                                         and np.array_equal(labels[..., edge_order], b)):
+        if np.array_equal(labels, b) or (
+            edge_order is not None
+            and a.ndim
+            and a.shape[-1] == len(edge_order)
+            and np.array_equal(labels[..., edge_order], b)
+        ):
             return Action(Motion.GRAPH), 0.0
         if a.ndim == 2 and a.shape[0] == 2:
             if np.array_equal(np.sort(labels[0] * n + labels[1]), np.sort(b[0] * n + b[1])):
@@ -95,7 +103,7 @@ def largest_difference(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _sparse_close(x, y, tol: float) -> bool:
-    d = (x - y)
+    d = x - y
     scale = float(abs(x).max()) if x.nnz else 0.0
     worst = float(abs(d).max()) if d.nnz else 0.0
     return worst <= tol * scale if scale > 0 else worst == 0

@@ -59,8 +59,9 @@ def load_callable(target: str, folder: str | None = None):
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as err:
         if err.name and (module_name == err.name or module_name.startswith(err.name + ".")):
-            raise CallableError(f"no module named {module_name!r} in {folder} or the installed packages",
-                                file=target) from err
+            raise CallableError(
+                f"no module named {module_name!r} in {folder} or the installed packages", file=target
+            ) from err
         raise CallableError(f"importing {module_name} raised {describe(err)}", file=target) from err
     except BaseException as err:  # the user's module failed while importing (or exited): their error
         if not raised_by_code(err):
@@ -87,12 +88,15 @@ def _split_target(target, folder: str | None) -> tuple[str, str, str, str | None
                 raise CallableError(f"no such file: {path}", file=target)
             stem = os.path.splitext(os.path.basename(full))[0]
             if not stem.isidentifier():
-                raise CallableError(f"{os.path.basename(path)!r} cannot be imported as a module: its name is not "
-                                    "a Python identifier", file=target)
+                raise CallableError(
+                    f"{os.path.basename(path)!r} cannot be imported as a module: its name is not a Python identifier",
+                    file=target,
+                )
             return target, stem, attr, os.path.dirname(os.path.abspath(full))
     if not isinstance(target, str) or target.count(":") != 1 or not all(target.split(":")):
-        raise CallableError(f"{param('callable')} {target!r} is not like module:attr or path/to/file.py:attr "
-                            "(e.g. mylayers:centred)")
+        raise CallableError(
+            f"{param('callable')} {target!r} is not like module:attr or path/to/file.py:attr (e.g. mylayers:centred)"
+        )
     module_name, attr = target.split(":")
     return target, module_name, attr, folder
 
@@ -104,8 +108,11 @@ def _check_file(module, target: str, module_name: str, folder: str) -> None:
         return
     got = os.path.abspath(getattr(module, "__file__", None) or "")
     if got != os.path.join(folder, os.path.basename(path)):
-        raise CallableError(f"a module named {module_name!r} is already imported from {got or 'elsewhere'}; rename "
-                            f"{os.path.basename(path)} or give it as a module", file=target)
+        raise CallableError(
+            f"a module named {module_name!r} is already imported from {got or 'elsewhere'}; rename "
+            f"{os.path.basename(path)} or give it as a module",
+            file=target,
+        )
 
 
 def build_callable(obj, label: str = "callable"):
@@ -117,11 +124,13 @@ def build_callable(obj, label: str = "callable"):
             if not raised_by_code(err):
                 raise
             what = "class" if inspect.isclass(obj) else "factory"
-            raise CallableError(f"building the layer ({what} called with no arguments) raised {describe(err)}",
-                                file=label) from err
+            raise CallableError(
+                f"building the layer ({what} called with no arguments) raised {describe(err)}", file=label
+            ) from err
     if not callable(obj):
-        raise CallableError(f"{type(obj).__name__} object is not callable; name a function, a class or a module "
-                            "instance", file=label)
+        raise CallableError(
+            f"{type(obj).__name__} object is not callable; name a function, a class or a module instance", file=label
+        )
     return obj
 
 
@@ -153,8 +162,16 @@ def callable_name(f, label: str | None = None) -> str:
 # --------------------------------------------------------------------------- ready: its weights, size, layout
 
 
-def ready(f, label: str, run: Run, *, weights: str | os.PathLike | None = None, dims: tuple[int, ...],
-          axes: tuple[int, ...], explicit: bool) -> tuple[Any, list[Fact]]:
+def ready(
+    f,
+    label: str,
+    run: Run,
+    *,
+    weights: str | os.PathLike | None = None,
+    dims: tuple[int, ...],
+    axes: tuple[int, ...],
+    explicit: bool,
+) -> tuple[Any, list[Fact]]:
     """The user's object as the check takes it: built, its ``weights`` (a file) loaded into a copy,
     its module tree's size checked before anything walks it, and its layout checked against the
     input's shape ``dims`` and points ``axes`` (``explicit``: given by the user).  ``run`` is the
@@ -164,7 +181,7 @@ def ready(f, label: str, run: Run, *, weights: str | os.PathLike | None = None, 
     if weights is not None:
         f = run.subject = load_weights(f, os.fspath(weights))
     if torch_bridge.is_torch_module(f):
-        check_size(f)   # before anything walks the module tree (the walks recurse)
+        check_size(f)  # before anything walks the module tree (the walks recurse)
     return f, check_layout(f, dims, axes, explicit)
 
 
@@ -180,10 +197,12 @@ def check_layout(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool
         if paths and explicit:
             return [Fact("batch_axis_checked", {"module": paths[0]})]
         if paths:
-            raise CallableError(f"{paths[0]} is batch_first: axis 0 of the input {shape_text(dims)} is the batch, "
-                                "and permuting the batch says nothing about the points; give "
-                                f"{param('batch_axes', literal=0)} to check it on its points axis 1 (or "
-                                f"{param('points_axis')} to choose)")
+            raise CallableError(
+                f"{paths[0]} is batch_first: axis 0 of the input {shape_text(dims)} is the batch, "
+                "and permuting the batch says nothing about the points; give "
+                f"{param('batch_axes', literal=0)} to check it on its points axis 1 (or "
+                f"{param('points_axis')} to choose)"
+            )
     conv = torch_bridge.first_conv(f)
     if conv is None or explicit:
         return []
@@ -196,14 +215,21 @@ def check_layout(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool
     spatial = tuple(range(len(dims) - k, len(dims)))
     where = f"{cls}" + (f" ({name})" if name else "")
     what = "its channels" if channel_axis in axes else "the batch"
-    layout = ("(C, " + ", ".join("LHWD"[i] if k == 1 else "DHW"[3 - k + i] for i in range(k)) + ")") \
-        if len(dims) == k + 1 else "(B, C, ...)"
-    hint = (f"{param('points_axis', literal=spatial[0])}" if k == 1 else
-            f"{param('points_axis', literal=spatial)} with a grid group (translations, p4, p4m) of the "
-            "spatial shape")
-    raise CallableError(f"{where} reads {layout}: axis {min(set(axes) & {0, channel_axis})} of the input "
-                        f"{shape_text(dims)} is {what}, and the group would permute it; its positions are "
-                        f"{'axis' if k == 1 else 'axes'} {spatial[0] if k == 1 else spatial}: give {hint}")
+    layout = (
+        ("(C, " + ", ".join("LHWD"[i] if k == 1 else "DHW"[3 - k + i] for i in range(k)) + ")")
+        if len(dims) == k + 1
+        else "(B, C, ...)"
+    )
+    hint = (
+        f"{param('points_axis', literal=spatial[0])}"
+        if k == 1
+        else f"{param('points_axis', literal=spatial)} with a grid group (translations, p4, p4m) of the spatial shape"
+    )
+    raise CallableError(
+        f"{where} reads {layout}: axis {min(set(axes) & {0, channel_axis})} of the input "
+        f"{shape_text(dims)} is {what}, and the group would permute it; its positions are "
+        f"{'axis' if k == 1 else 'axes'} {spatial[0] if k == 1 else spatial}: give {hint}"
+    )
 
 
 def _refuse_a_likely_batch(f, dims: tuple[int, ...], axes: tuple[int, ...], explicit: bool) -> None:
@@ -216,13 +242,17 @@ def _refuse_a_likely_batch(f, dims: tuple[int, ...], axes: tuple[int, ...], expl
     if len(dims) >= 3 and dims[0] < dims[1]:
         why = f"axis 0 of the input {shape_text(dims)} is shorter than axis 1, so it may be a batch"
     elif _BATCH_WORDS.search(doc):
-        why = (f"the docstring of {callable_name(f)} speaks of a batch, so axis 0 of the input {shape_text(dims)} "
-               "may be it")
+        why = (
+            f"the docstring of {callable_name(f)} speaks of a batch, so axis 0 of the input {shape_text(dims)} "
+            "may be it"
+        )
     else:
         return
-    raise CallableError(f"{why}, and permuting a batch says nothing about the points; give "
-                        f"{param('batch_axes', literal=0)} to check the points on axis 1, or "
-                        f"{param('points_axis', literal=0)} if axis 0 holds the points")
+    raise CallableError(
+        f"{why}, and permuting a batch says nothing about the points; give "
+        f"{param('batch_axes', literal=0)} to check the points on axis 1, or "
+        f"{param('points_axis', literal=0)} if axis 0 holds the points"
+    )
 
 
 # a docstring that says its input is batch-first: "batch first", "(B, N, D)", "a batch of sets", "batched"
@@ -285,8 +315,9 @@ def prepare_module(module, dtype: str = "float64"):
         with torch_bridge.room_for(depth, _COPY_FRAMES_PER_LEVEL):
             clone = copy.deepcopy(module)
     except Exception as err:
-        raise CallableError(f"cannot copy the module {type(module).__name__} to run it in {dtype} "
-                            f"({type(err).__name__}: {err})") from err
+        raise CallableError(
+            f"cannot copy the module {type(module).__name__} to run it in {dtype} ({type(err).__name__}: {err})"
+        ) from err
     with torch_bridge.room_for(depth, _COPY_FRAMES_PER_LEVEL):
         clone = clone.to(dtype=getattr(torch, dtype)).eval()
     torch_bridge.remember_nesting(clone, depth)
@@ -309,10 +340,15 @@ def check_size(module) -> int:
         seen.add(id(m))
         count, deepest = count + 1, max(deepest, depth)
         if count > MAX_MODULES or deepest > MAX_MODULE_DEPTH:
-            what = (f"more than {MAX_MODULES:,} submodules" if count > MAX_MODULES
-                    else f"submodules nested more than {MAX_MODULE_DEPTH} deep")
-            raise CallableError(f"the module {type(module).__name__} has {what}: past gdlcheck's budget for "
-                                "checking code (copying and calling it recurse that deep)")
+            what = (
+                f"more than {MAX_MODULES:,} submodules"
+                if count > MAX_MODULES
+                else f"submodules nested more than {MAX_MODULE_DEPTH} deep"
+            )
+            raise CallableError(
+                f"the module {type(module).__name__} has {what}: past gdlcheck's budget for "
+                "checking code (copying and calling it recurse that deep)"
+            )
         todo.extend((child, depth + 1) for child in getattr(m, "_modules", {}).values() if child is not None)
     return deepest
 
@@ -328,21 +364,27 @@ def _check_device(module, dtype: str) -> None:
     tensors = [*module.parameters(), *module.buffers()]
     meta = [t for t in tensors if t.is_meta]
     if meta:
-        raise CallableError(f"the module {type(module).__name__} is on the meta device: its {len(meta)} "
-                            "parameter(s) and buffer(s) have shapes but no values; load its weights (e.g. "
-                            "module.to_empty(device='cpu') and load_state_dict) before checking it")
+        raise CallableError(
+            f"the module {type(module).__name__} is on the meta device: its {len(meta)} "
+            "parameter(s) and buffer(s) have shapes but no values; load its weights (e.g. "
+            "module.to_empty(device='cpu') and load_state_dict) before checking it"
+        )
     devices = {t.device for t in tensors} or {torch.device("cpu")}
     if len(devices) > 1:
-        raise CallableError(f"the module {type(module).__name__} has parameters on several devices "
-                            f"({', '.join(sorted(map(str, devices)))}); move it to one device")
+        raise CallableError(
+            f"the module {type(module).__name__} has parameters on several devices "
+            f"({', '.join(sorted(map(str, devices)))}); move it to one device"
+        )
     device = devices.pop()
     try:
         torch.zeros(1, dtype=getattr(torch, dtype), device=device) + 1
     except Exception as err:
         text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise CallableError(f"the module {type(module).__name__} is on device {device}, which cannot run "
-                            f"{dtype} here ({text}); move it to the CPU (module.cpu()) or choose another "
-                            "dtype") from None
+        raise CallableError(
+            f"the module {type(module).__name__} is on device {device}, which cannot run "
+            f"{dtype} here ({text}); move it to the CPU (module.cpu()) or choose another "
+            "dtype"
+        ) from None
 
 
 def device_of(module):

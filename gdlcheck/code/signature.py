@@ -147,8 +147,7 @@ class Signature:
 
     def not_fixed(self, p) -> list[str]:
         """The fixed inputs that ``p`` is not an automorphism of."""
-        return [inp.label for inp in self._moving()
-                if inp.action.kind.is_held and not graphs.is_fixed(p, inp.value)]
+        return [inp.label for inp in self._moving() if inp.action.kind.is_held and not graphs.is_fixed(p, inp.value)]
 
     def move_output(self, p, flat: np.ndarray, equivariant: bool = False) -> np.ndarray:
         """The flat output vector moved as each output moves under ``p``.
@@ -161,8 +160,9 @@ class Signature:
         if len(segs) == 1 and segs[0].action.kind.is_invariant:
             return flat
         order = self.edge_order(p)
-        parts = [move_array(s.action, p, flat[s.offset:s.offset + s.size].reshape(s.shape), order).ravel()
-                 for s in segs]
+        parts = [
+            move_array(s.action, p, flat[s.offset : s.offset + s.size].reshape(s.shape), order).ravel() for s in segs
+        ]
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
     def _as_points(self, shape) -> Action:
@@ -208,14 +208,15 @@ class Signature:
         them by :func:`~gdlcheck.code.actions.pairs_of` (rows moved by ``P`` move it as ``P Y P^T``)."""
         if inp.action.kind.moves_each_axis:
             axes, shape = inp.action.axes or (0, 1), inp.shape or ()
-            Y = pairs_of(X[:, inp.offset:inp.offset + inp.width])
-            return np.moveaxis(Y.reshape((self.n, self.n) + tuple(d for a, d in enumerate(shape) if a not in axes)),
-                               (0, 1), axes)
+            Y = pairs_of(X[:, inp.offset : inp.offset + inp.width])
+            return np.moveaxis(
+                Y.reshape((self.n, self.n) + tuple(d for a, d in enumerate(shape) if a not in axes)), (0, 1), axes
+            )
         axes, k, shape = inp.action.known_axes, len(inp.action.known_axes), inp.shape or ()
         point_dims = tuple(shape[a] for a in axes)
         rest = tuple(d for a, d in enumerate(shape) if a not in axes)
-        block = X[:, inp.offset:inp.offset + inp.width].reshape(point_dims + rest)
-        if axes == tuple(range(k)):   # the points lead already (moveaxis would return the same)
+        block = X[:, inp.offset : inp.offset + inp.width].reshape(point_dims + rest)
+        if axes == tuple(range(k)):  # the points lead already (moveaxis would return the same)
             return block
         return np.moveaxis(block, tuple(range(k)), axes)
 
@@ -233,8 +234,11 @@ class Signature:
             parts.append(Y.ravel())
             offset += int(Y.size)
         if not segments:
-            raise CallableError("every output is ignored: nothing to compare; describe at least one as "
-                                "points, pairs, edges or invariant", file=label)
+            raise CallableError(
+                "every output is ignored: nothing to compare; describe at least one as "
+                "points, pairs, edges or invariant",
+                file=label,
+            )
         shapes = [(s.label, s.shape) for s in segments]
         if self.segments is None:
             self.segments = segments
@@ -247,28 +251,38 @@ class Signature:
     def _resolve_output(self, action: Action, Y: np.ndarray, where: str, label: str) -> Action:
         name = f"output{where}" if where else THE_OUTPUT
         kind = action.kind
-        if kind.moves_each_axis:   # pairs: each axis is the n points
+        if kind.moves_each_axis:  # pairs: each axis is the n points
             axes = action.resolved_axes(self.points_axes)
             if Y.ndim < 2:
-                raise CallableError(f"{name} is {shape_text(Y.shape)}: {kind} needs two axes of n = {self.n}",
-                                    file=label)
+                raise CallableError(
+                    f"{name} is {shape_text(Y.shape)}: {kind} needs two axes of n = {self.n}", file=label
+                )
             axes = normal_axes(axes, Y.ndim, name)
             for a in axes:
                 if Y.shape[a] != self.n:
-                    raise CallableError(f"returned shape {shape_text(Y.shape)} for {name}: axis {a} has "
-                                        f"{Y.shape[a]} entries, but {kind} moves two axes of the n = {self.n} "
-                                        "points", file=label)
+                    raise CallableError(
+                        f"returned shape {shape_text(Y.shape)} for {name}: axis {a} has "
+                        f"{Y.shape[a]} entries, but {kind} moves two axes of the n = {self.n} "
+                        "points",
+                        file=label,
+                    )
             return Action(kind, axes)
-        if kind.takes_axes:   # points: the axes together are the n points (one grid index)
+        if kind.takes_axes:  # points: the axes together are the n points (one grid index)
             axes = action.resolved_axes(self.points_axes)
             if Y.ndim == 0:
-                raise CallableError(f"returned shape (), but an equivariant output's points axis is the {self.n} "
-                                    f"points; for a pooled output use {param('expect', value='invariant')}", file=label)
+                raise CallableError(
+                    f"returned shape (), but an equivariant output's points axis is the {self.n} "
+                    f"points; for a pooled output use {param('expect', value='invariant')}",
+                    file=label,
+                )
             if max(axes) >= Y.ndim and action.axes is None:
-                raise CallableError(f"returned shape {shape_text(Y.shape)} for {name}, which has no points axis "
-                                    f"{axes_text(axes)}; for a pooled output use "
-                                    f"{param('expect', value='invariant')}, or say where its points are "
-                                    f"({param('outputs', value='points:AXIS')})", file=label)
+                raise CallableError(
+                    f"returned shape {shape_text(Y.shape)} for {name}, which has no points axis "
+                    f"{axes_text(axes)}; for a pooled output use "
+                    f"{param('expect', value='invariant')}, or say where its points are "
+                    f"({param('outputs', value='points:AXIS')})",
+                    file=label,
+                )
             axes = normal_axes(axes, Y.ndim, name)
             self._check_points(Y.shape, axes, name, label, output=True)
             return Action(kind, axes)
@@ -277,16 +291,21 @@ class Signature:
             if E is None:
                 raise CallableError(f"{name} is described as {kind}, but no input is an edge_index", file=label)
             if Y.ndim == 0 or Y.shape[0] != E:
-                raise CallableError(f"returned shape {shape_text(Y.shape)} for {name}, but edge outputs have one "
-                                    f"row per edge ({E})", file=label)
+                raise CallableError(
+                    f"returned shape {shape_text(Y.shape)} for {name}, but edge outputs have one row per edge ({E})",
+                    file=label,
+                )
         return action
 
     def _check_points(self, shape, axes, name, label, output=False, pairs=False) -> None:
         dims = tuple(shape[a] for a in axes)
-        if pairs:   # each axis holds the points
+        if pairs:  # each axis holds the points
             if len(axes) != 2 or any(d != self.n for d in dims):
-                raise CallableError(f"has shape {shape_text(shape)} for {name}: its pairs {axes_text(axes)} hold "
-                                    f"{'x'.join(map(str, dims))}, not {self.n}x{self.n}", file=label)
+                raise CallableError(
+                    f"has shape {shape_text(shape)} for {name}: its pairs {axes_text(axes)} hold "
+                    f"{'x'.join(map(str, dims))}, not {self.n}x{self.n}",
+                    file=label,
+                )
             return
         if self.grid is not None and len(axes) > 1:
             ok = dims == self.grid
@@ -295,15 +314,23 @@ class Signature:
             ok = math.prod(dims) == self.n
             want = f"the n = {self.n} points"
         if not ok and output and tuple(axes) == (0,) and name == THE_OUTPUT:
-            raise CallableError(f"returned shape {shape_text(shape)}, but an equivariant output's first axis is the "
-                                f"{self.n} points; for a pooled output use {param('expect', value='invariant')}",
-                                file=label)
+            raise CallableError(
+                f"returned shape {shape_text(shape)}, but an equivariant output's first axis is the "
+                f"{self.n} points; for a pooled output use {param('expect', value='invariant')}",
+                file=label,
+            )
         if not ok:
             how = "returned" if output else "has"
-            raise CallableError(f"{how} shape {shape_text(shape)} for {name}: its points "
-                                f"{axes_text(axes)} hold {'x'.join(map(str, dims))}, not {want}"
-                                + ("; for a pooled output use " + param("expect", value="invariant")
-                                   if output and len(axes) == 1 else ""), file=label)
+            raise CallableError(
+                f"{how} shape {shape_text(shape)} for {name}: its points "
+                f"{axes_text(axes)} hold {'x'.join(map(str, dims))}, not {want}"
+                + (
+                    "; for a pooled output use " + param("expect", value="invariant")
+                    if output and len(axes) == 1
+                    else ""
+                ),
+                file=label,
+            )
 
     def edge_count(self) -> int | None:
         for inp in self.inputs:
@@ -327,8 +354,15 @@ def _input_text(inp: Input) -> str:
         form = graphs.form(inp.value)
         if kind.is_held:
             return f"fixed ({'an edge_index' if form is Form.EDGE_INDEX else f'a {form} adjacency'}, held)"
-        return "graph (" + ("edge_index relabelled" if form is Form.EDGE_INDEX else
-                            "P A P^T" + (", sparse" if form is Form.SPARSE else "")) + ")"
+        return (
+            "graph ("
+            + (
+                "edge_index relabelled"
+                if form is Form.EDGE_INDEX
+                else "P A P^T" + (", sparse" if form is Form.SPARSE else "")
+            )
+            + ")"
+        )
     if kind.may_be_drawn and inp.given:
         return inp.action.text() + " (given)"
     return inp.action.text()

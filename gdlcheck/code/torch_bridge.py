@@ -68,8 +68,8 @@ CALL_FRAMES_PER_LEVEL = 20
 _NESTING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 _ROOM_LOCK = threading.Lock()
-_ROOM: list[int] = []          # the room each open block needs
-_ROOM_BASE = [1000]            # the limit before the first open block
+_ROOM: list[int] = []  # the room each open block needs
+_ROOM_BASE = [1000]  # the limit before the first open block
 
 
 @contextlib.contextmanager
@@ -107,7 +107,7 @@ def calls_of(module):
     """The room the calls of a prepared copy need (``room_for`` its nesting); none for other code."""
     try:
         depth = _NESTING.get(module, 0)
-    except TypeError:   # not weakly referable: not a prepared copy
+    except TypeError:  # not weakly referable: not a prepared copy
         depth = 0
     return room_for(depth) if depth else contextlib.nullcontext()
 
@@ -123,8 +123,9 @@ def to_numpy(t) -> np.ndarray:
     """A tensor as a float64 numpy array (detached, on the CPU)."""
     torch = _torch()
     if t.is_meta:
-        raise CallableError("returned a tensor on the meta device (shapes, no values): the module or its "
-                            "inputs are on the meta device")
+        raise CallableError(
+            "returned a tensor on the meta device (shapes, no values): the module or its inputs are on the meta device"
+        )
     if t.layout != torch.strided:
         t = t.to_dense()
     return t.detach().to(device="cpu", dtype=torch.float64).numpy()
@@ -202,7 +203,7 @@ def largest_entry(module) -> float:
     for tensor in (*module.parameters(), *module.buffers()):
         if tensor.is_floating_point() and tensor.numel() and tensor.device.type != "meta":
             values = tensor.detach()
-            if values.layout != _torch().strided:   # a sparse buffer (a stored adjacency): its stored entries
+            if values.layout != _torch().strided:  # a sparse buffer (a stored adjacency): its stored entries
                 values = values.to_dense()
             values = values.abs()
             values = values[values.isfinite()]
@@ -232,8 +233,9 @@ def preserved_rng():
 
 def batch_first_paths(module) -> list[str]:
     """Qualified names of the submodules that say ``batch_first=True`` (their axis 0 is the batch)."""
-    return [name or type(module).__name__ for name, m in module.named_modules()
-            if getattr(m, "batch_first", False) is True]
+    return [
+        name or type(module).__name__ for name, m in module.named_modules() if getattr(m, "batch_first", False) is True
+    ]
 
 
 def first_conv(module):
@@ -253,9 +255,13 @@ def zero_padded_convs(module) -> list[str]:
     around breaks them."""
     torch = _torch()
     conv = torch.nn.modules.conv._ConvNd
-    return [name or type(module).__name__ for name, m in module.named_modules()
-            if isinstance(m, conv) and m.padding_mode == "zeros"
-            and (isinstance(m.padding, str) or any(int(k) > 0 for k in m.padding))]
+    return [
+        name or type(module).__name__
+        for name, m in module.named_modules()
+        if isinstance(m, conv)
+        and m.padding_mode == "zeros"
+        and (isinstance(m.padding, str) or any(int(k) > 0 for k in m.padding))
+    ]
 
 
 def record_calls(module, args: list, kwargs: dict, max_bytes: int = 1 << 30) -> list[dict]:
@@ -284,8 +290,14 @@ def record_calls(module, args: list, kwargs: dict, max_bytes: int = 1 << 30) -> 
         return out
 
     def pre(m, a, kw):
-        record = {"path": names.get(id(m), "?"), "module": type(m).__name__, "index": len(started),
-                  "parent": stack[-1] if stack else None, "inputs": copies((a, kw)), "outputs": []}
+        record = {
+            "path": names.get(id(m), "?"),
+            "module": type(m).__name__,
+            "index": len(started),
+            "parent": stack[-1] if stack else None,
+            "inputs": copies((a, kw)),
+            "outputs": [],
+        }
         started.append(record)
         stack.append(record["index"])
 

@@ -39,8 +39,10 @@ def load_weights(module, path: str):
     from gdlcheck.code import torch_bridge
 
     if not torch_bridge.is_torch_module(module):
-        raise CallableError(f"{param('weights', 'FILE')} loads a state_dict into a torch.nn.Module; this callable is "
-                            f"a {type(module).__name__}")
+        raise CallableError(
+            f"{param('weights', 'FILE')} loads a state_dict into a torch.nn.Module; this callable is "
+            f"a {type(module).__name__}"
+        )
     import torch
 
     from gdlcheck.inputs.weights import read_tensors, values_of
@@ -54,18 +56,24 @@ def load_weights(module, path: str):
     names = {t.name: t for t in tensors}
     prefix = _prefix(set(names), set(wanted))
     missing = sorted(k for k in wanted if prefix + k not in names)
-    extra = sorted(n[len(prefix):] for n in names if n.startswith(prefix) and n[len(prefix):] not in wanted)
+    extra = sorted(n[len(prefix) :] for n in names if n.startswith(prefix) and n[len(prefix) :] not in wanted)
     if missing or (extra and not prefix):
         what = [f"missing {_listed(missing)}"] if missing else []
         what += [f"not in the module {_listed(extra)}"] if extra and not prefix else []
-        raise CallableError(f"the weights do not fit {type(module).__name__}: {'; '.join(what)}; save "
-                            "model.state_dict() of the same class", file=label)
+        raise CallableError(
+            f"the weights do not fit {type(module).__name__}: {'; '.join(what)}; save "
+            "model.state_dict() of the same class",
+            file=label,
+        )
     state = {}
     for key, value in wanted.items():
         tensor = names[prefix + key]
         if tuple(tensor.shape) != tuple(value.shape):
-            raise CallableError(f"tensor {printable(shorten(tensor.name, 80))} is {tensor.shape_text()} but the "
-                                f"module's {key} is {' x '.join(map(str, value.shape)) or 'a scalar'}", file=label)
+            raise CallableError(
+                f"tensor {printable(shorten(tensor.name, 80))} is {tensor.shape_text()} but the "
+                f"module's {key} is {' x '.join(map(str, value.shape)) or 'a scalar'}",
+                file=label,
+            )
         state[key] = torch.from_numpy(np.ascontiguousarray(values_of(tensor, label))).to(value.dtype)
     trained = copy.deepcopy(module)
     trained.load_state_dict(state, strict=True)
@@ -111,8 +119,10 @@ def describe_example(example) -> tuple[list | dict, tuple[int, ...]]:
         else:
             described.append(unchanged(value))
     if shape is None:
-        raise CallableError(f"{param('example')} needs an array of floating point numbers for the points (the first "
-                            "one moves with them)")
+        raise CallableError(
+            f"{param('example')} needs an array of floating point numbers for the points (the first "
+            "one moves with them)"
+        )
     if isinstance(example, dict):
         return dict(zip(keys, described)), shape
     return described, shape
@@ -127,7 +137,7 @@ def _kind(value) -> str | None:
     dtype = getattr(value, "dtype", None)
     if dtype is None or not hasattr(value, "shape"):
         return None
-    if hasattr(value, "is_floating_point"):   # a torch tensor
+    if hasattr(value, "is_floating_point"):  # a torch tensor
         return FLOAT if value.is_floating_point() else (None if value.is_complex() else INT)
     kind = np.dtype(dtype).kind if isinstance(dtype, np.dtype) else ""
     return {"f": FLOAT, "i": INT, "u": INT}.get(kind)

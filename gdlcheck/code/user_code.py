@@ -73,7 +73,7 @@ class CallableLayer(Layer):
             return None
         from gdlcheck.code.prover.prove import prove_call
 
-        with torch_bridge.calls_of(self.f):   # a deep module tree's traced calls recurse deeper still
+        with torch_bridge.calls_of(self.f):  # a deep module tree's traced calls recurse deeper still
             return prove_call(self, group, seed)
 
     def state(self):
@@ -106,17 +106,23 @@ class CallableLayer(Layer):
             hint = ""
             if _dtype_mismatch(err) and not self.is_torch:
                 other = "float32" if self.dtype == "float64" else "float64"
-                hint = (f" (gdlcheck runs it on {self.dtype} inputs: give {param('dtype', value=other)} to match its "
-                        "weights, "
-                        "or pass the torch.nn.Module itself so gdlcheck converts a copy)")
+                hint = (
+                    f" (gdlcheck runs it on {self.dtype} inputs: give {param('dtype', value=other)} to match its "
+                    "weights, "
+                    "or pass the torch.nn.Module itself so gdlcheck converts a copy)"
+                )
             elif isinstance(err, TypeError) and "argument" in str(err) and self.signature.graph_law is not None:
-                hint = (f" (the graph is passed after the points; if the code takes only the points, say so with "
-                        f"{param('inputs', value='points')})")
+                hint = (
+                    f" (the graph is passed after the points; if the code takes only the points, say so with "
+                    f"{param('inputs', value='points')})"
+                )
             elif isinstance(err, (RuntimeError, ValueError, IndexError)) and _ABOUT_SHAPES.search(str(err)):
                 shape = next((i.shape for i in self.signature.inputs if not i.given), None)
-                hint = (f" (it was called on an input of shape {tuple(shape) if shape else '?'}: check "
-                        f"{param('input_shape', 'NxD', python='shape')}, and {param('points_axis')} or "
-                        f"{param('batch_axes')} for where the points are)")
+                hint = (
+                    f" (it was called on an input of shape {tuple(shape) if shape else '?'}: check "
+                    f"{param('input_shape', 'NxD', python='shape')}, and {param('points_axis')} or "
+                    f"{param('batch_axes')} for where the points are)"
+                )
             raise CallableError(f"raised {describe(err)}{hint}", file=self.label) from err
         flat = self.signature.flatten(out, self.label)
         if self._first is None:  # kept to call it again on the same input (randomness)
@@ -127,9 +133,12 @@ class CallableLayer(Layer):
         """The arguments ``f`` is called with for the block ``X`` and the given values ``A``:
         tensors (for torch code) or numpy arrays."""
         use = self._tensor_inputs if tensors is None else tensors
-        return self.signature.arguments(np.asarray(X, dtype=np.float64), A,
-                                        random=self._random_tensor if use else self._random_array,
-                                        given=self._tensor if use else self._array)
+        return self.signature.arguments(
+            np.asarray(X, dtype=np.float64),
+            A,
+            random=self._random_tensor if use else self._random_array,
+            given=self._tensor if use else self._array,
+        )
 
     def _call(self, X, A):
         if self._tensor_inputs:
@@ -201,7 +210,7 @@ class CallableLayer(Layer):
             diff = np.abs(first - second)
         if not diff.size:
             return None
-        same = (first == second) | (np.isnan(first) & np.isnan(second))   # an inf in both calls is no difference
+        same = (first == second) | (np.isnan(first) & np.isnan(second))  # an inf in both calls is no difference
         diff = np.where(same, 0.0, np.where(np.isnan(diff), np.inf, diff))
         worst = float(diff.max())
         scale = float(np.max(np.abs(first))) if np.all(np.isfinite(first)) else math.inf
@@ -209,8 +218,7 @@ class CallableLayer(Layer):
         if rel <= tol:
             return None
         output, entry = self.signature.locate((int(np.argmax(diff)),))
-        return Fact("random", {"relative": rel, "output": output, "entry": list(entry),
-                               "training": self.was_training})
+        return Fact("random", {"relative": rel, "output": output, "entry": list(entry), "training": self.was_training})
 
     def notes(self) -> list[Fact]:
         """What the check did to the code that the user should know."""
@@ -221,8 +229,9 @@ class CallableLayer(Layer):
 
 
 # torch's and numpy's words for a call on an input of the wrong shape
-_ABOUT_SHAPES = re.compile(r"shape|size|dimension|mat1 and mat2|cannot be multiplied|not aligned|expected input",
-                           re.IGNORECASE)
+_ABOUT_SHAPES = re.compile(
+    r"shape|size|dimension|mat1 and mat2|cannot be multiplied|not aligned|expected input", re.IGNORECASE
+)
 
 
 def _dtype_mismatch(err: BaseException) -> bool:

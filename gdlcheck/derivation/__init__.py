@@ -15,5 +15,17 @@ from gdlcheck.derivation.orbitals import orbitals, tuple_orbits
 from gdlcheck.derivation.project import Projected, project
 from gdlcheck.derivation.sharing import Derived
 
-__all__ = ["Derived", "Projected", "burnside_dimension", "closed_form_pattern", "derive", "first_appearance",
-           "orbit_labels", "orbitals", "partition_name", "project", "set_partitions", "tuple_orbits"]
+__all__ = [
+    "Derived",
+    "Projected",
+    "burnside_dimension",
+    "closed_form_pattern",
+    "derive",
+    "first_appearance",
+    "orbit_labels",
+    "orbitals",
+    "partition_name",
+    "project",
+    "set_partitions",
+    "tuple_orbits",
+]

@@ -16,8 +16,9 @@ from gdlcheck.errors import LimitError, param
 from gdlcheck.groups import PermGroup
 
 
-def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in: int = 1,
-           channels_out: int = 1) -> Derived:
+def derive(
+    group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in: int = 1, channels_out: int = 1
+) -> Derived:
     """Derive the equivariant linear maps of ``group`` from order ``in_order`` to ``out_order``.
 
     Parameters
@@ -49,12 +50,23 @@ def derive(group: PermGroup, in_order: int = 1, out_order: int = 1, channels_in:
             form, formula = "orbit basis", "W[i, j] = w_k for (i, j) in orbit k (numbered by first appearance)"
         elif m == 1:
             form = "constant on point orbits"
-            formula = ("T_out[i1] = w_k for i1 in point orbit k" if out_order else
-                       "y = sum over point orbits k of w_k * sum of x[j1] over j1 in orbit k")
+            formula = (
+                "T_out[i1] = w_k for i1 in point orbit k"
+                if out_order
+                else "y = sum over point orbits k of w_k * sum of x[j1] over j1 in orbit k"
+            )
         else:
             form, formula = "orbit basis", _tensor_formula(in_order, out_order)
-        d = Derived(group=group, in_order=in_order, out_order=out_order, dimension=dim, form=form,
-                    formula=formula, name_of=lambda k: f"w_{k}", _pattern=pattern)
+        d = Derived(
+            group=group,
+            in_order=in_order,
+            out_order=out_order,
+            dimension=dim,
+            form=form,
+            formula=formula,
+            name_of=lambda k: f"w_{k}",
+            _pattern=pattern,
+        )
     d.channels_in, d.channels_out = channels_in, channels_out
     return d
 

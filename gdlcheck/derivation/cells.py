@@ -40,8 +40,9 @@ def check_cells(n: int, order: int, what: str = "derivation") -> int:
 
 def check_count(count: int, what: str) -> None:
     if count > MAX_CELLS:
-        raise LimitError(f"{count:.3g} {what} are over the limit of {MAX_CELLS}; "
-                         "the text report prints the form without them")
+        raise LimitError(
+            f"{count:.3g} {what} are over the limit of {MAX_CELLS}; the text report prints the form without them"
+        )
 
 
 def full_labels(label, n: int, order: int) -> np.ndarray:
@@ -61,7 +62,6 @@ def full_labels(label, n: int, order: int) -> np.ndarray:
         block = label(idx[0][start:stop], *idx[1:])
         out[start:stop] = np.broadcast_to(block, (stop - start,) + (n,) * (order - 1))
     return out
-
 
 
 # --------------------------------------------------------------------------- reference method
@@ -105,13 +105,13 @@ def orbit_labels(group: PermGroup, order: int) -> np.ndarray:
     rank = np.empty(cells, dtype=np.int32)
     total = 0
     for start in range(0, cells, _BLOCK_CELLS):
-        block = label[start:start + _BLOCK_CELLS]
+        block = label[start : start + _BLOCK_CELLS]
         is_root = block == np.arange(start, start + block.size, dtype=itype)
-        np.cumsum(is_root, dtype=np.int32, out=rank[start:start + block.size])
-        rank[start:start + block.size] += np.int32(total - 1)
+        np.cumsum(is_root, dtype=np.int32, out=rank[start : start + block.size])
+        rank[start : start + block.size] += np.int32(total - 1)
         total += int(is_root.sum())
     for start in range(0, cells, _BLOCK_CELLS):
-        block = label[start:start + _BLOCK_CELLS]
+        block = label[start : start + _BLOCK_CELLS]
         block[...] = rank[block]
     return label.astype(np.int32, copy=False).reshape((n,) * order)
 

@@ -159,9 +159,17 @@ def _cyclic(group, in_order, out_order):
     if (in_order, out_order) != (1, 1):
         return None
     n = group.n
-    return Derived(group=group, in_order=1, out_order=1, dimension=n, form="circulant",
-                   formula="W[i, j] = theta_((i - j) mod n)", name_of=_theta, label=lambda i, j: _offsets(i, j, n),
-                   grid=(n,))
+    return Derived(
+        group=group,
+        in_order=1,
+        out_order=1,
+        dimension=n,
+        form="circulant",
+        formula="W[i, j] = theta_((i - j) mod n)",
+        name_of=_theta,
+        label=lambda i, j: _offsets(i, j, n),
+        grid=(n,),
+    )
 
 
 def _dihedral(group, in_order, out_order):
@@ -173,9 +181,17 @@ def _dihedral(group, in_order, out_order):
         k = _offsets(i, j, n)
         return np.minimum(k, (n - k) % n).astype(np.int32)
 
-    return Derived(group=group, in_order=1, out_order=1, dimension=n // 2 + 1, form="symmetric circulant",
-                   formula="W[i, j] = theta_(min(k, n - k)), k = (i - j) mod n", name_of=_theta, label=label,
-                   grid=(n,))
+    return Derived(
+        group=group,
+        in_order=1,
+        out_order=1,
+        dimension=n // 2 + 1,
+        form="symmetric circulant",
+        formula="W[i, j] = theta_(min(k, n - k)), k = (i - j) mod n",
+        name_of=_theta,
+        label=label,
+        grid=(n,),
+    )
 
 
 def _trivial(group, in_order, out_order):
@@ -187,11 +203,21 @@ def _trivial(group, in_order, out_order):
             flat = flat * n + x
         return flat.astype(np.int32)
 
-    sub = ", ".join(f"i{t + 1}" for t in range(out_order)) + (", " if out_order and in_order else "") + \
-        ", ".join(f"j{t + 1}" for t in range(in_order))
-    return Derived(group=group, in_order=in_order, out_order=out_order, dimension=n**m, form="unconstrained",
-                   formula=f"every entry T[{sub}] is its own parameter" if m != 2 else "W[i, j] = w_(i*n + j)",
-                   name_of=lambda k: f"w_{k}", label=label)
+    sub = (
+        ", ".join(f"i{t + 1}" for t in range(out_order))
+        + (", " if out_order and in_order else "")
+        + ", ".join(f"j{t + 1}" for t in range(in_order))
+    )
+    return Derived(
+        group=group,
+        in_order=in_order,
+        out_order=out_order,
+        dimension=n**m,
+        form="unconstrained",
+        formula=f"every entry T[{sub}] is its own parameter" if m != 2 else "W[i, j] = w_(i*n + j)",
+        name_of=lambda k: f"w_{k}",
+        label=label,
+    )
 
 
 def _alternating(group, in_order, out_order):
@@ -205,13 +231,26 @@ def _symmetric(group, in_order, out_order):
     names = [partition_name(r) for r in rgs_all]
     common = dict(group=group, in_order=in_order, out_order=out_order, label=label, partitions=names, blocks=rgs_all)
     if (in_order, out_order) == (1, 1) and n > 1:
-        return Derived(dimension=2, form="alpha*I + beta*11^T", formula="W = alpha*I + beta*11^T",
-                       name_of=lambda k: ("alpha", "beta")[k], entry_of=lambda k: ("alpha + beta", "beta")[k],
-                       **common)
-    form = f"set-partition basis (Bell({m}) = {len(set_partitions(m))})" if len(rgs_all) == len(
-        set_partitions(m)) else f"set-partition basis (partitions of {m} slots into at most {n} blocks)"
-    return Derived(dimension=len(rgs_all), form=form, formula=_tensor_formula(in_order, out_order, True),
-                   name_of=lambda k: f"w_{k}", **common)
+        return Derived(
+            dimension=2,
+            form="alpha*I + beta*11^T",
+            formula="W = alpha*I + beta*11^T",
+            name_of=lambda k: ("alpha", "beta")[k],
+            entry_of=lambda k: ("alpha + beta", "beta")[k],
+            **common,
+        )
+    form = (
+        f"set-partition basis (Bell({m}) = {len(set_partitions(m))})"
+        if len(rgs_all) == len(set_partitions(m))
+        else f"set-partition basis (partitions of {m} slots into at most {n} blocks)"
+    )
+    return Derived(
+        dimension=len(rgs_all),
+        form=form,
+        formula=_tensor_formula(in_order, out_order, True),
+        name_of=lambda k: f"w_{k}",
+        **common,
+    )
 
 
 def _translations(group, in_order, out_order):
@@ -226,11 +265,20 @@ def _translations(group, in_order, out_order):
         return "theta_" + "_".join(map(str, np.unravel_index(k, shape)))
 
     axes = ", ".join(f"{c}_i - {c}_j mod {s}" for c, s in zip("abcdefgh", shape))
-    form = {1: "circulant", 2: "doubly block circulant (2-D circular convolution)"}.get(len(shape),
-                                                                                      "multilevel block circulant")
-    return Derived(group=group, in_order=1, out_order=1, dimension=dimension, form=form,
-                   formula=f"W[i, j] = theta_({axes}), point ({', '.join('abcdefgh'[:len(shape)])}) "
-                           f"= row-major index", name_of=name_of, label=label, grid=tuple(shape))
+    form = {1: "circulant", 2: "doubly block circulant (2-D circular convolution)"}.get(
+        len(shape), "multilevel block circulant"
+    )
+    return Derived(
+        group=group,
+        in_order=1,
+        out_order=1,
+        dimension=dimension,
+        form=form,
+        formula=f"W[i, j] = theta_({axes}), point ({', '.join('abcdefgh'[: len(shape)])}) = row-major index",
+        name_of=name_of,
+        label=label,
+        grid=tuple(shape),
+    )
 
 
 def _rotations(group, in_order, out_order, reflections: bool = False):
@@ -238,18 +286,31 @@ def _rotations(group, in_order, out_order, reflections: bool = False):
         return None
     dimension, label, _ = _grid_form(group)
     what = "rotations by multiples of 90 degrees" + (" and reflections" if reflections else "")
-    return Derived(group=group, in_order=1, out_order=1, dimension=dimension,
-                   form=f"{group.family.name} group convolution",
-                   formula=f"W[i, j] = w_k, k the orbit of the offset (a_i - a_j, b_i - b_j) under the {what}",
-                   name_of=lambda k: f"w_{k}", label=label, grid=tuple(group.shape))
+    return Derived(
+        group=group,
+        in_order=1,
+        out_order=1,
+        dimension=dimension,
+        form=f"{group.family.name} group convolution",
+        formula=f"W[i, j] = w_k, k the orbit of the offset (a_i - a_j, b_i - b_j) under the {what}",
+        name_of=lambda k: f"w_{k}",
+        label=label,
+        grid=tuple(group.shape),
+    )
 
 
 # family -> its closed form (None where the orders have none); families not listed use the
 # general method
 CLOSED_FORMS: dict[str, Callable[[PermGroup, int, int], Derived | None]] = {
-    "trivial": _trivial, "cyclic": _cyclic, "dihedral": _dihedral, "symmetric": _symmetric,
-    "alternating": _alternating, "translations": _translations, "p4": _rotations,
-    "p4m": partial(_rotations, reflections=True)}
+    "trivial": _trivial,
+    "cyclic": _cyclic,
+    "dihedral": _dihedral,
+    "symmetric": _symmetric,
+    "alternating": _alternating,
+    "translations": _translations,
+    "p4": _rotations,
+    "p4m": partial(_rotations, reflections=True),
+}
 
 
 def _tensor_formula(in_order: int, out_order: int, symmetric: bool = False) -> str:

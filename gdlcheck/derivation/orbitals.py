@@ -49,7 +49,7 @@ def _transversal(n: int, G: np.ndarray):
     tree = np.zeros((n, len(G)), dtype=bool)
     frontier = reps
     while frontier.size:
-        img = G[:, frontier].ravel()                     # generator-major
+        img = G[:, frontier].ravel()  # generator-major
         which = np.repeat(np.arange(len(G)), frontier.size)
         src = np.tile(frontier, len(G))
         fresh = ~seen[img]
@@ -58,7 +58,7 @@ def _transversal(n: int, G: np.ndarray):
         which, src = which[first], src[first]
         seen[img] = True
         tree[src, which] = True
-        T[img] = G[which[:, None], T[src]]               # then(t_src, s): t_src first, then s
+        T[img] = G[which[:, None], T[src]]  # then(t_src, s): t_src first, then s
         frontier = img
     return orbit_of, reps, T, tree
 
@@ -103,11 +103,11 @@ class _SchreierSample:
     def __init__(self, G: np.ndarray, orbit_of: np.ndarray, Tinv: np.ndarray, tree: np.ndarray, seed: int):
         self.G, self.Tinv = G, Tinv
         rng = np.random.default_rng(seed)
-        points, which = np.nonzero(~tree)                  # point-major, so grouped by orbit below
+        points, which = np.nonzero(~tree)  # point-major, so grouped by orbit below
         by_orbit = np.argsort(orbit_of[points], kind="stable")
         pairs = np.stack([points[by_orbit], which[by_orbit]], axis=1)
         bounds = np.searchsorted(orbit_of[pairs[:, 0]], np.arange(int(orbit_of.max()) + 2 if orbit_of.size else 1))
-        self.pairs = [rng.permutation(pairs[bounds[a]:bounds[a + 1]]) for a in range(len(bounds) - 1)]
+        self.pairs = [rng.permutation(pairs[bounds[a] : bounds[a + 1]]) for a in range(len(bounds) - 1)]
 
     def rows(self, a: int, start: int, stop: int) -> np.ndarray:
         chunk = self.pairs[a][start:stop]
@@ -147,8 +147,11 @@ def orbitals(group: PermGroup, seed: int = 0) -> np.ndarray:
 def _orbitals_from(comps, orbit_of, Tinv, n: int) -> np.ndarray:
     """The 1 -> 1 pattern from the stabiliser orbits of each representative (``comps[a][x]``)."""
     k = len(comps)
-    comp = np.concatenate([np.asarray(c, dtype=np.int64) + a * n for a, c in enumerate(comps)]) if k else \
-        np.zeros(0, dtype=np.int64)
+    comp = (
+        np.concatenate([np.asarray(c, dtype=np.int64) + a * n for a, c in enumerate(comps)])
+        if k
+        else np.zeros(0, dtype=np.int64)
+    )
     # node (a, x) is cell (reps[a], x) (T[r] is the identity): node order is the row-major
     # order of the rows holding every orbit's first cell, so first appearance over the nodes
     # numbers the orbits as the reference method does
@@ -321,7 +324,7 @@ def _write_pattern(subs, offsets, orbit_of, Tinv, order: int) -> np.ndarray:
     n = Tinv.shape[1]
     pattern = np.empty((n, n ** (order - 1)), dtype=np.int32)
     first = np.zeros(n, dtype=bool)
-    first[np.unique(orbit_of, return_index=True)[1]] = True   # the least points: T^-1 is the identity
+    first[np.unique(orbit_of, return_index=True)[1]] = True  # the least points: T^-1 is the identity
     for i in range(n):
         a = int(orbit_of[i])
         row = pattern[i]

@@ -95,8 +95,13 @@ _ORBITS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 def _orbits(group: PermGroup) -> tuple[np.ndarray, np.ndarray]:
     """The orbit of each cell of the n x n matrix (row-major, as ``intp``: bincount and indexing
     would cast int32 labels on every call) and the size of each orbit, for ``group``'s generators."""
-    key = (group.name, group.n, None if group.shape is None else tuple(group.shape), group.family is not None,
-           b"".join(np.asarray(g, dtype=np.int64).tobytes() for g in group.gen_arrays()))
+    key = (
+        group.name,
+        group.n,
+        None if group.shape is None else tuple(group.shape),
+        group.family is not None,
+        b"".join(np.asarray(g, dtype=np.int64).tobytes() for g in group.gen_arrays()),
+    )
     if key in _ORBITS:
         return _ORBITS[key]
     d = derive(group)
@@ -106,7 +111,7 @@ def _orbits(group: PermGroup) -> tuple[np.ndarray, np.ndarray]:
         if len(_ORBITS) >= 2:
             _ORBITS.pop(next(iter(_ORBITS)))
         for array in found:
-            array.flags.writeable = False   # shared by later calls
+            array.flags.writeable = False  # shared by later calls
         _ORBITS[key] = found
     return found
 
@@ -116,7 +121,7 @@ def _distance(D: np.ndarray, flat: np.ndarray) -> float:
     underflow): each sum of squares taken once, where ``D``'s is far from the subnormals; else
     both scaled by their own powers of two (:func:`~gdlcheck.scale.frobenius_ratio`)."""
     squares = float(np.einsum("i,i->", D, D))
-    if squares >= _SAFE_SQUARES:   # squares lost to underflow weigh under 2^-90 of the sum: none
+    if squares >= _SAFE_SQUARES:  # squares lost to underflow weigh under 2^-90 of the sum: none
         return math.sqrt(squares) / math.sqrt(float(np.einsum("i,i->", flat, flat)))
     return frobenius_ratio(D, flat)
 
@@ -126,14 +131,15 @@ def _distance(D: np.ndarray, flat: np.ndarray) -> float:
 _SAFE_SQUARES = math.ldexp(1.0, -880)
 
 
-def _extremes(labels: np.ndarray, flat: np.ndarray, orbits: np.ndarray, lowest: np.ndarray,
-              dimension: int) -> np.ndarray:
+def _extremes(
+    labels: np.ndarray, flat: np.ndarray, orbits: np.ndarray, lowest: np.ndarray, dimension: int
+) -> np.ndarray:
     """The least entry of each orbit in ``orbits`` where ``lowest``, else its greatest (by one
     sort of those orbits' entries and ``reduceat``, the few orbits a mean left)."""
     # most such orbits hold one value (a float mean of equal values can miss it): any member is
     # then the extreme, with no sort
     member = np.zeros(dimension)
-    member[labels] = flat                               # some entry of each orbit
+    member[labels] = flat  # some entry of each orbit
     differs = np.bincount(labels, weights=flat != member[labels], minlength=dimension)
     out = member[orbits]
     mixed = differs[orbits] > 0
@@ -142,8 +148,9 @@ def _extremes(labels: np.ndarray, flat: np.ndarray, orbits: np.ndarray, lowest: 
     return out
 
 
-def _sorted_extremes(labels: np.ndarray, flat: np.ndarray, orbits: np.ndarray, lowest: np.ndarray,
-                     dimension: int) -> np.ndarray:
+def _sorted_extremes(
+    labels: np.ndarray, flat: np.ndarray, orbits: np.ndarray, lowest: np.ndarray, dimension: int
+) -> np.ndarray:
     """:func:`_extremes` of orbits with different entries, by one sort of their entries."""
     wanted = np.zeros(dimension, dtype=bool)
     wanted[orbits] = True

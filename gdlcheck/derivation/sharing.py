@@ -62,8 +62,8 @@ class Derived(Shown):
     in_order: int
     out_order: int
     dimension: int
-    form: str                     # the form's name, e.g. "circulant"
-    formula: str                  # e.g. "W[i, j] = theta_((i - j) mod n)"
+    form: str  # the form's name, e.g. "circulant"
+    formula: str  # e.g. "W[i, j] = theta_((i - j) mod n)"
     name_of: Callable[[int], str]  # parameter name of orbit k
     entry_of: Callable[[int], str] | None = None  # the matrix entry of orbit k (order 1 -> 1)
     label: Callable[..., np.ndarray] | None = None  # closed form: index arrays -> orbit index
@@ -85,7 +85,7 @@ class Derived(Shown):
 
     @property
     def cells(self) -> int:
-        return self.n ** self.order
+        return self.n**self.order
 
     @property
     def free_parameters(self) -> int:
@@ -138,15 +138,15 @@ class Derived(Shown):
         """
         values = np.asarray(values, dtype=float)
         pattern = self.pattern
-        if values.shape[:pattern.ndim] != pattern.shape:
-            raise GdlcheckError(f"values of shape {values.shape} do not start with the pattern's shape "
-                                f"{pattern.shape}")
-        trailing = values.shape[pattern.ndim:]
+        if values.shape[: pattern.ndim] != pattern.shape:
+            raise GdlcheckError(f"values of shape {values.shape} do not start with the pattern's shape {pattern.shape}")
+        trailing = values.shape[pattern.ndim :]
         flat = values.reshape(pattern.size, -1)
         labels = pattern.ravel()
         counts = np.bincount(labels, minlength=self.dimension)
-        sums = np.stack([np.bincount(labels, weights=flat[:, e], minlength=self.dimension)
-                         for e in range(flat.shape[1])], axis=1)
+        sums = np.stack(
+            [np.bincount(labels, weights=flat[:, e], minlength=self.dimension) for e in range(flat.shape[1])], axis=1
+        )
         return (sums / counts[:, None]).reshape((self.dimension,) + trailing)
 
     @property
@@ -198,12 +198,16 @@ class Derived(Shown):
             for other orders; LimitError past 65536 entries (use ``pattern``).
         """
         if (self.out_order, self.in_order) != (1, 1):
-            raise GdlcheckError(f"matrix is the order 1 -> 1 form; this derivation is order {self.in_order} -> "
-                                f"{self.out_order}: use pattern or basis")
+            raise GdlcheckError(
+                f"matrix is the order 1 -> 1 form; this derivation is order {self.in_order} -> "
+                f"{self.out_order}: use pattern or basis"
+            )
         n = self.n
         if n * n > MAX_SYMPY_MATRIX_ENTRIES:
-            raise LimitError(f"a {n} x {n} sympy matrix has {n * n} entries, over the limit of "
-                             f"{MAX_SYMPY_MATRIX_ENTRIES}; use pattern and parameters")
+            raise LimitError(
+                f"a {n} x {n} sympy matrix has {n * n} entries, over the limit of "
+                f"{MAX_SYMPY_MATRIX_ENTRIES}; use pattern and parameters"
+            )
         import sympy
 
         # The entry names are gdlcheck's own ("theta_3", "alpha + beta"), parsed by the
@@ -218,5 +222,7 @@ class Derived(Shown):
         return figure_of(self)
 
     def __repr__(self) -> str:
-        return (f"<Derived {self.group.describe()} order {self.in_order} -> {self.out_order}: {self.form}, "
-                f"dimension {self.dimension}>")
+        return (
+            f"<Derived {self.group.describe()} order {self.in_order} -> {self.out_order}: {self.form}, "
+            f"dimension {self.dimension}>"
+        )

@@ -36,8 +36,7 @@ from gdlcheck.limits import MAX_LAYERED_EDGES
 SEARCH_CELLS_PER_EDGE = 128
 
 
-def _automorphisms(C: np.ndarray, fixed: int | None = None, count: bool = True, progress=None,
-                   compacted: bool = False):
+def _automorphisms(C: np.ndarray, fixed: int | None = None, count: bool = True, progress=None, compacted: bool = False):
     """``(generators, order)`` of the colour matrix's automorphisms (fixing ``fixed``).
 
     Cheap cases first (every vertex told apart; no edges).  Then, where the layered graph has
@@ -53,16 +52,15 @@ def _automorphisms(C: np.ndarray, fixed: int | None = None, count: bool = True, 
     if fixed is None and n > 1:
         K = C if compacted else compact(C)
         vertex_class = vertex_invariants(K)
-        if int(vertex_class.max()) + 1 == n:   # every vertex told apart: only the identity
+        if int(vertex_class.max()) + 1 == n:  # every vertex told apart: only the identity
             return [], 1
         if has_edges(C):
-            edges = layered_edges(K, sample=64)   # a dense matrix is told at once, without a pass
+            edges = layered_edges(K, sample=64)  # a dense matrix is told at once, without a pass
             if edges * 4 <= n * n and edges <= MAX_LAYERED_EDGES:
                 edges = layered_edges(K)
                 if edges * 4 <= n * n and edges <= MAX_LAYERED_EDGES:
                     return bliss_automorphisms(C, fixed, count)
-            found = refinement_search(K, progress=progress, compacted=True,
-                                      max_cells=SEARCH_CELLS_PER_EDGE * edges)
+            found = refinement_search(K, progress=progress, compacted=True, max_cells=SEARCH_CELLS_PER_EDGE * edges)
             if found is not None:
                 return found
             check_layered_size(C)

@@ -39,11 +39,14 @@ from gdlcheck.text import parse_shape
 def _refuse_unused(family: Family, shape, graph) -> None:
     """A shape or a graph given to a family that is not sized by it would be ignored: an error instead."""
     if shape is not None and not family.is_grid:
-        raise GroupError(f"{param('shape', 'HxW')} sizes the grid groups (translations, p4, p4m); {family.name!r} is "
-                         f"sized by {family.size.option()}")
+        raise GroupError(
+            f"{param('shape', 'HxW')} sizes the grid groups (translations, p4, p4m); {family.name!r} is "
+            f"sized by {family.size.option()}"
+        )
     if graph is not None and not family.of_a_graph:
-        raise GroupError(f"{param('graph', 'FILE')} goes with {param('group', value='automorphisms')}, not "
-                         f"{family.name!r}")
+        raise GroupError(
+            f"{param('graph', 'FILE')} goes with {param('group', value='automorphisms')}, not {family.name!r}"
+        )
 
 
 def make(family: Family, size) -> PermGroup:
@@ -53,8 +56,15 @@ def make(family: Family, size) -> PermGroup:
     pairs = family.build(size)
     shape = size if isinstance(size, tuple) else None
     n = math.prod(shape) if shape else size
-    return PermGroup(family.name, n, tuple(g for g, _ in pairs), shape=shape, roles=tuple(r for _, r in pairs),
-                     family=family, order_formula=family.order(size) if family.order else None)
+    return PermGroup(
+        family.name,
+        n,
+        tuple(g for g, _ in pairs),
+        shape=shape,
+        roles=tuple(r for _, r in pairs),
+        family=family,
+        order_formula=family.order(size) if family.order else None,
+    )
 
 
 def trivial(n: int) -> PermGroup:
@@ -150,8 +160,15 @@ def automorphism_group(A: np.ndarray, tol: float = 0.0) -> PermGroup:
         if A.shape[0] != A.shape[1]:
             raise GroupError(f"a graph's adjacency matrix must be square, got shape {A.shape[0]}x{A.shape[1]}")
         gens, order = sparse_automorphisms(A)
-        return PermGroup("automorphisms", A.shape[0], tuple(gens), roles=tuple(Role("generator") for _ in gens),
-                         family=FAMILIES["automorphisms"], order_formula=order, graph=None)
+        return PermGroup(
+            "automorphisms",
+            A.shape[0],
+            tuple(gens),
+            roles=tuple(Role("generator") for _ in gens),
+            family=FAMILIES["automorphisms"],
+            order_formula=order,
+            graph=None,
+        )
     try:
         A = np.asarray(A, dtype=float)
     except (TypeError, ValueError):
@@ -160,8 +177,15 @@ def automorphism_group(A: np.ndarray, tol: float = 0.0) -> PermGroup:
         raise GroupError(f"a graph's adjacency matrix must be square, got shape {'x'.join(map(str, A.shape))}")
     C = colour_classes(A, tol)
     gens, order = coloured_automorphisms(C)
-    return PermGroup("automorphisms", C.shape[0], tuple(gens), roles=tuple(Role("generator") for _ in gens),
-                     family=FAMILIES["automorphisms"], order_formula=order, graph=C)
+    return PermGroup(
+        "automorphisms",
+        C.shape[0],
+        tuple(gens),
+        roles=tuple(Role("generator") for _ in gens),
+        family=FAMILIES["automorphisms"],
+        order_formula=order,
+        graph=C,
+    )
 
 
 def _check_n(n, name: str) -> int:
@@ -185,8 +209,9 @@ def grid_shape(family: Family, shape=None, n=None) -> tuple[int, ...]:
         raise GroupError(f"a grid group needs a shape: give {param('shape', 'HxW')}")
     dims = parse_shape(shape, error=GroupError)
     if math.prod(dims) > MAX_POINTS:
-        raise GroupError(f"shape {'x'.join(map(str, dims))} has {math.prod(dims)} points, over the limit of "
-                         f"{MAX_POINTS}")
+        raise GroupError(
+            f"shape {'x'.join(map(str, dims))} has {math.prod(dims)} points, over the limit of {MAX_POINTS}"
+        )
     return dims if family.takes(dims) else _square(dims, family.name)  # the latter raises: not a square
 
 

@@ -50,9 +50,18 @@ def colour_classes(values: np.ndarray, tol: float = 0.0, classes=None) -> np.nda
 
 # Fibonacci hashing of a float64's bits (odd constants near 2^64 / golden ratio), one per level of
 # a _BitTable
-_HASHES = tuple(np.uint64(h) for h in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
-                                       0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53))
-_SHARED = -2   # a slot two values share: they are found in the next level
+_HASHES = tuple(
+    np.uint64(h)
+    for h in (
+        0x9E3779B97F4A7C15,
+        0xC2B2AE3D27D4EB4F,
+        0x165667B19E3779F9,
+        0xD6E8FEB86659FD93,
+        0xFF51AFD7ED558CCD,
+        0xC4CEB9FE1A85EC53,
+    )
+)
+_SHARED = -2  # a slot two values share: they are found in the next level
 
 
 class _BitTable:
@@ -68,11 +77,11 @@ class _BitTable:
     def __init__(self, uniq: np.ndarray):
         keys = np.ascontiguousarray(uniq, dtype=np.float64).view(np.uint64)
         which = np.arange(uniq.size)
-        self.levels = []    # (hash, shift, keys by slot, index by slot)
+        self.levels = []  # (hash, shift, keys by slot, index by slot)
         for mult in _HASHES:
             if keys.size == 0:
                 break
-            bits_of = int(keys.size).bit_length() + 2          # 2^bits slots, at most a quarter used
+            bits_of = int(keys.size).bit_length() + 2  # 2^bits slots, at most a quarter used
             shift = np.uint64(64 - bits_of)
             slots = (keys * mult) >> shift
             shared = np.bincount(slots.astype(np.intp), minlength=1 << bits_of) > 1
@@ -84,13 +93,13 @@ class _BitTable:
             self.levels.append((mult, shift, table, index))
             again = shared[slots]
             keys, which = keys[again], which[again]
-        if keys.size:       # shared at every level (not met in practice): the caller's search decides
+        if keys.size:  # shared at every level (not met in practice): the caller's search decides
             self.levels[-1][3][self.levels[-1][3] == _SHARED] = -1
 
     def find(self, values: np.ndarray) -> np.ndarray:
         bits = np.ascontiguousarray(values).view(np.uint64)
         found = None
-        at = None            # positions (in values) still to look up, None: all
+        at = None  # positions (in values) still to look up, None: all
         for mult, shift, table, index in self.levels:
             where = np.multiply(bits, mult)
             np.right_shift(where, shift, out=where)
@@ -107,12 +116,12 @@ class _BitTable:
                 break
             at = later if at is None else at[later]
             bits = bits[later]
-        if found is None:           # no level: an empty table finds nothing
+        if found is None:  # no level: an empty table finds nothing
             return np.full(bits.shape, -1, dtype=np.int32)
         return found
 
 
-_BLOCK = 1 << 20   # entries looked up at a time: the temporaries stay small
+_BLOCK = 1 << 20  # entries looked up at a time: the temporaries stay small
 
 
 def _hashed_labels(flat: np.ndarray, uniq: np.ndarray, cluster: np.ndarray, labels: np.ndarray) -> None:
@@ -121,12 +130,12 @@ def _hashed_labels(flat: np.ndarray, uniq: np.ndarray, cluster: np.ndarray, labe
     search's exactly."""
     table = _BitTable(uniq)
     for s0 in range(0, flat.size, _BLOCK):
-        values = flat[s0:s0 + _BLOCK]
+        values = flat[s0 : s0 + _BLOCK]
         found = table.find(values)
         miss = found < 0
         if miss.any():
             found[miss] = np.searchsorted(uniq, values[miss])
-        labels[s0:s0 + _BLOCK] = cluster[found]
+        labels[s0 : s0 + _BLOCK] = cluster[found]
 
 
 def value_classes(flat: np.ndarray, tol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -146,29 +155,29 @@ def value_labels(values: np.ndarray, tol: float = 0.0):
     uniq, cluster = _classes(uniq, tol)
     if index is None:
         return uniq, cluster, None
-    if cluster[-1] + 1 != uniq.size:     # a class holds several values: label the entries by class
+    if cluster[-1] + 1 != uniq.size:  # a class holds several values: label the entries by class
         cluster32 = cluster.astype(index.dtype)
         for s0 in range(0, index.size, _BLOCK):
-            index[s0:s0 + _BLOCK] = cluster32[index[s0:s0 + _BLOCK]]
+            index[s0 : s0 + _BLOCK] = cluster32[index[s0 : s0 + _BLOCK]]
     return uniq, cluster, index.reshape(np.shape(values))
 
 
 def _classes(uniq: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
     """The greedy cut of the sorted distinct values ``uniq`` within ``tol`` (see :func:`colour_classes`)."""
-    if not (np.isfinite(uniq[0]) and np.isfinite(uniq[-1])):   # sorted: NaN and inf sort to the ends
+    if not (np.isfinite(uniq[0]) and np.isfinite(uniq[-1])):  # sorted: NaN and inf sort to the ends
         raise GroupError("the matrix holds NaN or infinite entries; a colour needs a finite number")
     if not (tol > 0 and uniq.size > 1):
         return uniq, np.arange(uniq.size, dtype=np.int64)
-    top = max(abs(float(uniq[0])), abs(float(uniq[-1])))   # sorted: the largest |value| is at an end
+    top = max(abs(float(uniq[0])), abs(float(uniq[-1])))  # sorted: the largest |value| is at an end
     e = math.frexp(top)[1] if top > 0 else 0
     width = tol * math.ldexp(top, -e)
     starts = np.zeros(uniq.size, dtype=bool)
     starts[0] = True
-    step = 1 << 20      # gaps a block at a time: a matrix of distinct entries has n^2 values
+    step = 1 << 20  # gaps a block at a time: a matrix of distinct entries has n^2 values
     with np.errstate(over="ignore"):
         for s0 in range(0, uniq.size - 1, step):
-            gap = np.ldexp(np.diff(uniq[s0:s0 + step + 1]), -e)   # exact: scaling by a power of two
-            starts[s0 + 1:s0 + 1 + gap.size] = gap > width
+            gap = np.ldexp(np.diff(uniq[s0 : s0 + step + 1]), -e)  # exact: scaling by a power of two
+            starts[s0 + 1 : s0 + 1 + gap.size] = gap > width
     _split_long_runs(uniq, starts, e, width)
     cluster = np.cumsum(starts, dtype=np.int32 if uniq.size < 2**31 else np.int64)
     cluster -= 1
@@ -193,14 +202,14 @@ def _distinct_by_sample(flat: np.ndarray, index: bool = False):
     misses added; None where the sample holds many distinct values or misses many entries (the
     sort is then the way).  With ``index``, ``where`` is each entry's index among the distinct
     values (int32) where the sample missed none, else None."""
-    sample = _sort_distinct(np.concatenate([flat[:SAMPLE], flat[::flat.size // SAMPLE]]))
+    sample = _sort_distinct(np.concatenate([flat[:SAMPLE], flat[:: flat.size // SAMPLE]]))
     if sample.size > SAMPLE // 4:
         return None
     table = _BitTable(sample)
     where = np.empty(flat.size, dtype=np.int32) if index else None
     misses, missed = [], 0
     for s0 in range(0, flat.size, _BLOCK):
-        values = flat[s0:s0 + _BLOCK]
+        values = flat[s0 : s0 + _BLOCK]
         found = table.find(values)
         out = values[found < 0]
         missed += out.size
@@ -209,7 +218,7 @@ def _distinct_by_sample(flat: np.ndarray, index: bool = False):
         if out.size:
             misses.append(out)
         elif where is not None and not misses:
-            where[s0:s0 + _BLOCK] = found
+            where[s0 : s0 + _BLOCK] = found
     if misses:
         return _sort_distinct(np.concatenate([sample, *misses])), None
     return sample, where
@@ -261,8 +270,8 @@ def vertex_invariants(C: np.ndarray, fixed: int | None = None) -> np.ndarray:
     cols = np.zeros(n, dtype=np.uint64)
     step = max(1, (1 << 18) // max(n, 1))
     for start in range(0, n, step):
-        block = C[start:start + step]
-        rows[start:start + step] = R1[block].sum(axis=1, dtype=np.uint64)
+        block = C[start : start + step]
+        rows[start : start + step] = R1[block].sum(axis=1, dtype=np.uint64)
         cols += R2[block].sum(axis=0, dtype=np.uint64)
     keys = np.stack([np.diag(C).astype(np.uint64), rows, cols, np.zeros(n, dtype=np.uint64)], axis=1)
     if fixed is not None:
@@ -297,10 +306,10 @@ def has_edges(C: np.ndarray) -> bool:
     first = C[0, 1]
     step = max(1, (1 << 16) // n)
     for start in range(0, n, step):
-        block = C[start:start + step]
+        block = C[start : start + step]
         other = block != first
         rows = np.arange(start, start + block.shape[0])
-        other[rows - start, rows] = False   # the diagonal is not an edge
+        other[rows - start, rows] = False  # the diagonal is not an edge
         if other.any():
             return True
     return False

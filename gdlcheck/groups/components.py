@@ -68,7 +68,7 @@ def _compress(parent: np.ndarray) -> None:
     while True:
         jumped_any = False
         for start in range(0, size, BLOCK):
-            block = parent[start:start + BLOCK]
+            block = parent[start : start + BLOCK]
             jumped = parent[block]
             if not np.array_equal(jumped, block):
                 block[...] = jumped

@@ -64,33 +64,54 @@ Gens = tuple[tuple[Perm, Role], ...]
 # {negated} "-i, -j", {axis} and {size} of a translation, {moved} and {fixed} point lists,
 # {lhs}/{rhs} the grid points, {N} the grid side, {a} {b} the swapped points, {cycle} a 3-cycle.
 
-SHIFT = ("W[i+1, j+1] = W[i, j] (indices mod n): moving both indices down by one changes nothing, so W is "
-         "constant on cyclic diagonals, W[i, j] depends only on (i - j) mod n.",
-         "T[{shifted}] = T[{slots}] (indices mod n): the entry depends only on the index differences.")
-REFLECTION = ("W[-i, -j] = W[i, j] (mod n): the diagonal of offset k and the one of offset n - k carry the same "
-              "value.",
-              "T[{negated}] = T[{slots}] (mod n).")
-TRANSPOSITION = ("W[{a}, {a}] = W[{b}, {b}], W[{a}, {b}] = W[{b}, {a}], and W[{a}, k] = W[{b}, k], W[k, {a}] = "
-                 "W[k, {b}] for every other k: points {a} and {b} are interchangeable.",
-                 "swapping {a} and {b} in every index leaves T unchanged: points {a} and {b} are interchangeable.")
-THREE_CYCLE = ("W is unchanged when the points {cycle} are rotated in every index at once.",
-               "T is unchanged when the points {cycle} are rotated in every index at once.")
-CYCLE = ("W[s(i), s(j)] = W[i, j] for the cycle {cycle}, which fixes point 0: W is constant along the cycles of s "
-         "acting on the pairs (i, j).",
-         "T[{moved_slots}] = T[{slots}] for the cycle {cycle}, which fixes point 0.")
-TRANSLATION = ("{T}[{lhs}] = {T}[{rhs}] (mod {size}): shifting every point one step along axis {axis} changes "
-               "nothing, so the entry depends only on the offsets along that axis.",) * 2
-ROTATION = ("{T}[{lhs}] = {T}[{rhs}] (mod {N}): rotating every point by 90 degrees about the origin changes "
-            "nothing.",) * 2
-GRID_REFLECTION = ("{T}[{lhs}] = {T}[{rhs}] (mod {N}): reflecting every point in the axis b = 0 changes "
-                   "nothing.",) * 2
-GENERATOR = ("W[s(i), s(j)] = W[i, j]: W is constant along the cycles of s acting on the pairs (i, j).",
-             "T[{moved_slots}] = T[{slots}]: T is constant along the cycles of s on index tuples.")
+SHIFT = (
+    "W[i+1, j+1] = W[i, j] (indices mod n): moving both indices down by one changes nothing, so W is "
+    "constant on cyclic diagonals, W[i, j] depends only on (i - j) mod n.",
+    "T[{shifted}] = T[{slots}] (indices mod n): the entry depends only on the index differences.",
+)
+REFLECTION = (
+    "W[-i, -j] = W[i, j] (mod n): the diagonal of offset k and the one of offset n - k carry the same value.",
+    "T[{negated}] = T[{slots}] (mod n).",
+)
+TRANSPOSITION = (
+    "W[{a}, {a}] = W[{b}, {b}], W[{a}, {b}] = W[{b}, {a}], and W[{a}, k] = W[{b}, k], W[k, {a}] = "
+    "W[k, {b}] for every other k: points {a} and {b} are interchangeable.",
+    "swapping {a} and {b} in every index leaves T unchanged: points {a} and {b} are interchangeable.",
+)
+THREE_CYCLE = (
+    "W is unchanged when the points {cycle} are rotated in every index at once.",
+    "T is unchanged when the points {cycle} are rotated in every index at once.",
+)
+CYCLE = (
+    "W[s(i), s(j)] = W[i, j] for the cycle {cycle}, which fixes point 0: W is constant along the cycles of s "
+    "acting on the pairs (i, j).",
+    "T[{moved_slots}] = T[{slots}] for the cycle {cycle}, which fixes point 0.",
+)
+TRANSLATION = (
+    "{T}[{lhs}] = {T}[{rhs}] (mod {size}): shifting every point one step along axis {axis} changes "
+    "nothing, so the entry depends only on the offsets along that axis.",
+) * 2
+ROTATION = (
+    "{T}[{lhs}] = {T}[{rhs}] (mod {N}): rotating every point by 90 degrees about the origin changes nothing.",
+) * 2
+GRID_REFLECTION = ("{T}[{lhs}] = {T}[{rhs}] (mod {N}): reflecting every point in the axis b = 0 changes nothing.",) * 2
+GENERATOR = (
+    "W[s(i), s(j)] = W[i, j]: W is constant along the cycles of s acting on the pairs (i, j).",
+    "T[{moved_slots}] = T[{slots}]: T is constant along the cycles of s on index tuples.",
+)
 
 # Sentences by role kind; a family may override them in its record.
-SENTENCES = {"shift": SHIFT, "reflection": REFLECTION, "transposition": TRANSPOSITION, "3-cycle": THREE_CYCLE,
-             "cycle": CYCLE, "translation": TRANSLATION, "rotation": ROTATION, "grid-reflection": GRID_REFLECTION,
-             "generator": GENERATOR}
+SENTENCES = {
+    "shift": SHIFT,
+    "reflection": REFLECTION,
+    "transposition": TRANSPOSITION,
+    "3-cycle": THREE_CYCLE,
+    "cycle": CYCLE,
+    "translation": TRANSLATION,
+    "rotation": ROTATION,
+    "grid-reflection": GRID_REFLECTION,
+    "generator": GENERATOR,
+}
 
 
 def _moved(g: Perm) -> list[int]:
@@ -113,42 +134,60 @@ def _long_cycle(role: Role, g: Perm, shape, slots) -> dict:
 
 def _translated_points(role: Role, g: Perm, shape, slots) -> dict:
     """``lhs`` the grid points moved one step along the role's axis, ``rhs`` as they are."""
-    letters = "abcdefgh"[:len(shape)]
+    letters = "abcdefgh"[: len(shape)]
 
     def point(x, moved):
-        return "(" + ", ".join(f"{p}_{x}{'+1' if q == role.axis and moved else ''}"
-                               for q, p in enumerate(letters)) + ")"
+        return (
+            "(" + ", ".join(f"{p}_{x}{'+1' if q == role.axis and moved else ''}" for q, p in enumerate(letters)) + ")"
+        )
 
-    return {"lhs": ", ".join(point(x, True) for x in slots), "rhs": ", ".join(point(x, False) for x in slots),
-            "size": shape[role.axis], "axis": role.axis}
+    return {
+        "lhs": ", ".join(point(x, True) for x in slots),
+        "rhs": ", ".join(point(x, False) for x in slots),
+        "size": shape[role.axis],
+        "axis": role.axis,
+    }
 
 
 def _turned_points(role: Role, g: Perm, shape, slots) -> dict:
     """``lhs`` the grid points rotated (or reflected) about the origin, ``rhs`` as they are."""
     image = "(b_{x}, -a_{x})" if role.kind == "rotation" else "(a_{x}, -b_{x})"
-    return {"lhs": ", ".join(image.format(x=x) for x in slots), "rhs": ", ".join(f"(a_{x}, b_{x})" for x in slots),
-            "N": shape[0]}
+    return {
+        "lhs": ", ".join(image.format(x=x) for x in slots),
+        "rhs": ", ".join(f"(a_{x}, b_{x})" for x in slots),
+        "N": shape[0],
+    }
 
 
 # The fields each role kind's sentence names beyond the slots (none for the others).
-_FIELDS = {"transposition": _swapped, "3-cycle": _three_cycle, "cycle": _long_cycle,
-           "translation": _translated_points, "rotation": _turned_points, "grid-reflection": _turned_points}
+_FIELDS = {
+    "transposition": _swapped,
+    "3-cycle": _three_cycle,
+    "cycle": _long_cycle,
+    "translation": _translated_points,
+    "rotation": _turned_points,
+    "grid-reflection": _turned_points,
+}
 
 
 class Sizing(Enum):
     """How a family is sized: what picks one group of it (the catalogue's "needs" column)."""
 
-    POINTS = "n"                # n points
-    SHAPE = "shape"             # a grid of any shape (H x W, or more axes)
-    SQUARE = "square"           # an N x N grid
-    GRAPH = "graph"             # a graph: its automorphisms
-    GENERATORS = "generators"   # n and permutations
+    POINTS = "n"  # n points
+    SHAPE = "shape"  # a grid of any shape (H x W, or more axes)
+    SQUARE = "square"  # an N x N grid
+    GRAPH = "graph"  # a graph: its automorphisms
+    GENERATORS = "generators"  # n and permutations
 
     def option(self) -> str:
         """The options that size a family of this kind, for messages."""
-        return {Sizing.POINTS: f"{param('n', 'N')} (or the input's size)", Sizing.SHAPE: param("shape", "HxW"),
-                Sizing.SQUARE: param("shape", "NxN"), Sizing.GRAPH: param("graph", "FILE"),
-                Sizing.GENERATORS: f"{param('generators', 'PERM')} and {param('n', 'N')}"}[self]
+        return {
+            Sizing.POINTS: f"{param('n', 'N')} (or the input's size)",
+            Sizing.SHAPE: param("shape", "HxW"),
+            Sizing.SQUARE: param("shape", "NxN"),
+            Sizing.GRAPH: param("graph", "FILE"),
+            Sizing.GENERATORS: f"{param('generators', 'PERM')} and {param('n', 'N')}",
+        }[self]
 
 
 @dataclass(frozen=True)
@@ -167,7 +206,7 @@ class Family:
     name: str
     aliases: tuple[str, ...]
     size: Sizing
-    needs: str              # the catalogue listing's columns
+    needs: str  # the catalogue listing's columns
     generators: str
     order_text: str
     build: Callable[..., Gens] | None = None
@@ -175,7 +214,7 @@ class Family:
     factorial_over: int | None = None
     conclusion: str | None = None
     sentences: dict[str, tuple[str, str]] = field(default_factory=dict)
-    sample: Callable[..., np.ndarray] | None = None   # (size, rng) -> a uniformly random element
+    sample: Callable[..., np.ndarray] | None = None  # (size, rng) -> a uniformly random element
 
     def sentence(self, role: Role) -> tuple[str, str]:
         """The (matrix, tensor) templates ``--explain`` writes for a generator of this role."""
@@ -212,6 +251,7 @@ class Family:
             return n
         side = math.isqrt(n) if isinstance(n, int) and n > 0 else 0
         if side * side != n:
-            raise GroupError(f"group {self.name!r} acts on an N x N grid, and n = {n} is not a square; "
-                             f"give {param('shape', 'NxN')}")
+            raise GroupError(
+                f"group {self.name!r} acts on an N x N grid, and n = {n} is not a square; give {param('shape', 'NxN')}"
+            )
         return [side, side]

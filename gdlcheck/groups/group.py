@@ -124,9 +124,11 @@ class PermGroup:
             count = int(math.lgamma(self.n + 1) / math.log(10)) + 1
             if count > MAX_ORDER_DIGITS:
                 formula = f"{self.n}!" + ("" if d == 1 else f"/{d}")
-                raise LimitError(f"the order {formula} has about {count} digits, over the limit of "
-                                 f"{MAX_ORDER_DIGITS} digits that JSON output writes out exactly (the text format "
-                                 "prints it approximately)")
+                raise LimitError(
+                    f"the order {formula} has about {count} digits, over the limit of "
+                    f"{MAX_ORDER_DIGITS} digits that JSON output writes out exactly (the text format "
+                    "prints it approximately)"
+                )
         order = self.order
         if order is None:
             return None
@@ -201,7 +203,7 @@ def _uniform_below(bound: int, rng) -> int:
     value = 0
     for w in rng.integers(0, 1 << 62, size=words).tolist():
         value = (value << 62) | int(w)
-    return value % bound   # the bias is below 2^-62
+    return value % bound  # the bias is below 2^-62
 
 
 def _product_replacement(gens: list[np.ndarray], rng, slots: int = 10, warm_up: int = 60) -> np.ndarray:
@@ -212,7 +214,7 @@ def _product_replacement(gens: list[np.ndarray], rng, slots: int = 10, warm_up: 
     for _ in range(warm_up):
         i, j = rng.choice(slots, size=2, replace=False)
         other = state[j] if rng.integers(2) else np.argsort(state[j])
-        state[i] = other[state[i]]   # state[i] first, then other
+        state[i] = other[state[i]]  # state[i] first, then other
         acc = state[i][acc]
     return acc
 
@@ -224,8 +226,10 @@ def digits(value: int) -> str:
     count = int(value.bit_length() * 0.30103) + 1
     if count > MAX_ORDER_DIGITS:
         # CPython's int -> str is quadratic: 5.5 million digits would take minutes
-        raise LimitError(f"the group's order has about {count} digits, over the limit of {MAX_ORDER_DIGITS} "
-                         "digits that JSON output writes out exactly")
+        raise LimitError(
+            f"the group's order has about {count} digits, over the limit of {MAX_ORDER_DIGITS} "
+            "digits that JSON output writes out exactly"
+        )
     old = sys.get_int_max_str_digits()
     sys.set_int_max_str_digits(0)
     try:

@@ -134,9 +134,11 @@ def check_layered_size(C: np.ndarray) -> None:
     colours = int(C.max()) + 1 if C.size else 1
     estimate = n * (n - 1) * max(1, colours.bit_length()) // 2
     if estimate > MAX_LAYERED_EDGES and colours > 2:
-        raise LimitError(f"the automorphism search would give BLISS a layered graph of about {estimate:.3g} edges "
-                         f"({n} points, {colours} colours), over the limit of {MAX_LAYERED_EDGES}; the fast search "
-                         "(refinement) did not settle this matrix")
+        raise LimitError(
+            f"the automorphism search would give BLISS a layered graph of about {estimate:.3g} edges "
+            f"({n} points, {colours} colours), over the limit of {MAX_LAYERED_EDGES}; the fast search "
+            "(refinement) did not settle this matrix"
+        )
 
 
 def layered_edges(C: np.ndarray, sample: int | None = None) -> int:

@@ -148,8 +148,10 @@ def alternating_element(n: int, rng) -> np.ndarray:
 def translation_element(shape: tuple[int, ...], rng) -> np.ndarray:
     """A uniform offset along each axis, on the row-major points of the grid."""
     offsets = [int(rng.integers(size)) for size in shape]
-    return np.asarray(_grid_perm(shape, lambda c: np.stack([(c[a] + offsets[a]) % size
-                                                            for a, size in enumerate(shape)])), dtype=np.int64)
+    return np.asarray(
+        _grid_perm(shape, lambda c: np.stack([(c[a] + offsets[a]) % size for a, size in enumerate(shape)])),
+        dtype=np.int64,
+    )
 
 
 def p4_element(shape: tuple[int, ...], rng) -> np.ndarray:

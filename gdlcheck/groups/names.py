@@ -35,39 +35,117 @@ from gdlcheck.groups.named import (
 )
 from gdlcheck.text import suggest
 
-TRANSLATIONS_CONCLUSION = ("Together: W[i, j] depends only on the offset between the points i and j along every axis "
-                           "(mod the shape): a multilevel block-circulant matrix -- a circular convolution on the "
-                           "grid.")
-GRID_CONCLUSION = ("Together: W[i, j] depends only on the offset between the points, and offsets related by the "
-                   "rotations (and reflections) that fix the origin share a parameter -- a group convolution.")
+TRANSLATIONS_CONCLUSION = (
+    "Together: W[i, j] depends only on the offset between the points i and j along every axis "
+    "(mod the shape): a multilevel block-circulant matrix -- a circular convolution on the "
+    "grid."
+)
+GRID_CONCLUSION = (
+    "Together: W[i, j] depends only on the offset between the points, and offsets related by the "
+    "rotations (and reflections) that fix the origin share a parameter -- a group convolution."
+)
 
-FAMILIES: dict[str, Family] = {f.name: f for f in [
-    Family("trivial", (), Sizing.POINTS, "n", "no generators", "1", trivial_gens, lambda n: 1, sample=trivial_element),
-    Family("cyclic", ("shift",), Sizing.POINTS, "n", "the unit shift j -> j+1 mod n", "n", cyclic_gens, lambda n: n,
-           sample=cyclic_element,
-           conclusion="Together: W[i, j] = theta_((i - j) mod n), a circulant matrix -- a circular convolution."),
-    Family("dihedral", (), Sizing.POINTS, "n", "the shift and the reflection j -> -j mod n", "2n for n >= 3",
-           dihedral_gens, lambda n: 2 * n if n >= 3 else None, sample=dihedral_element,
-           conclusion="Together: W is circulant and W[i, j] = W[j, i]: a symmetric circulant, theta_k = theta_(n-k)."),
-    Family("symmetric", ("permutation",), Sizing.POINTS, "n", "the n-cycle (0 1 .. n-1) and the transposition (0 1)",
-           "n!", symmetric_gens, lambda n: lazy_factorial(n, 1), factorial_over=1,
-           sample=symmetric_element),
-    Family("alternating", (), Sizing.POINTS, "n", "(0 1 2) and (0 1 .. n-1), or (1 2 .. n-1) for even n", "n!/2",
-           alternating_gens, lambda n: lazy_factorial(n, 2) if n >= 2 else 1, factorial_over=2,
-           sample=alternating_element),
-    Family("translations", ("torus",), Sizing.SHAPE, "shape", "the unit shift along each axis", "product of the shape",
-           translation_gens, math.prod, conclusion=TRANSLATIONS_CONCLUSION,
-           sample=translation_element),
-    Family("p4", (), Sizing.SQUARE, "shape NxN", "translations and the rotation (a, b) -> (b, -a mod N)", "4N^2",
-           p4_gens, lambda shape: 4 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION,
-           sample=p4_element),
-    Family("p4m", (), Sizing.SQUARE, "shape NxN", "p4 and the reflection (a, b) -> (a, -b mod N)", "8N^2", p4m_gens,
-           lambda shape: 8 * shape[0] ** 2 if shape[0] >= 3 else None, conclusion=GRID_CONCLUSION,
-           sample=p4m_element),
-    Family("automorphisms", (), Sizing.GRAPH, "graph", "generators of the graph's automorphism group", "computed"),
-    Family("generators", (), Sizing.GENERATORS, "n and permutations", "as given",
-           "recognised S_n or A_n: n! or n!/2; else computed (Schreier-Sims, up to 64 points)"),
-]}
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in [
+        Family(
+            "trivial", (), Sizing.POINTS, "n", "no generators", "1", trivial_gens, lambda n: 1, sample=trivial_element
+        ),
+        Family(
+            "cyclic",
+            ("shift",),
+            Sizing.POINTS,
+            "n",
+            "the unit shift j -> j+1 mod n",
+            "n",
+            cyclic_gens,
+            lambda n: n,
+            sample=cyclic_element,
+            conclusion="Together: W[i, j] = theta_((i - j) mod n), a circulant matrix -- a circular convolution.",
+        ),
+        Family(
+            "dihedral",
+            (),
+            Sizing.POINTS,
+            "n",
+            "the shift and the reflection j -> -j mod n",
+            "2n for n >= 3",
+            dihedral_gens,
+            lambda n: 2 * n if n >= 3 else None,
+            sample=dihedral_element,
+            conclusion="Together: W is circulant and W[i, j] = W[j, i]: a symmetric circulant, theta_k = theta_(n-k).",
+        ),
+        Family(
+            "symmetric",
+            ("permutation",),
+            Sizing.POINTS,
+            "n",
+            "the n-cycle (0 1 .. n-1) and the transposition (0 1)",
+            "n!",
+            symmetric_gens,
+            lambda n: lazy_factorial(n, 1),
+            factorial_over=1,
+            sample=symmetric_element,
+        ),
+        Family(
+            "alternating",
+            (),
+            Sizing.POINTS,
+            "n",
+            "(0 1 2) and (0 1 .. n-1), or (1 2 .. n-1) for even n",
+            "n!/2",
+            alternating_gens,
+            lambda n: lazy_factorial(n, 2) if n >= 2 else 1,
+            factorial_over=2,
+            sample=alternating_element,
+        ),
+        Family(
+            "translations",
+            ("torus",),
+            Sizing.SHAPE,
+            "shape",
+            "the unit shift along each axis",
+            "product of the shape",
+            translation_gens,
+            math.prod,
+            conclusion=TRANSLATIONS_CONCLUSION,
+            sample=translation_element,
+        ),
+        Family(
+            "p4",
+            (),
+            Sizing.SQUARE,
+            "shape NxN",
+            "translations and the rotation (a, b) -> (b, -a mod N)",
+            "4N^2",
+            p4_gens,
+            lambda shape: 4 * shape[0] ** 2 if shape[0] >= 3 else None,
+            conclusion=GRID_CONCLUSION,
+            sample=p4_element,
+        ),
+        Family(
+            "p4m",
+            (),
+            Sizing.SQUARE,
+            "shape NxN",
+            "p4 and the reflection (a, b) -> (a, -b mod N)",
+            "8N^2",
+            p4m_gens,
+            lambda shape: 8 * shape[0] ** 2 if shape[0] >= 3 else None,
+            conclusion=GRID_CONCLUSION,
+            sample=p4m_element,
+        ),
+        Family("automorphisms", (), Sizing.GRAPH, "graph", "generators of the graph's automorphism group", "computed"),
+        Family(
+            "generators",
+            (),
+            Sizing.GENERATORS,
+            "n and permutations",
+            "as given",
+            "recognised S_n or A_n: n! or n!/2; else computed (Schreier-Sims, up to 64 points)",
+        ),
+    ]
+}
 
 ALIASES = {alias: f.name for f in FAMILIES.values() for alias in (f.name,) + f.aliases}
 
@@ -92,11 +170,15 @@ def find_family(name) -> Family:
     key = str(name).strip().lower()
     if key not in ALIASES:
         if _CONTINUOUS.fullmatch(key):
-            raise GroupError(f"{name!r} is a continuous group, and continuous groups are out of scope: gdlcheck checks "
-                             f"finite permutation groups (known: {', '.join(FAMILIES)}; the rotations of a square grid "
-                             "by 90 degrees are p4)")
-        raise GroupError(f"unknown group {name!r}{_sized_name(key) or suggest(key, ALIASES, meanings=MEANINGS)}; "
-                         f"known: {', '.join(FAMILIES)}")
+            raise GroupError(
+                f"{name!r} is a continuous group, and continuous groups are out of scope: gdlcheck checks "
+                f"finite permutation groups (known: {', '.join(FAMILIES)}; the rotations of a square grid "
+                "by 90 degrees are p4)"
+            )
+        raise GroupError(
+            f"unknown group {name!r}{_sized_name(key) or suggest(key, ALIASES, meanings=MEANINGS)}; "
+            f"known: {', '.join(FAMILIES)}"
+        )
     return FAMILIES[ALIASES[key]]
 
 
@@ -115,11 +197,13 @@ def _sized_name(key: str) -> str:
     import re
 
     match = re.fullmatch(r"([czdsa])_?(\d{1,7})", key)
-    if match is None or key in MEANINGS:   # 'c4' and 'd4' name the grid groups p4 and p4m
+    if match is None or key in MEANINGS:  # 'c4' and 'd4' name the grid groups p4 and p4m
         return ""
     family, k = _SIZED[match.group(1)], int(match.group(2))
     text = f" ({param('group', value=family)} with {param('n', literal=k)}"
     if family == "dihedral" and k % 2 == 0:
-        text += f": the symmetries of a regular {k}-gon, order {2 * k}; for the dihedral group of order {k}, " \
-                f"{param('n', literal=k // 2)}"
+        text += (
+            f": the symmetries of a regular {k}-gon, order {2 * k}; for the dihedral group of order {k}, "
+            f"{param('n', literal=k // 2)}"
+        )
     return text + ")"

@@ -154,7 +154,7 @@ def act(p, x: np.ndarray) -> np.ndarray:
 def act_rows(p, A):
     """``P A``: the rows moved, the columns left alone (dense or scipy.sparse)."""
     if is_sparse(A):
-        return A[np.argsort(np.asarray(p))]   # row i of P A is row p^-1(i) of A
+        return A[np.argsort(np.asarray(p))]  # row i of P A is row p^-1(i) of A
     return act(p, A)
 
 
@@ -188,8 +188,10 @@ def fixes(p, A) -> bool:
     # n = 4096 as one np.ix_ gather.
     p = np.asarray(p)
     step = max(1, (1 << 16) // max(len(p), 1))
-    return all(np.array_equal(A[p[start:start + step]].take(p, axis=1), A[start:start + step])
-               for start in range(0, len(p), step))
+    return all(
+        np.array_equal(A[p[start : start + step]].take(p, axis=1), A[start : start + step])
+        for start in range(0, len(p), step)
+    )
 
 
 def is_sparse(A) -> bool:
@@ -261,8 +263,7 @@ def parse_perm(text: str, n: int | None) -> Perm:
         return identity(n)
     if not _CYCLES_RE.match(s):
         raise GroupError(
-            f"generator {text!r} is neither cycle notation like '(0 1)(2 3)' "
-            "nor array form like '[1, 0, 3, 2]'"
+            f"generator {text!r} is neither cycle notation like '(0 1)(2 3)' nor array form like '[1, 0, 3, 2]'"
         )
     cycles = []
     for body in re.findall(r"\(([^()]*)\)", s):
@@ -276,8 +277,10 @@ def parse_perm(text: str, n: int | None) -> Perm:
         raise GroupError(f"generator {text!r}: points are 0-based and cannot be negative")
     degree = n if n is not None else (max(points) + 1 if points else 0)
     if degree > MAX_POINTS:
-        raise GroupError(f"generator {shorten(text, 40)!r}: point {degree - 1} makes n = {degree}, over the limit of "
-                         f"{MAX_POINTS} points")
+        raise GroupError(
+            f"generator {shorten(text, 40)!r}: point {degree - 1} makes n = {degree}, over the limit of "
+            f"{MAX_POINTS} points"
+        )
     if any(x >= degree for x in points):
         bad = max(points)
         raise GroupError(f"generator {text!r}: point {bad} is out of range 0..{degree - 1}")
@@ -314,7 +317,7 @@ def check_perm(arr, n: int | None, label: str | None = None) -> Perm:
         raise GroupError(f"generator {label}: point {out[0]} is out of range 0..{m - 1}")
     if len(set(arr)) != m:
         seen: set[int] = set()
-        for dup in arr:     # the first point seen twice
+        for dup in arr:  # the first point seen twice
             if dup in seen:
                 break
             seen.add(dup)

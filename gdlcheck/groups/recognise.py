@@ -36,7 +36,7 @@ def recognise(n: int, gens: list) -> str | None:
     if n < 3 or not gens:
         return None
     arrays = [np.asarray(g, dtype=np.int64) for g in gens]
-    if np.any(point_orbit_labels(n, arrays) != 0):   # not transitive: neither
+    if np.any(point_orbit_labels(n, arrays) != 0):  # not transitive: neither
         return None
     support = _jordan_support(n, arrays)
     if support is None:

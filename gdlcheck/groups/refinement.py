@@ -26,8 +26,8 @@ from gdlcheck.groups.colours import compact
 from gdlcheck.groups.components import point_orbit_labels
 from gdlcheck.groups.perm import fixes
 
-MAX_BASE = 24          # base points tried before the search leaves the matrix to BLISS
-MAX_TESTS = 4096       # leaves tried in all
+MAX_BASE = 24  # base points tried before the search leaves the matrix to BLISS
+MAX_TESTS = 4096  # leaves tried in all
 
 
 class OverBudget(Exception):
@@ -66,9 +66,9 @@ def refine(C: np.ndarray, col: np.ndarray, tables, budget: Budget | None = None)
         inn = np.zeros(n, dtype=np.uint64)
         with np.errstate(over="ignore"):
             for start in range(0, n, step):
-                block = C[start:start + step]
-                out[start:start + step] = (entry_out[block] * bv[None, :]).sum(axis=1, dtype=np.uint64)
-                inn += (entry_in[block] * bv[start:start + step, None]).sum(axis=0, dtype=np.uint64)
+                block = C[start : start + step]
+                out[start : start + step] = (entry_out[block] * bv[None, :]).sum(axis=1, dtype=np.uint64)
+                inn += (entry_in[block] * bv[start : start + step, None]).sum(axis=0, dtype=np.uint64)
         keys = np.stack([col.astype(np.uint64), out, inn], axis=1)
         _, new = np.unique(keys, axis=0, return_inverse=True)
         new = new.ravel().astype(np.int64)
@@ -116,7 +116,7 @@ def _search(C: np.ndarray, progress, compacted: bool, budget: Budget):
     tables = (_hash_tables(k, 11), _hash_tables(k, 12), _hash_tables(n + MAX_BASE + 2, 13))
     start = refine(C, compact(np.diag(C)).astype(np.int64), tables, budget)
     # the base: individualise the least point of the first smallest class until discrete
-    levels: list[tuple[np.ndarray, int, int]] = []     # (partition before, target label, base point)
+    levels: list[tuple[np.ndarray, int, int]] = []  # (partition before, target label, base point)
     P = start
     while True:
         label = _target_class(P)
@@ -129,11 +129,11 @@ def _search(C: np.ndarray, progress, compacted: bool, budget: Budget):
         P = refine(C, _individualise(P, b), tables, budget)
         if progress:
             progress(f"base point {len(levels)}")
-    leaf0 = np.argsort(P)          # leaf0[label] = point
+    leaf0 = np.argsort(P)  # leaf0[label] = point
     gens: list[np.ndarray] = []
     order = 1
     tests = 0
-    complete_below = True          # every deeper level's class is one orbit: a failed leaf is conclusive
+    complete_below = True  # every deeper level's class is one orbit: a failed leaf is conclusive
     for depth in range(len(levels) - 1, -1, -1):
         P_l, label, b = levels[depth]
         members = np.nonzero(P_l == label)[0]
@@ -148,7 +148,7 @@ def _search(C: np.ndarray, progress, compacted: bool, budget: Budget):
             sigma = None
             if leaf is not None:
                 candidate = np.empty(n, dtype=np.int64)
-                candidate[leaf0] = np.argsort(leaf)   # the point of label x in leaf0 goes to that of x in leaf
+                candidate[leaf0] = np.argsort(leaf)  # the point of label x in leaf0 goes to that of x in leaf
                 if fixes(candidate, C):
                     sigma = candidate
             if sigma is not None:
@@ -168,7 +168,7 @@ def _descend(C, col, levels, depth, tables, budget):
     """Refine after individualising, then follow the base's choices (the least point of the class
     with the base's label) to a discrete leaf; None where the labels do not match the base."""
     P = refine(C, col, tables, budget)
-    for P_l, label, _ in levels[depth + 1:]:
+    for P_l, label, _ in levels[depth + 1 :]:
         if P.max() != P_l.max() or not np.array_equal(np.bincount(P), np.bincount(P_l)):
             return None
         members = np.nonzero(P == label)[0]

@@ -32,8 +32,10 @@ def entry_value(value, where: str | None = None):
             x = float(value)
         except OverflowError:  # an integer of hundreds of digits
             digits = len(str(abs(int(value))))
-            raise SpecError(f"entry {shorten(str(value), TOKEN)!r} ({digits} digits) is not a finite real number in "
-                            "float64", where=where) from None
+            raise SpecError(
+                f"entry {shorten(str(value), TOKEN)!r} ({digits} digits) is not a finite real number in float64",
+                where=where,
+            ) from None
         if not math.isfinite(x):
             raise SpecError(f"entry {value!r} is not finite", where=where)
         return x
@@ -69,8 +71,9 @@ def to_array(data, where: str = "", ndim: int | None = 2) -> np.ndarray:
     if ndim is not None and len(shape) != ndim:
         kinds = {0: "a scalar", 1: "a list", 2: "a matrix (a list of rows)"}
         expected = kinds.get(ndim, f"{ndim} nested lists")
-        raise SpecError(f"expected {expected}, got {kinds.get(len(shape), f'{len(shape)} nested lists')}",
-                        where=where or None)
+        raise SpecError(
+            f"expected {expected}, got {kinds.get(len(shape), f'{len(shape)} nested lists')}", where=where or None
+        )
     if math.prod(shape) > MAX_MATRIX_ENTRIES:
         raise SpecError(f"{math.prod(shape)} entries exceed the limit of {MAX_MATRIX_ENTRIES}", where=where or None)
     flat = list(_flatten(data))
@@ -78,8 +81,11 @@ def to_array(data, where: str = "", ndim: int | None = 2) -> np.ndarray:
     for k, v in enumerate(flat):
         value = entry_value(v, _entry_where(where, shape, k))
         if not isinstance(value, float) and len(flat) > MAX_SYMBOLIC_ENTRIES:  # refuse at the first symbol
-            raise SpecError(f"a symbolic array of {len(flat)} entries exceeds the limit of {MAX_SYMBOLIC_ENTRIES} "
-                            "(symbolic entries are compared one by one)", where=where or None)
+            raise SpecError(
+                f"a symbolic array of {len(flat)} entries exceeds the limit of {MAX_SYMBOLIC_ENTRIES} "
+                "(symbolic entries are compared one by one)",
+                where=where or None,
+            )
         values.append(value)
     if any(not isinstance(v, float) for v in values):
         values = [v if not isinstance(v, float) else exact_number(v) for v in values]
@@ -118,8 +124,11 @@ def _shape_of(data, where: str) -> tuple[int, ...]:
     first = shapes[0]
     for i, s in enumerate(shapes):
         if s != first:
-            what = f"row {i} has {s[0]} entries, expected {first[0]}" if len(s) == 1 and len(first) == 1 \
+            what = (
+                f"row {i} has {s[0]} entries, expected {first[0]}"
+                if len(s) == 1 and len(first) == 1
                 else f"row {i} has shape {list(s)}, expected {list(first)}"
+            )
             raise SpecError(what, where=where or None)
     return (len(data),) + first
 
@@ -134,7 +143,7 @@ def _flatten(data):
 
 def check_finite(a: np.ndarray, where: str | None = None) -> np.ndarray:
     if a.dtype.kind == "f" and a.size and math.isfinite(float(a.min())) and math.isfinite(float(a.max())):
-        return a   # a NaN or an infinity shows in one of the two extremes: no temporary the size of a
+        return a  # a NaN or an infinity shows in one of the two extremes: no temporary the size of a
     if a.dtype != object and not np.all(np.isfinite(a)):
         bad = np.argwhere(~np.isfinite(a))[0]
         raise SpecError(f"entry [{', '.join(map(str, bad))}] is {a[tuple(bad)]}, not a finite number", where=where)
@@ -145,8 +154,9 @@ def check_square(a: np.ndarray, file: str | None = None, where: str | None = Non
     if a.ndim == 2 and a.size == 0:
         raise SpecError(f"the matrix is empty ({a.shape[0]} x {a.shape[1]})", file=file, where=where)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
-        raise SpecError(f"matrix is {' x '.join(map(str, a.shape))}, expected a square n x n matrix",
-                        file=file, where=where)
+        raise SpecError(
+            f"matrix is {' x '.join(map(str, a.shape))}, expected a square n x n matrix", file=file, where=where
+        )
     return a
 
 
@@ -190,8 +200,9 @@ def plain_array(source, label: str = "<matrix>"):
         try:
             return np.asarray(source)
         except Exception as err:  # a foreign array type's own conversion error
-            raise SpecError(f"a {type(source).__name__} that numpy cannot read ({type(err).__name__})",
-                            file=label) from None
+            raise SpecError(
+                f"a {type(source).__name__} that numpy cannot read ({type(err).__name__})", file=label
+            ) from None
     return source
 
 

@@ -24,8 +24,8 @@ from gdlcheck.errors import ExprError
 from gdlcheck.limits import MAX_TRIG_BITS, MAX_VALUE_BITS
 from gdlcheck.text import shorten
 
-PRECISION = 128          # bits of every intermediate value (float64 has 53)
-_IMAGINARY_BITS = 100    # an imaginary part below 2^-100 of the value is rounding: the value is real
+PRECISION = 128  # bits of every intermediate value (float64 has 53)
+_IMAGINARY_BITS = 100  # an imaginary part below 2^-100 of the value is rounding: the value is real
 
 
 class NotEvaluable(ExprError):
@@ -42,8 +42,9 @@ def to_float(expr, what: str | None = None) -> float:
     what = what or f"expression {_short(expr)!r}"
     value = evaluate(expr, {})
     if value is None:
-        raise NotEvaluable(f"{what} cannot be evaluated: a value on the way is past 2^{MAX_VALUE_BITS} or outside "
-                           "a function's domain")
+        raise NotEvaluable(
+            f"{what} cannot be evaluated: a value on the way is past 2^{MAX_VALUE_BITS} or outside a function's domain"
+        )
     real = _real(value)
     if real is None:
         raise NotEvaluable(f"{what} is not a real number")
@@ -165,8 +166,18 @@ def _node(e, values, ctx, memo):
     raise TypeError(f"cannot evaluate {name}")
 
 
-_FUNCTIONS = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "sinh": "sinh",
-              "cosh": "cosh", "Abs": "fabs", "erf": "erf"}
+_FUNCTIONS = {
+    "exp": "exp",
+    "log": "log",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "tanh": "tanh",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "Abs": "fabs",
+    "erf": "erf",
+}
 
 
 def _integer(ctx, k: int):
@@ -187,7 +198,7 @@ def _real(v):
     """``v`` as a real number when its imaginary part is rounding, else None."""
     if not _is_complex(v):
         return v
-    if v.imag == 0 or (v.real != 0 and abs(v.imag) <= abs(v.real) * 2.0 ** -_IMAGINARY_BITS):
+    if v.imag == 0 or (v.real != 0 and abs(v.imag) <= abs(v.real) * 2.0**-_IMAGINARY_BITS):
         return v.real
     return None
 
@@ -224,7 +235,7 @@ def _power(e, values, ctx, memo):
             return ctx.mpf(0) if k else ctx.mpf(1)
         if abs(ctx.mag(base)) * abs(k) > MAX_VALUE_BITS + abs(k):
             raise _OutOfBounds
-        return base ** k
+        return base**k
     exponent = _eval(exp_expr, values, ctx, memo)
     if base == 0:
         if _real(exponent) is not None and _real(exponent) > 0:
@@ -265,8 +276,7 @@ def compile_array(exprs: list, symbols: list):
         if not isinstance(e, sympy.Basic):
             return e
         if not e.free_symbols:
-            if (e.is_Integer and abs(int(e)) < 2**53) or (e.is_Rational and abs(int(e.p)) < 2**53
-                                                        and int(e.q) < 2**53):
+            if (e.is_Integer and abs(int(e)) < 2**53) or (e.is_Rational and abs(int(e.p)) < 2**53 and int(e.q) < 2**53):
                 return e
             if e in constants:
                 return constants[e][0]
@@ -300,7 +310,8 @@ def compile_array(exprs: list, symbols: list):
             try:
                 return fn(*symbol_values, *numbers)
             except (ArithmeticError, ValueError, TypeError) as err:  # 0.0 ** -0.5 raises on Python floats
-                raise NotEvaluable(f"the weights cannot be evaluated at this point ({type(err).__name__}: "
-                                   f"{shorten(err, 80)})") from None
+                raise NotEvaluable(
+                    f"the weights cannot be evaluated at this point ({type(err).__name__}: {shorten(err, 80)})"
+                ) from None
 
     return run

@@ -43,8 +43,10 @@ def parse_expr(text: str):
     if digit is not None:
         import unicodedata
 
-        raise ExprError(f"{unicodedata.name(digit, 'a digit')} ({digit!r}) in {_short(text)!r} is not a digit "
-                        f"gdlcheck reads: write {NUMBER_FORMS} with the digits 0-9")
+        raise ExprError(
+            f"{unicodedata.name(digit, 'a digit')} ({digit!r}) in {_short(text)!r} is not a digit "
+            f"gdlcheck reads: write {NUMBER_FORMS} with the digits 0-9"
+        )
     try:
         with warnings.catch_warnings():  # "invalid decimal literal" and the like must not reach stderr
             warnings.simplefilter("ignore")
@@ -91,12 +93,14 @@ def _check(node: ast.AST, text: str, depth: int) -> None:
         _check(node.operand, text, depth + 1)
     elif isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            raise ExprError(f"{shorten(repr(node.value), TOKEN)} is not allowed: only numbers, symbols, + - * / ** and "
-                            "parentheses")
+            raise ExprError(
+                f"{shorten(repr(node.value), TOKEN)} is not allowed: only numbers, symbols, + - * / ** and parentheses"
+            )
         literal = ast.get_source_segment(text, node)
         if literal is None or not is_number_text(literal):
-            raise ExprError(f"number {_short(literal or str(node.value))!r} is not in a form gdlcheck reads; write "
-                            f"{NUMBER_FORMS}")
+            raise ExprError(
+                f"number {_short(literal or str(node.value))!r} is not in a form gdlcheck reads; write {NUMBER_FORMS}"
+            )
     elif isinstance(node, ast.Name):
         _check_identifier(node.id)
         if node.id.startswith("_"):
@@ -115,17 +119,22 @@ def _check(node: ast.AST, text: str, depth: int) -> None:
             raise ExprError(f"{node.func.id} takes exactly one argument")
         _check(node.args[0], text, depth + 1)
     else:
-        raise ExprError(f"{type(node).__name__} is not allowed in {_short(text)!r}; only numbers, symbols, "
-                        "+ - * / **, parentheses and the functions " + " ".join(FUNCTIONS))
+        raise ExprError(
+            f"{type(node).__name__} is not allowed in {_short(text)!r}; only numbers, symbols, "
+            "+ - * / **, parentheses and the functions " + " ".join(FUNCTIONS)
+        )
 
 
 # Letters of other scripts that print like a Latin letter: a symbol spelled with one of them
 # would be a different symbol that looks the same as the Latin one ("а" is U+0430).
-LOOK_ALIKES = dict(zip(
-    "\u0430\u0432\u0435\u043a\u043c\u043d\u043e\u0440\u0441\u0442\u0443\u0445\u0456\u0458\u0455\u04bb\u0501\u051b\u051d"
-    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0423\u0425\u0406\u0408\u0405"
-    "\u03bf\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
-    "aBekmHopctyxijshdqw" "ABEKMHOPCTYXIJS" "oABEZHIKMNOPTYX"))
+LOOK_ALIKES = dict(
+    zip(
+        "\u0430\u0432\u0435\u043a\u043c\u043d\u043e\u0440\u0441\u0442\u0443\u0445\u0456\u0458\u0455\u04bb\u0501\u051b\u051d"
+        "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0423\u0425\u0406\u0408\u0405"
+        "\u03bf\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
+        "aBekmHopctyxijshdqwABEKMHOPCTYXIJSoABEZHIKMNOPTYX",
+    )
+)
 
 
 def _check_identifier(name: str) -> None:
@@ -137,12 +146,16 @@ def _check_identifier(name: str) -> None:
 
     for ch in name:
         if ch in LOOK_ALIKES:
-            raise ExprError(f"symbol {name!r} has {unicodedata.name(ch, '?')} ({ch!r}), which looks like the Latin "
-                            f"{LOOK_ALIKES[ch]!r}: spell the symbol in one script, without look-alike letters")
+            raise ExprError(
+                f"symbol {name!r} has {unicodedata.name(ch, '?')} ({ch!r}), which looks like the Latin "
+                f"{LOOK_ALIKES[ch]!r}: spell the symbol in one script, without look-alike letters"
+            )
     scripts = {unicodedata.name(ch, "?").split()[0] for ch in name if ch.isalpha()}
     if len(scripts) > 1:
-        raise ExprError(f"symbol {name!r} mixes letters of {' and '.join(sorted(s.title() for s in scripts))}: "
-                        "spell each symbol in one script")
+        raise ExprError(
+            f"symbol {name!r} mixes letters of {' and '.join(sorted(s.title() for s in scripts))}: "
+            "spell each symbol in one script"
+        )
 
 
 def _build(node: ast.AST, sympy):
@@ -196,8 +209,10 @@ def _bounded(value, node):
 
     if evaluate(value, {}) is None:
         shown = ast.unparse(node)
-        raise ExprError(f"the number {_short(shown)!r} cannot be evaluated: a value on the way is past "
-                        f"2^{MAX_VALUE_BITS} or outside a function's domain")
+        raise ExprError(
+            f"the number {_short(shown)!r} cannot be evaluated: a value on the way is past "
+            f"2^{MAX_VALUE_BITS} or outside a function's domain"
+        )
     return value
 
 
@@ -214,8 +229,9 @@ def _check_digits(left, right) -> None:
     multiplies them out: 10**9999 * 10**9999 * ... grows without bound otherwise)."""
     size = _digits(left) + _digits(right)
     if size > MAX_POW_DIGITS:
-        raise ExprError(f"a number in the expression would have about {size:.3g} digits, over the limit of "
-                        f"{MAX_POW_DIGITS}")
+        raise ExprError(
+            f"a number in the expression would have about {size:.3g} digits, over the limit of {MAX_POW_DIGITS}"
+        )
 
 
 def _check_power(base, exponent) -> None:
@@ -224,8 +240,9 @@ def _check_power(base, exponent) -> None:
         # a symbolic exponent: one level (a**b, 2**a); a tower a**(b**c) is refused, its values
         # leave any bound after two levels (28**(28**28) at the first trial point)
         if any(p.exp.free_symbols for p in exponent.atoms(sympy_pow()) | _exps(exponent)):
-            raise ExprError("a tower of symbolic exponents (a**(b**c)) is not allowed: at most one symbolic "
-                            "exponent deep")
+            raise ExprError(
+                "a tower of symbolic exponents (a**(b**c)) is not allowed: at most one symbolic exponent deep"
+            )
         return
     if base.free_symbols:
         # a symbolic base: (a + b)**3000 would expand into millions of terms
@@ -250,8 +267,9 @@ def _check_power(base, exponent) -> None:
     except (TypeError, ValueError, OverflowError, AttributeError):
         raise ExprError("a power in the expression is too large to compute") from None
     if size > MAX_POW_DIGITS:
-        raise ExprError(f"a power in the expression would have about {size:.3g} digits, over the limit of "
-                        f"{MAX_POW_DIGITS}")
+        raise ExprError(
+            f"a power in the expression would have about {size:.3g} digits, over the limit of {MAX_POW_DIGITS}"
+        )
 
 
 def sympy_pow():
@@ -277,13 +295,17 @@ def _check_folded(base, exponent) -> None:
     for factor in sympy.Mul.make_args(base):
         if factor.is_Rational:
             if _digits(factor) * k > MAX_POW_DIGITS:
-                raise ExprError(f"a power in the expression would have about {_digits(factor) * k:.3g} digits, "
-                                f"over the limit of {MAX_POW_DIGITS}")
+                raise ExprError(
+                    f"a power in the expression would have about {_digits(factor) * k:.3g} digits, "
+                    f"over the limit of {MAX_POW_DIGITS}"
+                )
         elif factor.is_Pow and factor.exp.is_number:
             folded = abs(factor.exp) * k
             if folded > MAX_SYMBOLIC_POWER:
-                raise ExprError(f"the nested powers fold into exponent {folded} of a symbolic base, over the limit "
-                                f"of {MAX_SYMBOLIC_POWER}")
+                raise ExprError(
+                    f"the nested powers fold into exponent {folded} of a symbolic base, over the limit "
+                    f"of {MAX_SYMBOLIC_POWER}"
+                )
 
 
 _SYMBOLS: dict[str, object] = {}

@@ -40,9 +40,9 @@ def read_bytes(path: str) -> bytes:
         except OSError as err:
             raise SpecError(f"cannot read: {_reason(err)}", file=path) from None
         try:
-            _check_regular(os.fstat(fd).st_mode, path)   # replaced between stat and open
+            _check_regular(os.fstat(fd).st_mode, path)  # replaced between stat and open
             with os.fdopen(fd, "rb", closefd=False) as fh:
-                data = fh.read(min(info.st_size, MAX_FILE_BYTES) + 1)   # its size, not the limit, allocated
+                data = fh.read(min(info.st_size, MAX_FILE_BYTES) + 1)  # its size, not the limit, allocated
         except OSError as err:
             raise SpecError(f"cannot read: {_reason(err)}", file=path) from None
         finally:
@@ -78,8 +78,9 @@ def _check_regular(mode: int, path: str) -> None:
         raise SpecError("is a folder, not a file", file=path)
     if not stat.S_ISREG(mode):
         kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
-        raise SpecError(f"is {kind}, not a regular file (only regular files are read; use - for standard input)",
-                        file=path)
+        raise SpecError(
+            f"is {kind}, not a regular file (only regular files are read; use - for standard input)", file=path
+        )
 
 
 def decode_text(data: bytes, path: str) -> str:

@@ -40,7 +40,7 @@ from gdlcheck.limits import MAX_GRAPH_BYTES, MAX_MATRIX_ENTRIES, MAX_POINTS
 lzma: ModuleType | None
 try:
     lzma = importlib.import_module("lzma")
-except ImportError:   # a Python built without it reads no LZMA member either
+except ImportError:  # a Python built without it reads no LZMA member either
     lzma = None
 
 # the members scipy.sparse.save_npz writes, per format (bsr and dia are not read)
@@ -48,8 +48,16 @@ _MEMBERS = {"csr": ("data", "indices", "indptr"), "csc": ("data", "indices", "in
 _BLOCK = 1 << 20
 # What reading a damaged member raises: zipfile's own errors, and the decompressors' (zlib.error
 # for a deflate stream that is not one is not an OSError)
-_ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError,
-                   RuntimeError, zlib.error) + ((lzma.LZMAError,) if lzma is not None else ())
+_ARCHIVE_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    OSError,
+    EOFError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+    zlib.error,
+) + ((lzma.LZMAError,) if lzma is not None else ())
 
 
 def load_graph_file(path: str, n: int | None = None):
@@ -74,8 +82,11 @@ def load_graph_file(path: str, n: int | None = None):
         A = A.astype(np.float64, copy=False)
         nodes = A.shape[0]
         if A.shape[0] != A.shape[1]:
-            raise SpecError(f"graph is {A.shape[0]} x {A.shape[1]}: an adjacency is square (n x n) and an edge list "
-                            "is 2 x E integers", file=path)
+            raise SpecError(
+                f"graph is {A.shape[0]} x {A.shape[1]}: an adjacency is square (n x n) and an edge list "
+                "is 2 x E integers",
+                file=path,
+            )
     if n is not None and nodes != n:
         raise SpecError(f"graph has {nodes} nodes but the group acts on n = {n}", file=path)
     return A
@@ -89,17 +100,21 @@ def _edge_list(A: np.ndarray, n: int | None, path: str) -> np.ndarray:
     """A 2 x E matrix of whole numbers as an int64 edge list, its labels checked as integers: a label
     past int64 (read as float64: it did not fit) is refused by its value, never wrapped around."""
     if A.dtype.kind == "f" and np.abs(A).max() >= 2.0**63:
-        raise SpecError(f"an edge list names node {A.flat[np.argmax(np.abs(A))]:.0f}, past the largest int64 (node "
-                        "labels are 0..n-1)", file=path)
+        raise SpecError(
+            f"an edge list names node {A.flat[np.argmax(np.abs(A))]:.0f}, past the largest int64 (node "
+            "labels are 0..n-1)",
+            file=path,
+        )
     ei = A.astype(np.int64, copy=False)
     if ei.size and ei.min() < 0:
         raise SpecError(f"an edge list holds node labels 0..n-1, found {int(ei.min())}", file=path)
     if n is not None and ei.size and ei.max() >= n:
-        raise SpecError(f"an edge list names node {int(ei.max())}, but there are n = {n} nodes (0..{n - 1})",
-                        file=path)
+        raise SpecError(f"an edge list names node {int(ei.max())}, but there are n = {n} nodes (0..{n - 1})", file=path)
     if ei.size and ei.max() >= MAX_POINTS:
-        raise SpecError(f"an edge list names node {int(ei.max())}: a graph has at most {MAX_POINTS} nodes "
-                        f"(0..{MAX_POINTS - 1})", file=path)
+        raise SpecError(
+            f"an edge list names node {int(ei.max())}: a graph has at most {MAX_POINTS} nodes (0..{MAX_POINTS - 1})",
+            file=path,
+        )
     return ei
 
 
@@ -109,12 +124,14 @@ def read_sparse_npz(data: bytes, path: str):
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = {info.filename: info for info in archive.infolist()}
     except _ARCHIVE_ERRORS as err:
-        raise SpecError(f"not a scipy.sparse .npz file (not a readable zip archive: {str(err)[:120]})",
-                        file=path) from None
+        raise SpecError(
+            f"not a scipy.sparse .npz file (not a readable zip archive: {str(err)[:120]})", file=path
+        ) from None
     total = sum(info.file_size for info in infos.values())
     if total > MAX_GRAPH_BYTES:
-        raise SpecError(f"the archive's members hold {total} bytes decompressed, over the limit of {MAX_GRAPH_BYTES}",
-                        file=path)
+        raise SpecError(
+            f"the archive's members hold {total} bytes decompressed, over the limit of {MAX_GRAPH_BYTES}", file=path
+        )
     budget = [MAX_GRAPH_BYTES]
 
     def member(name: str, kinds: str, ndim: int | None) -> np.ndarray:
@@ -146,8 +163,9 @@ def read_sparse_npz(data: bytes, path: str):
         lead = np.repeat(np.arange(major, dtype=np.int64), count)
         row, col = (lead, a) if fmt == "csr" else (a, lead)
     if not (len(row) == len(col) == len(values)):
-        raise SpecError(f"the {fmt} arrays differ in length ({len(values)} values, {len(row)} and {len(col)} indices)",
-                        file=path)
+        raise SpecError(
+            f"the {fmt} arrays differ in length ({len(values)} values, {len(row)} and {len(col)} indices)", file=path
+        )
     _check_labels(row, rows, "row", path)
     _check_labels(col, cols, "column", path)
     values = values.astype(np.float64)
@@ -161,17 +179,20 @@ def read_sparse_npz(data: bytes, path: str):
 def _check_pointers(indptr: np.ndarray, major: int, entries: int, path: str) -> np.ndarray:
     """The number of entries of each row (column), from pointers checked to run from 0 up to ``entries``."""
     if len(indptr) != major + 1:
-        raise SpecError(f"indptr has {len(indptr)} entries, expected {major + 1} (one per row and one more)",
-                        file=path)
+        raise SpecError(f"indptr has {len(indptr)} entries, expected {major + 1} (one per row and one more)", file=path)
     ptr = indptr.astype(np.int64) if indptr.dtype != np.uint64 else indptr
     if int(ptr[0]) != 0 or int(ptr[-1]) != entries:
-        raise SpecError(f"indptr runs from {int(ptr[0])} to {int(ptr[-1])}, expected 0 to {entries} (the number of "
-                        "stored entries)", file=path)
+        raise SpecError(
+            f"indptr runs from {int(ptr[0])} to {int(ptr[-1])}, expected 0 to {entries} (the number of stored entries)",
+            file=path,
+        )
     steps = np.diff(ptr.astype(np.int64))
     if steps.size and steps.min() < 0:
         at = int(np.argmax(steps < 0))
-        raise SpecError(f"indptr decreases at {at + 1} ({int(ptr[at])} then {int(ptr[at + 1])}): row pointers are "
-                        "non-decreasing", file=path)
+        raise SpecError(
+            f"indptr decreases at {at + 1} ({int(ptr[at])} then {int(ptr[at + 1])}): row pointers are non-decreasing",
+            file=path,
+        )
     return steps
 
 
@@ -184,8 +205,9 @@ def _check_labels(index: np.ndarray, size: int, what: str, path: str) -> None:
         raise SpecError(f"a {what} index of {bad} is outside 0..{size - 1}", file=path)
 
 
-def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, kinds: str, ndim: int | None, budget: list,
-                 path: str) -> np.ndarray:
+def _read_member(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, kinds: str, ndim: int | None, budget: list, path: str
+) -> np.ndarray:
     """One ``.npy`` member: its header checked, then at most its declared bytes read, in blocks that stop
     past the archive's remaining budget (whatever the central directory said)."""
     where = info.filename
@@ -193,26 +215,34 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, kinds: str, nd
         with archive.open(info) as fh:
             shape, fortran, dtype = read_npy_header(fh)
             if dtype.kind not in kinds or dtype.fields is not None or (dtype.kind in "biuf" and dtype.itemsize > 8):
-                raise SpecError(f"holds {str(dtype)[:40]} values, expected {_kind_words(kinds)}", file=path,
-                                where=where)
+                raise SpecError(
+                    f"holds {str(dtype)[:40]} values, expected {_kind_words(kinds)}", file=path, where=where
+                )
             if ndim is not None and len(shape) != ndim:
                 raise SpecError(f"is {len(shape)}-D, expected {ndim}-D", file=path, where=where)
             size = math.prod(shape)
             if size > MAX_MATRIX_ENTRIES:
-                raise SpecError(f"the header says {size} entries, over the limit of {MAX_MATRIX_ENTRIES}", file=path,
-                                where=where)
+                raise SpecError(
+                    f"the header says {size} entries, over the limit of {MAX_MATRIX_ENTRIES}", file=path, where=where
+                )
             want = size * dtype.itemsize
             if want > budget[0]:
-                raise SpecError(f"the header says {want} bytes, over the archive's limit of {MAX_GRAPH_BYTES} "
-                                "decompressed", file=path, where=where)
+                raise SpecError(
+                    f"the header says {want} bytes, over the archive's limit of {MAX_GRAPH_BYTES} decompressed",
+                    file=path,
+                    where=where,
+                )
             raw = _read_exactly(fh, want)
     except SpecError:
         raise
     except _ARCHIVE_ERRORS as err:
         raise SpecError(f"cannot be read ({str(err)[:120]})", file=path, where=where) from None
     if len(raw) < want:
-        raise SpecError(f"the header says {size} entries, the member holds {len(raw) // max(dtype.itemsize, 1)}",
-                        file=path, where=where)
+        raise SpecError(
+            f"the header says {size} entries, the member holds {len(raw) // max(dtype.itemsize, 1)}",
+            file=path,
+            where=where,
+        )
     budget[0] -= want
     a = np.frombuffer(raw, dtype=dtype, count=size)
     return a.reshape(shape[::-1]).T if fortran else a.reshape(shape)

@@ -33,8 +33,9 @@ MATRIX_SUFFIXES = (".npy", ".csv", ".tsv", ".txt", ".json")
 SPEC_SUFFIXES = (".yaml", ".yml")
 
 
-def load_matrix(path: str, data: bytes | None = None, what: str = "matrix", integers: bool = False,
-                ndim: int | None = 2) -> np.ndarray:
+def load_matrix(
+    path: str, data: bytes | None = None, what: str = "matrix", integers: bool = False, ndim: int | None = 2
+) -> np.ndarray:
     """Load a 2-D matrix from ``.npy``, ``.csv``, ``.tsv``, ``.txt`` or ``.json``.
 
     ``ndim=1`` loads a vector instead: a 1-D array, or one row or one column of a matrix (a
@@ -47,11 +48,15 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix", inte
     """
     suffix = os.path.splitext(path)[1].lower() if path != "-" else ""
     if suffix in SPEC_SUFFIXES:
-        raise SpecError(f"a {what} is read from a matrix file ({' '.join(MATRIX_SUFFIXES)}), "
-                        "not from a layer spec", file=path)
+        raise SpecError(
+            f"a {what} is read from a matrix file ({' '.join(MATRIX_SUFFIXES)}), not from a layer spec", file=path
+        )
     if suffix == ".py":
-        raise SpecError(f"a .py file is code, not a {what}: check a layer it defines with --callable "
-                        f"{printable(shorten(os.path.basename(path), 40))}:NAME --input-shape NxD", file=path)
+        raise SpecError(
+            f"a .py file is code, not a {what}: check a layer it defines with --callable "
+            f"{printable(shorten(os.path.basename(path), 40))}:NAME --input-shape NxD",
+            file=path,
+        )
     if suffix in WEIGHTS_SUFFIXES and data is None:
         return check_finite(single_matrix(path, what=what))
     if data is None:
@@ -61,8 +66,10 @@ def load_matrix(path: str, data: bytes | None = None, what: str = "matrix", inte
             a = _load_npy(data, integers)
         else:
             if b"\x00" in data:
-                raise SpecError("binary data where text was expected; save an array with numpy.save('W.npy', W), "
-                                f"or trained weights as {' '.join(WEIGHTS_SUFFIXES)}")
+                raise SpecError(
+                    "binary data where text was expected; save an array with numpy.save('W.npy', W), "
+                    f"or trained weights as {' '.join(WEIGHTS_SUFFIXES)}"
+                )
             text = decode_text(data, path)
             if suffix == ".json" or (not suffix and text.lstrip().startswith("[")):
                 a = _load_json(text, ndim)
@@ -105,19 +112,22 @@ def _load_npy(data: bytes, integers: bool = False) -> np.ndarray:
         raise SpecError(f".npy array of dtype {shorten(str(dtype), 40)} is not real numbers")
     size = math.prod(shape)
     if size > MAX_MATRIX_ENTRIES:
-        raise SpecError(f".npy header says shape {list(shape)}: {size} entries exceed the limit of "
-                        f"{MAX_MATRIX_ENTRIES}")
+        raise SpecError(
+            f".npy header says shape {list(shape)}: {size} entries exceed the limit of {MAX_MATRIX_ENTRIES}"
+        )
     offset = fh.tell()
     if len(data) - offset < size * dtype.itemsize:
-        raise SpecError(f"not a readable .npy file (the header says {size} entries, the file holds "
-                        f"{(len(data) - offset) // max(dtype.itemsize, 1)})")
+        raise SpecError(
+            f"not a readable .npy file (the header says {size} entries, the file holds "
+            f"{(len(data) - offset) // max(dtype.itemsize, 1)})"
+        )
     a = np.frombuffer(data, dtype=dtype, count=size, offset=offset)
     a = a.reshape(shape[::-1]).T if fortran else a.reshape(shape)
     if integers and dtype.kind in "iu":
         if dtype == np.uint64 and a.size and a.max() > np.iinfo(np.int64).max:
             raise SpecError(f"entry {int(a.max())} is past the largest int64")
         return a.astype(np.int64, copy=False)
-    return check_finite(a.astype(np.float64, copy=False))   # float64 data stays in the file's buffer
+    return check_finite(a.astype(np.float64, copy=False))  # float64 data stays in the file's buffer
 
 
 def _load_json(text: str, ndim: int | None = 2) -> np.ndarray:

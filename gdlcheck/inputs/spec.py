@@ -67,8 +67,8 @@ class Spec:
     seed: int = 0
     channels: int | None = None
     lines: dict[str, int] = field(default_factory=dict)
-    layer_key: str = "layer"   # the key that holds the layer tree: "layer", or "layers" (a list)
-    allowed: tuple[str, ...] = ()   # folders besides the spec's own that {file: ...} may read (--allow-path)
+    layer_key: str = "layer"  # the key that holds the layer tree: "layer", or "layers" (a list)
+    allowed: tuple[str, ...] = ()  # folders besides the spec's own that {file: ...} may read (--allow-path)
 
     @property
     def folder(self) -> str:
@@ -115,7 +115,7 @@ def confined_path(spec: Spec | None, name: str) -> str:
     (no absolute path, no ``..`` past it, no symbolic link out of it), or inside a folder the
     user allowed (``--allow-path DIR``).  Refused before anything is opened, so the message
     says nothing about what exists outside."""
-    if "\x00" in name:   # os.path raises ValueError on it; no file has such a name
+    if "\x00" in name:  # os.path raises ValueError on it; no file has such a name
         raise SpecError(f"file '{printable(shorten(name, 60))}': a file name cannot hold a NUL character")
     folder = spec.folder if spec is not None else current_folder()
     allowed = (folder,) + (tuple(spec.allowed) if spec is not None else ())
@@ -125,10 +125,12 @@ def confined_path(spec: Spec | None, name: str) -> str:
         try:
             if os.path.commonpath([full, root]) == root:
                 return full
-        except ValueError:   # different drives
+        except ValueError:  # different drives
             continue
-    raise SpecError(f"file {printable(shorten(name, 60))!r} is outside the spec's folder; a spec reads only files in "
-                    "its own folder (give --allow-path DIR to allow another)")
+    raise SpecError(
+        f"file {printable(shorten(name, 60))!r} is outside the spec's folder; a spec reads only files in "
+        "its own folder (give --allow-path DIR to allow another)"
+    )
 
 
 def check_keys(mapping: dict, allowed, where: str, spec: Spec | None = None) -> None:
@@ -157,8 +159,8 @@ def _tab_hint(text: str, mark) -> str:
         return ""
     lines = text.splitlines()
     line = lines[mark.line] if mark.line < len(lines) else ""
-    indent = line[:len(line) - len(line.lstrip(" \t"))]
-    if "\t" in indent or line[mark.column:mark.column + 1] == "\t":
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    if "\t" in indent or line[mark.column : mark.column + 1] == "\t":
         return ": the line holds a tab ('\\t') where YAML wants spaces; indent with spaces"
     return ""
 
@@ -183,8 +185,9 @@ def parse_yaml(text: str, path: str) -> tuple[object, dict[str, int]]:
         raise SpecError("empty spec file", file=path)
     size = _expanded_size(node, {}, 0, path)
     if size > MAX_YAML_NODES:
-        raise SpecError(f"YAML document expands to {size:.3g} nodes with its aliases, over the limit of "
-                        f"{MAX_YAML_NODES}", file=path)
+        raise SpecError(
+            f"YAML document expands to {size:.3g} nodes with its aliases, over the limit of {MAX_YAML_NODES}", file=path
+        )
     lines: dict[str, int] = {}
     budget = [MAX_YAML_NODES]
     constructor = yaml.SafeLoader("")
@@ -200,12 +203,18 @@ def _check_yaml_size(text: str, path: str, fast: bool) -> None:
     share = 1 if fast else 10
     limit_bytes, limit_nodes = MAX_YAML_BYTES // share, MAX_YAML_NODES // share
     if len(text) > limit_bytes:
-        raise SpecError(f"YAML document of {len(text)} characters exceeds the limit of {limit_bytes} (put large "
-                        "weights in a file: weight: {file: w.npy})", file=path)
+        raise SpecError(
+            f"YAML document of {len(text)} characters exceeds the limit of {limit_bytes} (put large "
+            "weights in a file: weight: {file: w.npy})",
+            file=path,
+        )
     estimate = text.count(",") + text.count("\n") + text.count("[") + text.count("{")
     if estimate > limit_nodes:
-        raise SpecError(f"YAML document of about {estimate} nodes exceeds the limit of {limit_nodes} (put large "
-                        "weights in a file: weight: {file: w.npy})", file=path)
+        raise SpecError(
+            f"YAML document of about {estimate} nodes exceeds the limit of {limit_nodes} (put large "
+            "weights in a file: weight: {file: w.npy})",
+            file=path,
+        )
 
 
 def _expanded_size(node, memo: dict, depth: int, path: str) -> int:
@@ -216,15 +225,15 @@ def _expanded_size(node, memo: dict, depth: int, path: str) -> int:
     if key in memo:
         return memo[key]
     if depth > MAX_YAML_DEPTH:
-        raise SpecError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels (line {node.start_mark.line + 1})",
-                        file=path)
+        raise SpecError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels (line {node.start_mark.line + 1})", file=path)
     if isinstance(node, yaml.ScalarNode):
         size = 1
     elif isinstance(node, yaml.SequenceNode):
         size = 1 + sum(_expanded_size(item, memo, depth + 1, path) for item in node.value)
     else:
-        size = 1 + sum(_expanded_size(k, memo, depth + 1, path) + _expanded_size(v, memo, depth + 1, path)
-                       for k, v in node.value)
+        size = 1 + sum(
+            _expanded_size(k, memo, depth + 1, path) + _expanded_size(v, memo, depth + 1, path) for k, v in node.value
+        )
     memo[key] = size
     return size
 
@@ -238,45 +247,69 @@ def _to_python(node, where, depth, lines, budget, constructor, path):
     if depth > MAX_YAML_DEPTH:
         raise SpecError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels", file=path, where=where or None)
     if node.tag not in _STANDARD_TAGS:
-        raise SpecError(f"YAML tag {node.tag!r} is not allowed (line {node.start_mark.line + 1}); "
-                        "only plain YAML data is read", file=path, where=where or None)
+        raise SpecError(
+            f"YAML tag {node.tag!r} is not allowed (line {node.start_mark.line + 1}); only plain YAML data is read",
+            file=path,
+            where=where or None,
+        )
     if where:
         lines.setdefault(where, node.start_mark.line + 1)
     if isinstance(node, yaml.ScalarNode):
-        if node.tag in _NUMBER_TAGS and not is_number_text(node.value) and node.value.lower().lstrip("+-") not in \
-                (".inf", ".nan"):
+        if (
+            node.tag in _NUMBER_TAGS
+            and not is_number_text(node.value)
+            and node.value.lower().lstrip("+-") not in (".inf", ".nan")
+        ):
             # YAML 1.1 reads 0x10, 0o7, 0b1, 1_000 and 1:30 (sexagesimal) as numbers; gdlcheck's
             # numbers are decimal everywhere (README, "Numbers")
-            raise SpecError(f"number {shorten(node.value, 40)!r} is not in a form gdlcheck reads (line "
-                            f"{node.start_mark.line + 1}); write {NUMBER_FORMS}", file=path, where=where or None)
+            raise SpecError(
+                f"number {shorten(node.value, 40)!r} is not in a form gdlcheck reads (line "
+                f"{node.start_mark.line + 1}); write {NUMBER_FORMS}",
+                file=path,
+                where=where or None,
+            )
         if node.tag in _NUMBER_TAGS and is_number_text(node.value):
             # decimal as written: YAML 1.1 would read 010 as octal 8
             text = node.value.strip()
             if len(text) > 4000:  # Python's int() refuses past 4300 digits; no number gdlcheck reads is this long
-                raise SpecError(f"number of {len(text)} digits is too long (line {node.start_mark.line + 1})",
-                                file=path, where=where or None)
+                raise SpecError(
+                    f"number of {len(text)} digits is too long (line {node.start_mark.line + 1})",
+                    file=path,
+                    where=where or None,
+                )
             return int(text) if node.tag.endswith(":int") else float(text)
         try:
             return constructor.construct_object(node, deep=True)
         except Exception as err:  # PyYAML's constructors raise IndexError, ValueError, ... on bad scalars
-            raise SpecError(f"bad YAML value {node.value!r} for tag {node.tag.rsplit(':', 1)[-1]}: "
-                            f"{str(err) or type(err).__name__}", file=path, where=where or None) from None
+            raise SpecError(
+                f"bad YAML value {node.value!r} for tag {node.tag.rsplit(':', 1)[-1]}: "
+                f"{str(err) or type(err).__name__}",
+                file=path,
+                where=where or None,
+            ) from None
     if isinstance(node, yaml.SequenceNode):
-        return [_to_python(item, f"{where}[{i}]", depth + 1, lines, budget, constructor, path)
-                for i, item in enumerate(node.value)]
+        return [
+            _to_python(item, f"{where}[{i}]", depth + 1, lines, budget, constructor, path)
+            for i, item in enumerate(node.value)
+        ]
     out = {}
     for key_node, value_node in node.value:
         if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in _STANDARD_TAGS:
-            raise SpecError(f"a mapping key must be a plain word (line {key_node.start_mark.line + 1})",
-                            file=path, where=where or None)
+            raise SpecError(
+                f"a mapping key must be a plain word (line {key_node.start_mark.line + 1})",
+                file=path,
+                where=where or None,
+            )
         if key_node.tag == "tag:yaml.org,2002:merge":
-            raise SpecError(f"YAML merge keys '<<' are not supported (line {key_node.start_mark.line + 1})",
-                            file=path, where=where or None)
+            raise SpecError(
+                f"YAML merge keys '<<' are not supported (line {key_node.start_mark.line + 1})",
+                file=path,
+                where=where or None,
+            )
         key = str(key_node.value)
         child = f"{where}.{key}" if where else key
         if key in out:
-            raise SpecError(f"key {key!r} appears twice (line {key_node.start_mark.line + 1})", file=path,
-                            where=child)
+            raise SpecError(f"key {key!r} appears twice (line {key_node.start_mark.line + 1})", file=path, where=child)
         lines.setdefault(child, key_node.start_mark.line + 1)
         out[key] = _to_python(value_node, child, depth + 1, lines, budget, constructor, path)
     return out
@@ -308,8 +341,9 @@ def spec_from_value(value, path: str, lines: dict[str, int] | None = None) -> Sp
         spec.name = str(value["name"])
     expect = value.get("expect", "equivariant")
     if expect not in EXPECT:
-        raise spec.error(f"expect must be one of {', '.join(EXPECT)}, got {expect!r}{suggest(expect, EXPECT)}",
-                         "expect")
+        raise spec.error(
+            f"expect must be one of {', '.join(EXPECT)}, got {expect!r}{suggest(expect, EXPECT)}", "expect"
+        )
     spec.expect = expect
     seed = value.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -338,7 +372,7 @@ def is_spec_text(text: str) -> bool:
 
     from gdlcheck.inputs.tables import first_data_line
 
-    line = first_data_line(text)    # no string per line: standard input may hold 50 million of them
+    line = first_data_line(text)  # no string per line: standard input may hold 50 million of them
     if line is None:
         return False
     head = line.strip()

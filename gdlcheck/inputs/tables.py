@@ -78,8 +78,10 @@ def parse_table(text: str, delimiter: str | None = None, integers: bool = False)
     a = to_array(entries, "")
     if a.dtype == object and not SYMBOLS_LINE.search(text):
         i, j = next(index for index, v in np.ndenumerate(a) if getattr(v, "free_symbols", None))
-        raise SpecError(f"entry [{i}, {j}] is {shorten(entries[i][j], TOKEN)!r}, not a number: a matrix file holds "
-                        "numbers; to read words as symbols, make '# symbols' its first line (or write a spec)")
+        raise SpecError(
+            f"entry [{i}, {j}] is {shorten(entries[i][j], TOKEN)!r}, not a number: a matrix file holds "
+            "numbers; to read words as symbols, make '# symbols' its first line (or write a spec)"
+        )
     return a
 
 
@@ -94,8 +96,10 @@ def _refuse_semicolons(text: str, delimiter: str | None) -> None:
         return
     first = next((line for line in _lines(text) if line.strip() and not line.lstrip().startswith("#")), "")
     if ";" in first and "," not in first:
-        raise SpecError("the entries are separated by ';': write them separated by ',' (CSV) with '.' as the "
-                        "decimal point, by tabs (.tsv) or by spaces (.txt)")
+        raise SpecError(
+            "the entries are separated by ';': write them separated by ',' (CSV) with '.' as the "
+            "decimal point, by tabs (.tsv) or by spaces (.txt)"
+        )
 
 
 def _lines(text: str):
@@ -112,12 +116,12 @@ def _lines(text: str):
 def check_entries(rows: int, width: int) -> None:
     """Refuse ``rows`` of ``width`` entries over the entry limit, before any entry is parsed."""
     if rows * width > MAX_MATRIX_ENTRIES:
-        raise SpecError(f"{rows} rows of {width} entries are {rows * width} entries, over the limit of "
-                        f"{MAX_MATRIX_ENTRIES}")
+        raise SpecError(
+            f"{rows} rows of {width} entries are {rows * width} entries, over the limit of {MAX_MATRIX_ENTRIES}"
+        )
 
 
-def fast_numbers(lines: list[str], delimiter: str | None, rows: int, width: int,
-                 dtype=np.float64) -> np.ndarray | None:
+def fast_numbers(lines: list[str], delimiter: str | None, rows: int, width: int, dtype=np.float64) -> np.ndarray | None:
     """Plain decimal text parsed by numpy's C reader (no Python object per entry), or None
     when it does not read as ``rows x width`` numbers of ``dtype`` (the slow path then says why)."""
     try:
@@ -162,15 +166,18 @@ def _refuse_large_non_numeric(lines: list[str], delimiter, odd: int | None, entr
             if is_number_text(cell):
                 continue
             where = f"entry [{i}, {j}]"
-            entry_value(cell, where)     # raises for nan, 0x10, a parse error ...
-            raise SpecError(f"a matrix of {entries} entries with expressions ({where} is {shorten(cell, TOKEN)!r}) "
-                            f"exceeds the limit of {MAX_SYMBOLIC_ENTRIES}; a larger one must hold plain decimal "
-                            "numbers")
+            entry_value(cell, where)  # raises for nan, 0x10, a parse error ...
+            raise SpecError(
+                f"a matrix of {entries} entries with expressions ({where} is {shorten(cell, TOKEN)!r}) "
+                f"exceeds the limit of {MAX_SYMBOLIC_ENTRIES}; a larger one must hold plain decimal "
+                "numbers"
+            )
     raise SpecError("the matrix does not read as decimal numbers")
 
 
 def _refuse_header(rows: list[list[str]]) -> None:
     """A first row of names over rows of numbers is a header (``w0,w1,w2``), not symbolic weights."""
+
     def number(cell: str) -> bool:
         try:
             float(cell)
@@ -178,8 +185,13 @@ def _refuse_header(rows: list[list[str]]) -> None:
             return False
         return True
 
-    if len(rows) > 1 and all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_. -]*", c) for c in rows[0]) \
-            and all(number(c) for row in rows[1:] for c in row):
+    if (
+        len(rows) > 1
+        and all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_. -]*", c) for c in rows[0])
+        and all(number(c) for row in rows[1:] for c in row)
+    ):
         shown = ", ".join(rows[0][:4]) + (", ..." if len(rows[0]) > 4 else "")
-        raise SpecError(f"row 0 ({shown}) looks like a header over rows of numbers: delete it or comment it out with "
-                        "'#' (a matrix file holds the entries only; symbolic entries belong in a spec)")
+        raise SpecError(
+            f"row 0 ({shown}) looks like a header over rows of numbers: delete it or comment it out with "
+            "'#' (a matrix file holds the entries only; symbolic entries belong in a spec)"
+        )

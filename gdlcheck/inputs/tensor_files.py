@@ -27,9 +27,9 @@ from gdlcheck.errors import SpecError
 from gdlcheck.limits import MAX_NPY_HEADER
 from gdlcheck.text import printable, shorten
 
-MAX_WEIGHTS_TENSORS = 1 << 16     # tensors one weights file may list
+MAX_WEIGHTS_TENSORS = 1 << 16  # tensors one weights file may list
 MAX_CHECKPOINT_ENTRIES = 1 << 20  # entries of a checkpoint's containers walked (dict items, list items)
-MAX_CHECKPOINT_DEPTH = 256        # nesting of a checkpoint's containers (a state_dict is one to three deep)
+MAX_CHECKPOINT_DEPTH = 256  # nesting of a checkpoint's containers (a state_dict is one to three deep)
 # numpy's kinds of real numbers
 REAL_KINDS = "biuf"
 
@@ -62,13 +62,14 @@ class Tensor:
 
 def _too_many(count: int, path: str) -> None:
     if count > MAX_WEIGHTS_TENSORS:
-        raise SpecError(f"holds {count} tensors or more, over the limit of {MAX_WEIGHTS_TENSORS} for a weights file",
-                        file=path)
+        raise SpecError(
+            f"holds {count} tensors or more, over the limit of {MAX_WEIGHTS_TENSORS} for a weights file", file=path
+        )
 
 
 def _first_line(err: BaseException) -> str:
     text = str(err).strip()
-    if isinstance(err, RuntimeError) and "is encrypted" in text:   # zipfile's message quotes the member's repr
+    if isinstance(err, RuntimeError) and "is encrypted" in text:  # zipfile's message quotes the member's repr
         return "it is encrypted"
     return printable(shorten(text.splitlines()[0] if text else type(err).__name__, 100))
 
@@ -92,8 +93,11 @@ def read_npz(path: str) -> list[Tensor]:
 
 
 def _member_error(path: str, member: zipfile.ZipInfo, err: BaseException) -> SpecError:
-    return SpecError(f"member {printable(shorten(member.filename, 60))} cannot be read ({_first_line(err)}); "
-                     "save the archive with numpy.savez", file=path)
+    return SpecError(
+        f"member {printable(shorten(member.filename, 60))} cannot be read ({_first_line(err)}); "
+        "save the archive with numpy.savez",
+        file=path,
+    )
 
 
 def _npz_member(path: str, archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> Tensor:
@@ -108,8 +112,9 @@ def _npz_member(path: str, archive: zipfile.ZipFile, member: zipfile.ZipInfo) ->
                 shape, fortran, dtype = reader(fh, max_header_size=MAX_NPY_HEADER)
                 header_end = fh.tell()
             except (ValueError, OSError, EOFError, SyntaxError, TypeError):
-                raise SpecError(f"member {printable(shorten(member.filename, 60))} is not a .npy array", file=path) \
-                    from None
+                raise SpecError(
+                    f"member {printable(shorten(member.filename, 60))} is not a .npy array", file=path
+                ) from None
     except _MEMBER_ERRORS as err:
         raise _member_error(path, member, err) from None
 
@@ -117,13 +122,16 @@ def _npz_member(path: str, archive: zipfile.ZipFile, member: zipfile.ZipInfo) ->
         count = math.prod(shape)
         try:
             with archive.open(member) as fh:
-                fh.read(header_end)     # the header, read and checked when the archive was listed
+                fh.read(header_end)  # the header, read and checked when the archive was listed
                 data = fh.read(count * dtype.itemsize + 1)
         except _MEMBER_ERRORS as err:
             raise _member_error(path, member, err) from None
         if len(data) != count * dtype.itemsize:
-            raise SpecError(f"member {printable(shorten(member.filename, 60))} holds {len(data)} bytes, its header "
-                            f"says {count * dtype.itemsize}", file=path)
+            raise SpecError(
+                f"member {printable(shorten(member.filename, 60))} holds {len(data)} bytes, its header "
+                f"says {count * dtype.itemsize}",
+                file=path,
+            )
         a = np.frombuffer(data, dtype=dtype, count=count)
         a = a.reshape(shape[::-1]).T if fortran else a.reshape(shape)
         return a.astype(np.float64)
@@ -135,9 +143,21 @@ def _npz_member(path: str, archive: zipfile.ZipFile, member: zipfile.ZipInfo) ->
 # --------------------------------------------------------------------------- .safetensors
 
 # safetensors' dtype names as numpy dtypes (BF16 is read by hand: numpy has no bfloat16)
-_SAFETENSORS_DTYPES = {"BOOL": "|b1", "U8": "|u1", "I8": "|i1", "U16": "<u2", "I16": "<i2", "U32": "<u4",
-                       "I32": "<i4", "U64": "<u8", "I64": "<i8", "F16": "<f2", "BF16": "<u2", "F32": "<f4",
-                       "F64": "<f8"}
+_SAFETENSORS_DTYPES = {
+    "BOOL": "|b1",
+    "U8": "|u1",
+    "I8": "|i1",
+    "U16": "<u2",
+    "I16": "<i2",
+    "U32": "<u4",
+    "I32": "<i4",
+    "U64": "<u8",
+    "I64": "<i8",
+    "F16": "<f2",
+    "BF16": "<u2",
+    "F32": "<f4",
+    "F64": "<f8",
+}
 
 
 def read_safetensors(path: str) -> list[Tensor]:
@@ -146,8 +166,9 @@ def read_safetensors(path: str) -> list[Tensor]:
     try:
         from safetensors import SafetensorError, safe_open
     except ImportError:
-        raise SpecError("reading .safetensors needs the safetensors library: pip install 'gdlcheck[weights]'",
-                        file=path) from None
+        raise SpecError(
+            "reading .safetensors needs the safetensors library: pip install 'gdlcheck[weights]'", file=path
+        ) from None
     try:
         with safe_open(path, framework="numpy") as f:
             names = list(f.keys())
@@ -170,15 +191,26 @@ def read_safetensors(path: str) -> list[Tensor]:
                 fh.seek(start + begin)
                 got = fh.readinto(a.data.cast("B"))
             if got != a.nbytes or end - begin != a.nbytes:
-                raise SpecError(f"tensor {printable(shorten(name, 60))}: the file holds {min(got, end - begin)} "
-                                f"bytes of its data, its shape and dtype need {a.nbytes}", file=path)
+                raise SpecError(
+                    f"tensor {printable(shorten(name, 60))}: the file holds {min(got, end - begin)} "
+                    f"bytes of its data, its shape and dtype need {a.nbytes}",
+                    file=path,
+                )
             if dtype == "BF16":  # the 16 bits of a bfloat16 are the top half of a float32
                 a = (a.astype(np.uint32) << 16).view("<f4")
             return a.astype(np.float64, copy=False).reshape(shape)
+
         return load
 
-    return [Tensor(name, shape, np.dtype(_SAFETENSORS_DTYPES[dtype]).str if dtype in _SAFETENSORS_DTYPES else dtype,
-                   loader(name, shape, dtype)) for name, shape, dtype in listed]
+    return [
+        Tensor(
+            name,
+            shape,
+            np.dtype(_SAFETENSORS_DTYPES[dtype]).str if dtype in _SAFETENSORS_DTYPES else dtype,
+            loader(name, shape, dtype),
+        )
+        for name, shape, dtype in listed
+    ]
 
 
 def _safetensors_offsets(path: str) -> tuple[dict[str, tuple[int, int]], int]:
@@ -201,10 +233,12 @@ def read_checkpoint(path: str) -> list[Tensor]:
     try:
         import torch
     except ImportError:
-        raise SpecError("reading a .pt/.pth checkpoint needs PyTorch: install its CPU build, 'pip install torch "
-                        "--index-url https://download.pytorch.org/whl/cpu' (a plain 'pip install torch' pulls the "
-                        "multi-GB CUDA build), or save the weights with numpy.savez or safetensors",
-                        file=path) from None
+        raise SpecError(
+            "reading a .pt/.pth checkpoint needs PyTorch: install its CPU build, 'pip install torch "
+            "--index-url https://download.pytorch.org/whl/cpu' (a plain 'pip install torch' pulls the "
+            "multi-GB CUDA build), or save the weights with numpy.savez or safetensors",
+            file=path,
+        ) from None
     try:
         try:
             loaded = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
@@ -215,12 +249,18 @@ def read_checkpoint(path: str) -> list[Tensor]:
     except Exception as err:  # torch raises pickle, zip and runtime errors of many kinds for a bad file
         text = str(err)
         if "GLOBAL numpy." in text:
-            raise SpecError("holds numpy arrays, which torch.load(weights_only=True) does not read: save tensors "
-                            "(torch.from_numpy(a)) or the arrays with numpy.savez", file=path) from None
+            raise SpecError(
+                "holds numpy arrays, which torch.load(weights_only=True) does not read: save tensors "
+                "(torch.from_numpy(a)) or the arrays with numpy.savez",
+                file=path,
+            ) from None
         if "weights_only" in text or "Unsupported global" in text:
-            raise SpecError("holds more than tensors: torch.load(weights_only=True) refuses to run the code its "
-                            "pickle names; save the state_dict (torch.save(model.state_dict(), path)) or use "
-                            "safetensors", file=path) from None
+            raise SpecError(
+                "holds more than tensors: torch.load(weights_only=True) refuses to run the code its "
+                "pickle names; save the state_dict (torch.save(model.state_dict(), path)) or use "
+                "safetensors",
+                file=path,
+            ) from None
         raise SpecError(f"not a checkpoint torch can read ({_first_line(err)})", file=path) from None
     return walk_checkpoint(loaded, path, torch)
 
@@ -249,12 +289,16 @@ def walk_checkpoint(loaded, path: str, torch) -> list[Tensor]:
             continue
         entered.add(id(value))
         if depth >= MAX_CHECKPOINT_DEPTH:
-            raise SpecError(f"nests its containers more than {MAX_CHECKPOINT_DEPTH} levels deep; save a flat "
-                            "state_dict", file=path)
+            raise SpecError(
+                f"nests its containers more than {MAX_CHECKPOINT_DEPTH} levels deep; save a flat state_dict", file=path
+            )
         walked += len(items)
         if walked > MAX_CHECKPOINT_ENTRIES:
-            raise SpecError(f"holds more than {MAX_CHECKPOINT_ENTRIES} entries in its containers, over the limit "
-                            "for a checkpoint; save a state_dict", file=path)
+            raise SpecError(
+                f"holds more than {MAX_CHECKPOINT_ENTRIES} entries in its containers, over the limit "
+                "for a checkpoint; save a state_dict",
+                file=path,
+            )
         stack.extend((item, f"{prefix}.{key}" if prefix else key, depth + 1) for key, item in reversed(items))
     return found
 

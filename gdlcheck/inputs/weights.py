@@ -24,7 +24,7 @@ from gdlcheck.limits import MAX_MATRIX_ENTRIES
 from gdlcheck.text import printable, shorten
 
 WEIGHTS_SUFFIXES = (".pt", ".pth", ".safetensors", ".npz")
-MAX_WEIGHTS_BYTES = 8 * 2**30                 # a weights file on disk (tensors are read one by one)
+MAX_WEIGHTS_BYTES = 8 * 2**30  # a weights file on disk (tensors are read one by one)
 MAX_WEIGHTS_ENTRIES = 2 * MAX_MATRIX_ENTRIES  # entries of all the tensors checked in one file (1 GiB as float64)
 
 
@@ -51,8 +51,9 @@ def read_tensors(path: str) -> list[Tensor]:
     return tensors
 
 
-def select(tensors: list[Tensor], patterns: tuple[str, ...], path: str,
-           judged: Callable[[Tensor], bool] | None = None) -> list[Tensor]:
+def select(
+    tensors: list[Tensor], patterns: tuple[str, ...], path: str, judged: Callable[[Tensor], bool] | None = None
+) -> list[Tensor]:
     """The tensors to check: those named in ``patterns`` and the ones to judge (``judged``, by
     default the square 2-D ones) that a glob of ``patterns`` matches (each pattern must match a
     tensor); else every tensor with ``judged`` given (one at least to judge), every square 2-D one
@@ -63,26 +64,43 @@ def select(tensors: list[Tensor], patterns: tuple[str, ...], path: str,
     if patterns:
         for pattern in patterns:
             if not any(fnmatch.fnmatchcase(t.name, pattern) for t in tensors):
-                raise SpecError(f"--tensor {printable(shorten(pattern, 60))!r} matches no tensor; the file has "
-                                f"{_names(tensors)}", file=path)
+                raise SpecError(
+                    f"--tensor {printable(shorten(pattern, 60))!r} matches no tensor; the file has {_names(tensors)}",
+                    file=path,
+                )
         # a tensor named exactly is checked whatever its shape (an error row if it cannot be);
         # a glob picks the ones to judge that it matches (conv.* means conv.weight, not conv.bias)
-        chosen = [t for t in tensors if t.name in patterns or (judged(t) and any(
-            fnmatch.fnmatchcase(t.name, p) for p in patterns))]
+        chosen = [
+            t
+            for t in tensors
+            if t.name in patterns or (judged(t) and any(fnmatch.fnmatchcase(t.name, p) for p in patterns))
+        ]
         if not chosen:
-            raise SpecError(f"--tensor {' '.join(repr(printable(shorten(p, 60))) for p in patterns)} matches no "
-                            f"{what}; the file has {_names(tensors)}", file=path)
+            raise SpecError(
+                f"--tensor {' '.join(repr(printable(shorten(p, 60))) for p in patterns)} matches no "
+                f"{what}; the file has {_names(tensors)}",
+                file=path,
+            )
     else:
         if not any(judged(t) for t in tensors):
-            raise SpecError(f"holds no {what} to check ({_names(tensors)}); "
-                            + ("name one with --tensor NAME" if given is None else
-                               "check the model with --callable MODULE:ATTR --weights FILE"), file=path)
+            raise SpecError(
+                f"holds no {what} to check ({_names(tensors)}); "
+                + (
+                    "name one with --tensor NAME"
+                    if given is None
+                    else "check the model with --callable MODULE:ATTR --weights FILE"
+                ),
+                file=path,
+            )
         chosen = [t for t in tensors if judged(t)] if given is None else list(tensors)
     to_judge = [t for t in chosen if judged(t)]
     total = sum(t.size for t in to_judge if t.size <= MAX_MATRIX_ENTRIES)
     if total > MAX_WEIGHTS_ENTRIES:
-        raise SpecError(f"the {len(to_judge)} tensors to check hold {total} entries, over the limit of "
-                        f"{MAX_WEIGHTS_ENTRIES} for one file; pick some with --tensor NAME", file=path)
+        raise SpecError(
+            f"the {len(to_judge)} tensors to check hold {total} entries, over the limit of "
+            f"{MAX_WEIGHTS_ENTRIES} for one file; pick some with --tensor NAME",
+            file=path,
+        )
     return chosen
 
 
@@ -91,8 +109,11 @@ def values_of(tensor: Tensor, path: str) -> np.ndarray:
     if tensor.problem is not None:
         raise SpecError(f"tensor {tensor.name} {tensor.problem}", file=path)
     if tensor.size > MAX_MATRIX_ENTRIES:
-        raise SpecError(f"tensor {tensor.name} is {tensor.shape_text()}: {tensor.size} entries exceed the limit of "
-                        f"{MAX_MATRIX_ENTRIES}", file=path)
+        raise SpecError(
+            f"tensor {tensor.name} is {tensor.shape_text()}: {tensor.size} entries exceed the limit of "
+            f"{MAX_MATRIX_ENTRIES}",
+            file=path,
+        )
     if tensor.dtype.lstrip("<>|=")[:1] not in REAL_KINDS:
         raise SpecError(f"tensor {tensor.name} is of dtype {tensor.dtype}, not real numbers", file=path)
     return tensor.load()
@@ -119,8 +140,9 @@ def _check_file(path: str) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise SpecError("is not a regular file (only regular files are read)", file=path)
     if info.st_size > MAX_WEIGHTS_BYTES:
-        raise SpecError(f"file of {info.st_size} bytes exceeds the limit of {MAX_WEIGHTS_BYTES} for a weights file",
-                        file=path)
+        raise SpecError(
+            f"file of {info.st_size} bytes exceeds the limit of {MAX_WEIGHTS_BYTES} for a weights file", file=path
+        )
 
 
 def single_matrix(path: str, pattern: str | None = None, what: str = "matrix") -> np.ndarray:
@@ -132,6 +154,9 @@ def single_matrix(path: str, pattern: str | None = None, what: str = "matrix") -
     if len(chosen) > 1:  # a glob may match a weight and its bias: the square ones are the candidates
         chosen = [t for t in chosen if t.is_square_matrix] or chosen
     if len(chosen) != 1:
-        raise SpecError(f"holds {len(chosen)} {'matching' if pattern else 'square 2-D'} tensors "
-                        f"({_names(chosen)}); a {what} is one of them: name it with --tensor NAME", file=path)
+        raise SpecError(
+            f"holds {len(chosen)} {'matching' if pattern else 'square 2-D'} tensors "
+            f"({_names(chosen)}); a {what} is one of them: name it with --tensor NAME",
+            file=path,
+        )
     return matrix_of(chosen[0], path)

@@ -89,7 +89,7 @@ def softmax_rows(S: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
     if is_symbolic_array(S):
         import sympy
 
-        E = map_objects(lambda e: sympy.exp(e, evaluate=False), S)   # unevaluated, as in _symbolic
+        E = map_objects(lambda e: sympy.exp(e, evaluate=False), S)  # unevaluated, as in _symbolic
         if keep is not None:
             E[~keep] = sympy.Integer(0)
         return E / E.sum(axis=1, keepdims=True)

@@ -26,18 +26,20 @@ class Attention(Composite):
 
     kind = "attention"
     depends_on = "content"
-    mixes_points = True      # G X, G an n x n matrix of scores
+    mixes_points = True  # G X, G an n x n matrix of scores
     _weights: tuple[str, ...] = ("wq", "wk", "wv", "wo", "table", "bias_b")
 
-    def __init__(self, wq, wk, wv, wo=None, heads=1, weights="softmax", scale=None, mask="none", table=None,
-                 bias_b=None):
+    def __init__(
+        self, wq, wk, wv, wo=None, heads=1, weights="softmax", scale=None, mask="none", table=None, bias_b=None
+    ):
         self.wq, self.wk, self.wv, self.wo = wq, wk, wv, wo
         self.heads, self.weights, self.scale, self.mask = heads, weights, scale, mask
         self.table, self.bias_b = table, bias_b
         self.in_channels = int(wq.shape[0])
         self.out_channels = int(wo.shape[1] if wo is not None else wv.shape[1])
-        self.points = int(table.shape[0]) if table is not None else (int(bias_b.shape[0]) if bias_b is not None
-                                                                      else None)
+        self.points = (
+            int(table.shape[0]) if table is not None else (int(bias_b.shape[0]) if bias_b is not None else None)
+        )
         if scale is not None:
             self._weights = self._weights + ("scale",)
 
@@ -74,9 +76,9 @@ class Attention(Composite):
         out = []
         dk, dv = self.dk, int(self.wv.shape[1]) // self.heads
         for h in range(self.heads):
-            Q = Z @ self.wq[:, h * dk:(h + 1) * dk]
-            K = Z @ self.wk[:, h * dk:(h + 1) * dk]
-            V = Z @ self.wv[:, h * dv:(h + 1) * dv]
+            Q = Z @ self.wq[:, h * dk : (h + 1) * dk]
+            K = Z @ self.wk[:, h * dk : (h + 1) * dk]
+            V = Z @ self.wv[:, h * dv : (h + 1) * dv]
             S = (Q @ K.T) * scale
             if B is not None:
                 S = S + B
@@ -114,16 +116,16 @@ class Attention(Composite):
 
     def symbolic_size(self, n, d, size):
         z = size + (2 if self.table is not None else 0)
-        q = d * (z + 2)                                  # an entry of X Wq or X Wk
-        score = self.dk * (2 * q + 1) + 4                # an entry of Q K^T, scaled, plus a bias
+        q = d * (z + 2)  # an entry of X Wq or X Wk
+        score = self.dk * (2 * q + 1) + 4  # an entry of Q K^T, scaled, plus a bias
         weight = (n + 1) * (score + 2) if self.weights == "softmax" else score + 8
-        out = n * (weight + d * (z + 2) + 1)             # an entry of G V
+        out = n * (weight + d * (z + 2) + 1)  # an entry of G V
         if self.wo is not None:
             out = self.wo.shape[0] * (out + 2)
         return self.out_channels, out
 
     def holds_point_matrices(self) -> bool:
-        return True   # the n x n scores, whatever the graph
+        return True  # the n x n scores, whatever the graph
 
     def asymmetries(self) -> list[Fact]:
         out = []
@@ -133,8 +135,8 @@ class Attention(Composite):
             out.append(Fact("softmax_rows"))
         dk = self.dk
         for h in range(self.heads):
-            Q = np.asarray(self.wq[:, h * dk:(h + 1) * dk], dtype=np.float64)
-            K = np.asarray(self.wk[:, h * dk:(h + 1) * dk], dtype=np.float64)
+            Q = np.asarray(self.wq[:, h * dk : (h + 1) * dk], dtype=np.float64)
+            K = np.asarray(self.wk[:, h * dk : (h + 1) * dk], dtype=np.float64)
             measured = _score_gap(Q, K)
             if measured is None:
                 continue  # d x d past the budget: the fact is not measured (it only explains)
@@ -175,8 +177,10 @@ def relative_bias_condition(b: np.ndarray, s: np.ndarray) -> Condition:
     step = max(1, (1 << 20) // n)
     for start in range(0, n, step):
         if min(n, start + step) * n > MAX_CONDITION_ENTRIES:
-            raise LimitError(f"checking P B P^T = B for {gen if len(gen) <= 40 else 'a generator'} compares "
-                             f"{n * n:.3g} pairs of the relative bias, over the limit of {MAX_CONDITION_ENTRIES}")
+            raise LimitError(
+                f"checking P B P^T = B for {gen if len(gen) <= 40 else 'a generator'} compares "
+                f"{n * n:.3g} pairs of the relative bias, over the limit of {MAX_CONDITION_ENTRIES}"
+            )
         rows = np.arange(start, min(n, start + step))
         given = b[(rows[:, None] - np.arange(n)[None, :]) % n]
         moved = b[(s[rows][:, None] - s[None, :]) % n]
@@ -184,8 +188,9 @@ def relative_bias_condition(b: np.ndarray, s: np.ndarray) -> Condition:
         if differ.size:
             k, j = (int(v) for v in differ[0])
             i = int(rows[k])
-            return Condition("relative_bias", gen, False, "positional", (i, j), (int(s[i]), int(s[j])),
-                             (given[k, j], moved[k, j]))
+            return Condition(
+                "relative_bias", gen, False, "positional", (i, j), (int(s[i]), int(s[j])), (given[k, j], moved[k, j])
+            )
     return Condition("relative_bias", gen, True, "positional")
 
 
@@ -198,16 +203,19 @@ def _score_gap(Q: np.ndarray, K: np.ndarray) -> tuple[float, float] | None:
     gap = top = 0.0
     step = max(1, (1 << 22) // max(d, 1))
     for start in range(0, d, step):
-        rows = Q[start:start + step] @ K.T            # M[rows, :]
-        mirror = K[start:start + step] @ Q.T          # M^T[rows, :]
+        rows = Q[start : start + step] @ K.T  # M[rows, :]
+        mirror = K[start : start + step] @ Q.T  # M^T[rows, :]
         if rows.size:
             gap = max(gap, float(np.max(np.abs(rows - mirror))))
             top = max(top, float(np.max(np.abs(rows))))
     return gap, top
 
 
-@register("attention", keys=("wq", "wk", "wv", "wo", "heads", "weights", "scale", "mask", "positional"),
-          required=("wq", "wk", "wv"))
+@register(
+    "attention",
+    keys=("wq", "wk", "wv", "wo", "heads", "weights", "scale", "mask", "positional"),
+    required=("wq", "wk", "wv"),
+)
 def _build_attention(raw, ctx, where):
     wq = ctx.matrix(raw["wq"], f"{where}.wq")
     d = wq.shape[0]
@@ -238,8 +246,9 @@ def _build_attention(raw, ctx, where):
         if "absolute" in pos:
             table = ctx.matrix(pos["absolute"], f"{pwhere}.absolute")
             if table.shape[1] != d:
-                raise ctx.error(f"table is {shape_text(table)}, expected n x {d} (it is added to X)",
-                                f"{pwhere}.absolute")
+                raise ctx.error(
+                    f"table is {shape_text(table)}, expected n x {d} (it is added to X)", f"{pwhere}.absolute"
+                )
             ctx.check_points(table.shape[0], f"{pwhere}.absolute", "the positional table")
         else:
             bias_b = ctx.vector(pos["relative"], f"{pwhere}.relative")

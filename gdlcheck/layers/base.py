@@ -68,7 +68,7 @@ class Layer:
     # How a combinator puts its sublayers together for the prover: "sequence" (each one's
     # output is the next one's input) or "residual" (X + f(X)); None for a layer of its own.
     combinator: str | None = None
-    signature: Any = None   # code's Signature (see above); None for every other layer
+    signature: Any = None  # code's Signature (see above); None for every other layer
 
     def forward(self, X: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
         raise NotImplementedError
@@ -200,13 +200,17 @@ def _real_values(raw, values: dict) -> np.ndarray:
         out = np.asarray([complex(x) for x in out.ravel()]).reshape(out.shape)
     if np.iscomplexobj(out):
         if np.any(out.imag != 0):
-            raise LayerError(f"the weights are not real at the trial point {_point(values)}: an expression is "
-                             "complex there (e.g. sqrt or log of a negative value)")
+            raise LayerError(
+                f"the weights are not real at the trial point {_point(values)}: an expression is "
+                "complex there (e.g. sqrt or log of a negative value)"
+            )
         out = out.real
     out = out.astype(np.float64)
     if not np.all(np.isfinite(out)):
-        raise LayerError(f"the weights are not finite real numbers at the trial point {_point(values)} (e.g. sqrt "
-                         "or log of a negative value, or an overflow)")
+        raise LayerError(
+            f"the weights are not finite real numbers at the trial point {_point(values)} (e.g. sqrt "
+            "or log of a negative value, or an overflow)"
+        )
     return out
 
 
@@ -215,8 +219,10 @@ def _point(values: dict) -> str:
     return shown + (", ..." if len(values) > 6 else "")
 
 
-NOT_FINITE = ("a weight of the layer is not finite in float64 (inf or NaN: large weights overflow where they "
-              "are combined, as deepsets' alpha + beta); scale the weights down")
+NOT_FINITE = (
+    "a weight of the layer is not finite in float64 (inf or NaN: large weights overflow where they "
+    "are combined, as deepsets' alpha + beta); scale the weights down"
+)
 
 
 def exact_array(a):

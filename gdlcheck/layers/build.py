@@ -48,14 +48,20 @@ class BuildContext:
         the products matter, not each layer alone (21 deepsets at n = 4096 are 3.5e8 entries)."""
         self.entries += entries
         if self.entries > MAX_SPEC_ENTRIES:
-            raise self.error(f"the spec's {what} would have {self.entries} entries together (n x n layers "
-                             f"expanded), over the limit of {MAX_SPEC_ENTRIES}", where)
+            raise self.error(
+                f"the spec's {what} would have {self.entries} entries together (n x n layers "
+                f"expanded), over the limit of {MAX_SPEC_ENTRIES}",
+                where,
+            )
         if symbolic:
             self.symbolic_entries += entries
             if self.symbolic_entries > MAX_SYMBOLIC_ENTRIES:
-                raise self.error(f"the spec's symbolic weights would have {self.symbolic_entries} entries "
-                                 f"(n x n layers expanded), over the limit of {MAX_SYMBOLIC_ENTRIES} (symbolic "
-                                 "entries are compared one by one)", where)
+                raise self.error(
+                    f"the spec's symbolic weights would have {self.symbolic_entries} entries "
+                    f"(n x n layers expanded), over the limit of {MAX_SYMBOLIC_ENTRIES} (symbolic "
+                    "entries are compared one by one)",
+                    where,
+                )
 
     def error(self, what: str, where: str) -> SpecError:
         if self.spec is not None:
@@ -71,8 +77,11 @@ class BuildContext:
         if n is None:
             raise self.error("the number of points n is not known: give symmetry: {group: ..., n: N} or -n N", where)
         if n * n > MAX_MATRIX_ENTRIES:
-            raise self.error(f"the layer's n x n matrices at n = {n} would have {n * n:.3g} entries, "
-                             f"over the limit of {MAX_MATRIX_ENTRIES}", where)
+            raise self.error(
+                f"the layer's n x n matrices at n = {n} would have {n * n:.3g} entries, "
+                f"over the limit of {MAX_MATRIX_ENTRIES}",
+                where,
+            )
         self.count(n * n, where, symbolic, "n x n matrices" if not symbolic else "weights")
         return n
 
@@ -109,14 +118,16 @@ class BuildContext:
             return load_matrix(full, what="weight", ndim=ndim)
         except GdlcheckError as err:
             named = "outside the spec's folder" in err.what or "cannot hold a NUL" in err.what
-            raise self.error(str(err.what) + ("" if named else f" ({shown})"),
-                             where) from None
+            raise self.error(str(err.what) + ("" if named else f" ({shown})"), where) from None
 
     def _random(self, dims, where: str) -> np.ndarray:
         if isinstance(dims, int) and not isinstance(dims, bool):
             dims = [dims]
-        if not isinstance(dims, list) or not dims or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0
-                                                              for d in dims):
+        if (
+            not isinstance(dims, list)
+            or not dims
+            or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims)
+        ):
             raise self.error("random takes a list of positive sizes, e.g. {random: [4, 4]}", where)
         if int(np.prod(dims)) > MAX_MATRIX_ENTRIES:
             raise self.error(f"{int(np.prod(dims))} random entries exceed the limit of {MAX_MATRIX_ENTRIES}", where)
@@ -155,8 +166,9 @@ class BuildContext:
             name = default
         allowed = tuple(extra) + ACTIVATION_NAMES
         if not isinstance(name, str) or name not in allowed:
-            raise self.error(f"unknown activation {name!r}{suggest(name, allowed)}; known: {', '.join(allowed)}",
-                             f"{where}.{key}")
+            raise self.error(
+                f"unknown activation {name!r}{suggest(name, allowed)}; known: {', '.join(allowed)}", f"{where}.{key}"
+            )
         return name
 
     def choice(self, raw: dict, key: str, where: str, allowed: tuple, default):
@@ -164,8 +176,10 @@ class BuildContext:
         if value is None:
             value = default
         if isinstance(value, bool) or value not in allowed:
-            raise self.error(f"{key} must be one of {', '.join(map(str, allowed))}, got {value!r}"
-                             f"{suggest(value, allowed)}", f"{where}.{key}")
+            raise self.error(
+                f"{key} must be one of {', '.join(map(str, allowed))}, got {value!r}{suggest(value, allowed)}",
+                f"{where}.{key}",
+            )
         return value
 
     def integer(self, raw: dict, key: str, where: str, default=None, minimum: int = 1) -> int:
@@ -233,12 +247,15 @@ def build_layer(raw, ctx: BuildContext, where: str = "layer") -> Layer:
     if kind is None:
         meant = [k for k in raw if KEY_MEANINGS.get(str(k).lower()) == "kind"]
         if meant:  # 'type: conv' for 'kind: conv'
-            raise ctx.error(f"unknown key {meant[0]!r} (did you mean 'kind'?): a layer names its kind with "
-                            f"kind: {raw[meant[0]]}", f"{where}.{meant[0]}")
+            raise ctx.error(
+                f"unknown key {meant[0]!r} (did you mean 'kind'?): a layer names its kind with kind: {raw[meant[0]]}",
+                f"{where}.{meant[0]}",
+            )
         raise ctx.error("missing key 'kind'", where)
     if not isinstance(kind, str) or kind not in KINDS:
-        raise ctx.error(f"unknown layer kind {kind!r}{suggest(kind, KINDS)}; known: {', '.join(sorted(KINDS))}",
-                        f"{where}.kind")
+        raise ctx.error(
+            f"unknown layer kind {kind!r}{suggest(kind, KINDS)}; known: {', '.join(sorted(KINDS))}", f"{where}.kind"
+        )
     builder, keys, required = KINDS[kind]
     check_keys(raw, ("kind", "name") + keys, where, ctx.spec)
     for key in required:

@@ -61,8 +61,11 @@ class Residual(Composite):
 def _build_residual(raw, ctx, where):
     inner = build_layer(raw["layer"], ctx, f"{where}.layer")
     if inner.in_channels is not None and inner.out_channels is not None and inner.in_channels != inner.out_channels:
-        raise ctx.error(f"the inner layer maps {inner.in_channels} channels to {inner.out_channels}; X + f(X) "
-                        "needs the same number", f"{where}.layer")
+        raise ctx.error(
+            f"the inner layer maps {inner.in_channels} channels to {inner.out_channels}; X + f(X) "
+            "needs the same number",
+            f"{where}.layer",
+        )
     return Residual(inner)
 
 
@@ -140,8 +143,10 @@ def _check_product_cost(forms) -> None:
     limit = MAX_SYMBOLIC_PRODUCT_OPS if symbolic else MAX_PRODUCT_OPS
     if ops > limit:
         kind = "symbolic " if symbolic else ""
-        raise LimitError(f"composing the sequence's {kind}matrices into one would take {ops:.3g} operations, over "
-                         f"the limit of {limit}")
+        raise LimitError(
+            f"composing the sequence's {kind}matrices into one would take {ops:.3g} operations, over "
+            f"the limit of {limit}"
+        )
 
 
 @register("sequential", keys=("layers",), required=("layers",))
@@ -160,8 +165,9 @@ def _build_sequential(raw, ctx, where, items_at: str | None = None):
             before = f"the previous layer outputs {current}" if k else f"the input has {current}"
             raise ctx.error(f"reads {layer.in_channels} channels but {before}", here)
         if any(prev.invariant for prev in layers) and (points_of(layer) is not None or layer.uses_graph):
-            raise ctx.error(f"a {layer.kind} layer tied to the n points comes after a pooling layer, whose output "
-                            "has one row", here)
+            raise ctx.error(
+                f"a {layer.kind} layer tied to the n points comes after a pooling layer, whose output has one row", here
+            )
         if layer.out_channels is not None:
             current = layer.out_channels
         elif layer.in_channels is not None and current is None:
@@ -170,8 +176,11 @@ def _build_sequential(raw, ctx, where, items_at: str | None = None):
             first = next(prev.graph() for prev in layers if prev.uses_graph)
             graph = layer.graph()
             if first is None or graph is None or not np.array_equal(first, graph):
-                raise ctx.error("all graph: input layers of a sequence read one graph, but this adjacency differs "
-                                "from the first one's", here)
+                raise ctx.error(
+                    "all graph: input layers of a sequence read one graph, but this adjacency differs "
+                    "from the first one's",
+                    here,
+                )
         layers.append(layer)
     return Sequential(layers)
 
@@ -240,8 +249,11 @@ class TransformerEncoder(Sequential):
     kind = "transformer_encoder"
 
 
-@register("transformer_encoder", keys=("layers", "d_model", "heads", "d_ff", "activation", "mask", "eps"),
-          required=("d_model",))
+@register(
+    "transformer_encoder",
+    keys=("layers", "d_model", "heads", "d_ff", "activation", "mask", "eps"),
+    required=("d_model",),
+)
 def _build_transformer(raw, ctx, where):
     blocks = ctx.integer(raw, "layers", where, default=1)
     d = ctx.integer(raw, "d_model", where)
@@ -254,11 +266,14 @@ def _build_transformer(raw, ctx, where):
     eps = ctx.eps(raw, where)
 
     if blocks > MAX_ENCODER_BLOCKS:
-        raise ctx.error(f"{blocks} encoder blocks exceed the limit of {MAX_ENCODER_BLOCKS} (every trial runs "
-                        "them all)", f"{where}.layers")
+        raise ctx.error(
+            f"{blocks} encoder blocks exceed the limit of {MAX_ENCODER_BLOCKS} (every trial runs them all)",
+            f"{where}.layers",
+        )
     if blocks * (4 * d * d + 2 * d * d_ff) > MAX_MATRIX_ENTRIES:
-        raise ctx.error(f"{blocks * (4 * d * d + 2 * d * d_ff)} weights exceed the limit of {MAX_MATRIX_ENTRIES}",
-                        where)
+        raise ctx.error(
+            f"{blocks * (4 * d * d + 2 * d * d_ff)} weights exceed the limit of {MAX_MATRIX_ENTRIES}", where
+        )
 
     def rand(block, name, rows, cols=None):
         rng = ctx.rng(f"{where}.layers[{block}].{name}")
@@ -268,8 +283,9 @@ def _build_transformer(raw, ctx, where):
 
     layers: list[Layer] = []
     for b in range(blocks):
-        mha = Attention(rand(b, "wq", d, d), rand(b, "wk", d, d), rand(b, "wv", d, d), rand(b, "wo", d, d),
-                        heads=heads, mask=mask)
+        mha = Attention(
+            rand(b, "wq", d, d), rand(b, "wk", d, d), rand(b, "wv", d, d), rand(b, "wo", d, d), heads=heads, mask=mask
+        )
         ff = MLP([rand(b, "w1", d, d_ff), rand(b, "w2", d_ff, d)], [rand(b, "b1", d_ff), rand(b, "b2", d)], activation)
         block = [Residual(mha), LayerNorm(float(eps)), Residual(ff), LayerNorm(float(eps))]
         for part, name in zip(block, ("attention", "norm1", "feedforward", "norm2")):

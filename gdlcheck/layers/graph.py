@@ -73,7 +73,7 @@ class GCN(Composite):
     """
 
     kind = "gcn"
-    mixes_points = True      # G(A) X
+    mixes_points = True  # G(A) X
     _weights = ("A", "W")
 
     def __init__(self, A, W, activation="relu", normalization="symmetric", self_loops=True, graph_mode="input"):
@@ -110,8 +110,13 @@ class GCN(Composite):
     def linear_form(self):
         # With a fixed graph, no activation and one channel, Y = (w G(A)) X: a linear map (dense
         # graphs only: a sparse one stays sparse, and its rule's condition P A P^T = A decides).
-        if (self.graph_mode == "fixed" and self.activation == "identity" and self.W.shape == (1, 1)
-                and not is_symbolic_array(self.W) and isinstance(self.A, np.ndarray)):
+        if (
+            self.graph_mode == "fixed"
+            and self.activation == "identity"
+            and self.W.shape == (1, 1)
+            and not is_symbolic_array(self.W)
+            and isinstance(self.A, np.ndarray)
+        ):
             return self.W[0, 0] * self._G(None), None
         return None
 
@@ -121,8 +126,9 @@ class GCN(Composite):
         held fixed it commutes with the automorphisms of A (``P A P^T = A``)."""
         if self.graph_mode == "input":
             return Rule("theorem3", "Theorem 3")
-        return Rule("theorem3_fixed", "Theorem 3",
-                    tuple(conjugation_condition(self.A, s, "graph", "adjacency") for s in gens))
+        return Rule(
+            "theorem3_fixed", "Theorem 3", tuple(conjugation_condition(self.A, s, "graph", "adjacency") for s in gens)
+        )
 
     def symbolic_size(self, n, d, size):
         return int(self.W.shape[1]), self.W.shape[0] * (n * (size + 6) + 2) + 8
@@ -152,8 +158,11 @@ def with_graph_mode(layer: Layer, mode: str) -> Layer:
     return layer
 
 
-@register("gcn", keys=("adjacency", "weight", "activation", "normalization", "self_loops", "graph"),
-          required=("adjacency", "weight"))
+@register(
+    "gcn",
+    keys=("adjacency", "weight", "activation", "normalization", "self_loops", "graph"),
+    required=("adjacency", "weight"),
+)
 def _build_gcn(raw, ctx, where):
     A = ctx.value(raw["adjacency"], f"{where}.adjacency", ndim=2)
     if A.dtype == object:
@@ -168,6 +177,7 @@ def _build_gcn(raw, ctx, where):
     if normalization == "symmetric":
         deg = A.sum(axis=1) + (1.0 if self_loops else 0.0)
         if np.any(deg < 0):
-            raise ctx.error("symmetric normalisation needs non-negative degrees (row sums of A + I)",
-                            f"{where}.adjacency")
+            raise ctx.error(
+                "symmetric normalisation needs non-negative degrees (row sums of A + I)", f"{where}.adjacency"
+            )
     return GCN(A, W, ctx.activation(raw, "activation", where, "relu"), normalization, self_loops, mode)

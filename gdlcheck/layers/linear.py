@@ -61,7 +61,7 @@ class Linear(Layer):
         """Commutation: ``W P = P W`` exactly when ``W[g i, g j] = W[i, j]``; a bias ``b[g i] = b[i]``."""
         return Rule("commutation", None, tuple(self._conditions(gens, lambda k, s: False)))
 
-    weight_key = "weight"   # the spec key the weight condition is about
+    weight_key = "weight"  # the spec key the weight condition is about
 
     def _conditions(self, gens, free):
         """The weight and bias conditions of each generator, but for those ``free(k, s)`` exempts
@@ -103,8 +103,9 @@ def _build_linear(raw, ctx, where):
     if W.shape[0] != W.shape[1]:
         raise ctx.error(f"weight is {W.shape[0]} x {W.shape[1]}, expected a square n x n matrix", f"{where}.weight")
     if ctx.n is not None and W.shape[0] != ctx.n:
-        raise ctx.error(f"weight is {W.shape[0]} x {W.shape[0]} but the group acts on n = {ctx.n} points",
-                        f"{where}.weight")
+        raise ctx.error(
+            f"weight is {W.shape[0]} x {W.shape[0]} but the group acts on n = {ctx.n} points", f"{where}.weight"
+        )
     return Linear(W, _bias(raw, ctx, where, W.shape[0]))
 
 
@@ -149,6 +150,7 @@ class Conv(Linear):
     def rule(self, group, gens):
         """Theorem 1: a circulant commutes with every shift of its grid; other generators are
         checked entry by entry, as for a linear layer."""
+
         def shift_of_the_grid(k, s):
             return is_translation(s, self.grid)
 
@@ -169,12 +171,15 @@ def _build_conv(raw, ctx, where):
     # line is one row of a matrix otherwise)
     from_file = isinstance(raw["kernel"], dict) and "file" in raw["kernel"]
     kernel = ctx.value(raw["kernel"], f"{where}.kernel", ndim=1 if from_file and "shape" not in raw else None)
-    symbolic = kernel.dtype == object   # the circulant of a symbolic kernel has n^2 symbolic entries
+    symbolic = kernel.dtype == object  # the circulant of a symbolic kernel has n^2 symbolic entries
     if "shape" not in raw:
         n = ctx.need_n(where, symbolic=symbolic)
         if kernel.ndim != 1:
-            raise ctx.error("a 1-D kernel is a list of numbers or expressions; a 2-D kernel needs "
-                            "shape: [H, W], the grid it slides over", f"{where}.kernel")
+            raise ctx.error(
+                "a 1-D kernel is a list of numbers or expressions; a 2-D kernel needs "
+                "shape: [H, W], the grid it slides over",
+                f"{where}.kernel",
+            )
         if len(kernel) > n:
             raise ctx.error(f"kernel has {len(kernel)} entries, more than n = {n}", f"{where}.kernel")
         return Conv(kernel, n, _bias(raw, ctx, where, n))
@@ -186,8 +191,9 @@ def _build_conv(raw, ctx, where):
     if kernel.ndim != len(shape):
         raise ctx.error(f"kernel is {kernel.ndim}-D but shape {list(shape)} is {len(shape)}-D", f"{where}.kernel")
     if any(k > s for k, s in zip(kernel.shape, shape)):
-        raise ctx.error(f"kernel of shape {list(kernel.shape)} is larger than the grid {list(shape)}",
-                        f"{where}.kernel")
+        raise ctx.error(
+            f"kernel of shape {list(kernel.shape)} is larger than the grid {list(shape)}", f"{where}.kernel"
+        )
     return Conv(kernel, shape, _bias(raw, ctx, where, n))
 
 
@@ -231,7 +237,7 @@ class ChannelDeepSets(Composite):
     """``Y = X Lambda + 11^T X Gamma`` (Theorem 2 with channels)."""
 
     kind = "deepsets"
-    mixes_points = True      # 11^T X
+    mixes_points = True  # 11^T X
     _weights = ("lam", "gamma")
 
     def __init__(self, lam, gamma, n=None):
@@ -275,8 +281,9 @@ def _build_deepsets(raw, ctx, where):
         lam = ctx.matrix(raw["lambda"], f"{where}.lambda")
         gamma = ctx.matrix(raw["gamma"], f"{where}.gamma")
         if gamma.shape != lam.shape:
-            raise ctx.error(f"gamma is {shape_text(gamma)}, expected the shape of lambda ({shape_text(lam)})",
-                            f"{where}.gamma")
+            raise ctx.error(
+                f"gamma is {shape_text(gamma)}, expected the shape of lambda ({shape_text(lam)})", f"{where}.gamma"
+            )
         return ChannelDeepSets(lam, gamma, ctx.n)
     for key in ("alpha", "beta"):
         if key not in raw:

@@ -17,8 +17,8 @@ import numpy as np
 from gdlcheck.verdicts import Word
 
 # How the group acts on a layer's output, given how it acts on the input (X moves by P):
-EQUIVARIANT = "equivariant"   # the output's rows move by P
-INVARIANT = "invariant"       # the output has no point axis and does not move
+EQUIVARIANT = "equivariant"  # the output's rows move by P
+INVARIANT = "invariant"  # the output has no point axis and does not move
 
 
 @dataclass(frozen=True)
@@ -176,27 +176,35 @@ class Reason(Enum):
     reason by its word; :class:`Stop` (and the tracer's ``Halt``) read it into a member, so a
     misspelt word fails where it is written."""
 
-    CONDITION = "condition"                 # a side condition fails for the generator
-    NO_RULE = "no_rule"                     # the layer kind has no rule
-    OUTPUT_EQUIVARIANT = "output_equivariant"   # invariant was expected, the output moves
-    NO_OP_RULE = "no_op_rule"               # a traced operation has no rule (or its rule refused it)
-    NOT_TRACED = "not_traced"               # the tracer does not follow this input, call or output
-    OUTPUT_MOVES_OTHERWISE = "output_moves_otherwise"   # a traced output moves unlike it should
+    CONDITION = "condition"  # a side condition fails for the generator
+    NO_RULE = "no_rule"  # the layer kind has no rule
+    OUTPUT_EQUIVARIANT = "output_equivariant"  # invariant was expected, the output moves
+    NO_OP_RULE = "no_op_rule"  # a traced operation has no rule (or its rule refused it)
+    NOT_TRACED = "not_traced"  # the tracer does not follow this input, call or output
+    OUTPUT_MOVES_OTHERWISE = "output_moves_otherwise"  # a traced output moves unlike it should
     # the walk stopped, and its own sentence (the step's kind) says why in full
-    ASKS_VALUE = "asks_value"               # the code reads the values of a moving tensor
-    STATE = "state"                         # the call changes state
-    PATH = "path"                           # a second call takes another path
-    BUDGET = "budget"                       # the call dispatches too many operations
-    RANDOM = "random"                       # a random draw
-    CONDITION_GRAPH = "condition_graph"     # the generator is no automorphism of the fixed graph
-    MOVED = "moved"                         # the moved call's output is not the moved output
-    FOREIGN_TYPE = "foreign_type"           # a tensor class with its own __torch_dispatch__/__torch_function__
+    ASKS_VALUE = "asks_value"  # the code reads the values of a moving tensor
+    STATE = "state"  # the call changes state
+    PATH = "path"  # a second call takes another path
+    BUDGET = "budget"  # the call dispatches too many operations
+    RANDOM = "random"  # a random draw
+    CONDITION_GRAPH = "condition_graph"  # the generator is no automorphism of the fixed graph
+    MOVED = "moved"  # the moved call's output is not the moved output
+    FOREIGN_TYPE = "foreign_type"  # a tensor class with its own __torch_dispatch__/__torch_function__
 
     @property
     def is_worded_by_the_walk(self) -> bool:
         """The stop's step is :class:`Halted` and its ``what`` the walk's own sentence, said in full."""
-        return self in (Reason.ASKS_VALUE, Reason.STATE, Reason.PATH, Reason.BUDGET, Reason.RANDOM,
-                        Reason.CONDITION_GRAPH, Reason.MOVED, Reason.FOREIGN_TYPE)
+        return self in (
+            Reason.ASKS_VALUE,
+            Reason.STATE,
+            Reason.PATH,
+            Reason.BUDGET,
+            Reason.RANDOM,
+            Reason.CONDITION_GRAPH,
+            Reason.MOVED,
+            Reason.FOREIGN_TYPE,
+        )
 
 
 @dataclass
@@ -251,11 +259,11 @@ class Proof:
     steps: list[Step]
     proven: dict[str, bool]
     stops: dict[str, Stop] = field(default_factory=dict)
-    source: Source | str = Source.RULES   # the word is read into a member
+    source: Source | str = Source.RULES  # the word is read into a member
     disagreement: Disagreement | None = None
 
     def __post_init__(self) -> None:
-        self.source = Source(self.source)   # a misspelt source fails where the proof is made
+        self.source = Source(self.source)  # a misspelt source fails where the proof is made
 
     @property
     def traced(self) -> bool:
@@ -273,7 +281,7 @@ class Proof:
 def generator_text(s: np.ndarray) -> str:
     from gdlcheck.groups import cycle_string
 
-    return cycle_string(np.asarray(s).tolist())   # Python ints at numpy's speed (a generator: 0.8 s per 10^6)
+    return cycle_string(np.asarray(s).tolist())  # Python ints at numpy's speed (a generator: 0.8 s per 10^6)
 
 
 def commutes_condition(W: np.ndarray, s: np.ndarray, parameter: str) -> Condition:
@@ -289,8 +297,9 @@ def commutes_condition(W: np.ndarray, s: np.ndarray, parameter: str) -> Conditio
     if not np.any(neq):
         return Condition("weights", generator_text(s), True, parameter)
     i, j = (int(v) for v in np.argwhere(neq)[0])
-    return Condition("weights", generator_text(s), False, parameter, (i, j), (int(s[i]), int(s[j])),
-                     (W[i, j], image[i, j]))
+    return Condition(
+        "weights", generator_text(s), False, parameter, (i, j), (int(s[i]), int(s[j])), (W[i, j], image[i, j])
+    )
 
 
 def vector_condition(b, s: np.ndarray, what: str, parameter: str) -> Condition:
@@ -301,7 +310,7 @@ def vector_condition(b, s: np.ndarray, what: str, parameter: str) -> Condition:
     if not differ.size:
         return Condition(what, generator_text(s), True, parameter)
     k = int(differ[0])
-    values = (b[k], image[k]) if b.ndim == 1 else ()   # rows of a table are shown by their index
+    values = (b[k], image[k]) if b.ndim == 1 else ()  # rows of a table are shown by their index
     return Condition(what, generator_text(s), False, parameter, (k,), (int(s[k]),), values)
 
 
@@ -315,5 +324,4 @@ def conjugation_condition(M, s: np.ndarray, what: str, parameter: str) -> Condit
         return Condition(what, generator_text(s), False, parameter)
     image = M[np.ix_(s, s)]
     i, j = (int(v) for v in np.argwhere(image != M)[0])
-    return Condition(what, generator_text(s), False, parameter, (i, j), (int(s[i]), int(s[j])),
-                     (M[i, j], image[i, j]))
+    return Condition(what, generator_text(s), False, parameter, (i, j), (int(s[i]), int(s[j])), (M[i, j], image[i, j]))

@@ -70,27 +70,34 @@ class MLP(RowWise):
 def _build_mlp(raw, ctx, where):
     items = raw["weights"]
     if not isinstance(items, list) or not items:
-        raise ctx.error("weights is a non-empty list of matrices, e.g. [{random: [2, 8]}, {random: [8, 2]}]",
-                        f"{where}.weights")
+        raise ctx.error(
+            "weights is a non-empty list of matrices, e.g. [{random: [2, 8]}, {random: [8, 2]}]", f"{where}.weights"
+        )
     # a list of numbers or of rows is one matrix, not a list of matrices
-    if all(not isinstance(x, (list, dict)) for x in items) or (isinstance(items[0], list) and items[0]
-                                                               and not isinstance(items[0][0], list)):
-        raise ctx.error("weights is a list of matrices (a list of lists of rows); wrap one matrix in [ ]",
-                        f"{where}.weights")
+    if all(not isinstance(x, (list, dict)) for x in items) or (
+        isinstance(items[0], list) and items[0] and not isinstance(items[0][0], list)
+    ):
+        raise ctx.error(
+            "weights is a list of matrices (a list of lists of rows); wrap one matrix in [ ]", f"{where}.weights"
+        )
     weights: list[np.ndarray] = []
     for k, item in enumerate(items):
         W = ctx.matrix(item, f"{where}.weights[{k}]")
         if weights and W.shape[0] != weights[-1].shape[1]:
-            raise ctx.error(f"has {W.shape[0]} rows but the previous weight has {weights[-1].shape[1]} columns",
-                            f"{where}.weights[{k}]")
+            raise ctx.error(
+                f"has {W.shape[0]} rows but the previous weight has {weights[-1].shape[1]} columns",
+                f"{where}.weights[{k}]",
+            )
         weights.append(W)
     biases: list = [None] * len(weights)
     if raw.get("biases") is not None:
         braw = raw["biases"]
         if not isinstance(braw, list) or len(braw) != len(weights):
             raise ctx.error(f"biases is a list of {len(weights)} vectors (one per weight)", f"{where}.biases")
-        biases = [None if b is None else ctx.vector(b, f"{where}.biases[{k}]", length=weights[k].shape[1])
-                  for k, b in enumerate(braw)]
+        biases = [
+            None if b is None else ctx.vector(b, f"{where}.biases[{k}]", length=weights[k].shape[1])
+            for k, b in enumerate(braw)
+        ]
     return MLP(weights, biases, ctx.activation(raw, "activation", where, "relu"))
 
 

@@ -60,13 +60,27 @@ class EquivariantLinear(torch.nn.Module):
     diagrams: torch.Tensor
     pattern: torch.Tensor
 
-    def __init__(self, group: PermGroup, in_channels: int, out_channels: int, in_order: int = 1,
-                 out_order: int = 1, bias: bool = True, *, device=None, dtype=None):
+    def __init__(
+        self,
+        group: PermGroup,
+        in_channels: int,
+        out_channels: int,
+        in_order: int = 1,
+        out_order: int = 1,
+        bias: bool = True,
+        *,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         if not isinstance(group, PermGroup):
             raise LayerError(f"group is a PermGroup (gdlcheck.group('cyclic', n=8)), got {type(group).__name__}")
-        for label, value, low in (("in_channels", in_channels, 1), ("out_channels", out_channels, 1),
-                                  ("in_order", in_order, 0), ("out_order", out_order, 0)):
+        for label, value, low in (
+            ("in_channels", in_channels, 1),
+            ("out_channels", out_channels, 1),
+            ("in_order", in_order, 0),
+            ("out_order", out_order, 0),
+        ):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise LayerError(f"{param(label)} must be an integer of at least {low}, got {value!r}")
         self.group = group
@@ -81,8 +95,9 @@ class EquivariantLinear(torch.nn.Module):
             out_orbits = derive(group, 0, out_order).pattern.reshape(-1)
             count = int(out_orbits.max()) + 1
             self.bias = torch.nn.Parameter(torch.empty(count, out_channels, **factory))
-            self.register_buffer("bias_pattern", torch.tensor(out_orbits, dtype=torch.long)
-                                 if count > 1 else None, persistent=False)
+            self.register_buffer(
+                "bias_pattern", torch.tensor(out_orbits, dtype=torch.long) if count > 1 else None, persistent=False
+            )
         else:
             self.register_parameter("bias", None)
             self.bias_pattern = None
@@ -103,17 +118,19 @@ class EquivariantLinear(torch.nn.Module):
         elif d.blocks is not None and self.in_order <= 2 and self.out_order <= 2:
             self.path = "set-partition"
             self.plan = SetPartitionPlan(d.blocks, self.in_order, self.out_order)
-            self.register_buffer("diagrams", torch.as_tensor(diagram_weights(d.blocks), dtype=self.weight.dtype),
-                                 persistent=False)
+            self.register_buffer(
+                "diagrams", torch.as_tensor(diagram_weights(d.blocks), dtype=self.weight.dtype), persistent=False
+            )
         else:
             self.path = "gathered"
-            rows, cols = self.n ** self.out_order, self.n ** self.in_order
-            self.register_buffer("pattern", torch.tensor(d.pattern.reshape(rows, cols), dtype=torch.long),
-                                 persistent=False)
+            rows, cols = self.n**self.out_order, self.n**self.in_order
+            self.register_buffer(
+                "pattern", torch.tensor(d.pattern.reshape(rows, cols), dtype=torch.long), persistent=False
+            )
 
     def reset_parameters(self) -> None:
         """Draw ``weight`` and ``bias`` from ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, ``fan_in = n^k c``."""
-        bound = 1.0 / math.sqrt(self.n ** self.in_order * self.in_channels)
+        bound = 1.0 / math.sqrt(self.n**self.in_order * self.in_channels)
         torch.nn.init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:
             torch.nn.init.uniform_(self.bias, -bound, bound)
@@ -124,14 +141,20 @@ class EquivariantLinear(torch.nn.Module):
         """``x`` as ``(*batch, (n,) * k, c)``, the batch shape, and whether it came on the grid's axes."""
         k, n, c = self.in_order, self.n, self.in_channels
         grid = self.group.shape
-        if k == 1 and grid is not None and len(grid) > 1 and x.dim() >= len(grid) + 1 \
-                and tuple(x.shape[-1 - len(grid):-1]) == tuple(grid) and x.shape[-1] == c:
-            batch = tuple(x.shape[:-1 - len(grid)])
+        if (
+            k == 1
+            and grid is not None
+            and len(grid) > 1
+            and x.dim() >= len(grid) + 1
+            and tuple(x.shape[-1 - len(grid) : -1]) == tuple(grid)
+            and x.shape[-1] == c
+        ):
+            batch = tuple(x.shape[: -1 - len(grid)])
             return x.reshape(batch + (n, c)), batch, True
-        if x.dim() < k + 1 or tuple(x.shape[x.dim() - 1 - k:]) != (n,) * k + (c,):
+        if x.dim() < k + 1 or tuple(x.shape[x.dim() - 1 - k :]) != (n,) * k + (c,):
             expected = ", ".join(["*batch"] + [str(n)] * k + [str(c)])
             raise LayerError(f"EquivariantLinear expects an input of shape ({expected}), got {tuple(x.shape)}")
-        return x, tuple(x.shape[:x.dim() - 1 - k]), False
+        return x, tuple(x.shape[: x.dim() - 1 - k]), False
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.path == "deepsets" and x.shape[-2:] == self._deepsets_shape:  # the common case, checked first
@@ -149,7 +172,7 @@ class EquivariantLinear(torch.nn.Module):
             y = self.plan.apply(x, phi, n)
         else:
             W = self.weight[self.pattern]  # (n^l, n^k, c', c)
-            flat = x.reshape(batch + (n ** k, self.in_channels))
+            flat = x.reshape(batch + (n**k, self.in_channels))
             y = torch.einsum("...jc,ijoc->...io", flat, W).reshape(batch + (n,) * l + (self.out_channels,))
         if self.bias is not None:
             # one orbit: one entry per channel, broadcast; else the orbit's entry at each output cell
@@ -158,7 +181,7 @@ class EquivariantLinear(torch.nn.Module):
             else:
                 y = y + self.bias[self.bias_pattern].reshape((n,) * l + (self.out_channels,))
         grid = self.group.shape
-        if on_grid and l == 1 and grid is not None:   # on_grid: the group has a grid
+        if on_grid and l == 1 and grid is not None:  # on_grid: the group has a grid
             y = y.reshape(batch + tuple(grid) + (self.out_channels,))
         return y
 
@@ -198,15 +221,22 @@ class EquivariantLinear(torch.nn.Module):
         ``M[(i, o), (j, c)] = weight[pattern[i, j], o, c]``: built from the pattern (within the
         derivation's budget), for checks and pictures.
         """
-        rows, cols = self.n ** self.out_order, self.n ** self.in_order
-        pattern = torch.tensor(self.derived.pattern.reshape(rows, cols), dtype=torch.long,
-                               device=self.weight.device)
+        rows, cols = self.n**self.out_order, self.n**self.in_order
+        pattern = torch.tensor(self.derived.pattern.reshape(rows, cols), dtype=torch.long, device=self.weight.device)
         W = self.weight.detach()[pattern]  # (rows, cols, c', c)
         return W.permute(0, 2, 1, 3).reshape(rows * self.out_channels, cols * self.in_channels)
 
     @classmethod
-    def from_matrix(cls, group: PermGroup, matrix, in_channels: int = 1, out_channels: int = 1, in_order: int = 1,
-                    out_order: int = 1, bias=None) -> EquivariantLinear:
+    def from_matrix(
+        cls,
+        group: PermGroup,
+        matrix,
+        in_channels: int = 1,
+        out_channels: int = 1,
+        in_order: int = 1,
+        out_order: int = 1,
+        bias=None,
+    ) -> EquivariantLinear:
         """The layer nearest a dense weight: each entry the mean of its orbit, per channel pair.
 
         The orbit means are the orthogonal projection onto the equivariant maps
@@ -220,16 +250,18 @@ class EquivariantLinear(torch.nn.Module):
         """
         layer = cls(group, in_channels, out_channels, in_order, out_order, bias=bias is not None)
         n = group.n
-        rows, cols = n ** out_order, n ** in_order
+        rows, cols = n**out_order, n**in_order
         M = _as_numpy(matrix)
         if M.shape != (rows * out_channels, cols * in_channels):
-            raise LayerError(f"matrix is {'x'.join(map(str, M.shape))}, expected {rows * out_channels}x"
-                             f"{cols * in_channels} (n^{out_order} * out_channels by n^{in_order} * in_channels)")
+            raise LayerError(
+                f"matrix is {'x'.join(map(str, M.shape))}, expected {rows * out_channels}x"
+                f"{cols * in_channels} (n^{out_order} * out_channels by n^{in_order} * in_channels)"
+            )
         cells = M.reshape(rows, out_channels, cols, in_channels).transpose(0, 2, 1, 3)
         cells = cells.reshape((n,) * (out_order + in_order) + (out_channels, in_channels))
         with torch.no_grad():
             layer.weight.copy_(torch.as_tensor(layer.derived.orbit_means(cells)))
-            if bias is not None and layer.bias is not None:   # the layer has a bias when one is given
+            if bias is not None and layer.bias is not None:  # the layer has a bias when one is given
                 b = _as_numpy(bias)
                 if b.shape != (rows * out_channels,):
                     raise LayerError(f"bias has shape {b.shape}, expected ({rows * out_channels},)")
@@ -238,9 +270,11 @@ class EquivariantLinear(torch.nn.Module):
         return layer
 
     def extra_repr(self) -> str:
-        return (f"{self.group.describe()}, in_channels={self.in_channels}, out_channels={self.out_channels}, "
-                f"in_order={self.in_order}, out_order={self.out_order}, bias={self.bias is not None}, "
-                f"path={self.path!r}, parameters={self.derived.free_parameters}")
+        return (
+            f"{self.group.describe()}, in_channels={self.in_channels}, out_channels={self.out_channels}, "
+            f"in_order={self.in_order}, out_order={self.out_order}, bias={self.bias is not None}, "
+            f"path={self.path!r}, parameters={self.derived.free_parameters}"
+        )
 
 
 def _as_numpy(value) -> np.ndarray:

@@ -40,12 +40,12 @@ def convolve(x: torch.Tensor, kernel: torch.Tensor, grid: tuple[int, ...]) -> to
     ``i - m + 1 .. i`` mod ``m``.
     """
     s = len(grid)
-    batch = x.shape[:x.dim() - 1 - s]
-    h = x.reshape((-1,) + grid + (x.shape[-1],)).permute(0, s + 1, *range(1, s + 1))   # (B, c, *grid)
+    batch = x.shape[: x.dim() - 1 - s]
+    h = x.reshape((-1,) + grid + (x.shape[-1],)).permute(0, s + 1, *range(1, s + 1))  # (B, c, *grid)
     pad = [amount for m in reversed(grid) for amount in (m - 1, 0)]
     h = torch.nn.functional.pad(h, pad, mode="circular")
-    weight = kernel.permute(s, s + 1, *range(s))   # (c', c, *grid)
-    y = _CONVOLUTIONS[s](h, weight)                # (B, c', *grid)
+    weight = kernel.permute(s, s + 1, *range(s))  # (c', c, *grid)
+    y = _CONVOLUTIONS[s](h, weight)  # (B, c', *grid)
     return y.permute(0, *range(2, s + 2), 1).reshape(batch + grid + (kernel.shape[-2],))
 
 
@@ -100,10 +100,8 @@ class SetPartitionPlan:
         for rgs in blocks:
             outs, ins = rgs[:out_order], rgs[out_order:]
             through = [b for b in dict.fromkeys(outs) if b in ins]
-            read = (tuple(through.index(b) if b in through else None for b in ins),
-                    len(ins) == 2 and ins[0] == ins[1])
-            place = tuple(("through", through.index(b)) if b in through else ("broadcast", outs.index(b))
-                          for b in outs)
+            read = (tuple(through.index(b) if b in through else None for b in ins), len(ins) == 2 and ins[0] == ins[1])
+            place = tuple(("through", through.index(b)) if b in through else ("broadcast", outs.index(b)) for b in outs)
             self.terms.append((read, place))
 
     def apply(self, x: torch.Tensor, phi: torch.Tensor, n: int) -> torch.Tensor:
@@ -119,16 +117,16 @@ class SetPartitionPlan:
             # a vector is mixed as a row: matmul of a vector squeezes in place, which no proof follows
             mixed = z @ weight if z.dim() > 1 else (z.unsqueeze(0) @ weight)[0]
             for j, t in enumerate(terms):
-                part = mixed[..., j * phi.shape[1]:(j + 1) * phi.shape[1]]
+                part = mixed[..., j * phi.shape[1] : (j + 1) * phi.shape[1]]
                 place = self.terms[t][1]
                 placed[place] = placed[place] + part if place in placed else part
-        batch = x.shape[:x.dim() - 1 - self.in_order]
+        batch = x.shape[: x.dim() - 1 - self.in_order]
         out = _diagonal(placed.pop(_DIAGONAL, None), placed.pop(_DIAGONAL_CONSTANT, None), n)
         for place, z in placed.items():
             term = _place(z, place, len(batch))
             out = term if out is None else out + term
         shape = batch + (n,) * self.out_order + (phi.shape[1],)
-        if out is None:   # no diagram: the empty sum
+        if out is None:  # no diagram: the empty sum
             return x.new_zeros(shape)
         return out.expand(shape) if out.shape != shape else out
 
@@ -168,7 +166,7 @@ def _diagonal(through: torch.Tensor | None, constant: torch.Tensor | None, n: in
         return None
     mask = torch.eye(n, dtype=torch.bool, device=like.device)[:, :, None]
     if through is None:
-        d = like[..., None, None, :]   # the constant alone
+        d = like[..., None, None, :]  # the constant alone
     else:
         d = torch.where(mask, through.unsqueeze(-2), through.unsqueeze(-3))
         if constant is not None:

@@ -44,7 +44,7 @@ def latex_matrix(matrix: list[list[str]]) -> str:
 def latex_form(d: Derived, limit: int = 32) -> str:
     """A ``bmatrix`` of the 1 -> 1 form; past ``limit`` rows the middle is elided with dots."""
     n = d.n
-    if (d.in_order, d.out_order) != (1, 1):   # the command line offers latex for order 1 -> 1 only
+    if (d.in_order, d.out_order) != (1, 1):  # the command line offers latex for order 1 -> 1 only
         raise ValueError(f"a LaTeX matrix shows an order 1 -> 1 form, not {d.in_order} -> {d.out_order}")
     matrix = d.matrix_strings() if n <= limit else None
     if matrix is not None:
@@ -75,7 +75,6 @@ def partition_meaning(rgs: tuple[int, ...], out_order: int) -> str:
     return ", ".join(p for p in parts) + " (blocks pairwise distinct)" if len(parts) > 2 else " != ".join(parts)
 
 
-
 def explain(d: Derived) -> list[str]:
     """The derivation as the texts' proofs write it: each generator's constraint, then the orbits."""
     n, m = d.n, d.order
@@ -85,12 +84,16 @@ def explain(d: Derived) -> list[str]:
     if m == 0:
         return ["A map from scalars to scalars is a single number w_0: every permutation leaves it alone."]
     if tensor == "W":
-        lines.append("W commutes with a permutation s (P[s(j), j] = 1) exactly when W[s(i), s(j)] = W[i, j] for all "
-                     "i, j; it commutes with the whole group exactly when it does so for each generator:")
+        lines.append(
+            "W commutes with a permutation s (P[s(j), j] = 1) exactly when W[s(i), s(j)] = W[i, j] for all "
+            "i, j; it commutes with the whole group exactly when it does so for each generator:"
+        )
     else:
-        lines.append(f"A map from order-{d.in_order} to order-{d.out_order} tensors is an array "
-                     f"T[{', '.join(slots)}] (output indices first); it commutes with s exactly when "
-                     f"T[{', '.join(f's({x})' for x in slots)}] = T[{', '.join(slots)}], so for each generator:")
+        lines.append(
+            f"A map from order-{d.in_order} to order-{d.out_order} tensors is an array "
+            f"T[{', '.join(slots)}] (output indices first); it commutes with s exactly when "
+            f"T[{', '.join(f's({x})' for x in slots)}] = T[{', '.join(slots)}], so for each generator:"
+        )
     if not d.group.gens:
         lines.append("- (no generators): nothing ties entries together.")
     shown = d.group.gens[:8]
@@ -102,11 +105,19 @@ def explain(d: Derived) -> list[str]:
         lines.append(f"- ... and {len(d.group.gens) - len(shown)} more generators of the same kind.")
     lines.extend(_conclusion(d))
     lines.extend(_orbit_lines(d))
-    extra = (f" With {d.channels_in} input and {d.channels_out} output channels each basis element B_o gets a "
-             f"{d.channels_out} x {d.channels_in} block Theta_o: W = sum_o B_o (x) Theta_o, "
-             f"{d.free_parameters} free parameters.") if (d.channels_in, d.channels_out) != (1, 1) else ""
-    lines.append(f"The constraints tie the {d.cells} entries into {d.dimension} orbits, one free parameter each: "
-                 f"{d.form}.{extra}")
+    extra = (
+        (
+            f" With {d.channels_in} input and {d.channels_out} output channels each basis element B_o gets a "
+            f"{d.channels_out} x {d.channels_in} block Theta_o: W = sum_o B_o (x) Theta_o, "
+            f"{d.free_parameters} free parameters."
+        )
+        if (d.channels_in, d.channels_out) != (1, 1)
+        else ""
+    )
+    lines.append(
+        f"The constraints tie the {d.cells} entries into {d.dimension} orbits, one free parameter each: "
+        f"{d.form}.{extra}"
+    )
     return lines
 
 
@@ -121,9 +132,14 @@ def _constraint_text(d, k: int, slots: list[str]) -> str:
     g = d.group.gens[k]
     role = d.group.role(k)
     matrix, tensor = role.sentence(d.group.family)
-    fields = {"T": "W" if slots == ["i", "j"] else "T", "slots": ", ".join(slots),
-              "shifted": ", ".join(f"{x}+1" for x in slots), "negated": ", ".join("-" + x for x in slots),
-              "moved_slots": ", ".join(f"s({x})" for x in slots), **role.fields(g, d.group.shape, slots)}
+    fields = {
+        "T": "W" if slots == ["i", "j"] else "T",
+        "slots": ", ".join(slots),
+        "shifted": ", ".join(f"{x}+1" for x in slots),
+        "negated": ", ".join("-" + x for x in slots),
+        "moved_slots": ", ".join(f"s({x})" for x in slots),
+        **role.fields(g, d.group.shape, slots),
+    }
     return (matrix if fields["T"] == "W" else tensor).format(**fields)
 
 
@@ -131,11 +147,15 @@ def _conclusion(d: Derived) -> list[str]:
     one = (d.in_order, d.out_order) == (1, 1)
     if d.partitions is not None and d.n > 1:
         if one:
-            return ["Together the generators give every permutation (2-transitive), so W[i, i] = W[j, j] for all "
-                    "i, j (alpha + beta) and W[i, k] = W[j, l] for all i != k, j != l (beta): W = alpha*I + beta*11^T."]
-        return ["Together the generators give every permutation, which moves an index tuple to any other tuple "
-                "with the same pattern of equal indices: the orbits are the set partitions of the index slots "
-                "(slot 0 is the first output index; blocks hold equal indices)."]
+            return [
+                "Together the generators give every permutation (2-transitive), so W[i, i] = W[j, j] for all "
+                "i, j (alpha + beta) and W[i, k] = W[j, l] for all i != k, j != l (beta): W = alpha*I + beta*11^T."
+            ]
+        return [
+            "Together the generators give every permutation, which moves an index tuple to any other tuple "
+            "with the same pattern of equal indices: the orbits are the set partitions of the index slots "
+            "(slot 0 is the first output index; blocks hold equal indices)."
+        ]
     family = d.group.family
     if one and family is not None and family.conclusion:
         return [family.conclusion]
@@ -159,7 +179,7 @@ def _orbit_lines(d: Derived, shown: int = 6, per_orbit: int = 6) -> list[str]:
     starts = np.concatenate([[0], np.cumsum(sizes)])
     lines = ["The orbits:"]
     for k in range(min(d.dimension, shown)):
-        flat = order[starts[k]:min(starts[k + 1], starts[k] + per_orbit)]
+        flat = order[starts[k] : min(starts[k + 1], starts[k] + per_orbit)]
         cells = [np.unravel_index(int(f), (d.n,) * d.order) for f in flat]
         text = ", ".join("(" + ", ".join(str(int(x)) for x in c) + ")" for c in cells)
         more = ", ..." if sizes[k] > per_orbit else ""

@@ -38,8 +38,9 @@ def xml_text(text: str) -> str:
     >>> xml_text("a\x01b\udcff")
     'a\\x01b\\udcff'
     """
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group(0)):02x}" if ord(m.group(0)) < 0x100
-                        else f"\\u{ord(m.group(0)):04x}", text)
+    return _NOT_XML.sub(
+        lambda m: f"\\x{ord(m.group(0)):02x}" if ord(m.group(0)) < 0x100 else f"\\u{ord(m.group(0)):04x}", text
+    )
 
 
 def junit_xml(entries) -> str:
@@ -54,22 +55,22 @@ def junit_xml(entries) -> str:
             errors += 1
         elif verdict is Verdict.FAILS:
             failing = ", ".join(c.generator for c in result.failing) or "-"
-            message = (f"{result.kind} is not {result.expect} under {result.group.describe()} (generator(s) "
-                       f"{failing})")
+            message = f"{result.kind} is not {result.expect} under {result.group.describe()} (generator(s) {failing})"
             ET.SubElement(case, "failure", {"type": verdict, "message": message}).text = "\n".join(
-                [message] + _details(result) + [f"hint: {h}" for h in extra])
+                [message] + _details(result) + [f"hint: {h}" for h in extra]
+            )
             failures += 1
         elif verdict is Verdict.INCONCLUSIVE:
             lines = undecided_lines(result) + [fact_text(note) for note in result.notes]
-            ET.SubElement(case, "error", {"type": verdict, "message": lines[0] if lines else verdict}
-                          ).text = "\n".join(lines)
+            ET.SubElement(case, "error", {"type": verdict, "message": lines[0] if lines else verdict}).text = "\n".join(
+                lines
+            )
             errors += 1
         else:
             out = ET.SubElement(case, "system-out")
             out.text = f"{verdict}: {result.kind} is {result.expect} under {result.group.describe()}"
         cases.append(case)
-    counts = {"name": SUITE, "tests": str(len(cases)), "failures": str(failures), "errors": str(errors),
-              "skipped": "0"}
+    counts = {"name": SUITE, "tests": str(len(cases)), "failures": str(failures), "errors": str(errors), "skipped": "0"}
     root = ET.Element("testsuites", counts)
     suite = ET.SubElement(root, "testsuite", counts)
     suite.extend(cases)

@@ -24,7 +24,7 @@ from gdlcheck.errors import GdlcheckError, param
 from gdlcheck.output.plot_colours import MARK_COLOURS, colours
 from gdlcheck.output.plot_pictures import Curves, Panel, Picture
 
-if TYPE_CHECKING:   # matplotlib is an extra, imported when a picture is drawn
+if TYPE_CHECKING:  # matplotlib is an extra, imported when a picture is drawn
     from matplotlib.typing import RcKeyType
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -33,19 +33,31 @@ FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 # fonts (DejaVu Sans ships with matplotlib; SVG text is drawn as paths, never a web font), and
 # the salt of SVG ids.
 _RC: dict[RcKeyType, Any] = {
-    "font.family": "DejaVu Sans", "font.size": 10, "svg.fonttype": "path", "svg.hashsalt": "gdlcheck",
-    "image.interpolation": "nearest", "figure.dpi": 100, "savefig.dpi": 100, "text.usetex": False}
+    "font.family": "DejaVu Sans",
+    "font.size": 10,
+    "svg.fonttype": "path",
+    "svg.hashsalt": "gdlcheck",
+    "image.interpolation": "nearest",
+    "figure.dpi": 100,
+    "savefig.dpi": 100,
+    "text.usetex": False,
+}
 # Metadata that would make two runs differ (dates, version strings), left out.
-_METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
-             "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
+_METADATA = {
+    "png": {"Software": None},
+    "svg": {"Date": None, "Creator": None},
+    "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+}
 
 
 def plot_format(path: str) -> str:
     """``png``, ``svg`` or ``pdf``, from the extension of ``path``; anything else is an input error."""
     ext = os.path.splitext(str(path))[1].lower()
     if ext not in FORMATS:
-        raise GdlcheckError(f"{param('plot', 'FILE')} writes .png, .svg or .pdf (told by the extension), "
-                            f"got {os.path.basename(str(path))!r}")
+        raise GdlcheckError(
+            f"{param('plot', 'FILE')} writes .png, .svg or .pdf (told by the extension), "
+            f"got {os.path.basename(str(path))!r}"
+        )
     return FORMATS[ext]
 
 
@@ -55,8 +67,9 @@ def require() -> None:
         import matplotlib  # noqa: F401
         from matplotlib.figure import Figure  # noqa: F401
     except ImportError:
-        raise GdlcheckError(f"{param('plot')} draws with matplotlib, which is not installed: "
-                            "pip install 'gdlcheck[plot]'") from None
+        raise GdlcheckError(
+            f"{param('plot')} draws with matplotlib, which is not installed: pip install 'gdlcheck[plot]'"
+        ) from None
 
 
 def render(picture: Picture, path: str) -> bytes:
@@ -119,8 +132,13 @@ def _figure(picture: Picture | Curves, cls=None):
     literal(fig.suptitle(_wrap(picture.title, int(width * 9)), fontsize=11))
     if picture.legend:
         handles = [Patch(facecolor=tuple(colours([k])[0]), edgecolor="0.3", label=name) for k, name in picture.legend]
-        legend = fig.legend(handles=handles, loc="outside right center", title="orbit", frameon=False,
-                            fontsize=9 if len(handles) <= 12 else 7)
+        legend = fig.legend(
+            handles=handles,
+            loc="outside right center",
+            title="orbit",
+            frameon=False,
+            fontsize=9 if len(handles) <= 12 else 7,
+        )
         for text in legend.get_texts():
             literal(text)
     if picture.note:  # a figure-level x label: the layout makes room for it below the axes' labels
@@ -181,8 +199,17 @@ def _draw_panel(fig, ax, panel: Panel) -> None:
         size = 9 if max(h, w) <= 7 else 6
         for r in range(h):
             for c in range(w):
-                literal(ax.text(left + c * s, top + r * s, panel.labels[r, c], ha="center", va="center",
-                                fontsize=size, color="black" if light[r, c] else "white"))
+                literal(
+                    ax.text(
+                        left + c * s,
+                        top + r * s,
+                        panel.labels[r, c],
+                        ha="center",
+                        va="center",
+                        fontsize=size,
+                        color="black" if light[r, c] else "white",
+                    )
+                )
     if max(h, w) <= 16 and panel.ticks is None:
         ax.set_xticks(left + np.arange(w) * s)
         ax.set_yticks(top + np.arange(h) * s)
@@ -234,8 +261,16 @@ def _draw_marks(ax, panel: Panel) -> None:
     for i, j, what in panel.marks:
         x = panel.origin[1] + (j // s) * s
         y = panel.origin[0] + (i // s) * s
-        ax.plot([x], [y], marker="o", markersize=11, markerfacecolor="none", markeredgecolor=MARK_COLOURS[what],
-                markeredgewidth=1.5, linestyle="none")
+        ax.plot(
+            [x],
+            [y],
+            marker="o",
+            markersize=11,
+            markerfacecolor="none",
+            markeredgecolor=MARK_COLOURS[what],
+            markeredgewidth=1.5,
+            linestyle="none",
+        )
 
 
 def _draw_blocks(ax, panel: Panel) -> None:

@@ -16,10 +16,29 @@ import numpy as np
 # stands out against the one before it, and the orbits numbered k and k + 1 are the ones that
 # touch in a circulant or a group convolution.  Past them, hues step by the golden angle (so
 # consecutive orbits are about 222 degrees apart) with lightness and saturation cycling.
-KELLY = ("#F3C300", "#875692", "#F38400", "#A1CAF1", "#BE0032", "#C2B280", "#848482", "#008856", "#E68FAC",
-         "#0067A5", "#F99379", "#604E97", "#F6A600", "#B3446C", "#DCD300", "#882D17", "#8DB600", "#654522",
-         "#E25822", "#2B3D26")
-_KELLY_RGB = np.array([[int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)] for c in KELLY])
+KELLY = (
+    "#F3C300",
+    "#875692",
+    "#F38400",
+    "#A1CAF1",
+    "#BE0032",
+    "#C2B280",
+    "#848482",
+    "#008856",
+    "#E68FAC",
+    "#0067A5",
+    "#F99379",
+    "#604E97",
+    "#F6A600",
+    "#B3446C",
+    "#DCD300",
+    "#882D17",
+    "#8DB600",
+    "#654522",
+    "#E25822",
+    "#2B3D26",
+)
+_KELLY_RGB = np.array([[int(c[i : i + 2], 16) / 255 for i in (1, 3, 5)] for c in KELLY])
 _GOLDEN = (math.sqrt(5) - 1) / 2
 _SATURATION = np.array([0.9, 0.55, 0.75])
 _VALUE = np.array([0.95, 0.75, 0.55])

@@ -21,10 +21,10 @@ import numpy as np
 
 from gdlcheck.output.plot_colours import MARK_COLOURS, MAX_DISTINCT
 
-MAX_SIDE = 1024      # rows or columns of cells drawn; past it, every k-th one
-MAX_LABELLED = 144   # an orbit map with at most this many cells has a name in each cell
-MAX_LEGEND = 24      # orbits listed in the legend, one colour each
-_BLOCK_ROWS = 256    # rows of a pattern computed at a time
+MAX_SIDE = 1024  # rows or columns of cells drawn; past it, every k-th one
+MAX_LABELLED = 144  # an orbit map with at most this many cells has a name in each cell
+MAX_LEGEND = 24  # orbits listed in the legend, one colour each
+_BLOCK_ROWS = 256  # rows of a pattern computed at a time
 
 
 @dataclass
@@ -114,9 +114,9 @@ def pattern_cells(d) -> tuple[np.ndarray, int, int]:
         cols, step_c = rows, step_r
         out = np.empty((len(rows), len(cols)), dtype=np.int64)
         for start in range(0, len(rows), _BLOCK_ROWS):
-            out[start:start + _BLOCK_ROWS] = d.pattern_block(rows[start:start + _BLOCK_ROWS], cols)
+            out[start : start + _BLOCK_ROWS] = d.pattern_block(rows[start : start + _BLOCK_ROWS], cols)
         return out, step_r, step_c
-    matrix = d.pattern.reshape(n ** d.out_order, n ** d.in_order)
+    matrix = d.pattern.reshape(n**d.out_order, n**d.in_order)
     step_r = _sample(matrix.shape[0])[1]
     step_c = _sample(matrix.shape[1])[1]
     return np.asarray(matrix[::step_r, ::step_c], dtype=np.int64), step_r, step_c
@@ -142,8 +142,10 @@ def derive_picture(d) -> Picture:
         what = f"W[i, j] of the {n} x {n} matrix, coloured by orbit"
         xlabel, ylabel = "j (input point)", "i (output point)"
     else:
-        what = (f"the n^{d.out_order} x n^{d.in_order} matrix of the map ({n ** d.out_order} x {n ** d.in_order}), "
-                "coloured by orbit")
+        what = (
+            f"the n^{d.out_order} x n^{d.in_order} matrix of the map ({n**d.out_order} x {n**d.in_order}), "
+            "coloured by orbit"
+        )
         xlabel, ylabel = "input index tuple (row-major)", "output index tuple (row-major)"
     panels = [_pattern_panel(d, what + _every(max(step_r, step_c)), cells, xlabel, ylabel, max(step_r, step_c))]
     offsets = offset_map(d)
@@ -156,12 +158,23 @@ def derive_picture(d) -> Picture:
         if centred.size <= MAX_LABELLED:
             names = {int(k): d.name_of(int(k)) for k in np.unique(centred)}
             labels = np.vectorize(names.__getitem__, otypes=[object])(centred)
-        panels.append(Panel(f"kernel offsets, coloured by orbit ({H} x {W})" + _every(max(step_r, step_c)),
-                            "orbits", centred, "b_i - b_j", "a_i - a_j", step=max(step_r, step_c),
-                            origin=(-(H // 2), -(W // 2)), labels=labels))
+        panels.append(
+            Panel(
+                f"kernel offsets, coloured by orbit ({H} x {W})" + _every(max(step_r, step_c)),
+                "orbits",
+                centred,
+                "b_i - b_j",
+                "a_i - a_j",
+                step=max(step_r, step_c),
+                origin=(-(H // 2), -(W // 2)),
+                labels=labels,
+            )
+        )
     legend = [(k, _legend_name(d, k)) for k in range(d.dimension)] if d.dimension <= MAX_LEGEND else []
-    title = (f"{_group_text(d.group)}, {d.in_order} -> {d.out_order}: {d.unconstrained_parameters} weights, "
-             f"{d.dimension} orbits ({d.form})")
+    title = (
+        f"{_group_text(d.group)}, {d.in_order} -> {d.out_order}: {d.unconstrained_parameters} weights, "
+        f"{d.dimension} orbits ({d.form})"
+    )
     note = "" if legend else f"{d.dimension} orbits: too many to list; the colour bar gives each colour's orbit"
     return Picture(title, panels, legend, note)
 
@@ -181,7 +194,7 @@ def _pattern_panel(d, title: str, cells: np.ndarray, xlabel: str, ylabel: str, s
     n = d.n
     if (d.in_order, d.out_order) == (2, 2) and step == 1 and n > 1:
         panel.grid = n
-        every = max(1, math.ceil(n / 8))   # at most 8 labelled blocks per axis
+        every = max(1, math.ceil(n / 8))  # at most 8 labelled blocks per axis
         panel.ticks = [(a * n, f"({a}, 0)") for a in range(0, n, every)]
         panel.xlabel, panel.ylabel = "(j1, j2), row-major", "(i1, i2), row-major"
     return panel
@@ -197,9 +210,16 @@ def _legend_name(d, k: int) -> str:
     return name
 
 
-def matrix_picture(input_name: str, W: np.ndarray, P: np.ndarray, group, distance: float,
-                   verdict: str | None = None, tol: float | None = None,
-                   cells: tuple[tuple[int, int], ...] = ()) -> Picture:
+def matrix_picture(
+    input_name: str,
+    W: np.ndarray,
+    P: np.ndarray,
+    group,
+    distance: float,
+    verdict: str | None = None,
+    tol: float | None = None,
+    cells: tuple[tuple[int, int], ...] = (),
+) -> Picture:
     """``verify``/``project --plot`` of a matrix: the matrix and its projection (the nearest
     equivariant matrix) on one diverging scale centred on 0, and ``|W - P|``, where they differ.
 
@@ -212,9 +232,11 @@ def matrix_picture(input_name: str, W: np.ndarray, P: np.ndarray, group, distanc
     Ws, Ps = np.asarray(W, dtype=float)[pick], np.asarray(P, dtype=float)[pick]
     scale = float(max(np.max(np.abs(Ws), initial=0.0), np.max(np.abs(Ps), initial=0.0))) or 1.0
     every = _every(step)
-    panels = [Panel("W, the input" + every, "values", Ws, "j", "i", step=step, vmax=scale),
-              Panel("P, the nearest equivariant matrix" + every, "values", Ps, "j", "i", step=step, vmax=scale),
-              difference_panel(W, P, max(1, math.ceil(W.shape[0] / DIFF_SIDE)), tol, cells)]
+    panels = [
+        Panel("W, the input" + every, "values", Ws, "j", "i", step=step, vmax=scale),
+        Panel("P, the nearest equivariant matrix" + every, "values", Ps, "j", "i", step=step, vmax=scale),
+        difference_panel(W, P, max(1, math.ceil(W.shape[0] / DIFF_SIDE)), tol, cells),
+    ]
     head = f"{verdict}: " if verdict else ""
     title = f"{head}{input_name} against {_group_text(group)}; relative distance |W - P| / |W| = {distance:.3g}"
     return Picture(title, panels)
@@ -239,8 +261,9 @@ MARKED = 3
 DIFF_SIDE = 256
 
 
-def difference_panel(W: np.ndarray, P: np.ndarray, step: int, tol: float | None = None,
-                     cells: tuple[tuple[int, int], ...] = ()) -> Panel:
+def difference_panel(
+    W: np.ndarray, P: np.ndarray, step: int, tol: float | None = None, cells: tuple[tuple[int, int], ...] = ()
+) -> Panel:
     """``|W - P|`` pooled by the maximum over ``step x step`` blocks, computed band by band (never
     the whole difference at once), with its :data:`MARKED` largest entries and ``cells`` ringed
     and the tolerance level ``tol * max|W|`` on its colour bar."""
@@ -250,12 +273,13 @@ def difference_panel(W: np.ndarray, P: np.ndarray, step: int, tol: float | None 
     top: list[tuple[float, int, int]] = []
     band = max(step, (_BLOCK_ROWS // step) * step)
     for start in range(0, n, band):
-        D = np.abs(np.asarray(W[start:start + band], dtype=float) - np.asarray(P[start:start + band], dtype=float))
+        D = np.abs(np.asarray(W[start : start + band], dtype=float) - np.asarray(P[start : start + band], dtype=float))
         h = D.shape[0]
         padded = np.zeros((math.ceil(h / step) * step, side * step))
         padded[:h, :n] = D
-        pooled[start // step:start // step + padded.shape[0] // step] = \
-            padded.reshape(padded.shape[0] // step, step, side, step).max(axis=(1, 3))
+        pooled[start // step : start // step + padded.shape[0] // step] = padded.reshape(
+            padded.shape[0] // step, step, side, step
+        ).max(axis=(1, 3))
         flat = D.ravel()
         best = np.argpartition(flat, -min(MARKED, flat.size))[-MARKED:] if flat.size else np.zeros(0, dtype=np.intp)
         top += [(float(flat[k]), start + int(k) // n, int(k) % n) for k in best if flat[k] > 0]
@@ -270,13 +294,30 @@ def difference_panel(W: np.ndarray, P: np.ndarray, step: int, tol: float | None 
             levels.append((level, f"--tol {tol:g} x max|W|"))
             label += f"; line: --tol {tol:g} x max|W| = {level:.2g}"
     vmax = max([largest] + [v for v, _ in levels]) or 1.0
-    title = (f"|W - P|: where they differ (largest {largest:.3g} at W[{top[0][1]}, {top[0][2]}])" if top
-             else "|W - P|: no difference (W is equivariant)")
-    rings = [f"{MARK_COLOURS[what][4:]}: {what}" for what in ("largest", "counterexample")
-             if any(m[2] == what for m in marks)]
+    title = (
+        f"|W - P|: where they differ (largest {largest:.3g} at W[{top[0][1]}, {top[0][2]}])"
+        if top
+        else "|W - P|: no difference (W is equivariant)"
+    )
+    rings = [
+        f"{MARK_COLOURS[what][4:]}: {what}"
+        for what in ("largest", "counterexample")
+        if any(m[2] == what for m in marks)
+    ]
     xlabel = "j" + (f"   (rings, {'; '.join(rings)})" if rings else "")
-    return Panel(title + _pooled(step), "magnitude", pooled, xlabel, "i", step=step, vmax=vmax, cmap="Reds",
-                 colorbar=label, marks=marks, levels=levels)
+    return Panel(
+        title + _pooled(step),
+        "magnitude",
+        pooled,
+        xlabel,
+        "i",
+        step=step,
+        vmax=vmax,
+        cmap="Reds",
+        colorbar=label,
+        marks=marks,
+        levels=levels,
+    )
 
 
 def symmetries_picture(input_name: str, W: np.ndarray, found, orbits) -> Picture:
@@ -287,9 +328,12 @@ def symmetries_picture(input_name: str, W: np.ndarray, found, orbits) -> Picture
     scale = float(np.max(np.abs(Ws), initial=0.0)) or 1.0
     cells, step_r, _ = pattern_cells(orbits)
     g = found.group
-    panels = [Panel("W, the input" + _every(step), "values", Ws, "j", "i", step=step, vmax=scale),
-              _pattern_panel(orbits, f"the {orbits.dimension} orbits of the entries" + _every(step_r), cells, "j", "i",
-                             step_r)]
+    panels = [
+        Panel("W, the input" + _every(step), "values", Ws, "j", "i", step=step, vmax=scale),
+        _pattern_panel(
+            orbits, f"the {orbits.dimension} orbits of the entries" + _every(step_r), cells, "j", "i", step_r
+        ),
+    ]
     legend = [(k, orbits.name_of(k)) for k in range(orbits.dimension)] if orbits.dimension <= MAX_LEGEND else []
     contains = ", ".join(found.contains) or "none of the catalogue groups"
     title = f"{input_name}: commutes with a group of order {g.order_text}; contains {contains}"
@@ -316,8 +360,14 @@ def measure_picture(measured) -> Curves:
     labels = ["  " * max(0, m.depth - 1) + (m.path or "(model)") for m in measured.layers]
     largest = measured.largest
     note = f"largest own contribution: {largest.path} ({largest.kind})" if largest is not None else ""
-    return Curves(f"{measured.input}: equivariance error by layer ({len(measured.elements)} group elements, "
-                  f"{measured.group.describe()})", labels,
-                  [("error of the output", [m.error for m in measured.layers]),
-                   ("own contribution", [m.own_contribution for m in measured.layers])],
-                  ylabel="|f(gx) - g f(x)| / |g f(x)|", note=note)
+    return Curves(
+        f"{measured.input}: equivariance error by layer ({len(measured.elements)} group elements, "
+        f"{measured.group.describe()})",
+        labels,
+        [
+            ("error of the output", [m.error for m in measured.layers]),
+            ("own contribution", [m.own_contribution for m in measured.layers]),
+        ],
+        ylabel="|f(gx) - g f(x)| / |g f(x)|",
+        note=note,
+    )

@@ -25,8 +25,16 @@ from gdlcheck.verification.result import Check, TensorChecked, TensorsChecked, V
 def _console(width: int, renderable):
     from rich.console import Console
 
-    console = Console(file=io.StringIO(), width=width, record=True, force_terminal=False, force_jupyter=False,
-                      color_system="truecolor", legacy_windows=False, soft_wrap=False)
+    console = Console(
+        file=io.StringIO(),
+        width=width,
+        record=True,
+        force_terminal=False,
+        force_jupyter=False,
+        color_system="truecolor",
+        legacy_windows=False,
+        soft_wrap=False,
+    )
     console.print(renderable)
     return console
 
@@ -37,8 +45,10 @@ def _shown_by(renderable, json, figure=None) -> Presenter:
         json=json,
         text=lambda record, width: _console(width, renderable(record)).export_text(),
         html=lambda record: _console(REPORT_WIDTH, renderable(record)).export_html(
-            inline_styles=True, code_format='<pre style="font-family: monospace; line-height: 1.25">{code}</pre>'),
-        figure=figure)
+            inline_styles=True, code_format='<pre style="font-family: monospace; line-height: 1.25">{code}</pre>'
+        ),
+        figure=figure,
+    )
 
 
 def _render_verify(result: Verified):
@@ -53,12 +63,21 @@ def _verify_figure(result: Verified):
     from gdlcheck.output import plot, plot_pictures
 
     W = result._matrix
-    if W is None:   # Verified.plot refuses a result that is not of one matrix before it comes here
+    if W is None:  # Verified.plot refuses a result that is not of one matrix before it comes here
         raise GdlcheckError(f"plot() draws a matrix; this result is of a {result.kind}")
     P, distance = project(W, result.group)
-    return plot.figure(plot_pictures.matrix_picture(result.input, W, P, result.group, distance,
-                                                    Verdict(result.verdict).word,
-                                                    tol=result._tol, cells=plot_pictures.counterexample_cells(result)))
+    return plot.figure(
+        plot_pictures.matrix_picture(
+            result.input,
+            W,
+            P,
+            result.group,
+            distance,
+            Verdict(result.verdict).word,
+            tol=result._tol,
+            cells=plot_pictures.counterexample_cells(result),
+        )
+    )
 
 
 def _render_weights(checked: TensorsChecked):
@@ -85,8 +104,11 @@ def _project_figure(projected: Projected):
 
     if projected._input is None:
         raise GdlcheckError("plot() draws the input beside its projection; this result was made without it")
-    return plot.figure(plot_pictures.matrix_picture(projected._label, projected._input, projected.matrix,
-                                                    projected.group, projected.distance))
+    return plot.figure(
+        plot_pictures.matrix_picture(
+            projected._label, projected._input, projected.matrix, projected.group, projected.distance
+        )
+    )
 
 
 def _render_derive(d: Derived):
@@ -129,5 +151,11 @@ def register_presenters() -> None:
     register(Derived, _shown_by(_render_derive, report.derive_json, figure=_derive_figure))
     register(Inspected, _shown_by(_render_inspect, report.inspect_json))
     register(Found, _shown_by(_render_symmetries, lambda found, input: report.symmetries_json(input, found)))
-    register(Projected, _shown_by(_render_project, lambda projected, input: report.project_json(
-        input, projected.group, projected.matrix, projected.distance), figure=_project_figure))
+    register(
+        Projected,
+        _shown_by(
+            _render_project,
+            lambda projected, input: report.project_json(input, projected.group, projected.matrix, projected.distance),
+            figure=_project_figure,
+        ),
+    )

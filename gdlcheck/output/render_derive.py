@@ -34,16 +34,26 @@ def render_derive(d, explain_lines: list[str] | None = None) -> RGroup:
     head.add_row("form", Text(f"{d.form}: {d.formula}"))
     head.add_row("dimension", Text(str(d.dimension)))
     channels = (d.channels_in, d.channels_out) != (1, 1)
-    head.add_row("parameters", Text(f"{d.unconstrained_parameters} -> {d.free_parameters}"
-                                    + (f"  ({d.dimension} x {d.channels_in} x {d.channels_out})" if channels else "")))
+    head.add_row(
+        "parameters",
+        Text(
+            f"{d.unconstrained_parameters} -> {d.free_parameters}"
+            + (f"  ({d.dimension} x {d.channels_in} x {d.channels_out})" if channels else "")
+        ),
+    )
     head.add_row("names", Text(_names_text(d)))
     if channels:
         out_shape = " x ".join(["n"] * d.out_order) or "1"
         in_shape = " x ".join(["n"] * d.in_order) or "1"
-        head.add_row("channels", Text(
-            f"W = sum_o B_o (x) Theta_o over the {d.dimension} orbits o: B_o is the 0/1 ({out_shape}) x ({in_shape}) "
-            f"basis element, Theta_o a {d.channels_out} x {d.channels_in} matrix of free parameters "
-            f"(W is (n^{d.out_order}*{d.channels_out}) x (n^{d.in_order}*{d.channels_in}))"))
+        head.add_row(
+            "channels",
+            Text(
+                f"W = sum_o B_o (x) Theta_o over the {d.dimension} orbits o: "
+                f"B_o is the 0/1 ({out_shape}) x ({in_shape}) basis element, "
+                f"Theta_o a {d.channels_out} x {d.channels_in} matrix of free parameters "
+                f"(W is (n^{d.out_order}*{d.channels_out}) x (n^{d.in_order}*{d.channels_in}))"
+            ),
+        )
     parts: list = [head]
     if (d.in_order, d.out_order) == (1, 1):
         parts.append(PatternView(d))
@@ -71,5 +81,11 @@ def render_project(input_name: str, group: PermGroup, P: np.ndarray, distance: f
     head.add_row("group", group_line(group))
     head.add_row("distance", Text(f"{distance:.6g} (relative Frobenius, |W - P| / |W|)"))
     caption = Text(f"nearest equivariant matrix P ({P.shape[0]} x {P.shape[1]}, orbit averages):", style="bold")
-    return RGroup(Panel(RGroup(head, caption, NumberView(P)), title=Text("project", style="bold"),
-                        title_align="left", box=box.ROUNDED))
+    return RGroup(
+        Panel(
+            RGroup(head, caption, NumberView(P)),
+            title=Text("project", style="bold"),
+            title_align="left",
+            box=box.ROUNDED,
+        )
+    )

@@ -19,8 +19,15 @@ def render_catalogue() -> ByWidth:
 
 
 def _catalogue(width: int):
-    rows = [(family.name + (f" ({', '.join(family.aliases)})" if family.aliases else ""), family.needs,
-             family.generators, family.order_text) for family in FAMILIES.values()]
+    rows = [
+        (
+            family.name + (f" ({', '.join(family.aliases)})" if family.aliases else ""),
+            family.needs,
+            family.generators,
+            family.order_text,
+        )
+        for family in FAMILIES.values()
+    ]
     if width < 72:
         lines: list = [Text("groups", style="bold")]
         for label, needs, generators, order in rows:
@@ -68,8 +75,13 @@ def render_symmetries(input_name: str, found) -> RGroup:
     parts: list = [head]
     if found.near_ties:
         a, b = found.near_tie
-        parts.append(Text(f"near tie: {found.near_ties} pair(s) of entries within tol of each other got different "
-                          f"colours (closest: {a!r} and {b!r}); the colours are cut greedily from the smallest value, "
-                          "so a permutation that moves one onto the other is not found: a smaller or larger --tol "
-                          "moves the cut", style="yellow"))
+        parts.append(
+            Text(
+                f"near tie: {found.near_ties} pair(s) of entries within tol of each other got different "
+                f"colours (closest: {a!r} and {b!r}); the colours are cut greedily from the smallest value, "
+                "so a permutation that moves one onto the other is not found: a smaller or larger --tol "
+                "moves the cut",
+                style="yellow",
+            )
+        )
     return RGroup(Panel(RGroup(*parts), title=Text("symmetries", style="bold"), title_align="left", box=box.ROUNDED))

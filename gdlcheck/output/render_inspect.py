@@ -56,8 +56,13 @@ def _inspect_panel(inspection, width: int) -> RGroup:
     head.add_row("G depends on", Text(f"{inspection.depends_on} -- {_DEPENDS_TEXT.get(inspection.depends_on, '')}"))
     shape = " x ".join(map(str, inspection.shape))
     many = f", {inspection.heads} matrices (heads)" if inspection.heads > 1 else ""
-    head.add_row("measured", Text(f"G of the {inspection.measured} layer, {shape}{many}, on {inspection.samples} "
-                                  "seeded inputs (graph held fixed)"))
+    head.add_row(
+        "measured",
+        Text(
+            f"G of the {inspection.measured} layer, {shape}{many}, on {inspection.samples} "
+            "seeded inputs (graph held fixed)"
+        ),
+    )
 
     def word(key, value) -> str:
         if value is None:
@@ -65,13 +70,19 @@ def _inspect_panel(inspection, width: int) -> RGroup:
         yes, no = _PROPERTY_LABELS[key][1]
         return yes if value else no
 
-    rows = [(_PROPERTY_LABELS[key][0], word(key, inspection.properties[key]), word(key, TEXT_TABLE["adjacency"][key]),
-             word(key, TEXT_TABLE["attention"][key])) for key in PROPERTIES]
+    rows = [
+        (
+            _PROPERTY_LABELS[key][0],
+            word(key, inspection.properties[key]),
+            word(key, TEXT_TABLE["adjacency"][key]),
+            word(key, TEXT_TABLE["attention"][key]),
+        )
+        for key in PROPERTIES
+    ]
     heading = "G beside a graph's adjacency matrix and an attention matrix"
     source = "(text): as the Transformers-vs-GCN paper describes them"
     if width - 4 >= _INSPECT_TABLE_WIDTH:
-        table = Table(title=heading, box=box.SIMPLE_HEAD, title_justify="left", caption=source,
-                      caption_justify="left")
+        table = Table(title=heading, box=box.SIMPLE_HEAD, title_justify="left", caption=source, caption_justify="left")
         for column in ("property", "this G", "adjacency (text)", "attention (text)"):
             table.add_column(column, no_wrap=True)
         for label, mine, adjacency, attention in rows:
@@ -79,8 +90,10 @@ def _inspect_panel(inspection, width: int) -> RGroup:
         comparison: list = [table]
     else:
         comparison = [Text(heading, style="italic")]
-        comparison += [Text(f"{label}: {mine} (adjacency {adjacency}, attention {attention})")
-                       for label, mine, adjacency, attention in rows]
+        comparison += [
+            Text(f"{label}: {mine} (adjacency {adjacency}, attention {attention})")
+            for label, mine, adjacency, attention in rows
+        ]
         comparison.append(Text(source, style="dim"))
     parts: list = [head, *comparison]
     for note in inspection.notes:

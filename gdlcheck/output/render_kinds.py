@@ -18,9 +18,11 @@ def render_kinds(kinds) -> ByWidth:
 
 
 def _kinds(kinds, width: int) -> RGroup:
-    tail = Text("gdlcheck kinds NAME prints a kind's keys; a spec's top level holds name, symmetry, expect, seed, "
-                "channels and layer (or layers); gdlcheck schema prints the whole format as a JSON Schema",
-                style="dim")
+    tail = Text(
+        "gdlcheck kinds NAME prints a kind's keys; a spec's top level holds name, symmetry, expect, seed, "
+        "channels and layer (or layers); gdlcheck schema prints the whole format as a JSON Schema",
+        style="dim",
+    )
     if width < 72:
         lines: list = [Text("layer kinds", style="bold")]
         for k in kinds:
@@ -78,5 +80,6 @@ def _kind_panel(kind, width: int) -> RGroup:
             parts.append(Text.assemble((key.name, "bold"), f" ({key.type}; {given}): ", key.meaning))
     parts.append(Text("example:", style="bold"))
     parts.append(Text(kind.example))
-    return RGroup(Panel(RGroup(*parts), title=Text(f"kind {kind.name}", style="bold"), title_align="left",
-                        box=box.ROUNDED))
+    return RGroup(
+        Panel(RGroup(*parts), title=Text(f"kind {kind.name}", style="bold"), title_align="left", box=box.ROUNDED)
+    )

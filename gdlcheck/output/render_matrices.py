@@ -11,8 +11,24 @@ from rich.table import Table
 from gdlcheck.output.render_parts import Text
 
 # A cycle of distinguishable styles for parameters in a sharing pattern.
-_PALETTE = ["red", "green", "blue", "magenta", "cyan", "yellow", "bright_red", "bright_green", "bright_blue",
-            "bright_magenta", "bright_cyan", "orange3", "purple", "dark_green", "deep_pink3", "gold3"]
+_PALETTE = [
+    "red",
+    "green",
+    "blue",
+    "magenta",
+    "cyan",
+    "yellow",
+    "bright_red",
+    "bright_green",
+    "bright_blue",
+    "bright_magenta",
+    "bright_cyan",
+    "orange3",
+    "purple",
+    "dark_green",
+    "deep_pink3",
+    "gold3",
+]
 MAX_SHOWN = 12  # rows and columns of a matrix shown before an ellipsis
 
 
@@ -83,8 +99,12 @@ class NumberView:
         M = self.M
         rows = _shown(M.shape[0], MAX_SHOWN)
         probe = [i for i in rows if i is not None]
-        cell = max(max((len(number_text(x)) for x in M[np.ix_(probe, probe)].ravel()), default=1),
-                   len(str(M.shape[1] - 1))) + 1
+        cell = (
+            max(
+                max((len(number_text(x)) for x in M[np.ix_(probe, probe)].ravel()), default=1), len(str(M.shape[1] - 1))
+            )
+            + 1
+        )
         index = len(str(M.shape[0] - 1)) + 1
         fits = max(3, (options.max_width - index - 1) // cell - 1)
         cols = _shown(M.shape[1], min(MAX_SHOWN, fits))
@@ -96,6 +116,7 @@ class NumberView:
             if i is None:
                 table.add_row("...", *["" for _ in cols])
                 continue
-            table.add_row(str(i), *[Text("...", style="dim") if j is None else Text(number_text(M[i, j]))
-                                    for j in cols])
+            table.add_row(
+                str(i), *[Text("...", style="dim") if j is None else Text(number_text(M[i, j])) for j in cols]
+            )
         yield table

@@ -27,10 +27,13 @@ def _value(v: float | None) -> str:
 
 def render_measure(measured) -> RGroup:
     """The table, then the line that names the largest own contribution."""
-    title = Text(f"{measured.input}: {len(measured.layers)} layer(s) against {measured.group.describe()}, on "
-                 f"{measured.data} {' x '.join(map(str, measured.data_shape))} (points on axis "
-                 f"{measured.points_axis}){'' if measured.graph is None else ' with the graph ' + measured.graph}, "
-                 f"{len(measured.elements)} group elements", style="bold")
+    title = Text(
+        f"{measured.input}: {len(measured.layers)} layer(s) against {measured.group.describe()}, on "
+        f"{measured.data} {' x '.join(map(str, measured.data_shape))} (points on axis "
+        f"{measured.points_axis}){'' if measured.graph is None else ' with the graph ' + measured.graph}, "
+        f"{len(measured.elements)} group elements",
+        style="bold",
+    )
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     table.add_column("layer", overflow="fold", min_width=10)
     table.add_column("kind", overflow="fold")
@@ -43,12 +46,20 @@ def render_measure(measured) -> RGroup:
         style = "bold red" if largest is not None and m is largest else None
         table.add_row(Text(name, style=style), Text(m.kind), m.moves, _value(m.error), _value(m.own_contribution))
     lines: list[RenderableType] = [title, table]
-    lines.append(Text("error: |m(gx) - g m(x)| / |g m(x)| for each layer m in the model's run; own contribution: "
-                      "the same with the layer's input made exact, m(g u) against g m(u); worst over the elements",
-                      style="dim"))
+    lines.append(
+        Text(
+            "error: |m(gx) - g m(x)| / |g m(x)| for each layer m in the model's run; own contribution: "
+            "the same with the layer's input made exact, m(g u) against g m(u); worst over the elements",
+            style="dim",
+        )
+    )
     if largest is not None:
-        lines.append(Text(f"largest own contribution: {largest.path} ({largest.kind}), "
-                          f"{_value(largest.own_contribution)}", style="bold"))
+        lines.append(
+            Text(
+                f"largest own contribution: {largest.path} ({largest.kind}), {_value(largest.own_contribution)}",
+                style="bold",
+            )
+        )
     else:
         lines.append(Text("no layer contributes: the model keeps the symmetry on this data", style="bold"))
     return RGroup(*lines)

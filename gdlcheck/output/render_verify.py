@@ -89,8 +89,9 @@ def render_verify(result, hints: tuple[str, ...] = (), explain: bool = False) ->
 def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = False) -> RGroup:
     verdict = Verdict(result.verdict)
     word, style, meaning = verdict.word, verdict.style, verdict.meaning
-    title = Text.assemble((word, style), "  ", (result.input, "bold"),
-                          (f"  [{result.name}]" if result.name else "", "dim"))
+    title = Text.assemble(
+        (word, style), "  ", (result.input, "bold"), (f"  [{result.name}]" if result.name else "", "dim")
+    )
     head = Table.grid(padding=(0, 2))
     head.add_column(no_wrap=True)
     head.add_column(overflow="fold")
@@ -102,15 +103,23 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
     head.add_row("layer", Text(result.kind))
     head.add_row("group", group_line(result.group))
     head.add_row("expect", Text(result.expect))
-    head.add_row("verdict", Text.assemble((word, style), f": the layer is {result.expect} -- {meaning}"
-                                          if result.passed else f": {meaning}"))
+    head.add_row(
+        "verdict",
+        Text.assemble(
+            (word, style), f": the layer is {result.expect} -- {meaning}" if result.passed else f": {meaning}"
+        ),
+    )
     parts: list = [head]
     if result.checks:
         parts.append(_checks(result.checks, width - 4, result.group))
     for c in result.failing[:3]:
         name = generator_name(result.group, c.generator, long=True)
-        parts.append(_styled(bounded_line(f"counterexample for {name} ({c.method}): "
-                                          f"{witness_text(c.witness, result.group.shape)}"), "red"))
+        parts.append(
+            _styled(
+                bounded_line(f"counterexample for {name} ({c.method}): {witness_text(c.witness, result.group.shape)}"),
+                "red",
+            )
+        )
     constraints = constraint_lines(result)
     if constraints:
         parts.append(Text("would hold if: " + "; ".join(constraints), style="yellow"))
@@ -136,8 +145,15 @@ def _verify_panel(result, hints: tuple[str, ...], width: int, explain: bool = Fa
 
 # What a generator is, in a report's words (Role.kind -> name); "generator" (nothing known) is
 # named by its position instead.
-ROLE_NAMES = {"shift": "shift", "reflection": "reflection", "transposition": "transposition", "3-cycle": "3-cycle",
-              "cycle": "cycle", "rotation": "rotation", "grid-reflection": "reflection"}
+ROLE_NAMES = {
+    "shift": "shift",
+    "reflection": "reflection",
+    "transposition": "transposition",
+    "3-cycle": "3-cycle",
+    "cycle": "cycle",
+    "rotation": "rotation",
+    "grid-reflection": "reflection",
+}
 
 
 def generator_name(group: PermGroup | None, generator: str, long: bool = False) -> str:
@@ -148,7 +164,7 @@ def generator_name(group: PermGroup | None, generator: str, long: bool = False) 
     element) is its cycles where they fit, else ``random element``."""
     strings = group.generator_strings if group is not None else []
     if generator not in strings and group is not None and not long and len(generator) > GENERATOR_WIDTH:
-        return "random element"   # the trials' uniformly random element: its cycles are in the counterexample
+        return "random element"  # the trials' uniformly random element: its cycles are in the counterexample
     if generator not in strings or group is None:
         return generator if long or len(generator) <= GENERATOR_WIDTH else short_generator(generator)
     k = strings.index(generator)
@@ -189,7 +205,7 @@ def _checks(checks, width: int, group: PermGroup | None = None):
     rows = [_check_cells(c, group) for c in shown]
     rest = _rest_line(checks, shown)
     kinds = {c.method == Method.NUMERIC for c in shown if c.relative_error is not None}
-    if len(kinds) == 2:   # one column, two measures: say which is which
+    if len(kinds) == 2:  # one column, two measures: say which is which
         rest = [Text(RELATIVE_LEGEND, style="dim"), *rest]
     # every column at its widest cell; between two columns a padding space on each side and the
     # box's (blank) rule, and a padding space at each edge
@@ -215,7 +231,7 @@ def _shown_checks(checks) -> list:
     if len(checks) <= CHECK_ROWS:
         return list(checks)
     first = [k for k, c in enumerate(checks) if not c.passed][:CHECK_ROWS]
-    first += [k for k, c in enumerate(checks) if c.passed][:CHECK_ROWS - len(first)]
+    first += [k for k, c in enumerate(checks) if c.passed][: CHECK_ROWS - len(first)]
     return [checks[k] for k in sorted(first)]
 
 
@@ -224,8 +240,10 @@ def _rest_line(checks, shown) -> list[Text]:
         return []
     ids = {id(c) for c in shown}
     rest = [c for c in checks if id(c) not in ids]
-    counts = {word: sum(1 for c in rest if (c.passed is True, c.passed is False) == key)
-              for word, key in (("pass", (True, False)), ("fail", (False, True)), ("undecided", (False, False)))}
+    counts = {
+        word: sum(1 for c in rest if (c.passed is True, c.passed is False) == key)
+        for word, key in (("pass", (True, False)), ("fail", (False, True)), ("undecided", (False, False)))
+    }
     tally = ", ".join(f"{k} {word}" for word, k in counts.items() if k)
     return [Text(f"... and {len(rest)} more checks ({tally}; --format json lists them all)", style="dim")]
 
@@ -274,8 +292,11 @@ def _summary(entries, width: int) -> RGroup:
         else:
             cells = [Text(f"{r.kind}\n{r.group.describe()}")] if joined else [Text(r.kind), Text(r.group.describe())]
         table.add_row(Text(name), *cells, Text(verdict.word, style=verdict.style))
-    notes = [Text(f"{Verdict.ERROR.word}: the input could not be read (standard error says why)", style="dim")
-             ] if unreadable else []
+    notes = (
+        [Text(f"{Verdict.ERROR.word}: the input could not be read (standard error says why)", style="dim")]
+        if unreadable
+        else []
+    )
     return RGroup(table, *notes, count)
 
 
@@ -295,14 +316,17 @@ def _weights(path: str, checked, width: int) -> RGroup:
     judged = [c for c in checked if c.result is not None]
     group = next((c.result.group for c in judged), None)
     against = ""
-    if group is not None:   # without a size each square tensor is checked at its own n
+    if group is not None:  # without a size each square tensor is checked at its own n
         one_size = len({c.result.group.n for c in judged}) == 1
         against = f" against {group.describe()}" if one_size else f" against {group.name}, each tensor at its own n"
     title = Text(f"{path}: {len(checked)} tensor(s)" + against, style="bold")
     verdicts = [Verdict(c.verdict) for c in checked]
-    counts = [sum(1 for c, verdict in zip(checked, verdicts) if c.judged and verdict.passed),
-              verdicts.count(Verdict.FAILS), verdicts.count(Verdict.INCONCLUSIVE),
-              sum(1 for c in checked if c.error is not None)]
+    counts = [
+        sum(1 for c, verdict in zip(checked, verdicts) if c.judged and verdict.passed),
+        verdicts.count(Verdict.FAILS),
+        verdicts.count(Verdict.INCONCLUSIVE),
+        sum(1 for c in checked if c.error is not None),
+    ]
     not_judged = verdicts.count(Verdict.NOT_JUDGED)
     line = count_line(len(checked), *counts).replace("input", "tensor")
     if not_judged:
@@ -312,12 +336,14 @@ def _weights(path: str, checked, width: int) -> RGroup:
     for c, verdict in zip(checked, verdicts):
         shape = " x ".join(map(str, c.shape))
         distance = "-" if c.distance is None else number_text(c.distance)
-        rows.append((Text(c.name), shape, "-" if c.n is None else str(c.n), Text(verdict.word, style=verdict.style),
-                     distance))
+        rows.append(
+            (Text(c.name), shape, "-" if c.n is None else str(c.n), Text(verdict.word, style=verdict.style), distance)
+        )
     notes = [Text(f"{c.name}: {tensor_note(c)}", style="dim") for c in checked if tensor_note(c)]
     if counts[3]:
-        notes.append(Text(f"{Verdict.ERROR.word}: the tensor could not be checked (standard error says why)",
-                          style="dim"))
+        notes.append(
+            Text(f"{Verdict.ERROR.word}: the tensor could not be checked (standard error says why)", style="dim")
+        )
     if width < 60:  # one block per tensor
         lines: list = [title]
         for name, shape, n, word, distance in rows:

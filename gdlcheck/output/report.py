@@ -55,15 +55,25 @@ def groups_json(group: PermGroup) -> dict:
 
 def catalogue_json(family) -> dict:
     """One line of ``gdlcheck groups --format json``: a family of the catalogue."""
-    return {"schema_version": SCHEMA_VERSION, "name": family.name, "needs": family.needs,
-            "generators": family.generators, "order": family.order_text}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "name": family.name,
+        "needs": family.needs,
+        "generators": family.generators,
+        "order": family.order_text,
+    }
 
 
 def check_json(c: Check) -> dict:
-    out = {"generator": c.generator, "method": Method(c.method).value, "passed": c.passed,
-           "max_abs_error": json_float(c.max_abs_error), "relative_error": json_float(c.relative_error),
-           "counterexample": counterexample(c.witness)}
-    if c.relative_error is not None:   # the two relative errors are of different things: name which
+    out = {
+        "generator": c.generator,
+        "method": Method(c.method).value,
+        "passed": c.passed,
+        "max_abs_error": json_float(c.max_abs_error),
+        "relative_error": json_float(c.relative_error),
+        "counterexample": counterexample(c.witness),
+    }
+    if c.relative_error is not None:  # the two relative errors are of different things: name which
         out["relative_to"] = RELATIVE_TO[c.method == Method.NUMERIC]
     if c.exact is not None:
         out["exact"] = c.exact
@@ -102,15 +112,22 @@ def verify_json(result: Verified, hints=()) -> dict:
     if result.proof is not None:
         out["proof"] = proof_json(result.proof)
     if result.culprit is not None:
-        out["culprit"] = culprit_json(result.culprit, result.proof) \
-            if "condition" in result.culprit and result.proof is not None \
+        out["culprit"] = (
+            culprit_json(result.culprit, result.proof)
+            if "condition" in result.culprit and result.proof is not None
             else code_culprit_json(result.culprit)
+        )
     return out
 
 
 def error_json(input_name: str, message: str) -> dict:
-    return {"schema_version": SCHEMA_VERSION, "input": input_name, "passed": False, "verdict": Verdict.ERROR.value,
-            "error": message}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "input": input_name,
+        "passed": False,
+        "verdict": Verdict.ERROR.value,
+        "error": message,
+    }
 
 
 def tensor_json(checked: TensorChecked, message: str | None = None) -> dict:
@@ -120,25 +137,44 @@ def tensor_json(checked: TensorChecked, message: str | None = None) -> dict:
     ``"checks"``; ``"verdict": "not_judged"`` and a ``"note"`` for a tensor not on the points (and for
     one checked at its own n that does not commute: it may mix features); an
     error's object for one that could not be checked (``message``: the error as the caller words it)."""
-    head = {"schema_version": SCHEMA_VERSION, "input": checked.input, "tensor": checked.name,
-            "shape": list(checked.shape), "role": checked.role, "n": checked.n}
+    head = {
+        "schema_version": SCHEMA_VERSION,
+        "input": checked.input,
+        "tensor": checked.name,
+        "shape": list(checked.shape),
+        "role": checked.role,
+        "n": checked.n,
+    }
     if checked.error is not None:
-        return {**head, **{k: v for k, v in error_json(checked.input, message or str(checked.error)).items()
-                           if k not in head}}
+        return {
+            **head,
+            **{k: v for k, v in error_json(checked.input, message or str(checked.error)).items() if k not in head},
+        }
     note = tensor_note(checked)
     if checked.result is not None:
         out = verify_json(checked.result)
         out = {**head, **{k: v for k, v in out.items() if k not in head}}
-        out["relative_distance"] = json_float(checked.distance)   # project's key
-        if checked.undecided:   # checked at its own n, it may mix features: not judged, its checks kept
+        out["relative_distance"] = json_float(checked.distance)  # project's key
+        if checked.undecided:  # checked at its own n, it may mix features: not judged, its checks kept
             out.update(passed=None, verdict=Verdict(checked.verdict).value)
     elif checked.kernel is not None:
         kernel = checked.kernel
-        out = {**head, "passed": kernel.passed, "verdict": Verdict(kernel.verdict).value,
-               "checks": [{"generator": c.role, "method": Method.EXACT.value, "passed": c.passed,
-                           "max_abs_error": json_float(c.max_abs_error), "relative_error": json_float(c.relative_error),
-                           "counterexample": None if c.index is None else {"index": list(c.index)}}
-                          for c in kernel.checks]}
+        out = {
+            **head,
+            "passed": kernel.passed,
+            "verdict": Verdict(kernel.verdict).value,
+            "checks": [
+                {
+                    "generator": c.role,
+                    "method": Method.EXACT.value,
+                    "passed": c.passed,
+                    "max_abs_error": json_float(c.max_abs_error),
+                    "relative_error": json_float(c.relative_error),
+                    "counterexample": None if c.index is None else {"index": list(c.index)},
+                }
+                for c in kernel.checks
+            ],
+        }
     else:
         out = {**head, "passed": None, "verdict": Verdict(checked.verdict).value}
     if note is not None:
@@ -155,18 +191,22 @@ def check_output_cells(cells: int, fmt: str, what: str) -> None:
     a 4096 x 4096 pattern took 3.6 GB of Python lists)."""
     limit = CELL_LIMITS[fmt]
     if cells > limit:
-        raise LimitError(f"{fmt} output of the {what} would have {cells} cells, over the limit of {limit}; "
-                         "use --format npy (binary) or the text report")
+        raise LimitError(
+            f"{fmt} output of the {what} would have {cells} cells, over the limit of {limit}; "
+            "use --format npy (binary) or the text report"
+        )
 
 
 def derive_json(d, pattern: bool = True) -> dict:
     """``derive --format json`` as a dict (``pattern=False``: without its last key, the pattern)."""
     limit = d.json_cells()
-    if MAX_JSON_CELLS < d.cells <= MAX_CELLS and d.cells > limit:   # past MAX_CELLS the pattern's own budget refuses
+    if MAX_JSON_CELLS < d.cells <= MAX_CELLS and d.cells > limit:  # past MAX_CELLS the pattern's own budget refuses
         # the refusal names only what works: npy when the basis fits its budget
         other = "--format npy (binary) or " if d.dimension * d.cells <= MAX_BASIS_ENTRIES else ""
-        raise LimitError(f"json output of the pattern would have {d.cells} cells, over the limit of {limit}; "
-                         f"use {other}the text report")
+        raise LimitError(
+            f"json output of the pattern would have {d.cells} cells, over the limit of {limit}; "
+            f"use {other}the text report"
+        )
     patterned = d.pattern  # first: a pattern over the size budget is refused before anything else is built
     out = {
         "schema_version": SCHEMA_VERSION,
@@ -211,24 +251,35 @@ def int_array_json(a: np.ndarray) -> str:
     words = np.array([str(v) for v in range(low, int(a.max()) + 1)], dtype=object)
     parts = ["[" + ", ".join(words[row - low]) + "]" for row in a.reshape(-1, a.shape[-1])]
     for size in reversed(a.shape[:-1]):
-        parts = ["[" + ", ".join(parts[k:k + size]) + "]" for k in range(0, len(parts), size)]
+        parts = ["[" + ", ".join(parts[k : k + size]) + "]" for k in range(0, len(parts), size)]
     return parts[0]
 
 
 def project_json(input_name: str, group: PermGroup, P, distance: float) -> dict:
     """``gdlcheck project --format json``: the nearest equivariant matrix and the distance."""
     check_output_cells(int(P.size), "json", "matrix")
-    return {"schema_version": SCHEMA_VERSION, "input": input_name, "group": group_json(group),
-            "relative_distance": distance, "matrix": [[float(x) for x in row] for row in P.tolist()]}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "input": input_name,
+        "group": group_json(group),
+        "relative_distance": distance,
+        "matrix": [[float(x) for x in row] for row in P.tolist()],
+    }
 
 
 def symmetries_json(input_name: str, found) -> dict:
     """``gdlcheck symmetries --format json``."""
     g = found.group
-    return {"schema_version": SCHEMA_VERSION, "input": input_name, "n": g.n,
-            "group": {"order": g.order_json(), "generators": g.generator_strings, "transitive": g.is_transitive},
-            "contains": list(found.contains), "colours": found.colours, "tol": found.tol,
-            "near_ties": found.near_ties}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "input": input_name,
+        "n": g.n,
+        "group": {"order": g.order_json(), "generators": g.generator_strings, "transitive": g.is_transitive},
+        "contains": list(found.contains),
+        "colours": found.colours,
+        "tol": found.tol,
+        "near_ties": found.near_ties,
+    }
 
 
 def inspect_json(inspection) -> dict:
@@ -241,19 +292,31 @@ def inspect_json(inspection) -> dict:
         "kind": inspection.kind,
         "depends_on": inspection.depends_on,
         "properties": {k: bool(inspection.properties[k]) for k in PROPERTIES},
-        "aggregation": {"layer": inspection.measured, "shape": list(inspection.shape), "matrices": inspection.heads,
-                        "samples": inspection.samples},
+        "aggregation": {
+            "layer": inspection.measured,
+            "shape": list(inspection.shape),
+            "matrices": inspection.heads,
+            "samples": inspection.samples,
+        },
         "notes": [fact_text(note) for note in inspection.notes],
     }
 
 
 def kind_json(kind) -> dict:
     """One line of ``gdlcheck kinds --format json``: a layer kind's reference."""
-    return {"schema_version": SCHEMA_VERSION, "kind": kind.name, "summary": kind.summary, "computes": kind.computes,
-            "rule": kind.rule,
-            "keys": [{"name": k.name, "type": k.type, "required": k.required, "default": k.default,
-                      "meaning": k.meaning} for k in kind.keys],
-            "one_of": [list(group) for group in kind.one_of], "example": kind.example}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": kind.name,
+        "summary": kind.summary,
+        "computes": kind.computes,
+        "rule": kind.rule,
+        "keys": [
+            {"name": k.name, "type": k.type, "required": k.required, "default": k.default, "meaning": k.meaning}
+            for k in kind.keys
+        ],
+        "one_of": [list(group) for group in kind.one_of],
+        "example": kind.example,
+    }
 
 
 def measure_json(measured) -> dict:
@@ -270,8 +333,18 @@ def measure_json(measured) -> dict:
         "elements": [{"element": e, "kind": k} for e, k in zip(measured.elements, measured.kinds)],
         "error": json_float(measured.model.error),
         "largest_contributor": None if largest is None else largest.path,
-        "layers": [{"path": m.path, "kind": m.kind, "depth": m.depth, "leaf": m.is_leaf, "moves": m.moves,
-                    "error": json_float(m.error), "own_contribution": json_float(m.own_contribution),
-                    "errors": [json_float(v) for v in m.errors], "own": [json_float(v) for v in m.own]}
-                   for m in measured.layers],
+        "layers": [
+            {
+                "path": m.path,
+                "kind": m.kind,
+                "depth": m.depth,
+                "leaf": m.is_leaf,
+                "moves": m.moves,
+                "error": json_float(m.error),
+                "own_contribution": json_float(m.own_contribution),
+                "errors": [json_float(v) for v in m.errors],
+                "own": [json_float(v) for v in m.own],
+            }
+            for m in measured.layers
+        ],
     }

@@ -29,48 +29,94 @@ def _definitions() -> dict:
     positive = {"type": "integer", "minimum": 1}
     group_names = [name for family in FAMILIES.values() for name in (family.name, *family.aliases)]
     return {
-        "expression": {"type": ["number", "string"],
-                       "description": "a number, or an expression string: numbers, symbols, + - * / **, "
-                                      "parentheses, sqrt exp log sin cos tanh Abs"},
+        "expression": {
+            "type": ["number", "string"],
+            "description": "a number, or an expression string: numbers, symbols, + - * / **, "
+            "parentheses, sqrt exp log sin cos tanh Abs",
+        },
         "vector": {"type": "array", "minItems": 1, "items": _ref("expression")},
         "matrix": {"type": "array", "minItems": 1, "items": _ref("vector")},
         "tensor": {"anyOf": [_ref("expression"), {"type": "array", "minItems": 1, "items": _ref("tensor")}]},
-        "file": {"type": "object", "properties": {"file": {"type": "string", "description": "a .npy .csv .tsv "
-                                                          ".txt or .json matrix, relative to the spec's folder"}},
-                 "required": ["file"], "additionalProperties": False},
-        "random": {"type": "object", "properties": {"random": {
-            "anyOf": [positive, {"type": "array", "minItems": 1, "items": positive}],
-            "description": "the shape; standard normal / sqrt(rows), seeded by the spec's seed and the key path"}},
-            "required": ["random"], "additionalProperties": False},
+        "file": {
+            "type": "object",
+            "properties": {
+                "file": {
+                    "type": "string",
+                    "description": "a .npy .csv .tsv .txt or .json matrix, relative to the spec's folder",
+                }
+            },
+            "required": ["file"],
+            "additionalProperties": False,
+        },
+        "random": {
+            "type": "object",
+            "properties": {
+                "random": {
+                    "anyOf": [positive, {"type": "array", "minItems": 1, "items": positive}],
+                    "description": (
+                        "the shape; standard normal / sqrt(rows), seeded by the spec's seed and the key path"
+                    ),
+                }
+            },
+            "required": ["random"],
+            "additionalProperties": False,
+        },
         "weight_vector": _any_of("vector", "file", "random"),
         "weight_matrix": _any_of("matrix", "file", "random"),
         "weight_tensor": _any_of("tensor", "file", "random"),
         "bias": _any_of("expression", "vector", "file", "random"),
         "matrices": {"type": "array", "minItems": 1, "items": _ref("weight_matrix")},
         "biases": {"type": "array", "minItems": 1, "items": {"anyOf": [{"type": "null"}, _ref("weight_vector")]}},
-        "positional": {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
-                       "properties": {"absolute": _ref("weight_matrix"), "relative": _ref("weight_vector")}},
+        "positional": {
+            "type": "object",
+            "minProperties": 1,
+            "maxProperties": 1,
+            "additionalProperties": False,
+            "properties": {"absolute": _ref("weight_matrix"), "relative": _ref("weight_vector")},
+        },
         "positive_integer": positive,
-        "positive_number": {"anyOf": [{"type": "number", "exclusiveMinimum": 0},
-                                      {"type": "string", "pattern": r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*$"}]},
+        "positive_number": {
+            "anyOf": [
+                {"type": "number", "exclusiveMinimum": 0},
+                {"type": "string", "pattern": r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*$"},
+            ]
+        },
         "boolean": {"type": "boolean"},
         "name": {"type": ["string", "number"]},
         "any": {},
         "seed": {"type": "integer", "minimum": 0},
-        "shape": {"anyOf": [positive, {"type": "array", "minItems": 1, "items": positive},
-                            {"type": "string", "pattern": r"^\s*[0-9]+(\s*[xX]\s*[0-9]+)*\s*$"}]},
+        "shape": {
+            "anyOf": [
+                positive,
+                {"type": "array", "minItems": 1, "items": positive},
+                {"type": "string", "pattern": r"^\s*[0-9]+(\s*[xX]\s*[0-9]+)*\s*$"},
+            ]
+        },
         "group": {"enum": group_names},
         "graph": {"anyOf": [{"enum": ["layer", "adjacency-of-layer"]}, _ref("weight_matrix")]},
-        "generators": {"anyOf": [{"type": "string"}, {"type": "array", "minItems": 1, "items": {
-            "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "integer", "minimum": 0}}]}}]},
+        "generators": {
+            "anyOf": [
+                {"type": "string"},
+                {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "integer", "minimum": 0}}]
+                    },
+                },
+            ]
+        },
         "symmetry": {"anyOf": [_ref("group"), _mapping(SYMMETRY_KEYS)]},
         "layer": {"anyOf": [_ref("layer_mapping"), _ref("layers")]},
         "layers": {"type": "array", "minItems": 1, "items": _ref("layer")},
         "layer_mapping": {
-            "type": "object", "required": ["kind"],
+            "type": "object",
+            "required": ["kind"],
             "properties": {"kind": {"enum": list(KIND_REFERENCE), "description": "the layer kind (gdlcheck kinds)"}},
-            "allOf": [{"if": {"properties": {"kind": {"const": name}}, "required": ["kind"]},
-                       "then": _ref(f"kind_{name}")} for name in KIND_REFERENCE],
+            "allOf": [
+                {"if": {"properties": {"kind": {"const": name}}, "required": ["kind"]}, "then": _ref(f"kind_{name}")}
+                for name in KIND_REFERENCE
+            ],
         },
         **{f"kind_{name}": _kind(kind) for name, kind in KIND_REFERENCE.items()},
     }
@@ -85,8 +131,11 @@ def _value(key: Key) -> dict:
 
 
 def _mapping(keys, extra: dict | None = None) -> dict:
-    out = {"type": "object", "properties": {**(extra or {}), **{k.name: _value(k) for k in keys}},
-           "additionalProperties": False}
+    out = {
+        "type": "object",
+        "properties": {**(extra or {}), **{k.name: _value(k) for k in keys}},
+        "additionalProperties": False,
+    }
     required = [k.name for k in keys if k.required]
     if required:
         out["required"] = required
@@ -109,7 +158,7 @@ def spec_schema() -> dict:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "gdlcheck layer spec",
         "description": "A layer and the symmetry group it is checked against (gdlcheck verify SPEC). "
-                       "'gdlcheck kinds NAME' prints each layer kind's keys.",
+        "'gdlcheck kinds NAME' prints each layer kind's keys.",
         "type": "object",
         "properties": top["properties"],
         "additionalProperties": False,

@@ -14,14 +14,21 @@ def tensor_note(checked) -> str | None:
 
     size = f"n = {checked.n}" if checked.n is not None else " x ".join(map(str, checked.shape)) or "a scalar"
     if checked.role == "matrix" and checked.verdict == Verdict.FAILS and 0 < (checked.distance or 0) < NEAR_DISTANCE:
-        return (f"near miss: {distance_text(checked.distance)} from the nearest equivariant matrix; "
-                f"{project_command(checked)} gives it")
+        return (
+            f"near miss: {distance_text(checked.distance)} from the nearest equivariant matrix; "
+            f"{project_command(checked)} gives it"
+        )
     if checked.why == OWN_N and checked.undecided:
-        far = "" if checked.distance is None else \
-            f" ({distance_text(checked.distance)} from the nearest equivariant matrix)"
-        return (f"does not commute with {checked.result.group.name} on its own {checked.n} points{far}; a map on the "
-                f"points breaks the symmetry, a map on features need not: give -n {checked.n} to judge it as a map "
-                "on the points, or check the model with --callable")
+        far = (
+            ""
+            if checked.distance is None
+            else f" ({distance_text(checked.distance)} from the nearest equivariant matrix)"
+        )
+        return (
+            f"does not commute with {checked.result.group.name} on its own {checked.n} points{far}; a map on the "
+            f"points breaks the symmetry, a map on features need not: give -n {checked.n} to judge it as a map "
+            "on the points, or check the model with --callable"
+        )
     if checked.why == NOT_POINTS:
         return f"not on the points ({size}): check the model with --callable"
     if checked.why == NO_SIZE:
@@ -31,8 +38,10 @@ def tensor_note(checked) -> str | None:
     if checked.why == KERNEL_GROUP:
         return f"not on the points ({size}, a kernel for another group): check the model with --callable"
     if checked.role == KERNEL and checked.kernel is not None and not checked.kernel.checks:
-        return ("a convolution commutes with the shifts whatever its kernel when its padding is circular (Theorem 1); "
-                "zero padding breaks it at the border: check the model with --callable")
+        return (
+            "a convolution commutes with the shifts whatever its kernel when its padding is circular (Theorem 1); "
+            "zero padding breaks it at the border: check the model with --callable"
+        )
     return None
 
 

@@ -11,20 +11,34 @@
 
 from gdlcheck.verification.pipeline import verify_layer
 from gdlcheck.verification.result import (
-                                          ERROR,
-                                          FAILS,
-                                          HOLDS,
-                                          HOLDS_NUMERICALLY,
-                                          HOLDS_WITHIN_TOLERANCE,
-                                          INCONCLUSIVE,
-                                          METHODS,
-                                          Check,
-                                          Law,
-                                          Options,
-                                          Residual,
-                                          Verified,
+    ERROR,
+    FAILS,
+    HOLDS,
+    HOLDS_NUMERICALLY,
+    HOLDS_WITHIN_TOLERANCE,
+    INCONCLUSIVE,
+    METHODS,
+    Check,
+    Law,
+    Options,
+    Residual,
+    Verified,
 )
 from gdlcheck.verification.verdict import random_code
 
-__all__ = ["ERROR", "FAILS", "HOLDS", "HOLDS_NUMERICALLY", "HOLDS_WITHIN_TOLERANCE", "INCONCLUSIVE", "METHODS", "Check",
-           "Law", "Options", "Residual", "Verified", "random_code", "verify_layer"]
+__all__ = [
+    "ERROR",
+    "FAILS",
+    "HOLDS",
+    "HOLDS_NUMERICALLY",
+    "HOLDS_WITHIN_TOLERANCE",
+    "INCONCLUSIVE",
+    "METHODS",
+    "Check",
+    "Law",
+    "Options",
+    "Residual",
+    "Verified",
+    "random_code",
+    "verify_layer",
+]

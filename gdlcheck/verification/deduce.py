@@ -48,13 +48,18 @@ def deduce(layer: Layer, group: PermGroup, expect: str = "equivariant", seed: in
     states = _act_through(layer, group, gens, names, dict.fromkeys(names, EQUIVARIANT), steps, stops, 0)
     wanted = INVARIANT if expect == "invariant" else EQUIVARIANT
     if expect != "invariant" and (any(state == INVARIANT for state in states.values()) or _pooled(layer, group)):
-        raise SpecError(f"the layer's output has 1 row(s), not n = {group.n}: a pooled output is invariant; "
-                        "use expect: invariant", where="expect")
+        raise SpecError(
+            f"the layer's output has 1 row(s), not n = {group.n}: a pooled output is invariant; use expect: invariant",
+            where="expect",
+        )
     for g, state in states.items():
         if state == EQUIVARIANT and wanted == INVARIANT:
             stops.setdefault(g, Stop(steps[0], None, Reason.OUTPUT_EQUIVARIANT))
-    return Proof(steps, {g: states[g] == wanted for g in names}, {g: stops[g] for g in names if g in stops
-                                                                 and states[g] != wanted})
+    return Proof(
+        steps,
+        {g: states[g] == wanted for g in names},
+        {g: stops[g] for g in names if g in stops and states[g] != wanted},
+    )
 
 
 def _pooled(layer: Layer, group: PermGroup) -> bool:
@@ -68,8 +73,14 @@ def _pooled(layer: Layer, group: PermGroup) -> bool:
 def _act_through(layer, group, gens, names, states, steps, stops, depth) -> dict:
     """How the group acts on ``layer``'s output, generator by generator (None: not proven)."""
     rule = layer.rule(group, gens)
-    step = LayerStep(layer.path, layer.kind, rule.name if rule else None, rule.theorem if rule else None,
-                list(rule.conditions) if rule else [], depth)
+    step = LayerStep(
+        layer.path,
+        layer.kind,
+        rule.name if rule else None,
+        rule.theorem if rule else None,
+        list(rule.conditions) if rule else [],
+        depth,
+    )
     steps.append(step)
     if rule is None:
         for g in names:

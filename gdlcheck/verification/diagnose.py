@@ -24,27 +24,40 @@ FIRST_TRIAL = 10_000
 
 # What a failed side condition of a rule breaks, as the diagnosis says it (weights need no
 # second word: the counterexample shows them).
-_BREAKS = {"bias": "bias", "graph": "graph_not_fixed", "mask": "causal_mask", "table": "absolute_table",
-           "relative_bias": "relative_bias"}
+_BREAKS = {
+    "bias": "bias",
+    "graph": "graph_not_fixed",
+    "mask": "causal_mask",
+    "table": "absolute_table",
+    "relative_bias": "relative_bias",
+}
 
 
-def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options: Options,
-             checks: list[Check], proof: Proof | None = None) -> list[Fact]:
+def diagnose(
+    layer: Layer,
+    group: PermGroup,
+    expect: str,
+    channels: int,
+    options: Options,
+    checks: list[Check],
+    proof: Proof | None = None,
+) -> list[Fact]:
     """Findings, in order: the law that fails and for which generators, the neighbouring laws
     that hold (or that none does), and what each failing generator breaks by the layers' rules
     (their side conditions that fail, from ``proof``, proved here if not given)."""
     failing = {c.generator for c in checks if c.passed is False}
     if not failing:
         return []
-    gens = [np.asarray(parse_perm(g, group.n), dtype=np.int64) for g in sorted(failing)]   # random elements too
+    gens = [np.asarray(parse_perm(g, group.n), dtype=np.int64) for g in sorted(failing)]  # random elements too
     law = default_law(layer, expect)
     a, y = law.graph, law.output
     out = [Fact("fails", {"law": law, "generators": sorted(failing)})]
 
     def holds(candidate: Law, probe: Layer = layer) -> bool:
         try:
-            residuals = trial_residuals(probe, group, candidate, channels, DIAGNOSIS_TRIALS, options.seed, gens=gens,
-                                        first_trial=FIRST_TRIAL)
+            residuals = trial_residuals(
+                probe, group, candidate, channels, DIAGNOSIS_TRIALS, options.seed, gens=gens, first_trial=FIRST_TRIAL
+            )
         except (ValueError, IndexError, GdlcheckError):
             return False
         return all(r.relative_error is not None and r.relative_error <= options.tol for r in residuals)
@@ -53,7 +66,7 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
     if y == "P" and holds(Law(a, "none")):
         out.append(Fact("invariant_holds", {"law": Law(a, "none"), "use": _expect_text(layer, "invariant")}))
         found = True
-    if y == "none" and holds(Law(a, "P")):   # code's invariant outputs are moved as points here
+    if y == "none" and holds(Law(a, "P")):  # code's invariant outputs are moved as points here
         out.append(Fact("equivariant_holds", {"law": Law(a, "P"), "use": _expect_text(layer, "equivariant")}))
         found = True
     if y == "P" and any(not np.array_equal(s, np.argsort(s)) for s in gens) and holds(Law(a, "PT")):
@@ -69,10 +82,17 @@ def diagnose(layer: Layer, group: PermGroup, expect: str, channels: int, options
                 out.append(Fact("fixed_holds", {"law": Law("fixed", y)}))
                 found = True
         elif holds(Law("both", y), with_graph_mode(layer, "input")):
-            autos = {generator_name(s) for s in gens
-                     if (fixes(s, A) if layer.signature is None else layer.signature.fixes(s, A))}
-            out.append(Fact("theorem3_holds", {"law": Law("both", y),
-                                               "not_automorphisms": [g for g in sorted(failing) if g not in autos]}))
+            autos = {
+                generator_name(s)
+                for s in gens
+                if (fixes(s, A) if layer.signature is None else layer.signature.fixes(s, A))
+            }
+            out.append(
+                Fact(
+                    "theorem3_holds",
+                    {"law": Law("both", y), "not_automorphisms": [g for g in sorted(failing) if g not in autos]},
+                )
+            )
             found = True
     if not found:
         tried = ["rows", "fixed"] if a == "both" else ["both"] if a == "fixed" else []

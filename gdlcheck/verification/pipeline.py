@@ -57,9 +57,17 @@ TRIAL_ELEMENTS = 1
 CROSS_CHECK_TRIALS = 1
 
 
-def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant", channels: int = 1,
-                 options: Options | None = None, input: str = "-", kind: str | None = None,
-                 name: str | None = None) -> Verified:
+def verify_layer(
+    layer: Layer,
+    group: PermGroup,
+    *,
+    expect: str = "equivariant",
+    channels: int = 1,
+    options: Options | None = None,
+    input: str = "-",
+    kind: str | None = None,
+    name: str | None = None,
+) -> Verified:
     """Run the checks ``options.method`` asks for and reach a verdict (docs/design.md section 5).
 
     Floating-point warnings are silenced: overflow is detected and reported explicitly.
@@ -68,8 +76,16 @@ def verify_layer(layer: Layer, group: PermGroup, *, expect: str = "equivariant",
         return _verify(layer, group, expect, channels, options or Options(), input, kind, name)
 
 
-def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options: Options, input: str,
-            kind: str | None, name: str | None) -> Verified:
+def _verify(
+    layer: Layer,
+    group: PermGroup,
+    expect: str,
+    channels: int,
+    options: Options,
+    input: str,
+    kind: str | None,
+    name: str | None,
+) -> Verified:
     method = options.method
     notes: list[Fact] = []
     form = layer.linear_form()
@@ -80,8 +96,9 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
         notes.append(Fact("symbolic_weights_exact"))
     run_exact = (method != Method.NUMERIC or symbolic_weights) and bool(group.gens)
     proof = deduce(layer, group, expect, options.seed) if run_exact else None
-    exact, equations, why_not = _exact_residuals(layer, group, expect, channels, options, form, proof) \
-        if run_exact else ([], [], None)
+    exact, equations, why_not = (
+        _exact_residuals(layer, group, expect, channels, options, form, proof) if run_exact else ([], [], None)
+    )
     residuals = list(exact)
     settled = bool(exact) and all(r.exact is not None for r in exact)
     cheap = group.n * channels <= CHEAP_TRIALS
@@ -93,46 +110,85 @@ def _verify(layer: Layer, group: PermGroup, expect: str, channels: int, options:
         # before any pass: with no generator the trials still run the layer once each
         check_trial_budget(layer, group.n, channels, trials, len(group.gens) + TRIAL_ELEMENTS)
         try:
-            residuals.extend(trial_residuals(layer, group, default_law(layer, expect), channels, trials,
-                                             options.seed, form=form, elements=TRIAL_ELEMENTS))
+            residuals.extend(
+                trial_residuals(
+                    layer,
+                    group,
+                    default_law(layer, expect),
+                    channels,
+                    trials,
+                    options.seed,
+                    form=form,
+                    elements=TRIAL_ELEMENTS,
+                )
+            )
         except LayerError as err:
             # An exact verdict stands on its own; without one the overflow is the user's to fix.
             if not settled:
                 raise
             notes.append(Fact("numeric_skipped", {"error": err.what}))
-    if proof is not None and proof.disagreement is not None:   # the proof's own trial: a counterexample
+    if proof is not None and proof.disagreement is not None:  # the proof's own trial: a counterexample
         residuals.append(moved_call_residual(proof.disagreement))
     checks = [judge(r, options.tol, method) for r in residuals]
-    verdict, passed, verdict_notes = decide(checks, method=method, has_generators=bool(group.gens),
-                                            rounding=options.rounding, magnitude=options.magnitude,
-                                            lower_rounding=options.lower_rounding,
-                                            exact_applies=bool(exact), why_not=why_not)
+    verdict, passed, verdict_notes = decide(
+        checks,
+        method=method,
+        has_generators=bool(group.gens),
+        rounding=options.rounding,
+        magnitude=options.magnitude,
+        lower_rounding=options.lower_rounding,
+        exact_applies=bool(exact),
+        why_not=why_not,
+    )
     notes.extend(n for n in verdict_notes if n.what != "exact_undecided" or proof is None)
-    if any(c.method == Method.EXACT and c.passed is None for c in checks):   # "not proven": the notes say where
+    if any(c.method == Method.EXACT and c.passed is None for c in checks):  # "not proven": the notes say where
         notes.extend(_not_proven(proof))
     constraints, unsatisfiable = solve_constraints(equations) if equations and not passed else ([], False)
     diagnosis = diagnose(layer, group, expect, channels, options, checks, proof) if verdict == FAILS else None
-    return Verified(input=input, kind=kind or layer.kind, group=group, expect=expect, passed=passed,
-                    verdict=verdict, checks=checks, constraints=constraints, unsatisfiable=unsatisfiable,
-                    name=name, notes=notes, diagnosis=diagnosis, proof=proof,
-                    culprit=_culprit(proof, checks) if verdict == FAILS else None)
+    return Verified(
+        input=input,
+        kind=kind or layer.kind,
+        group=group,
+        expect=expect,
+        passed=passed,
+        verdict=verdict,
+        checks=checks,
+        constraints=constraints,
+        unsatisfiable=unsatisfiable,
+        name=name,
+        notes=notes,
+        diagnosis=diagnosis,
+        proof=proof,
+        culprit=_culprit(proof, checks) if verdict == FAILS else None,
+    )
 
 
 def _traced_proof_holds(proof: Proof | None) -> bool:
     """A torch module's proof at the dispatcher (it carries its moved call, a numeric trial) that
     holds for every generator, its moved call agreeing."""
-    return proof is not None and proof.source == "trace" and bool(proof.proven) and proof.holds \
+    return (
+        proof is not None
+        and proof.source == "trace"
+        and bool(proof.proven)
+        and proof.holds
         and proof.disagreement is None
+    )
 
 
 def moved_call_residual(found: Disagreement) -> Residual:
     """A traced proof's moved call that contradicts it, as a numeric check of its group element
     (one trial) with the first differing entry as its counterexample."""
     g = generator_name(np.asarray(found.element))
-    witness = MovedCallWitness(found.trial, found.seed, found.entry, found.expected, found.got, found.output,
-                               element=g)
-    return Residual(g, Method.NUMERIC, max_abs_error=found.max_abs_error, relative_error=found.relative_error,
-                    witness=witness, trials=1, magnitude=found.magnitude)
+    witness = MovedCallWitness(found.trial, found.seed, found.entry, found.expected, found.got, found.output, element=g)
+    return Residual(
+        g,
+        Method.NUMERIC,
+        max_abs_error=found.max_abs_error,
+        relative_error=found.relative_error,
+        witness=witness,
+        trials=1,
+        magnitude=found.magnitude,
+    )
 
 
 def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof | None):
@@ -156,8 +212,10 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
             # no rule for the layer as a whole (code) and no other exact method: no exact check
             return [], equations, Fact("no_rule", {"kind": layer.kind})
         for s in open_gens:
-            residuals.setdefault(generator_name(s), Residual(generator_name(s), Method.EXACT, exact=None, symbolic=True,
-                                                         detail="not_proven"))
+            residuals.setdefault(
+                generator_name(s),
+                Residual(generator_name(s), Method.EXACT, exact=None, symbolic=True, detail="not_proven"),
+            )
     return [residuals[g] for g in names], equations, why_not
 
 
@@ -165,8 +223,16 @@ def _restricted(group: PermGroup, gens) -> PermGroup:
     """The same points with only the generators ``gens`` (the ones still undecided)."""
     keep = {tuple(int(v) for v in s) for s in gens}
     kept = [(g, group.role(k)) for k, g in enumerate(group.gens) if g in keep]
-    return PermGroup(group.name, group.n, tuple(g for g, _ in kept), shape=group.shape,
-                     roles=tuple(r for _, r in kept), family=None, order_formula=1, graph=group.graph)
+    return PermGroup(
+        group.name,
+        group.n,
+        tuple(g for g, _ in kept),
+        shape=group.shape,
+        roles=tuple(r for _, r in kept),
+        family=None,
+        order_formula=1,
+        graph=group.graph,
+    )
 
 
 def _not_proven(proof: Proof | None) -> list[Fact]:
@@ -201,12 +267,18 @@ def _culprit(proof: Proof | None, checks) -> dict | None:
         if stop is not None and stop.condition is not None:
             step = stop.step
             if proof.traced and not (isinstance(step, ConstantCheck) and step.role.is_own):
-                continue   # a held input or a value made inside forward: the forward hooks name it better
+                continue  # a held input or a value made inside forward: the forward hooks name it better
             c = stop.condition
             if isinstance(step, ConstantCheck):
-                path = c.parameter     # a traced module's parameter or constant, by its own name
+                path = c.parameter  # a traced module's parameter or constant, by its own name
             else:
                 path = f"{stop.step.path}.{c.parameter}" if c.parameter else stop.step.path
-            return {"path": path, "generator": g, "layer": stop.step.path, "kind": stop.step.label,
-                    "condition": c.what, "entry": list(c.entry)}
+            return {
+                "path": path,
+                "generator": g,
+                "layer": stop.step.path,
+                "kind": stop.step.label,
+                "condition": c.what,
+                "entry": list(c.entry),
+            }
     return None

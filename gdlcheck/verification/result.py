@@ -259,13 +259,17 @@ class Verified(Shown):
         """
         W = self._matrix
         if W is None or W.dtype == object:
-            raise GdlcheckError("plot() draws a matrix of numbers; this result is of "
-                                f"{'a symbolic matrix' if W is not None else 'a ' + self.kind}")
+            raise GdlcheckError(
+                "plot() draws a matrix of numbers; this result is of "
+                f"{'a symbolic matrix' if W is not None else 'a ' + self.kind}"
+            )
         return figure_of(self)
 
     def __repr__(self) -> str:
-        return (f"<Verified {self.verdict}: {self.input} ({self.kind}) against {self.group.describe()}, "
-                f"{len(self.checks)} check(s)>")
+        return (
+            f"<Verified {self.verdict}: {self.input} ({self.kind}) against {self.group.describe()}, "
+            f"{len(self.checks)} check(s)>"
+        )
 
 
 @dataclass(repr=False)
@@ -312,8 +316,13 @@ class TensorChecked(Serialised):
         return presenter_of(self).json(self, message)
 
     def __repr__(self) -> str:
-        tail = (f"distance {self.distance:.3g}" if self.result is not None
-                else str(self.error) if self.error is not None else self.why or self.verdict)
+        tail = (
+            f"distance {self.distance:.3g}"
+            if self.result is not None
+            else str(self.error)
+            if self.error is not None
+            else self.why or self.verdict
+        )
         return f"<TensorChecked {self.name} {self.verdict}: {tail}>"
 
 

@@ -81,7 +81,7 @@ def equal_exactly(a, b, budget: Budget | None = None) -> bool | None:
         return bool(diff == 0)
     if diff in budget.memo:
         return budget.memo[diff]
-    if -diff in budget.memo:   # b - a, decided already as a - b
+    if -diff in budget.memo:  # b - a, decided already as a - b
         return budget.memo[-diff]
     if differ_at_a_point(a, b, np.random.default_rng(0)):
         budget.memo[diff] = False
@@ -105,8 +105,12 @@ def why_not_zero(diff) -> str | None:
     import sympy
 
     ops = sympy_call(sympy.count_ops, diff)
-    if ops is None or ops > SYMBOLIC_EXPAND_OPS or expansion_terms(diff, MAX_EXPANSION_TERMS) > MAX_EXPANSION_TERMS \
-            or exponent_degree(diff, MAX_EXP_DEGREE) > MAX_EXP_DEGREE:
+    if (
+        ops is None
+        or ops > SYMBOLIC_EXPAND_OPS
+        or expansion_terms(diff, MAX_EXPANSION_TERMS) > MAX_EXPANSION_TERMS
+        or exponent_degree(diff, MAX_EXP_DEGREE) > MAX_EXP_DEGREE
+    ):
         return "symbolic_size"
     value = sympy_call(lambda: sympy.cancel(sympy.expand(diff)))
     return None if value is not None and value == 0 else "sympy_undecided"
@@ -124,9 +128,12 @@ def _by_expansion(diff, budget: Budget) -> bool | None:
     if expanded == 0:
         return True
     syms = sorted(expanded.free_symbols, key=str)
-    if syms and sympy_call(expanded.is_polynomial, *syms) and \
-            all(t.is_Symbol or t.is_Number for t in expanded.atoms() if not t.is_Atom or t.is_Symbol):
-        return False   # a polynomial that is not 0 is not 0 everywhere
+    if (
+        syms
+        and sympy_call(expanded.is_polynomial, *syms)
+        and all(t.is_Symbol or t.is_Number for t in expanded.atoms() if not t.is_Atom or t.is_Symbol)
+    ):
+        return False  # a polynomial that is not 0 is not 0 everywhere
     return None
 
 
@@ -312,11 +319,16 @@ def solve_constraints(equations: list) -> tuple[list[str], bool]:
     unsolved = [f"{safe_str(e)} = 0" for e in unique[:20]]
     ops = sympy_call(lambda: sum(sympy.count_ops(e) for e in unique))
     if len(unique) > 20 or ops is None or ops > SOLVE_OPS:
-        return unsolved, False   # too large to hand to sympy.solve: the equations as they are
+        return unsolved, False  # too large to hand to sympy.solve: the equations as they are
     degree = sympy_call(lambda: max(_degree(e, syms) for e in unique))
     bits = sympy_call(lambda: max(number_bits(e) for e in unique))
-    if degree is None or degree > SOLVE_DEGREE or (degree > 1 and len(syms) > SOLVE_QUADRATIC_SYMBOLS) \
-            or bits is None or bits > SOLVE_NUMBER_BITS:
+    if (
+        degree is None
+        or degree > SOLVE_DEGREE
+        or (degree > 1 and len(syms) > SOLVE_QUADRATIC_SYMBOLS)
+        or bits is None
+        or bits > SOLVE_NUMBER_BITS
+    ):
         # sqrt(-a), pi*a*(a + b) beside 10**20, a tower of powers, a quadratic system in many
         # symbols, (a + b)**2 = 10**5000: sympy.solve can spend minutes on them; the equations as
         # they are, decided by their form alone

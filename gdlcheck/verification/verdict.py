@@ -45,9 +45,17 @@ def judge(residual: Residual, tol: float, method: str = Method.AUTO) -> Check:
     return Check(**fields, passed=passed)
 
 
-def decide(checks: list[Check], *, method: str, has_generators: bool, exact_applies: bool,
-           why_not: Fact | None = None, rounding: float = ROUNDING["float64"], magnitude: float = 0.0,
-           lower_rounding: float | None = None) -> tuple[str, bool, list[Fact]]:
+def decide(
+    checks: list[Check],
+    *,
+    method: str,
+    has_generators: bool,
+    exact_applies: bool,
+    why_not: Fact | None = None,
+    rounding: float = ROUNDING["float64"],
+    magnitude: float = 0.0,
+    lower_rounding: float | None = None,
+) -> tuple[str, bool, list[Fact]]:
     """The verdict, whether it passes, and the notes that explain it.
 
     ============================================  ================================

@@ -36,8 +36,9 @@ def on_axes(s, axes: tuple, shape: tuple):
     if parts is False:
         found = mv.turn(s, sizes)
         if found is None:
-            return Halt("call", f"{generator_text(s)} does not move the grid axis by axis, nor swap its axes",
-                        "not_traced")
+            return Halt(
+                "call", f"{generator_text(s)} does not move the grid axis by axis, nor swap its axes", "not_traced"
+            )
         order, perms = found
         where = dict(zip(axes, perms))
         tensor_order = list(range(nd))
@@ -65,7 +66,7 @@ def input_moves(walk: Walk, signature, args, kwargs, gens) -> Halt | None:
     graph_q: list | None = None
     inputs = list(_arguments(signature, args, kwargs))
     kinds: dict = {}
-    for inp, value in inputs:   # one tensor object passed as two arguments that move differently
+    for inp, value in inputs:  # one tensor object passed as two arguments that move differently
         if isinstance(value, torch.Tensor) and kinds.setdefault(id(value), inp.action) != inp.action:
             return Halt("call", f"one tensor given as two arguments that move differently ({inp.label})", "not_traced")
     for inp, value in inputs:
@@ -82,26 +83,28 @@ def input_moves(walk: Walk, signature, args, kwargs, gens) -> Halt | None:
         if value.layout != torch.strided:
             return Halt("call", f"a sparse {kind} input ({inp.label})", "not_traced")
         nd = value.dim()
-        if kind.moves_each_axis:   # pairs: each of its axes by the generator (P X P^T)
+        if kind.moves_each_axis:  # pairs: each of its axes by the generator (P X P^T)
             axes = {a % nd for a in inp.action.axes}
-            walk.set(value, [mv.Moves(tuple(s if a in axes else None for a in range(nd))) for s in gens],
-                     free=not inp.given)
+            walk.set(
+                value, [mv.Moves(tuple(s if a in axes else None for a in range(nd))) for s in gens], free=not inp.given
+            )
         elif kind.takes_axes:
             per = [on_axes(s, inp.action.axes, tuple(value.shape)) for s in gens]
-            walk.set(value, [p if isinstance(p, (Halt, mv.Moves)) else mv.Moves(p) for p in per],
-                     free=not inp.given)
-        elif kind.is_graph and _is_edge_index(value) and graph_q is not None:   # read by the loop above
-            walk.set(value, [q if isinstance(q, Halt) else mv.Moves((None, q), s) for q, s in zip(graph_q, gens)],
-                     free=False)
+            walk.set(value, [p if isinstance(p, (Halt, mv.Moves)) else mv.Moves(p) for p in per], free=not inp.given)
+        elif kind.is_graph and _is_edge_index(value) and graph_q is not None:  # read by the loop above
+            walk.set(
+                value, [q if isinstance(q, Halt) else mv.Moves((None, q), s) for q, s in zip(graph_q, gens)], free=False
+            )
         elif kind.is_graph and not kind.is_held and nd == 2 and value.shape[0] == value.shape[1] == signature.n:
             walk.set(value, [mv.Moves((s, s)) for s in gens], free=False)
         elif kind.is_held:
-            continue   # a dense fixed graph is a constant: where it meets moving values it must be fixed
+            continue  # a dense fixed graph is a constant: where it meets moving values it must be fixed
         elif kind.follows_edges:
             if graph_q is None:
                 return Halt("call", f"edge attributes without an edge_index input ({inp.label})", "not_traced")
-            walk.set(value, [q if isinstance(q, Halt) else mv.Moves((q,) + (None,) * (nd - 1)) for q in graph_q],
-                     free=False)
+            walk.set(
+                value, [q if isinstance(q, Halt) else mv.Moves((q,) + (None,) * (nd - 1)) for q in graph_q], free=False
+            )
         else:
             return Halt("call", f"a {kind} input of shape {tuple(value.shape)} ({inp.label})", "not_traced")
     return None
@@ -133,8 +136,13 @@ def edge_perms(ei, gens, moving: bool, n: int) -> list:
         # permutations the other way round (column k goes to q[k])
         order = graphs.automorphism_edge_order(s, e, n)
         if order is None:
-            out.append(Halt("call", f"{generator_text(s)} does not map the fixed graph's edges onto themselves",
-                            "condition_graph"))
+            out.append(
+                Halt(
+                    "call",
+                    f"{generator_text(s)} does not map the fixed graph's edges onto themselves",
+                    "condition_graph",
+                )
+            )
             continue
         q = mv.inverse(order)
         out.append(None if mv.is_identity(q) else q)

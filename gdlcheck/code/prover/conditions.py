@@ -10,13 +10,13 @@ def first_moved(value, axes: dict):
     ``(entry, image, values)`` on the moved axes, or None when the constant is fixed."""
     import torch
 
-    if value.layout != torch.strided:   # a sparse constant (a stored adjacency): compared as the matrix it is
+    if value.layout != torch.strided:  # a sparse constant (a stored adjacency): compared as the matrix it is
         value = value.to_dense()
     moved = value
     for a, p in axes.items():
         moved = moved.index_select(a, torch.as_tensor(p, dtype=torch.long, device=value.device))
     differs = _bits(moved) != _bits(value)
-    if value.is_complex():   # the real and the imaginary part, each bit for bit
+    if value.is_complex():  # the real and the imaginary part, each bit for bit
         differs = differs.any(-1)
     if not bool(differs.any()):
         return None

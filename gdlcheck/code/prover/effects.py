@@ -50,10 +50,11 @@ def _views_of(walk, t, func, constant: bool = False, constant_block: bool = Fals
     constant view of a container that holds moving values also changes that container (its
     constant cells were checked before the write)."""
     mine, key = walk.values.get(t), storage(t)
-    if key is None:   # a tensor without storage: nothing shares it
+    if key is None:  # a tensor without storage: nothing shares it
         return
-    halt = Halt(walk.place() or _op_text(func), f"a value written in place through a view ({_op_text(func)})",
-                "no_op_rule")
+    halt = Halt(
+        walk.place() or _op_text(func), f"a value written in place through a view ({_op_text(func)})", "no_op_rule"
+    )
     written = None
     for other, a in list(walk.values.items()):
         if constant and a.const:
@@ -65,8 +66,11 @@ def _views_of(walk, t, func, constant: bool = False, constant_block: bool = Fals
             if how is regions.Relation.APART:
                 continue
             contains = how is regions.Relation.CONTAINS
-            walk.values[other] = (regions.refill(walk, t, other, halt, constant_block) if contains
-                                  else Abstract(False, [halt] * len(walk.gens)))
+            walk.values[other] = (
+                regions.refill(walk, t, other, halt, constant_block)
+                if contains
+                else Abstract(False, [halt] * len(walk.gens))
+            )
 
 
 def unknown_index(walk, func, args, kwargs) -> None:
@@ -80,8 +84,12 @@ def unknown_index(walk, func, args, kwargs) -> None:
         for t in _tensors(bound.get(name)):
             a = walk.of(t)
             if not a.const and any(isinstance(m, Halt) for m in a.per):
-                walk.stop_each(f"an index the proof does not know ({_op_text(func)}): whether it is in "
-                               "range may depend on the values", "asks_value", a.per)
+                walk.stop_each(
+                    f"an index the proof does not know ({_op_text(func)}): whether it is in "
+                    "range may depend on the values",
+                    "asks_value",
+                    a.per,
+                )
                 return
 
 
@@ -95,8 +103,9 @@ def shape_read(walk, func, args, kwargs, out) -> None:
 
     bools = any(t.dtype == torch.bool for t in _tensors((args, kwargs)))
     # ``nonzero`` has a rule for its moves, yet its length is the count of the values not zero
-    dynamic = torch.Tag.data_dependent_output in func.tags or (torch.Tag.dynamic_output_shape in func.tags
-                                                               and (lookup(func) is None or func not in _SELECTING))
+    dynamic = torch.Tag.data_dependent_output in func.tags or (
+        torch.Tag.dynamic_output_shape in func.tags and (lookup(func) is None or func not in _SELECTING)
+    )
     if not dynamic and not (bools and func in _SELECTING):
         return
     # the shape comes from the masks (a selection by bools) or from every input: where it depends on
@@ -104,8 +113,11 @@ def shape_read(walk, func, args, kwargs, out) -> None:
     # and branch on without any operation the walk or the moved call (which keeps the count) sees
     deciding = [t for t in _tensors((args, kwargs)) if t.dtype == torch.bool] if bools else _tensors((args, kwargs))
     if any(walk.of(t).free for t in deciding):
-        walk.stop_everywhere(f"a shape that depends on the values of the points ({_op_text(func)}): another "
-                             "input may give another shape, and the code another path", "asks_value")
+        walk.stop_everywhere(
+            f"a shape that depends on the values of the points ({_op_text(func)}): another "
+            "input may give another shape, and the code another path",
+            "asks_value",
+        )
         return
     for a in (walk.values.get(t) for t in _tensors(out)):
         if a is not None and not a.const and any(isinstance(m, Halt) for m in a.per):

@@ -21,7 +21,7 @@ from gdlcheck.code.prover.table import Halt, bind, lookup, writes
 from gdlcheck.code.prover.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
 from gdlcheck.layers.proofs import Role
 
-if TYPE_CHECKING:   # torch is imported when code is checked
+if TYPE_CHECKING:  # torch is imported when code is checked
     from torch._ops import OpOverload
 
 
@@ -41,7 +41,7 @@ class Op:
     before: dict
     tensors: list
     outs: list
-    inputs: list = field(default_factory=list)   # the walk's abstract value of each tensor argument
+    inputs: list = field(default_factory=list)  # the walk's abstract value of each tensor argument
 
     @property
     def seeded(self) -> bool:
@@ -62,9 +62,10 @@ class Guard:
 
 def _budget(walk, op: Op) -> bool:
     walk.count += 1
-    if walk.count > walk.budget:   # stop the call itself: a proof past the budget costs no more
-        walk.stop_everywhere(f"the call dispatches more than {walk.budget:,} operations (the tracer's budget)",
-                             "budget")
+    if walk.count > walk.budget:  # stop the call itself: a proof past the budget costs no more
+        walk.stop_everywhere(
+            f"the call dispatches more than {walk.budget:,} operations (the tracer's budget)", "budget"
+        )
         raise OverBudget(walk.budget)
     return False
 
@@ -78,8 +79,11 @@ def _foreign_type(walk, op: Op) -> bool:
 
     odd = next((t for t in op.tensors if type(t) is not torch.Tensor and own_dispatch(type(t))), None)
     if odd is not None:
-        walk.stop_everywhere(f"a tensor of type {type(odd).__qualname__} with its own __torch_dispatch__ or "
-                             f"__torch_function__ ({_op_text(op.func)})", "foreign_type")
+        walk.stop_everywhere(
+            f"a tensor of type {type(odd).__qualname__} with its own __torch_dispatch__ or "
+            f"__torch_function__ ({_op_text(op.func)})",
+            "foreign_type",
+        )
         return True
     op.inputs = [walk.of(t) for t in op.tensors]
     return False
@@ -107,7 +111,7 @@ def _foreign_write(walk, op: Op) -> bool:
 
     for name in writes(op.func, op.args, op.kwargs):
         target = bind(op.func, op.args, op.kwargs).get(name)
-        if isinstance(target, torch.Tensor) and walk.of(target).foreign:   # the next call sees the write
+        if isinstance(target, torch.Tensor) and walk.of(target).foreign:  # the next call sees the write
             name = walk.of(target).origin or "a tensor the call did not make"
             walk.stop_everywhere(f"the call changes state: {name} (written by {_op_text(op.func)})", "state")
             return True
@@ -163,9 +167,11 @@ def _no_rule(walk, op: Op) -> bool:
     if lookup(op.func) is not None:
         return False
     halt = Halt(walk.place() or _op_text(op.func), _op_text(op.func), "no_op_rule")
-    for t in op.outs:   # but for a generator that leaves every input as it is: the output stays too
-        walk.values[t] = Abstract(False, [mv.still(t.dim()) if held.inputs_unchanged(walk, op.tensors, k) else halt
-                                          for k in range(len(walk.gens))])
+    for t in op.outs:  # but for a generator that leaves every input as it is: the output stays too
+        walk.values[t] = Abstract(
+            False,
+            [mv.still(t.dim()) if held.inputs_unchanged(walk, op.tensors, k) else halt for k in range(len(walk.gens))],
+        )
     return True
 
 
@@ -189,43 +195,93 @@ def _selection(walk, op: Op) -> bool:
 
 GUARDS = (
     Guard("budget", "A call past the operation budget is stopped: what a proof costs is bounded.", _budget),
-    Guard("stopped", "Once the proof stopped for every generator, the call runs on and only its path is recorded "
-                     "(the moved call must dispatch the same operations).", _stopped),
-    Guard("unseen write", "A write the walk did not see (torch's dispatch turned off, another thread) changes what a "
-                          "tensor holds unseen: a tensor whose version counter is not the one it was met with plus "
-                          "the writes seen since through that counter stops the proof (code/prover/sight.py).",
-          _unseen_write),
-    Guard("foreign type", "A tensor whose class has its own __torch_dispatch__ or __torch_function__ runs that "
-                          "class's code, not the operation a rule is about: the proof stops.", _foreign_type),
-    Guard("unwritten", "A fresh buffer (new_empty, empty_like, torch.empty) holds what the allocator left, which "
-                       "differs between calls: a read of a cell not written yet stops the proof; the first write "
-                       "into a buffer nothing wrote yet may take its old values to move as the rule needs, since "
-                       "they are unwritten in both calls (code/prover/unwritten.py).", unwritten.reads),
-    Guard("value read", "A value of a tensor that depends on the random points, handed to Python, may choose the "
-                        "path: the proof stops (values of constants and of given values the group does not move "
-                        "are the same in every call, and a value of given inputs that every generator leaves "
-                        "where it is, a count or a maximum over every moving axis, is the same in the moved call, "
-                        "which must read it alike).", _value_read),
-    Guard("foreign write", "A write into a tensor the call did not make is seen by the next call, which may then "
-                           "compute something else: the proof stops.", _foreign_write),
+    Guard(
+        "stopped",
+        "Once the proof stopped for every generator, the call runs on and only its path is recorded "
+        "(the moved call must dispatch the same operations).",
+        _stopped,
+    ),
+    Guard(
+        "unseen write",
+        "A write the walk did not see (torch's dispatch turned off, another thread) changes what a "
+        "tensor holds unseen: a tensor whose version counter is not the one it was met with plus "
+        "the writes seen since through that counter stops the proof (code/prover/sight.py).",
+        _unseen_write,
+    ),
+    Guard(
+        "foreign type",
+        "A tensor whose class has its own __torch_dispatch__ or __torch_function__ runs that "
+        "class's code, not the operation a rule is about: the proof stops.",
+        _foreign_type,
+    ),
+    Guard(
+        "unwritten",
+        "A fresh buffer (new_empty, empty_like, torch.empty) holds what the allocator left, which "
+        "differs between calls: a read of a cell not written yet stops the proof; the first write "
+        "into a buffer nothing wrote yet may take its old values to move as the rule needs, since "
+        "they are unwritten in both calls (code/prover/unwritten.py).",
+        unwritten.reads,
+    ),
+    Guard(
+        "value read",
+        "A value of a tensor that depends on the random points, handed to Python, may choose the "
+        "path: the proof stops (values of constants and of given values the group does not move "
+        "are the same in every call, and a value of given inputs that every generator leaves "
+        "where it is, a count or a maximum over every moving axis, is the same in the moved call, "
+        "which must read it alike).",
+        _value_read,
+    ),
+    Guard(
+        "foreign write",
+        "A write into a tensor the call did not make is seen by the next call, which may then "
+        "compute something else: the proof stops.",
+        _foreign_write,
+    ),
     Guard("constant", "An operation of constants gives a constant, the same in the moved call.", _constant),
-    Guard("data shape", "An operation whose output's shape depends on values, with no rule, is followed only "
-                        "where those values are the same in every call.", _data_shape),
+    Guard(
+        "data shape",
+        "An operation whose output's shape depends on values, with no rule, is followed only "
+        "where those values are the same in every call.",
+        _data_shape,
+    ),
     Guard("random", "A random draw differs between calls: what it reaches is not known.", _random),
     Guard("shape only", "An operation whose result depends only on shapes gives a constant.", _shape_only_rule),
     Guard("no rule", "An operation without a rule: what it returns is not known.", _no_rule),
-    Guard("rule", "The rule sees the tensors that depend on the random points without their values (meta "
-                  "tensors), so what it says holds for every draw; its conditions on constants are checked on "
-                  "their values, bit for bit.", _rule),
-    Guard("aliasing", "A write changes every view of what it writes: those views are no longer known.", _aliasing,
-          after=True),
-    Guard("selection", "A selection whose shape depends on values, or an index not known, may differ in the moved "
-                       "call: the proof stops where its moves are not known.", _selection, after=True),
-    Guard("writes seen", "Each write the walk sees is counted by version counter, for the versions the writes bump "
-                         "once the operation returns.", _writes_seen, after=True),
-    Guard("written", "The cells a write replaces whatever they held (copy_, fill_, index_copy_, index_put_ at an index "
-                     "of given inputs or constants, an out= buffer) are written: the moved call wrote their images "
-                     "under the buffer's moves.", unwritten.wrote, after=True),
+    Guard(
+        "rule",
+        "The rule sees the tensors that depend on the random points without their values (meta "
+        "tensors), so what it says holds for every draw; its conditions on constants are checked on "
+        "their values, bit for bit.",
+        _rule,
+    ),
+    Guard(
+        "aliasing",
+        "A write changes every view of what it writes: those views are no longer known.",
+        _aliasing,
+        after=True,
+    ),
+    Guard(
+        "selection",
+        "A selection whose shape depends on values, or an index not known, may differ in the moved "
+        "call: the proof stops where its moves are not known.",
+        _selection,
+        after=True,
+    ),
+    Guard(
+        "writes seen",
+        "Each write the walk sees is counted by version counter, for the versions the writes bump "
+        "once the operation returns.",
+        _writes_seen,
+        after=True,
+    ),
+    Guard(
+        "written",
+        "The cells a write replaces whatever they held (copy_, fill_, index_copy_, index_put_ at an index "
+        "of given inputs or constants, an out= buffer) are written: the moved call wrote their images "
+        "under the buffer's moves.",
+        unwritten.wrote,
+        after=True,
+    ),
 )
 # the guards the walk runs before an operation's rule applies, and those it runs after (the effects)
 BEFORE = tuple(g for g in GUARDS if not g.after)
@@ -233,22 +289,37 @@ AFTER = tuple(g for g in GUARDS if g.after)
 
 # What the proof checks around the call (gdlcheck.code.prover.prove), for what no guard of an operation sees
 CALL_CHECKS = (
-    ("value readers", "Tensor methods that read values without an operation (tolist, numpy, storages, ...), on "
-                      "torch.Tensor and on torch._C.TensorBase, the number protocol torch's C++ constructors read "
-                      "through (torch.LongTensor([k])) and tensor_split's kernel, stop the proof when the tensor "
-                      "depends on the random points; they are patched for the proving thread only, under one lock "
-                      "(code/prover/patches.py)."),
-    ("state", "The module's state (every attribute of every submodule and its classes, at any depth, tensors by "
-              "content) and the random states are the same before and after each call."),
-    ("foreign tensors", "A tensor no operation made, neither state nor argument, made during the proof (with "
-                        "torch's dispatch off, in another thread, by no operation: code/prover/sight.py) may hold "
-                        "values of the points: the proof stops where the walk meets it; one there before the proof "
-                        "has the same content in both calls (a hash of all of it)."),
-    ("path", "The moved call dispatches the same operations with the same plain arguments, and the same fresh "
-             "tensors (hashed whole)."),
-    ("moved call", "The module called on g . X for a uniformly random element g of the group returns g . f(X) "
-                   "within the tolerance and rounding: a holds always carries this numeric trial, and where it "
-                   "does not, the module does not commute with g: the check fails, with this counterexample."),
+    (
+        "value readers",
+        "Tensor methods that read values without an operation (tolist, numpy, storages, ...), on "
+        "torch.Tensor and on torch._C.TensorBase, the number protocol torch's C++ constructors read "
+        "through (torch.LongTensor([k])) and tensor_split's kernel, stop the proof when the tensor "
+        "depends on the random points; they are patched for the proving thread only, under one lock "
+        "(code/prover/patches.py).",
+    ),
+    (
+        "state",
+        "The module's state (every attribute of every submodule and its classes, at any depth, tensors by "
+        "content) and the random states are the same before and after each call.",
+    ),
+    (
+        "foreign tensors",
+        "A tensor no operation made, neither state nor argument, made during the proof (with "
+        "torch's dispatch off, in another thread, by no operation: code/prover/sight.py) may hold "
+        "values of the points: the proof stops where the walk meets it; one there before the proof "
+        "has the same content in both calls (a hash of all of it).",
+    ),
+    (
+        "path",
+        "The moved call dispatches the same operations with the same plain arguments, and the same fresh "
+        "tensors (hashed whole).",
+    ),
+    (
+        "moved call",
+        "The module called on g . X for a uniformly random element g of the group returns g . f(X) "
+        "within the tolerance and rounding: a holds always carries this numeric trial, and where it "
+        "does not, the module does not commute with g: the check fails, with this counterexample.",
+    ),
 )
 
 
@@ -256,8 +327,8 @@ def _no_dropout(op: Op) -> bool:
     """An operation torch tags random only for its dropout (attention kernels) draws nothing when
     its dropout probability is 0; a dropout outside training (``train=False``) draws nothing."""
     bound = bind(op.func, op.args, op.kwargs)
-    names = bound   # every argument of the schema, by name
-    if op.func.overloadpacket in _DROPOUTS and "train" in names:   # dropout kept whole (inference mode)
+    names = bound  # every argument of the schema, by name
+    if op.func.overloadpacket in _DROPOUTS and "train" in names:  # dropout kept whole (inference mode)
         return bound.get("train") is False
     if "dropout_p" not in names:
         return False
@@ -272,4 +343,3 @@ def _dropouts():
 
 
 _DROPOUTS = _dropouts()
-

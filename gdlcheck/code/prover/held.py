@@ -59,7 +59,7 @@ def retried(walk, found, func, seen: dict, moves: dict, out, k: int, count: int)
     values that ``k`` leaves as it is (:func:`unchanged`) said to stay where it is, then taken as a
     constant (a rule may read a constant's values)."""
     if all(m is None or isinstance(m, list) and all(x is None for x in m) for m in moves.values()):
-        return _still(out, count)   # constants only (an out= buffer, a fresh buffer's first write aside)
+        return _still(out, count)  # constants only (an out= buffer, a fresh buffer's first write aside)
     first = walk._one(found, func, seen, moves, out, k, count)
     if not any(isinstance(r, Halt) for r in first):
         return first

@@ -12,8 +12,9 @@ import warnings
 
 # types pickling is not asked about, as typing's are not: aliases, descriptors and Ellipsis keep
 # nothing a call changes (nn.Module's annotations hold 17 in every walk)
-STATELESS = frozenset((types.GenericAlias, types.UnionType, types.GetSetDescriptorType, types.MemberDescriptorType,
-                       type(Ellipsis)))
+STATELESS = frozenset(
+    (types.GenericAlias, types.UnionType, types.GetSetDescriptorType, types.MemberDescriptorType, type(Ellipsis))
+)
 
 
 def pickled(value):
@@ -23,12 +24,12 @@ def pickled(value):
     if type(value) in STATELESS or type(value).__module__ == "typing":
         return None
     try:
-        with warnings.catch_warnings():   # (pickling itertools objects is deprecated in 3.12)
+        with warnings.catch_warnings():  # (pickling itertools objects is deprecated in 3.12)
             warnings.simplefilter("ignore", DeprecationWarning)
             reduced = value.__reduce_ex__(4)
     except Exception:
         return None
-    if not isinstance(reduced, tuple):   # a global's name: no state
+    if not isinstance(reduced, tuple):  # a global's name: no state
         return None
     return (*reduced[1:3], *[None if items is None else list(items) for items in reduced[3:5]])
 
@@ -37,9 +38,11 @@ def c_state(kind) -> bool:
     """Instances of ``kind`` keep state that pickling reads and ``__dict__`` does not hold: it
     overrides ``__reduce_ex__``, ``__reduce__`` or ``__getstate__`` in C (a ``StringIO``'s
     position, a ``ctypes`` number's value); the user's own Python overrides are not called."""
-    return any(getattr(kind, name, None) is not getattr(object, name, None)
-               and not isinstance(getattr(kind, name, None), types.FunctionType)
-               for name in ("__reduce_ex__", "__reduce__", "__getstate__"))
+    return any(
+        getattr(kind, name, None) is not getattr(object, name, None)
+        and not isinstance(getattr(kind, name, None), types.FunctionType)
+        for name in ("__reduce_ex__", "__reduce__", "__getstate__")
+    )
 
 
 def function(value):

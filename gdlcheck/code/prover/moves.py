@@ -84,8 +84,8 @@ class Moves:
 
     axes: tuple
     labels: np.ndarray | None = None
-    uniform: frozenset = frozenset()   # axes along which every entry is the same (a size-1 axis repeated)
-    order: tuple | None = None         # axis k of the moved tensor is axis order[k] (None: each stays)
+    uniform: frozenset = frozenset()  # axes along which every entry is the same (a size-1 axis repeated)
+    order: tuple | None = None  # axis k of the moved tensor is axis order[k] (None: each stays)
 
     @property
     def still(self) -> bool:
@@ -132,7 +132,7 @@ def same(p, q) -> bool:
     if p is q:
         return True
     if isinstance(p, Unordered) or isinstance(q, Unordered):
-        return False   # not the same object (above): two orders not known are not known to agree
+        return False  # not the same object (above): two orders not known are not known to agree
     if p is None:
         return is_identity(q)
     if q is None:

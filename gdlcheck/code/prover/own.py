@@ -50,9 +50,9 @@ def users(fn) -> bool:
 def own_file(path: str) -> bool:
     import os
 
-    if path.startswith("<") and not path.startswith("<string"):   # frozen modules
+    if path.startswith("<") and not path.startswith("<string"):  # frozen modules
         return False
-    if os.path.isabs(path):   # (a relative one depends on the working directory: not remembered)
+    if os.path.isabs(path):  # (a relative one depends on the working directory: not remembered)
         known = OWN_FILES.get(path)
         if known is None:
             known = OWN_FILES[path] = not path.startswith(trusted_roots())
@@ -74,7 +74,7 @@ def trusted_roots() -> tuple[str, ...]:
 
     trusted = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
     root = os.path.abspath(__file__)
-    for _ in range(__name__.count(".")):   # gdlcheck.code.prover.own: three folders up is gdlcheck's own
+    for _ in range(__name__.count(".")):  # gdlcheck.code.prover.own: three folders up is gdlcheck's own
         root = os.path.dirname(root)
     trusted.add(root)
     return tuple(os.path.abspath(t) + os.sep for t in trusted)

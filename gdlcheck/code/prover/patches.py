@@ -39,12 +39,13 @@ from gdlcheck.code.prover.reads import data_set, number_reads, split_reads, valu
 # every process-wide patch of a proof is made under this lock
 LOCK = threading.RLock()
 
+
 def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
     """``module(*args, **kwargs)`` under the walk's dispatch mode and every patch, without grad,
     torch's random state forked: its output, and whether the call changed torch's random state."""
     import torch
 
-    owner = threading.get_ident()   # the patches are process-wide; the walk is this thread's
+    owner = threading.get_ident()  # the patches are process-wide; the walk is this thread's
 
     def pre(mod, _inputs):
         if threading.get_ident() == owner:
@@ -53,7 +54,7 @@ def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
     def post(mod, inputs, output):
         if threading.get_ident() != owner:
             return
-        walk.busy = True   # the unit's theorem reads as the walk, not as the code
+        walk.busy = True  # the unit's theorem reads as the walk, not as the code
         try:
             walk.unit(mod, inputs, output)
         finally:
@@ -63,9 +64,17 @@ def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
 
     with LOCK, torch.random.fork_rng(devices=[]):
         rng_before = torch.get_rng_state()
-        with _module_hooks(walk, pre, post), _grad_mode(walk, owner), value_reads(walk, owner), data_set(walk, owner), \
-                number_reads(walk, owner), split_reads(walk, owner), torch.no_grad(), walk.mode(), \
-                _functions(walk, owner):
+        with (
+            _module_hooks(walk, pre, post),
+            _grad_mode(walk, owner),
+            value_reads(walk, owner),
+            data_set(walk, owner),
+            number_reads(walk, owner),
+            split_reads(walk, owner),
+            torch.no_grad(),
+            walk.mode(),
+            _functions(walk, owner),
+        ):
             out = module(*args, **kwargs)
         return out, not torch.equal(rng_before, torch.get_rng_state())
 
@@ -75,8 +84,11 @@ def _module_hooks(walk, pre, post):
     import torch
 
     hooks = torch.nn.modules.module
-    walk.foreign_hooks = bool(hooks._global_forward_hooks or hooks._global_forward_pre_hooks
-                              or getattr(hooks, "_global_forward_hooks_always_called", None))
+    walk.foreign_hooks = bool(
+        hooks._global_forward_hooks
+        or hooks._global_forward_pre_hooks
+        or getattr(hooks, "_global_forward_hooks_always_called", None)
+    )
     handles = [hooks.register_module_forward_pre_hook(pre), hooks.register_module_forward_hook(post)]
     try:
         yield
@@ -98,12 +110,13 @@ def _functions(walk, owner: int):
         def call(*args, **kwargs):
             out = func(*args, **kwargs)
             if threading.get_ident() == owner and not walk.busy:
-                walk.busy = True   # the theorem reads as the walk, not as the code
+                walk.busy = True  # the theorem reads as the walk, not as the code
                 try:
                     _function_result(walk, FUNCTIONS[func], args, kwargs, out)
                 finally:
                     walk.busy = False
             return out
+
         return call
 
     saved = [(sys.modules[func.__module__], func.__name__, func) for func in FUNCTIONS]
@@ -138,10 +151,10 @@ def _function_result(walk, theorem, args, kwargs, output) -> None:
             return i
         try:
             return theorem(args, kwargs, m, *blind) or i
-        except Exception:   # NoRule, or an axis in an order not known (moves.Unordered)
+        except Exception:  # NoRule, or an axis in an order not known (moves.Unordered)
             return i
 
-    with _disable_current_modes():   # made outside the walk: not operations of the call
+    with _disable_current_modes():  # made outside the walk: not operations of the call
         blind = (values._without_values(x), values._without_values(output))
     walk.values[output] = values.Abstract(False, [said(m, i) for m, i in zip(a.per, inner.per)], free=a.free)
 

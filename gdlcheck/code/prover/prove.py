@@ -57,10 +57,11 @@ TRACE_OPERATIONS = 50_000
 PROOF_TRIAL = 1 << 29
 PROOF_ELEMENT = (1 << 29) + 1
 
+
 def prove_call(layer, group, seed: int = 0) -> Proof:
     """Prove the torch module of ``layer`` (a :class:`~gdlcheck.code.user_code.CallableLayer`)
     against ``group``, for the call its signature describes."""
-    with Sight() as sight:   # which tensors the proof's calls make out of the walk's sight
+    with Sight() as sight:  # which tensors the proof's calls make out of the walk's sight
         return _prove(layer, group, seed, sight)
 
 
@@ -99,7 +100,7 @@ def _prove(layer, group, seed: int, sight: Sight) -> Proof:
         return _everywhere(top, names, Halt("call", "a call that nests too deep (RecursionError)", "not_traced"))
     except Exception as err:  # the call itself fails: the trials report it
         return _everywhere(top, names, Halt("call", f"a call that raises {type(err).__name__}", "not_traced"))
-    walk.meeting = None   # what the walk meets from now on is handed on with no operation
+    walk.meeting = None  # what the walk meets from now on is handed on with no operation
     stop_if_written(walk, values._tensors(out), "returned")
     layer.reads_grad_mode = walk.grad_read
     changed = state.changed(before, state.snapshot(module)) + (["torch's random state"] if rng_changed else [])
@@ -117,13 +118,21 @@ def _prove(layer, group, seed: int, sight: Sight) -> Proof:
     moved = _moved_call(walk, layer, module, signature, X, g, out)
     if walk.everywhere is not None:
         proof = _everywhere(top, names, walk.everywhere)
-    if moved is not None:   # one numeric trial shows the module does not commute with g
+    if moved is not None:  # one numeric trial shows the module does not commute with g
         found = Disagreement(tuple(int(v) for v in g), seed, PROOF_TRIAL, *moved)
         # the proofs it contradicts are wrong (a rule, a thread, a dispatch the walk did not see)
-        proof = _everywhere(top, names, Halt("call", f"the moved call's output is not the output moved by a "
-                                                     f"random element of the group (relative error "
-                                                     f"{found.relative_error:.3g})", "moved"))
-        proof.disagreement = found   # the counterexample: the check fails
+        proof = _everywhere(
+            top,
+            names,
+            Halt(
+                "call",
+                f"the moved call's output is not the output moved by a "
+                f"random element of the group (relative error "
+                f"{found.relative_error:.3g})",
+                "moved",
+            ),
+        )
+        proof.disagreement = found  # the counterexample: the check fails
     return proof
 
 
@@ -150,14 +159,14 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
     did not see); else None.  Where the outputs cannot be compared the proof stops: it never
     holds without this cross-check."""
 
-    try:   # before the moved call, which may write into what the first returned
+    try:  # before the moved call, which may write into what the first returned
         first = signature.flatten(out, layer.label)
     except Exception:  # an output the trials cannot compare: they report it
         walk.stop_everywhere("the output cannot be compared with the moved call's", "moved")
         return None
-    moved_args, moved_kwargs = layer.call_arguments(act(g, X),
-                                                    signature.move_inputs(g, signature.bundle, signature.graph_law),
-                                                    tensors=True)
+    moved_args, moved_kwargs = layer.call_arguments(
+        act(g, X), signature.move_inputs(g, signature.bundle, signature.graph_law), tensors=True
+    )
     again = Walk([], [], TRACE_OPERATIONS, walk.module_names)
     again.constant_names, again.roles = walk.constant_names, walk.roles
     again.sight, again.state_storages, again.earlier = walk.sight, walk.state_storages, walk.made
@@ -174,23 +183,29 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
         return None
     again.meeting = None
     if again.out_of_sight is None and not stop_if_written(again, values._tensors(moved_out), "returned"):
-        for t in values._tensors(moved_out):   # the output, as the moved call returned it
+        for t in values._tensors(moved_out):  # the output, as the moved call returned it
             again.of(t)
     changed = state.changed(before, state.snapshot(module))
-    if again.out_of_sight is not None:   # made or written out of sight in the moved call (maybe only there)
+    if again.out_of_sight is not None:  # made or written out of sight in the moved call (maybe only there)
         walk.everywhere = walk.everywhere or again.out_of_sight
     if changed:
         walk.stop_everywhere("a second call changes state: " + ", ".join(changed[:4]), "state")
     elif again.signature != walk.signature:
-        k = next((i for i, (a, b) in enumerate(zip(walk.signature, again.signature)) if a != b),
-                 min(len(walk.signature), len(again.signature)))
+        k = next(
+            (i for i, (a, b) in enumerate(zip(walk.signature, again.signature)) if a != b),
+            min(len(walk.signature), len(again.signature)),
+        )
         walk.stop_everywhere(f"the moved call dispatched other operations (from operation {k} on)", "path")
-    elif any(walk.reads[i] != again.reads[i] for i in walk.checked_reads if i < len(again.reads)) \
-            or len(again.reads) != len(walk.reads):
+    elif any(walk.reads[i] != again.reads[i] for i in walk.checked_reads if i < len(again.reads)) or len(
+        again.reads
+    ) != len(walk.reads):
         walk.stop_everywhere("the moved call read another value into Python than the first", "path")
     elif again.foreign != walk.foreign:
-        walk.stop_everywhere("a tensor made outside torch's operations (neither a parameter, a buffer nor an input) "
-                             "differs between the calls", "random")
+        walk.stop_everywhere(
+            "a tensor made outside torch's operations (neither a parameter, a buffer nor an input) "
+            "differs between the calls",
+            "random",
+        )
     else:
         try:
             second = signature.flatten(moved_out, layer.label)
@@ -215,8 +230,10 @@ def _disagreement(layer, signature, g, X, first: np.ndarray, second: np.ndarray)
         if not diff.size or np.array_equal(second, target, equal_nan=True):
             return None
         finite = np.isfinite(diff)
-        scale = max(float(np.max(np.abs(second), initial=0.0, where=np.isfinite(second))),
-                    float(np.max(np.abs(target), initial=0.0, where=np.isfinite(target))))
+        scale = max(
+            float(np.max(np.abs(second), initial=0.0, where=np.isfinite(second))),
+            float(np.max(np.abs(target), initial=0.0, where=np.isfinite(target))),
+        )
         err = float(np.max(diff)) if finite.all() else float("inf")
         magnitude = max(scale, float(np.max(np.abs(X))) if X.size else 0.0, torch_bridge.largest_entry(layer.f))
         tol = DEFAULT_TOL.get(layer.dtype, DEFAULT_TOL["float64"])
@@ -228,8 +245,7 @@ def _disagreement(layer, signature, g, X, first: np.ndarray, second: np.ndarray)
     entry = np.unravel_index(k, diff.shape)
     output, where = signature.locate(entry)
     rel = err / scale if scale > 0 and np.isfinite(err) else float("inf")
-    return (tuple(int(v) for v in where), output, _number(target[entry]), _number(second[entry]), err, rel,
-            magnitude)
+    return (tuple(int(v) for v in where), output, _number(target[entry]), _number(second[entry]), err, rel, magnitude)
 
 
 def _number(x) -> float | None:
@@ -250,7 +266,7 @@ def _stop(halt: Halt, depth: int) -> Stop:
     if halt.reason is Reason.CONDITION and halt.condition is not None:
         # the halt's what is whose constant it is: a parameter, a buffer or another constant
         return Stop(ConstantCheck(halt.where, [halt.condition], role=Role(halt.what), depth=depth), halt.condition)
-    if halt.reason is Reason.NOT_TRACED:   # worded as "the tracer does not follow <what>"
+    if halt.reason is Reason.NOT_TRACED:  # worded as "the tracer does not follow <what>"
         return Stop(Untraced(halt.what, depth=depth), None, halt.reason)
     return Stop(Halted(halt.where, halt.what, depth), None, halt.reason)
 
@@ -263,14 +279,17 @@ def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
     steps = [top] + _steps(walk)
     proven = dict.fromkeys(names, True)
     stops: dict = {}
-    for k, halt in walk.stopped.items():   # a generator whose own proof stopped on the way
+    for k, halt in walk.stopped.items():  # a generator whose own proof stopped on the way
         proven[names[k]] = False
         stops[names[k]] = _stop(halt, 1)
     try:
         leaves = list(matched(signature.outputs, out, "", "callable"))
     except Exception as err:  # the output does not match its description: the trials report it
-        return _everywhere(top, names, Halt("output", f"the output is not as described ({type(err).__name__})",
-                                            "output_moves_otherwise"))
+        return _everywhere(
+            top,
+            names,
+            Halt("output", f"the output is not as described ({type(err).__name__})", "output_moves_otherwise"),
+        )
     for where, action, value in leaves:
         if not action.kind.is_compared:
             continue
@@ -282,7 +301,7 @@ def _conclude(walk: Walk, top: Step, names, gens, signature, out) -> Proof:
                 proven[name] = False
                 stops[name] = _stop(halt, 1)
     if not all(proven.values()):
-        for stop in stops.values():   # each place the proof stopped, once
+        for stop in stops.values():  # each place the proof stopped, once
             if all(stop.step is not s and (stop.step.path, stop.step.label) != (s.path, s.label) for s in steps):
                 steps.append(stop.step)
     return Proof(steps, proven, stops, "trace")
@@ -301,12 +320,16 @@ def _output_halt(walk: Walk, value, action, signature, s, k: int, where: str) ->
     want = _wanted(action, signature, nd, s, tuple(value.shape))
     if isinstance(want, Halt):
         return want
-    if isinstance(want, mv.Moves):   # the grid's axes swapped (a rotation)
+    if isinstance(want, mv.Moves):  # the grid's axes swapped (a rotation)
         m = a.per[k] if not a.const else mv.still(nd)
         if isinstance(m, Halt):
             return m
-        if a.const or m.labels is not None or mv.order_of(m, nd) != mv.order_of(want, nd) \
-                or not all(mv.same(p, q) for p, q in zip(m.axes, want.axes)):
+        if (
+            a.const
+            or m.labels is not None
+            or mv.order_of(m, nd) != mv.order_of(want, nd)
+            or not all(mv.same(p, q) for p, q in zip(m.axes, want.axes))
+        ):
             return Halt(label, f"{label} moves otherwise than {action.text()} (its axes)", "output_moves_otherwise")
         return None
     if a.const:
@@ -314,6 +337,7 @@ def _output_halt(walk: Walk, value, action, signature, s, k: int, where: str) ->
         if not need:
             return None
         from gdlcheck.code.prover.table import Fixed
+
         return walk._check(Fixed(value, need), k, torch.ops.aten.alias.default)
     m = a.per[k]
     if isinstance(m, Halt):
@@ -330,10 +354,10 @@ def _wanted(action, signature, nd: int, s, shape: tuple):
     """The permutation the check expects on each axis of an output."""
     want = [None] * nd
     kind = action.kind
-    if kind.moves_each_axis:   # pairs: each axis by s
+    if kind.moves_each_axis:  # pairs: each axis by s
         for ax in action.resolved_axes(signature.points_axes):
             want[ax % nd] = s
-    elif kind.takes_axes:   # points: the axes together are one index of the points
+    elif kind.takes_axes:  # points: the axes together are one index of the points
         axes = action.resolved_axes(signature.points_axes)
         if max(axes) >= nd:
             return Halt("output", "an output without the points axis", "output_moves_otherwise")
@@ -353,8 +377,11 @@ def _steps(walk: Walk) -> list[Step]:
         if key not in out:
             if len(out) >= 200:
                 break
-            out[key] = (ConstantCheck(where, [], op=op) if rule == ConstantCheck.rule
-                        else OperationStep(where, op, rule, THEOREMS.get(rule)))
+            out[key] = (
+                ConstantCheck(where, [], op=op)
+                if rule == ConstantCheck.rule
+                else OperationStep(where, op, rule, THEOREMS.get(rule))
+            )
         known = {(c.what, c.generator, c.parameter) for c in out[key].conditions}
         out[key].conditions += [c for c in conditions if (c.what, c.generator, c.parameter) not in known]
     return list(out.values())

@@ -19,8 +19,19 @@ from gdlcheck.code.prover import values
 
 # Tensor methods that read values without a torch operation the dispatcher sees (a storage read
 # element by element dispatches an operation per element: stopped at the first, it stays linear)
-READERS = ("tolist", "numpy", "__array__", "__repr__", "__format__", "data_ptr", "untyped_storage", "storage",
-           "_typed_storage", "__reduce_ex__", "__dlpack__")
+READERS = (
+    "tolist",
+    "numpy",
+    "__array__",
+    "__repr__",
+    "__format__",
+    "data_ptr",
+    "untyped_storage",
+    "storage",
+    "_typed_storage",
+    "__reduce_ex__",
+    "__dlpack__",
+)
 # the readers among them that hand out the tensor's memory itself (an array, a storage, an address):
 # a write through it later is no operation, so none may be taken of a tensor the call made
 ALIASES = ("numpy", "__array__", "__dlpack__", "untyped_storage", "storage", "_typed_storage", "data_ptr")
@@ -41,19 +52,24 @@ def value_reads(walk, owner: int):
             if threading.get_ident() != owner:
                 _another_thread(walk, self, name)
             elif not walk.busy and walk.everywhere is None and not _ours(sys._getframe(1)):
-                walk.busy = True   # the walk's own look at the tensor reads nothing of the code's
+                walk.busy = True  # the walk's own look at the tensor reads nothing of the code's
                 try:
                     if _unseen() and _out_of_sight(walk, self):
                         _stop_out_of_sight(walk, name)
-                    elif name in ALIASES and self in walk.made:   # (a parameter's or buffer's: the state walk)
-                        walk.stop_everywhere(f"the code takes a handle on the memory of a tensor the call made "
-                                             f"(Tensor.{name}): a write through it is no operation", "asks_value")
+                    elif name in ALIASES and self in walk.made:  # (a parameter's or buffer's: the state walk)
+                        walk.stop_everywhere(
+                            f"the code takes a handle on the memory of a tensor the call made "
+                            f"(Tensor.{name}): a write through it is no operation",
+                            "asks_value",
+                        )
                     elif not walk.read([self], values.outside_digest(self)):
-                        walk.stop_everywhere("the code reads the values of a tensor that depends on the inputs",
-                                             "asks_value")
+                        walk.stop_everywhere(
+                            "the code reads the values of a tensor that depends on the inputs", "asks_value"
+                        )
                 finally:
                     walk.busy = False
             return original(self, *args, **kwargs)
+
         return method
 
     def refused(original, _name):
@@ -62,9 +78,10 @@ def value_reads(walk, owner: int):
             if threading.get_ident() == owner and not walk.busy:
                 walk.stop_everywhere("the code computes values in Python (Tensor.apply_ / map_)", "asks_value")
             return original(self, *args, **kwargs)
+
         return method
 
-    saved = []   # (class, name, the descriptor it held)
+    saved = []  # (class, name, the descriptor it held)
     try:
         for names, wrap in ((READERS, watched), (PYTHON_WRITERS, refused)):
             for name in names:
@@ -72,8 +89,8 @@ def value_reads(walk, owner: int):
                 if owner_class is None:
                     continue
                 descriptor = vars(owner_class)[name]
-                if _set(owner_class, name, wrap(getattr(torch.Tensor, name), name)):   # (the moved call stays the net
-                    saved.append((owner_class, name, descriptor))                # where a C type cannot be set)
+                if _set(owner_class, name, wrap(getattr(torch.Tensor, name), name)):  # (the moved call stays the net
+                    saved.append((owner_class, name, descriptor))  # where a C type cannot be set)
         yield
     finally:
         for cls, name, descriptor in reversed(saved):
@@ -91,12 +108,13 @@ def data_set(walk, owner: int):
 
     def set_data(self, value):
         if threading.get_ident() == owner and not walk.busy and not _ours(sys._getframe(1)):
-            walk.stop_everywhere("the code sets a tensor's .data: its memory is swapped with no operation",
-                                 "asks_value")
+            walk.stop_everywhere(
+                "the code sets a tensor's .data: its memory is swapped with no operation", "asks_value"
+            )
         descriptor.__set__(self, value)
 
     watched = property(descriptor.__get__, set_data, doc=descriptor.__doc__)
-    done = _set(torch._C.TensorBase, "data", watched)   # (the moved call stays the net where it cannot be set)
+    done = _set(torch._C.TensorBase, "data", watched)  # (the moved call stays the net where it cannot be set)
     try:
         yield
     finally:
@@ -133,11 +151,15 @@ def number_reads(walk, owner: int):
                     if _out_of_sight(walk, self):
                         _stop_out_of_sight(walk, name)
                     elif not walk.read([self], values.outside_digest(self)):
-                        walk.stop_everywhere(f"the code reads the values of a tensor that depends on the inputs with "
-                                             f"no operation (Tensor.{name}, called by torch's C++)", "asks_value")
+                        walk.stop_everywhere(
+                            f"the code reads the values of a tensor that depends on the inputs with "
+                            f"no operation (Tensor.{name}, called by torch's C++)",
+                            "asks_value",
+                        )
                 finally:
                     walk.busy = False
             return original(self, *args, **kwargs)
+
         return method
 
     own = {name: vars(torch.Tensor)[name] for name in NUMBERS if name in vars(torch.Tensor)}
@@ -150,7 +172,7 @@ def number_reads(walk, owner: int):
             if name in own:
                 setattr(torch.Tensor, name, own[name])
             elif name in vars(torch.Tensor):
-                delattr(torch.Tensor, name)   # the slot inherited from torch._C.TensorBase again
+                delattr(torch.Tensor, name)  # the slot inherited from torch._C.TensorBase again
 
 
 def _unseen() -> bool:
@@ -159,8 +181,10 @@ def _unseen() -> bool:
     is on (``_disable_current_modes``)."""
     import torch
 
-    return torch._C._dispatch_tls_is_dispatch_key_excluded(torch._C.DispatchKey.Python) \
+    return (
+        torch._C._dispatch_tls_is_dispatch_key_excluded(torch._C.DispatchKey.Python)
         or not torch._C._len_torch_dispatch_stack()
+    )
 
 
 def _another_thread(walk, t, name: str) -> None:
@@ -170,15 +194,24 @@ def _another_thread(walk, t, name: str) -> None:
     walk knows the tensor for one whose values may be read, the proof stops (a thread of another
     task that reads tensors of its own during a proof stops it too: the proof is then not made)."""
     caller = sys._getframe(2).f_globals.get("__name__", "")
-    if walk.everywhere is None and not caller.startswith("gdlcheck.") and (_out_of_sight(walk, t)
-                                                                          or not walk.knowable(t)):
-        walk.stop_everywhere(f"another thread reads a value the walk does not know (Tensor.{name}): that thread's "
-                             f"operations are not seen", "asks_value")
+    if (
+        walk.everywhere is None
+        and not caller.startswith("gdlcheck.")
+        and (_out_of_sight(walk, t) or not walk.knowable(t))
+    ):
+        walk.stop_everywhere(
+            f"another thread reads a value the walk does not know (Tensor.{name}): that thread's "
+            f"operations are not seen",
+            "asks_value",
+        )
 
 
 def _stop_out_of_sight(walk, name: str) -> None:
-    walk.stop_everywhere(f"the code reads a value with torch's dispatch turned off (Tensor.{name}): the operations "
-                         f"that made it were not seen", "asks_value")
+    walk.stop_everywhere(
+        f"the code reads a value with torch's dispatch turned off (Tensor.{name}): the operations "
+        f"that made it were not seen",
+        "asks_value",
+    )
 
 
 def _out_of_sight(walk, t) -> bool:
@@ -207,26 +240,31 @@ def split_reads(walk, owner: int):
             walk.busy = True
             try:
                 if not walk.read([indices], values.outside_digest(indices)):
-                    walk.stop_everywhere("the code passes values that depend on the inputs to tensor_split, "
-                                         "which reads them with no operation", "asks_value")
+                    walk.stop_everywhere(
+                        "the code passes values that depend on the inputs to tensor_split, "
+                        "which reads them with no operation",
+                        "asks_value",
+                    )
             finally:
                 walk.busy = False
         if indices.device.type != "cpu" or indices.dtype != torch.long or indices.dim() > 1:
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
-                               f"one-dimensional long tensor on the CPU, but got a {indices.dim()}-dimensional "
-                               f"{indices.dtype} tensor on {indices.device}")
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional long tensor on the CPU, but got a {indices.dim()}-dimensional "
+                f"{indices.dtype} tensor on {indices.device}"
+            )
         if indices.dim() == 0:
             return aten.tensor_split.sections(self, indices.item(), dim)
         return aten.tensor_split.indices(self, indices.tolist(), dim)
 
     library = torch.library.Library("aten", "IMPL")
     try:
-        with warnings.catch_warnings():   # torch warns, once, that a kernel is overridden
+        with warnings.catch_warnings():  # torch warns, once, that a kernel is overridden
             warnings.simplefilter("ignore")
             library.impl("tensor_split.tensor_indices_or_sections", tensor_split, "CompositeImplicitAutograd")
         yield
     finally:
-        library._destroy()   # torch's own kernel is the operation's again
+        library._destroy()  # torch's own kernel is the operation's again
 
 
 def _ours(frame) -> bool:
@@ -241,9 +279,9 @@ def _set(cls, name: str, value) -> bool:
     try:
         setattr(cls, name, value)
         return True
-    except TypeError:   # "cannot set attribute of immutable type"
+    except TypeError:  # "cannot set attribute of immutable type"
         pass
-    found = gc.get_referents(vars(cls))   # the dict behind the type's read-only mappingproxy
+    found = gc.get_referents(vars(cls))  # the dict behind the type's read-only mappingproxy
     if len(found) != 1 or not isinstance(found[0], dict) or not hasattr(ctypes, "pythonapi"):
         return False
     found[0][name] = value

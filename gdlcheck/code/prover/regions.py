@@ -21,7 +21,7 @@ from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.table import Halt
 from gdlcheck.code.prover.values import Abstract
 
-_CELLS = 1 << 22   # past this many entries a write is taken to reach every view of its storage
+_CELLS = 1 << 22  # past this many entries a write is taken to reach every view of its storage
 
 
 def cells(t):
@@ -34,7 +34,7 @@ def cells(t):
     at = np.full((1,), t.storage_offset(), dtype=np.int64)
     axes = [(size, stride) for size, stride in zip(t.shape, t.stride()) if size != 1]
     axes.sort(key=lambda a: -a[1])
-    if t.numel() and _increasing(axes):   # listed outer axis first, the offsets come sorted and distinct
+    if t.numel() and _increasing(axes):  # listed outer axis first, the offsets come sorted and distinct
         for size, stride in axes:
             at = (at[:, None] + np.arange(size, dtype=np.int64)[None, :] * stride).ravel()
         return at
@@ -46,7 +46,7 @@ def cells(t):
 def _increasing(axes) -> bool:
     """Axes ``(size, stride)``, largest stride first, each stride past the last cell the axes inside
     it reach: their offsets, listed in this order, strictly increase (a mixed radix)."""
-    span = 1   # cells the inner axes reach, from their first
+    span = 1  # cells the inner axes reach, from their first
     for size, stride in reversed(axes):
         if stride < span:
             return False
@@ -95,22 +95,24 @@ def refill(walk, block, whole, halt: Halt, constant_block: bool = False) -> Abst
     or ``halt`` where they are not known.  A block written with a constant does not move; the
     container's other cells must then move as it does, or be fixed where it does not."""
     old, new = walk.of(whole), walk.of(block)
-    if walk.unwritten.pristine(whole):   # a fresh buffer's first write: its other cells, unwritten in
-        old = Abstract(True)             # both calls, may be taken to move as the block does
+    if walk.unwritten.pristine(whole):  # a fresh buffer's first write: its other cells, unwritten in
+        old = Abstract(True)  # both calls, may be taken to move as the block does
         fixed = _vacuous
     elif old.foreign:
         return Abstract(False, [halt] * len(walk.gens))
     else:
         fixed = _fixed
-    if block.dim() == whole.dim() - 1:   # a row picked by select (``edge_index[0] += k``): that row's block
+    if block.dim() == whole.dim() - 1:  # a row picked by select (``edge_index[0] += k``): that row's block
         block, new = _unselected(block, whole, new)
     box = None if block is None else _box(block, whole)
     partial = [] if box is None else [a for a, (s, e) in enumerate(box) if (s, e) != (0, whole.shape[a])]
     if box is None or len(partial) > 1:
         return Abstract(False, [halt] * len(walk.gens))
-    constant_block = constant_block or new.const   # its values are read only then: the same in every call
-    per = [_one(whole, block, old, None if constant_block else new.per[k], k, box, partial, halt, fixed)
-           for k in range(len(walk.gens))]
+    constant_block = constant_block or new.const  # its values are read only then: the same in every call
+    per = [
+        _one(whole, block, old, None if constant_block else new.per[k], k, box, partial, halt, fixed)
+        for k in range(len(walk.gens))
+    ]
     return Abstract(False, per, free=old.free or new.free)
 
 
@@ -122,17 +124,17 @@ def _one(whole, block, old, pv, k: int, box, partial, halt: Halt, fixed):
     po = None if old.const else old.per[k]
     if isinstance(po, Halt):
         return po
-    labels = None if pv is None else pv.labels   # node labels: the same relabelling in and out of the block
+    labels = None if pv is None else pv.labels  # node labels: the same relabelling in and out of the block
     if partial and (labels is not None or (po is not None and po.labels is not None)):
         if labels is None or po is None or po.labels is None or not mv.same(labels, po.labels):
             return halt
-    if mv.turned(pv) or mv.turned(po):   # axes swapped: blocks are followed axis by axis
+    if mv.turned(pv) or mv.turned(po):  # axes swapped: blocks are followed axis by axis
         return halt
     old_axes = mv.still(whole.dim()).axes if po is None else po.axes
     new_axes = mv.still(whole.dim()).axes if pv is None else pv.axes
     if any(isinstance(p, mv.Unordered) for p in old_axes + new_axes):
         return halt
-    if not partial:   # every cell written: the block's moves
+    if not partial:  # every cell written: the block's moves
         return mv.Moves(new_axes, labels)
     b = partial[0]
     s, e = box[b]
@@ -141,15 +143,15 @@ def _one(whole, block, old, pv, k: int, box, partial, halt: Halt, fixed):
         if a == b or mv.same(old_axes[a], new_axes[a]):
             continue
         if po is None and fixed(whole, b, s, e, a, new_axes[a], outside=True):
-            continue                  # the constant rest is fixed where the block moves
+            continue  # the constant rest is fixed where the block moves
         if pv is None and _fixed(block, b, 0, e - s, a, old_axes[a], outside=False):
-            axes[a] = old_axes[a]     # the constant block is fixed where the rest moves
+            axes[a] = old_axes[a]  # the constant block is fixed where the rest moves
             continue
         return halt
     pb = old_axes[b]
     inside = np.arange(s, e)
     if pb is not None and not np.array_equal(np.sort(pb[inside]), inside):
-        return halt   # the old moves carry cells across the block's border
+        return halt  # the old moves carry cells across the block's border
     q = np.arange(whole.shape[b]) if pb is None else np.array(pb, copy=True)
     q[inside] = s + (np.arange(e - s) if new_axes[b] is None else new_axes[b])
     axes[b] = None if mv.is_identity(q) else q
@@ -160,15 +162,16 @@ def _unselected(block, whole, new):
     """A view that picks one index of an axis of ``whole`` (``select``) as the block of that index,
     the axis kept (size 1, not moved), with its moves; ``(None, new)`` where it is no such view."""
     for a in range(whole.dim()):
-        if block.shape == whole.shape[:a] + whole.shape[a + 1:] \
-                and block.stride() == whole.stride()[:a] + whole.stride()[a + 1:]:
+        if (
+            block.shape == whole.shape[:a] + whole.shape[a + 1 :]
+            and block.stride() == whole.stride()[:a] + whole.stride()[a + 1 :]
+        ):
             kept = block.unsqueeze(a)
             if kept.stride()[a] != whole.stride(a):
                 kept = kept.as_strided(kept.shape, whole.stride(), kept.storage_offset())
             if new.const:
                 return kept, new
-            per = [m if isinstance(m, Halt) else mv.Moves(m.axes[:a] + (None,) + m.axes[a:], m.labels)
-                   for m in new.per]
+            per = [m if isinstance(m, Halt) else mv.Moves(m.axes[:a] + (None,) + m.axes[a:], m.labels) for m in new.per]
             return kept, Abstract(False, per, free=new.free)
     return None, new
 

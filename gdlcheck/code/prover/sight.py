@@ -48,10 +48,10 @@ class Sight:
 
     def __init__(self):
         self.frozen = False
-        self._old: dict | None = None   # id -> tensor alive on entering, where freezing is not ours
-        self._young: set[int] = set()   # ids of tensors found young: a young id stays young (below)
-        self._known_old: dict = {}      # id -> tensor found old (held: its id stays its own)
-        self._stamp: object = None      # when the young ids were listed (no code has run since)
+        self._old: dict | None = None  # id -> tensor alive on entering, where freezing is not ours
+        self._young: set[int] = set()  # ids of tensors found young: a young id stays young (below)
+        self._known_old: dict = {}  # id -> tensor found old (held: its id stays its own)
+        self._stamp: object = None  # when the young ids were listed (no code has run since)
 
     def __enter__(self) -> Sight:
         if gc.get_freeze_count() == 0:
@@ -78,7 +78,7 @@ class Sight:
         listed at that moment are all of them."""
         if self._old is not None:
             return self._old.get(id(tensor)) is not tensor
-        if not self.frozen:   # outside the sight: nothing is known to be old
+        if not self.frozen:  # outside the sight: nothing is known to be old
             return True
         key = id(tensor)
         if key in self._young:
@@ -105,16 +105,25 @@ def meet(walk, tensor) -> Abstract:
     before the proof, a constant whose content the moved call must see alike; or, made during the
     proof by none of the call's operations, a tensor made out of sight, which stops the proof."""
     if tensor in walk.moving or walk.moving.overlaps(tensor):
-        return Abstract(False, [Halt(walk.place() or "call", "a view of a value that moves, made outside torch's "
-                                     "operations", "no_op_rule")] * len(walk.gens))
+        return Abstract(
+            False,
+            [
+                Halt(
+                    walk.place() or "call",
+                    "a view of a value that moves, made outside torch's operations",
+                    "no_op_rule",
+                )
+            ]
+            * len(walk.gens),
+        )
     name = walk.constant_names.get(id(tensor), "")
     unseen = not name and id(tensor) not in walk.given_ids and tensor not in walk.made
-    stamp = (id(walk), walk.moment) if walk.meeting is not None else None   # no code ran in between
+    stamp = (id(walk), walk.moment) if walk.meeting is not None else None  # no code ran in between
     if unseen and walk.sight is not None and walk.sight.new(tensor, stamp) and tensor not in walk.earlier:
         name = walk.state_storages.get(tensor)
         if not name:
             return _out_of_sight(walk)
-    if unseen and not name:   # there before the proof: compared in full with the moved call's
+    if unseen and not name:  # there before the proof: compared in full with the moved call's
         walk.foreign.append(content_digest(tensor))
     elif not name and id(tensor) not in walk.given_ids and _written_alias(walk, tensor):
         return _out_of_sight(walk, "written")
@@ -128,12 +137,12 @@ def _written_alias(walk, tensor) -> bool:
     where a tensor the walk knows over that memory has its version, and none of them was written out
     of its sight."""
     s = _storage_object(tensor)
-    if s is None or s.nbytes() == 0 or any(tensor is t for t in walk.returned):   # lift_fresh returns its argument
+    if s is None or s.nbytes() == 0 or any(tensor is t for t in walk.returned):  # lift_fresh returns its argument
         return False
     kin = [t for t, _ in walk.values.items() if _storage_object(t) is s]
     try:
         return not any(t._version == tensor._version for t in kin) or any(written_unseen(walk, t) for t in kin)
-    except RuntimeError:   # an inference tensor counts no versions
+    except RuntimeError:  # an inference tensor counts no versions
         return False
 
 
@@ -141,10 +150,17 @@ def _out_of_sight(walk, how: str = "made") -> Abstract:
     """A tensor made during the proof that no operation of the call returned: it may hold values of
     the points, which the walk did not see computed.  The proof stops; the moved call's walk keeps
     the stop for the proof to take (``out_of_sight``)."""
-    used = (f"used by {_op_text(walk.meeting)}" if walk.meeting is not None
-            else "handed on with no operation (to a submodule, or as the output)")
-    halt = Halt(walk.place() or "call", f"a tensor {how} out of the walk's sight (with torch's dispatch turned off, in "
-                                        f"another thread, or by no operation), {used} at {user_line()}", "not_traced")
+    used = (
+        f"used by {_op_text(walk.meeting)}"
+        if walk.meeting is not None
+        else "handed on with no operation (to a submodule, or as the output)"
+    )
+    halt = Halt(
+        walk.place() or "call",
+        f"a tensor {how} out of the walk's sight (with torch's dispatch turned off, in "
+        f"another thread, or by no operation), {used} at {user_line()}",
+        "not_traced",
+    )
     walk.everywhere = walk.everywhere or halt
     walk.out_of_sight = walk.out_of_sight or halt
     return Abstract(False, [halt] * len(walk.gens))
@@ -155,7 +171,7 @@ def written_unseen(walk, tensor) -> bool:
     did not see: its version is not the one it was entered with plus the writes seen since through
     its counter.  A ``.data`` taken through an operation (``detach``) is entered as sharing its
     base's counter, which it does not: the proof stops there too."""
-    found = walk.values.recorded(tensor)   # (None for an inference tensor, which counts no versions)
+    found = walk.values.recorded(tensor)  # (None for an inference tensor, which counts no versions)
     if found is None or tensor._version == found[0]:
         return False
     version, seen, family = found
@@ -167,8 +183,12 @@ def stop_if_written(walk, tensors, used: str) -> bool:
     """Stop the proof at the first of ``tensors`` written out of the walk's sight."""
     if not any(written_unseen(walk, t) for t in tensors):
         return False
-    halt = Halt(walk.place() or "call", f"a tensor written out of the walk's sight (with torch's dispatch turned off, "
-                                        f"or in another thread), {used} at {user_line()}", "not_traced")
+    halt = Halt(
+        walk.place() or "call",
+        f"a tensor written out of the walk's sight (with torch's dispatch turned off, "
+        f"or in another thread), {used} at {user_line()}",
+        "not_traced",
+    )
     walk.everywhere = walk.everywhere or halt
     walk.out_of_sight = walk.out_of_sight or halt
     return True
@@ -180,10 +200,12 @@ def count_writes(walk, op) -> None:
     version."""
     found = _SCHEMA_WRITES.get(op.func)
     if found is None:
-        found = _SCHEMA_WRITES[op.func] = (op.func.is_view, [a.name for a in op.func._schema.arguments
-                                                             if a.alias_info is not None and a.alias_info.is_write])
+        found = _SCHEMA_WRITES[op.func] = (
+            op.func.is_view,
+            [a.name for a in op.func._schema.arguments if a.alias_info is not None and a.alias_info.is_write],
+        )
     is_view, names = found
-    if is_view and op.tensors:   # views share their base's counter once the operation returns
+    if is_view and op.tensors:  # views share their base's counter once the operation returns
         for t in op.outs:
             walk.values.share_version(t, op.tensors[0])
     if not names:
@@ -203,6 +225,7 @@ _SCHEMA_WRITES: dict = {}
 
 def _link_type() -> type | None:
     """The type of a bounded lru_cache's recency links (not public): read off one probe cache."""
+
     @functools.lru_cache(maxsize=1)
     def probe() -> None:
         return None
@@ -228,13 +251,13 @@ def cache_entries(wrapper) -> list | None:
         return [] if not tables and wrapper.cache_info().currsize == 0 else None
     table = tables[0]
     links = [v for v in table.values() if type(v) is _LINK]
-    if not links:   # unbounded: the dict maps each key to its value
+    if not links:  # unbounded: the dict maps each key to its value
         return list(table.items())
     if len(links) != len(table):
         return None
     keys = {id(k) for k in table}
     pairs, i = [], 0
-    while i < len(refs) - 1:   # each link's key, then its result
+    while i < len(refs) - 1:  # each link's key, then its result
         if id(refs[i]) in keys:
             keys.discard(id(refs[i]))
             pairs.append((refs[i], refs[i + 1]))

@@ -41,8 +41,18 @@ from gdlcheck.code.prover.values import content_digest
 # objects one fingerprint visits at most; past it the proof stops (a cut-short walk could miss a change)
 MAX_STATE_NODES = 200_000
 
-_BY_IDENTITY = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
-                types.CodeType, types.FrameType, staticmethod, classmethod, property)
+_BY_IDENTITY = (
+    types.ModuleType,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    type,
+    types.CodeType,
+    types.FrameType,
+    staticmethod,
+    classmethod,
+    property,
+)
 
 
 # the plain values and containers by their exact type, ahead of the isinstance chain (same fingerprint;
@@ -54,8 +64,20 @@ _CONTAINERS = frozenset((list, tuple, set, frozenset, dict, collections.OrderedD
 # walk, in nn.Module's annotations
 _ALIASES = frozenset((types.GenericAlias, types.UnionType)) if sys.version_info >= (3, 11) else frozenset()
 # the exact types of _BY_IDENTITY (a class's methods, most of its dict): no isinstance chain
-_IDENTITY_KINDS = frozenset((types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
-                             types.CodeType, types.FrameType, staticmethod, classmethod, property))
+_IDENTITY_KINDS = frozenset(
+    (
+        types.ModuleType,
+        types.FunctionType,
+        types.BuiltinFunctionType,
+        types.MethodType,
+        type,
+        types.CodeType,
+        types.FrameType,
+        staticmethod,
+        classmethod,
+        property,
+    )
+)
 
 
 class StateTooLarge(Exception):
@@ -67,7 +89,7 @@ def snapshot(module) -> dict:
     the submodules, and the random states."""
     try:
         return _snapshot(module)
-    except StateTooLarge:   # never equal to another snapshot: the proof stops, saying why
+    except StateTooLarge:  # never equal to another snapshot: the proof stops, saying why
         return {("", f"its state (more than {MAX_STATE_NODES:,} objects, not compared)"): object()}
 
 
@@ -76,20 +98,20 @@ def _snapshot(module) -> dict:
     of = walk.of
     script_method = walk.torch._C.ScriptMethod
     modules = list(module.named_modules())
-    for _, m in modules:   # a submodule met as a value is named by its place; its own keys walk it
+    for _, m in modules:  # a submodule met as a value is named by its place; its own keys walk it
         walk._visit(m)
     out = {}
     for name, m in modules:
         for key, value in list(vars(m).items()):
-            if isinstance(value, script_method):   # a scripted module binds its compiled methods on
-                continue   # first use: code, not state (its tensors are walked as any module's)
+            if isinstance(value, script_method):  # a scripted module binds its compiled methods on
+                continue  # first use: code, not state (its tensors are walked as any module's)
             if key in ("_parameters", "_buffers", "_modules"):
                 for k, v in list(value.items()):
                     out[(name, k)] = of(v)
             else:
                 out[(name, key)] = of(value)
-        for i, cls in enumerate(type(m).__mro__[:-1]):   # every class but object; a subclass named as its
-            key = (name, f"<class {cls.__qualname__}>")    # base (class Linear(nn.Linear)) is a key of its own
+        for i, cls in enumerate(type(m).__mro__[:-1]):  # every class but object; a subclass named as its
+            key = (name, f"<class {cls.__qualname__}>")  # base (class Linear(nn.Linear)) is a key of its own
             if key in out:
                 key = (name, f"<class {cls.__module__}.{cls.__qualname__}, base {i}>")
             out[key] = walk.of_class(cls)
@@ -100,8 +122,12 @@ def _snapshot(module) -> dict:
     for name, m in modules:
         for cls in type(m).__mro__[:-1]:
             if id(cls) not in own:
-                own[id(cls)] = [(attr if i == 0 else f"{attr}#{i}", fn) for attr, v in list(vars(cls).items())
-                                for i, fn in enumerate(functions(v)) if users(fn)]
+                own[id(cls)] = [
+                    (attr if i == 0 else f"{attr}#{i}", fn)
+                    for attr, v in list(vars(cls).items())
+                    for i, fn in enumerate(functions(v))
+                    if users(fn)
+                ]
             for attr, fn in own[id(cls)]:
                 out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
         for key, value in list(vars(m).items()):
@@ -112,7 +138,7 @@ def _snapshot(module) -> dict:
     tables = vars(walk.torch.nn.modules.module)
     for key in [k for k in tables if k.startswith("_global_") and isinstance(tables[k], dict)]:
         out[("", f"<torch {key}>")] = of(tables[key])
-    for place, key, value in walk.cached():   # outside the walk: each with its own numbering
+    for place, key, value in walk.cached():  # outside the walk: each with its own numbering
         out[(place, key)] = _Fingerprint().of(value)
     out[("", "python random")] = random.getstate()
     # numpy's stubs say a dict or a tuple; the legacy form (the default) is the tuple
@@ -130,37 +156,45 @@ class _Fingerprint:
         self.torch = torch
         self.tensor_kinds = (torch.Tensor, torch.nn.Parameter, getattr(torch.nn, "Buffer", torch.Tensor))
         self.seen: dict[int, int] = {}
-        self.keep: list = []   # the objects seen, alive until the walk ends (ids stay theirs)
-        self.codes: set[int] = set()   # the functions whose code state was taken
-        self.modules: set[tuple] = set()   # (module, names) whose attributes were taken
-        self.caches: list = []   # the user's functions' lru_caches met, in order
+        self.keep: list = []  # the objects seen, alive until the walk ends (ids stay theirs)
+        self.codes: set[int] = set()  # the functions whose code state was taken
+        self.modules: set[tuple] = set()  # (module, names) whose attributes were taken
+        self.caches: list = []  # the user's functions' lru_caches met, in order
 
     def of_class(self, cls):
         key = self._visit(cls)
-        if isinstance(key, tuple):   # fingerprinted once in this walk; a class is itself (no count of
-            return ("class again", id(cls))   # objects met before it, which a lazily made cache shifts)
+        if isinstance(key, tuple):  # fingerprinted once in this walk; a class is itself (no count of
+            return ("class again", id(cls))  # objects met before it, which a lazily made cache shifts)
         of = self.of
-        return ("class", cls.__qualname__, tuple([(k, of(v)) for k, v in list(vars(cls).items())
-                                                  if type(v) not in _IDENTITY_KINDS
-                                                  and not isinstance(v, _BY_IDENTITY)]))
+        return (
+            "class",
+            cls.__qualname__,
+            tuple(
+                [
+                    (k, of(v))
+                    for k, v in list(vars(cls).items())
+                    if type(v) not in _IDENTITY_KINDS and not isinstance(v, _BY_IDENTITY)
+                ]
+            ),
+        )
 
     def of(self, value):
         kind = type(value)
         if kind in _AS_VALUE:
             return value
-        if kind in _CONTAINERS:   # most of a module's attributes (its hook tables): what the chain below gives
+        if kind in _CONTAINERS:  # most of a module's attributes (its hook tables): what the chain below gives
             key = self._visit(value)
             return key if key.__class__ is tuple else self._container(value)
         if kind in _IDENTITY_KINDS:
             return self._callable(value)
         torch = self.torch
-        if kind in self.tensor_kinds:   # torch's own tensor, parameter and buffer: what the chain below gives
+        if kind in self.tensor_kinds:  # torch's own tensor, parameter and buffer: what the chain below gives
             key = self._visit(value)
             return key if key.__class__ is tuple else self._tensor(value)
-        if kind in _ALIASES:   # typing's aliases (nn.Module's annotations): none of the kinds below, by their type
+        if kind in _ALIASES:  # typing's aliases (nn.Module's annotations): none of the kinds below, by their type
             key = self._visit(value)
             return key if key.__class__ is tuple else self._fields(value)
-        if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):   # a subclass: its attributes
+        if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):  # a subclass: its attributes
             extra = getattr(value, "__dict__", None)
             return (value, self.of(extra)) if extra else value
         if isinstance(value, _BY_IDENTITY):
@@ -171,15 +205,21 @@ class _Fingerprint:
         if isinstance(value, torch.Tensor):
             return self._tensor(value)
         if isinstance(value, np.ndarray):
-            return ("array", value.dtype.str, value.shape, digest(np.ascontiguousarray(value).view(np.uint8))
-                    if value.dtype != object else tuple(self.of(v) for v in value.ravel().tolist()))
+            return (
+                "array",
+                value.dtype.str,
+                value.shape,
+                digest(np.ascontiguousarray(value).view(np.uint8))
+                if value.dtype != object
+                else tuple(self.of(v) for v in value.ravel().tolist()),
+            )
         if isinstance(value, (random.Random, np.random.RandomState)):
             return ("generator", repr(value.getstate() if isinstance(value, random.Random) else value.get_state()))
         if isinstance(value, np.random.Generator):
             return ("generator", repr(value.bit_generator.state))
         if isinstance(value, torch.Generator):
             return ("generator", value.get_state().numpy().tobytes())
-        if isinstance(value, (list, tuple, set, frozenset, dict)):   # a subclass: its attributes too
+        if isinstance(value, (list, tuple, set, frozenset, dict)):  # a subclass: its attributes too
             extra = getattr(value, "__dict__", None)
             return (self._container(value), self.of(extra)) if extra else self._container(value)
         if isinstance(value, np.generic):
@@ -201,7 +241,7 @@ class _Fingerprint:
         kept = pickled(value) if not fields or c_state(type(value)) else None
         if kept is not None:
             fields.append(("<pickled>", self.of(kept)))
-        for cls in type(value).__mro__[:-1]:   # the user's classes of what it holds: their counters and code
+        for cls in type(value).__mro__[:-1]:  # the user's classes of what it holds: their counters and code
             if users_class(cls):
                 code = tuple(self.code(fn) for v in list(vars(cls).values()) for fn in functions(v) if users(fn))
                 fields.append((f"<class {cls.__qualname__}>", self.of_class(cls), code))
@@ -235,17 +275,23 @@ class _Fingerprint:
         for cell in fn.__closure__ or ():
             try:
                 cells.append(self._held(cell.cell_contents, ()))
-            except ValueError:   # a cell not yet filled
+            except ValueError:  # a cell not yet filled
                 cells.append(("empty cell",))
         names = code_names(fn.__code__)
         held = fn.__globals__
         named = tuple((n, self._held(held[n], names)) for n in names if n in held)
         # what the function keeps on itself: its default values (a mutable default argument is
         # a counter) and its attributes; and the modules it imports inside (``import builtins``)
-        kept = (self._held(fn.__defaults__, names), self._held(fn.__kwdefaults__, names),
-                self._held(fn.__dict__, names))
-        imported = tuple((n, self._held(sys.modules[n], names)) for n in names
-                         if n not in held and isinstance(sys.modules.get(n), types.ModuleType))
+        kept = (
+            self._held(fn.__defaults__, names),
+            self._held(fn.__kwdefaults__, names),
+            self._held(fn.__dict__, names),
+        )
+        imported = tuple(
+            (n, self._held(sys.modules[n], names))
+            for n in names
+            if n not in held and isinstance(sys.modules.get(n), types.ModuleType)
+        )
         return ("code", fn.__qualname__, tuple(cells), named, kept, imported)
 
     def _cache(self, wrapper):
@@ -270,7 +316,7 @@ class _Fingerprint:
             done.add(id(wrapper))
             place = f"{CACHE} {wrapper.__wrapped__.__qualname__}"
             entries = cache_entries(wrapper)
-            if entries is None:   # its layout is not one this Python's lru_cache is known to have
+            if entries is None:  # its layout is not one this Python's lru_cache is known to have
                 yield place, "its entries (not readable)", object()
                 continue
             for key, value in entries:
@@ -285,13 +331,20 @@ class _Fingerprint:
         fn = function(value)
         if fn is not None:
             return self.code(fn) if users(fn) else ("identity", id(value))
-        if isinstance(value, types.ModuleType):   # its attributes the code names (OTHER.n), through
-            if (id(value), names) in self.modules:   # the modules among them (holder.inner.box)
+        if isinstance(value, types.ModuleType):  # its attributes the code names (OTHER.n), through
+            if (id(value), names) in self.modules:  # the modules among them (holder.inner.box)
                 return ("module again", value.__name__)
             self.modules.add((id(value), names))
             attrs = vars(value)
-            return ("module", value.__name__, tuple((n, self._held(attrs[n], names) if isinstance(
-                attrs[n], types.ModuleType) else self.of(attrs[n])) for n in names if n in attrs))
+            return (
+                "module",
+                value.__name__,
+                tuple(
+                    (n, self._held(attrs[n], names) if isinstance(attrs[n], types.ModuleType) else self.of(attrs[n]))
+                    for n in names
+                    if n in attrs
+                ),
+            )
         return self.of(value)
 
     def _container(self, value):
@@ -326,16 +379,16 @@ CACHE = "<lru_cache>"
 
 
 def changed(before: dict, after: dict) -> list[str]:
-    if before == after:   # the usual answer, in one comparison
+    if before == after:  # the usual answer, in one comparison
         return []
     keys = list(dict.fromkeys(list(before) + list(after)))
     out = []
     for name, key in keys:
         if before.get((name, key)) == after.get((name, key)):
             continue
-        if name.startswith(CACHE):   # an entry the call added or the cache let go of is no change
+        if name.startswith(CACHE):  # an entry the call added or the cache let go of is no change
             if (name, key) in before and (name, key) in after:
-                out.append(f"what {name[len(CACHE) + 1:]} (an lru_cache) returned")
+                out.append(f"what {name[len(CACHE) + 1 :]} (an lru_cache) returned")
             continue
         out.append(f"{name + '.' if name else ''}{key}")
     return list(dict.fromkeys(out))

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 
 from gdlcheck.layers.proofs import Reason
 
-if TYPE_CHECKING:   # torch is imported when code is checked
+if TYPE_CHECKING:  # torch is imported when code is checked
     import torch
 
 RULES: dict = {}
 TURNED: dict = {}  # operation object -> its rule for moves that swap axes (a grid's rotation)
-UNITS: dict = {}   # torch.nn class -> the rule of the whole module (a theorem about the class)
-FUNCTIONS: dict = {}   # a torch function (torch._C._nn.pad) -> the rule of the whole call (a theorem about it)
+UNITS: dict = {}  # torch.nn class -> the rule of the whole module (a theorem about the class)
+FUNCTIONS: dict = {}  # a torch function (torch._C._nn.pad) -> the rule of the whole call (a theorem about it)
 
 
 class NoRule(Exception):
@@ -40,12 +40,14 @@ class NotUnit(NoRule):
 
 def rule(*ops):
     """Register the decorated function as the rule of each operation object in ``ops``."""
+
     def register(fn):
         for op in ops:
             if op in RULES:
                 raise ValueError(f"two rules for {op}")
             RULES[op] = fn
         return fn
+
     return register
 
 
@@ -53,12 +55,14 @@ def turned(*ops):
     """Register the decorated function as the rule of each operation in ``ops`` for moves that
     swap axes (:attr:`~gdlcheck.code.prover.moves.Moves.order`).  The walker hands such a move only to
     these rules: the others read a move's axes one by one, and would drop its order."""
+
     def register(fn):
         for op in ops:
             if op in TURNED:
                 raise ValueError(f"two rules for {op} under swapped axes")
             TURNED[op] = fn
         return fn
+
     return register
 
 
@@ -83,9 +87,11 @@ def for_moves(found, func, moves: dict):
 def step(rule_name: str):
     """Mark a rule as a step of the proof worth a line (a theorem of the texts, a scatter): the
     walker records it where it applies.  ``rule_name`` is a key of the proof's sentences."""
+
     def mark(fn):
         fn.step = rule_name
         return fn
+
     return mark
 
 
@@ -129,7 +135,7 @@ def overwritten(func) -> list[str]:
     return ["self"] if func is torch.ops.aten.copy_.default else []
 
 
-POINTWISE = object()   # the key of the elementwise rule
+POINTWISE = object()  # the key of the elementwise rule
 
 
 def constant(fn):
@@ -178,7 +184,7 @@ class Call:
     args: dict
     moves: dict
     out: object
-    gen: object = None   # the generator (array form): a fact about constants it may state, never values
+    gen: object = None  # the generator (array form): a fact about constants it may state, never values
 
     def value(self, name):
         return self.args.get(name)
@@ -201,7 +207,7 @@ def bind(func, args, kwargs) -> dict:
         elif name in kwargs:
             out[name] = kwargs[name]
         elif has_default:
-            out[name] = list(default) if isinstance(default, list) else default   # a fresh list, as the schema gives
+            out[name] = list(default) if isinstance(default, list) else default  # a fresh list, as the schema gives
         else:
             out[name] = None
     return out
@@ -225,15 +231,23 @@ def _arguments(func) -> tuple:
         return _ARGUMENTS[func]
     except KeyError:
         pass
-    except TypeError:   # not hashable: read every time
+    except TypeError:  # not hashable: read every time
         return _read_arguments(func)
     found = _ARGUMENTS[func] = _read_arguments(func)
     return found
 
 
 def _read_arguments(func) -> tuple:
-    return tuple((a.name, a.kwarg_only, a.has_default_value(), a.default_value if a.has_default_value() else None,
-                  a.alias_info is not None and a.alias_info.is_write) for a in func._schema.arguments)
+    return tuple(
+        (
+            a.name,
+            a.kwarg_only,
+            a.has_default_value(),
+            a.default_value if a.has_default_value() else None,
+            a.alias_info is not None and a.alias_info.is_write,
+        )
+        for a in func._schema.arguments
+    )
 
 
 _ARGUMENTS: dict = {}
@@ -253,6 +267,7 @@ def unit(*classes):
         for cls in classes:
             UNITS[cls] = fn
         return fn
+
     return register
 
 
@@ -261,10 +276,12 @@ def function(*fns):
     ``theorem(args, kwargs, moves, x, out)`` with the function's arguments, how the generator moves
     its first argument ``x``, and ``x`` and ``out`` without values; it returns the output's moves, or
     None where the theorem does not speak (the operations inside then stand)."""
+
     def register(fn):
         for f in fns:
             FUNCTIONS[f] = fn
         return fn
+
     return register
 
 
@@ -278,7 +295,7 @@ def unit_of(module):
         return None
     cls = type(module)
     if any(callable(getattr(cls, name, None)) for name in vars(module)):
-        return None   # forward, _conv_forward ... replaced on the instance
+        return None  # forward, _conv_forward ... replaced on the instance
     return found
 
 
@@ -287,9 +304,9 @@ def unit_moves(found, module, m, inner, blind, where: str):
     theorem does not apply, what the operations inside said (``inner``) stands, unless they
     stopped too: then the input's own stop, or the theorem's reason, is the note."""
     if isinstance(m, Halt):
-        return m if isinstance(inner, Halt) else inner   # the first cause, carried through the unit
+        return m if isinstance(inner, Halt) else inner  # the first cause, carried through the unit
     if getattr(m, "order", None) is not None and not getattr(found, "turns", False):
-        return inner   # a move that swaps axes, for a theorem about each axis on its own
+        return inner  # a move that swaps axes, for a theorem about each axis on its own
     try:
         return found(module, m, *blind)
     except NotUnit:
@@ -297,7 +314,7 @@ def unit_moves(found, module, m, inner, blind, where: str):
     except NoRule as why:
         name = type(module).__name__
         return Halt(where or name, f"{name} ({why})", "no_op_rule") if isinstance(inner, Halt) else inner
-    except Exception:   # an axis in an order not known (moves.Unordered)
+    except Exception:  # an axis in an order not known (moves.Unordered)
         return inner
 
 
@@ -327,10 +344,25 @@ def _indexed():
     import torch
 
     aten = torch.ops.aten
-    return frozenset({aten.gather.default, aten.embedding.default, aten.scatter_add.default,
-                      aten.scatter_add_.default, aten.scatter_reduce.two, aten.scatter_reduce_.two,
-                      aten.index_add.default, aten.index_add_.default, aten.index_put.default, aten.index_put_.default,
-                      aten.take.default, aten.scatter.src, aten.scatter_.src, aten.scatter.value, aten.scatter_.value})
+    return frozenset(
+        {
+            aten.gather.default,
+            aten.embedding.default,
+            aten.scatter_add.default,
+            aten.scatter_add_.default,
+            aten.scatter_reduce.two,
+            aten.scatter_reduce_.two,
+            aten.index_add.default,
+            aten.index_add_.default,
+            aten.index_put.default,
+            aten.index_put_.default,
+            aten.take.default,
+            aten.scatter.src,
+            aten.scatter_.src,
+            aten.scatter.value,
+            aten.scatter_.value,
+        }
+    )
 
 
 _INDEXED = _indexed()

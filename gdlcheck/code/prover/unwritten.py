@@ -43,8 +43,16 @@ def _fresh():
     import torch
 
     aten = torch.ops.aten
-    return frozenset({aten.empty.memory_format, aten.empty_like.default, aten.empty_permuted.default,
-                      aten.new_empty.default, aten.new_empty_strided.default, aten.empty_strided.default})
+    return frozenset(
+        {
+            aten.empty.memory_format,
+            aten.empty_like.default,
+            aten.empty_permuted.default,
+            aten.new_empty.default,
+            aten.new_empty_strided.default,
+            aten.empty_strided.default,
+        }
+    )
 
 
 FRESH = _fresh()
@@ -54,11 +62,19 @@ def _replacing():
     import torch
 
     aten = torch.ops.aten
-    return frozenset({aten.copy_.default, aten.fill_.Scalar, aten.fill_.Tensor, aten.zero_.default,
-                      aten.index_copy_.default, aten.index_put_.default})
+    return frozenset(
+        {
+            aten.copy_.default,
+            aten.fill_.Scalar,
+            aten.fill_.Tensor,
+            aten.zero_.default,
+            aten.index_copy_.default,
+            aten.index_put_.default,
+        }
+    )
 
 
-REPLACING = _replacing()   # writes whose result at a written cell does not depend on what it held
+REPLACING = _replacing()  # writes whose result at a written cell does not depend on what it held
 
 
 def _storage(t):
@@ -74,10 +90,10 @@ class Unwritten:
     """Per storage the cells (element offsets) not written yet, and whether any write reached it."""
 
     def __init__(self):
-        self._d: dict = {}   # data_ptr -> [weakref(storage), element size, bool mask, pristine]
+        self._d: dict = {}  # data_ptr -> [weakref(storage), element size, bool mask, pristine]
 
     def __bool__(self) -> bool:
-        if self._d:   # forget storages freed or written whole: a call that allocates often stays cheap
+        if self._d:  # forget storages freed or written whole: a call that allocates often stays cheap
             self._d = {k: e for k, e in self._d.items() if e[0]() is not None and (e[3] or e[2].any())}
         return bool(self._d)
 
@@ -149,8 +165,7 @@ def replaced_cells(func, bound, target):
         if index.dtype == torch.bool:
             if tuple(index.shape) != tuple(target.shape) or index.device.type == "meta":
                 return None
-            return every.reshape(tuple(target.shape))[index.detach().cpu().numpy()] \
-                if _row_major(target) else None
+            return every.reshape(tuple(target.shape))[index.detach().cpu().numpy()] if _row_major(target) else None
     if index is None or index.dim() != 1 or index.device.type == "meta" or not _row_major(target):
         return None
     rows = np.asarray(index.detach().cpu().numpy(), dtype=np.int64) % max(target.shape[d], 1)
@@ -165,6 +180,7 @@ def _row_major(t) -> bool:
 
 
 # ---------------------------------------------------------------- the guards
+
 
 def _fresh_buffer(walk, op) -> bool:
     """A fresh buffer: not a constant (its cells differ between calls), its cells unwritten."""
@@ -199,9 +215,9 @@ def reads(walk, op) -> bool:
     for t in op.tensors:
         if not any(t is w for w in targets) and walk.unwritten.touches(t):
             what = f"the code reads memory no operation wrote ({op.func}): it holds what it held before"
-            if op.outs:   # what it returns is not known (a torch kernel may copy such cells and write
-                walk._halt_outputs(op.outs, Halt(walk.place() or str(op.func), what, "no_op_rule"))   # them
-            else:         # later: circular padding); a value read into Python stops the proof
+            if op.outs:  # what it returns is not known (a torch kernel may copy such cells and write
+                walk._halt_outputs(op.outs, Halt(walk.place() or str(op.func), what, "no_op_rule"))  # them
+            else:  # later: circular padding); a value read into Python stops the proof
                 walk.stop_everywhere(what, "asks_value")
             return True
     if op.func in REPLACING and targets and targets[-1] is bound["self"] and walk.unwritten.pristine(targets[-1]):

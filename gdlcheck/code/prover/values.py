@@ -26,11 +26,11 @@ class Values:
 
     def __init__(self, moving: Storages | None = None):
         self._d: dict = {}
-        self.moving = moving   # storages of the non-constant tensors, kept up to date
+        self.moving = moving  # storages of the non-constant tensors, kept up to date
         # writes seen, by version counter: a tensor's family is the counter it shares with the views
         # an operation made of it (sight.py); family -> the count of writes seen, at each
         self.writes: dict = {}
-        self.count = 0           # writes seen so far (each tensor an operation's schema writes)
+        self.count = 0  # writes seen so far (each tensor an operation's schema writes)
         self.families = 0
 
     def get(self, tensor, default=None):
@@ -43,12 +43,12 @@ class Values:
         import weakref
 
         found = self._d.get(id(tensor))
-        if found is not None and found[0]() is tensor:   # entered again (written in place): as it was
+        if found is not None and found[0]() is tensor:  # entered again (written in place): as it was
             self._d[id(tensor)] = (found[0], value, *found[2:])
         else:
             try:
-                version = tensor._version   # with the count of writes seen: sight.written_unseen
-            except RuntimeError:   # an inference tensor counts no versions
+                version = tensor._version  # with the count of writes seen: sight.written_unseen
+            except RuntimeError:  # an inference tensor counts no versions
                 version = None
             self.families += 1
             self._d[id(tensor)] = (weakref.ref(tensor), value, version, self.count, self.families)
@@ -59,8 +59,14 @@ class Values:
         """A view an operation just made counts its base's versions once the operation returns
         (torch makes it share the counter then): it is entered with the base's version and family."""
         found, known = self._d.get(id(view)), self._d.get(id(base))
-        if found is not None and found[0]() is view and found[2] is not None and known is not None \
-                and known[0]() is base and known[2] is not None:
+        if (
+            found is not None
+            and found[0]() is view
+            and found[2] is not None
+            and known is not None
+            and known[0]() is base
+            and known[2] is not None
+        ):
             self._d[id(view)] = (found[0], found[1], base._version, self.count, known[4])
 
     def family(self, tensor):
@@ -210,8 +216,15 @@ def _shape_only():
     import torch
 
     aten = torch.ops.aten
-    return frozenset({aten.is_same_size.default, aten.sym_size.int, aten.sym_numel.default,
-                      aten.sym_stride.int, aten.sym_storage_offset.default})
+    return frozenset(
+        {
+            aten.is_same_size.default,
+            aten.sym_size.int,
+            aten.sym_numel.default,
+            aten.sym_stride.int,
+            aten.sym_storage_offset.default,
+        }
+    )
 
 
 _SHAPE_ONLY = _shape_only()
@@ -226,11 +239,11 @@ def path_key(func, args, kwargs) -> tuple:
     out = []
     for v in list(args) + list((kwargs or {}).values()):
         if isinstance(v, torch.Tensor):
-            if func in _FRESH:   # every entry: 5,000 fresh random numbers differ past the 4,096th too
+            if func in _FRESH:  # every entry: 5,000 fresh random numbers differ past the 4,096th too
                 out.append(content_digest(v))
             continue
-        if isinstance(v, (torch.UntypedStorage, torch.TypedStorage)):   # its repr lists every entry: a
-            out.append((type(v).__name__, v.nbytes()))                     # read per entry was quadratic
+        if isinstance(v, (torch.UntypedStorage, torch.TypedStorage)):  # its repr lists every entry: a
+            out.append((type(v).__name__, v.nbytes()))  # read per entry was quadratic
         elif isinstance(v, (list, tuple)):
             out.append(tuple(repr(x) for x in v if not isinstance(x, torch.Tensor)))
         else:
@@ -308,13 +321,20 @@ class Abstract:
 
     __slots__ = ("const", "per", "origin", "free", "role", "foreign")
 
-    def __init__(self, const: bool, per=None, origin: str = "", free: bool = True, role: Role = Role.CONSTANT,
-                 foreign: bool = False):
+    def __init__(
+        self,
+        const: bool,
+        per=None,
+        origin: str = "",
+        free: bool = True,
+        role: Role = Role.CONSTANT,
+        foreign: bool = False,
+    ):
         # free: depends on the random inputs (not only on given values and constants); role: a
         # constant that is a parameter or a buffer (or a view of one), or another constant
         self.const, self.per, self.origin, self.free = const, per, origin, free and not const
         self.role = role
-        self.foreign = foreign   # made before the call (a parameter, a buffer, a held input, a global)
+        self.foreign = foreign  # made before the call (a parameter, a buffer, a held input, a global)
 
 
 def _shape(t) -> tuple:
@@ -332,7 +352,7 @@ def _without_values(value):
     if isinstance(value, torch.Tensor):
         try:
             return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="meta")
-        except (RuntimeError, TypeError, NotImplementedError):   # a sparse or nested layout
+        except (RuntimeError, TypeError, NotImplementedError):  # a sparse or nested layout
             return torch.empty(value.shape, dtype=value.dtype, device="meta")
     if isinstance(value, (list, tuple)):
         return type(value)(_without_values(v) for v in value)

@@ -65,33 +65,33 @@ class Walk:
 
     def __init__(self, gens, names, budget: int, module_names: dict):
         self.gens, self.names = [np.asarray(s, dtype=np.int64) for s in gens], names
-        self.moving = Storages()                   # storages of tensors that depend on the inputs
+        self.moving = Storages()  # storages of tensors that depend on the inputs
         self.values = Values(self.moving)
         self.budget, self.count = budget, 0
-        self.everywhere: Halt | None = None        # a stop for every generator (a value asked for ...)
-        self.stopped: dict = {}                    # generator k -> the stop of its own proof only
-        self.steps: list = []                      # (where, op, rule, conditions) for the proof
+        self.everywhere: Halt | None = None  # a stop for every generator (a value asked for ...)
+        self.stopped: dict = {}  # generator k -> the stop of its own proof only
+        self.steps: list = []  # (where, op, rule, conditions) for the proof
         self.module_names = module_names
         self.stack: list[str] = []
-        self.constant_names: dict = {}             # id(tensor) -> parameter / buffer name
-        self.roles: dict = {}                      # that name -> Role.PARAMETER or Role.BUFFER
-        self.signature: list = []                  # (op, output shapes): the path, for the second call
-        self.busy = False                          # inside the walk's own bookkeeping
-        self.foreign_hooks = False                 # global module hooks besides the walk's: no units
-        self.given_ids: set = set()                # the call's own arguments (never foreign)
-        self.grad_read = False                     # the code asked torch.is_grad_enabled()
-        self.foreign: list = []                    # content of each foreign tensor, in the order met
-        self.made = Storages()                     # storages of every tensor an operation returned
-        self.reads: list = []                      # every value the code read into Python, in order
-        self.checked_reads: set = set()            # which of them the moved call must read alike
-        self.unwritten = Unwritten()               # cells of fresh buffers (new_empty) not written yet
-        self.vacuous: str | None = None            # a fresh buffer's first write: its target (unwritten.py)
-        self.sight: Sight | None = None            # which tensors were made during the proof (sight.py)
-        self.state_storages = NamedStorages()      # the parameters' and buffers' memory, by name
-        self.meeting, self.moment = None, 0        # the operation whose arguments the walk reads, and when
-        self.returned: list = []                   # what that operation returned
-        self.earlier = Storages()                  # in the moved call: what the first call's operations made
-        self.out_of_sight: Halt | None = None      # the stop at a tensor made out of the walk's sight
+        self.constant_names: dict = {}  # id(tensor) -> parameter / buffer name
+        self.roles: dict = {}  # that name -> Role.PARAMETER or Role.BUFFER
+        self.signature: list = []  # (op, output shapes): the path, for the second call
+        self.busy = False  # inside the walk's own bookkeeping
+        self.foreign_hooks = False  # global module hooks besides the walk's: no units
+        self.given_ids: set = set()  # the call's own arguments (never foreign)
+        self.grad_read = False  # the code asked torch.is_grad_enabled()
+        self.foreign: list = []  # content of each foreign tensor, in the order met
+        self.made = Storages()  # storages of every tensor an operation returned
+        self.reads: list = []  # every value the code read into Python, in order
+        self.checked_reads: set = set()  # which of them the moved call must read alike
+        self.unwritten = Unwritten()  # cells of fresh buffers (new_empty) not written yet
+        self.vacuous: str | None = None  # a fresh buffer's first write: its target (unwritten.py)
+        self.sight: Sight | None = None  # which tensors were made during the proof (sight.py)
+        self.state_storages = NamedStorages()  # the parameters' and buffers' memory, by name
+        self.meeting, self.moment = None, 0  # the operation whose arguments the walk reads, and when
+        self.returned: list = []  # what that operation returned
+        self.earlier = Storages()  # in the moved call: what the first call's operations made
+        self.out_of_sight: Halt | None = None  # the stop at a tensor made out of the walk's sight
 
     # ---------------------------------------------------------------- inputs and lookups
 
@@ -103,8 +103,9 @@ class Walk:
         given inputs only that no generator moves (the moved call reads the same numbers, and
         every call does)."""
         a = self.of(tensor)
-        return not touches(self, tensor) and (a.const or not a.free and all(isinstance(m, mv.Moves) and m.still
-                                                                              for m in a.per))
+        return not touches(self, tensor) and (
+            a.const or not a.free and all(isinstance(m, mv.Moves) and m.still for m in a.per)
+        )
 
     def read(self, tensors, value) -> bool:
         """The code reads ``value``, computed from ``tensors``, into Python: whether it may (the
@@ -158,22 +159,23 @@ class Walk:
 
         class Mode(TorchDispatchMode):
             @classmethod
-            def _should_skip_dynamo(cls) -> bool:   # torch wraps the mode in dynamo's disable, whose first
-                return "torch._dynamo" in sys.modules   # call imports dynamo (seconds): where nothing loaded it,
+            def _should_skip_dynamo(cls) -> bool:  # torch wraps the mode in dynamo's disable, whose first
+                return "torch._dynamo" in sys.modules  # call imports dynamo (seconds): where nothing loaded it,
                 # nothing compiles, and there is nothing to disable (issue 33: the first proof as the next)
 
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                walk.meeting, walk.moment = func, walk.moment + 1   # code may have run since the last
+                walk.meeting, walk.moment = func, walk.moment + 1  # code may have run since the last
                 before = walk.before(func, args, kwargs or {})
                 try:
                     out = func(*args, **(kwargs or {}))
                     walk.moment += 1
-                except Exception:   # whether it raises may depend on the values: the path may too
+                except Exception:  # whether it raises may depend on the values: the path may too
                     if not all(walk.knowable(t) for t in _tensors((args, kwargs))):
-                        walk.stop_everywhere(f"an operation raised on values that depend on the inputs "
-                                             f"({_op_text(func)})", "asks_value")
+                        walk.stop_everywhere(
+                            f"an operation raised on values that depend on the inputs ({_op_text(func)})", "asks_value"
+                        )
                     raise
-                walk.busy = True   # the walk's own reads of tensors are not the code's
+                walk.busy = True  # the walk's own reads of tensors are not the code's
                 try:
                     walk.step(func, args, kwargs or {}, out, before)
                 finally:
@@ -194,8 +196,8 @@ class Walk:
         out = {}
         for name in set(written) - set(out_arguments(func)):
             t = bound.get(name)
-            if isinstance(t, torch.Tensor) and (self.of(t).const or not self.of(t).free):   # values a rule reads
-                copy = out[name] = t.detach().clone()   # the walk's own copy: known as what it copies
+            if isinstance(t, torch.Tensor) and (self.of(t).const or not self.of(t).free):  # values a rule reads
+                copy = out[name] = t.detach().clone()  # the walk's own copy: known as what it copies
                 self.made.add(copy)
                 self.values[copy] = self.of(t)
         return out
@@ -204,9 +206,8 @@ class Walk:
         """One operation: the guards of :data:`~gdlcheck.code.prover.guards.GUARDS`, in order, until one
         settles it (the last applies its rule), then the guards that run after."""
         op = Op(func, args, kwargs, out, before or {}, list(_tensors((args, kwargs))), list(_tensors(out)))
-        for t in op.tensors:   # met before the outputs join `made`, where a view of a tensor there before the
-            if all(t is not o for o in op.outs):   # proof would make it look made (lift_fresh returns its own)
-                self.of(t)
+        for t in [t for t in op.tensors if all(t is not o for o in op.outs)]:  # met before the outputs join
+            self.of(t)  # `made`, where a view of a tensor there before the proof would look made by the call
         self.made.update(op.outs)
         self.signature.append((func, tuple(_shape(t) for t in op.outs), path_key(func, args, kwargs)))
         # before the rule: an in-place operation's output is its argument, which the rule rewrites
@@ -214,7 +215,7 @@ class Walk:
         for guard in BEFORE:
             if guard.check(self, op):
                 break
-        for t in op.outs:   # before the effects: a container refilled by a write reads it
+        for t in op.outs:  # before the effects: a container refilled by a write reads it
             a = self.values.get(t)
             if a is not None and not a.const:
                 a.free = free
@@ -230,7 +231,7 @@ class Walk:
         if found is None or self.everywhere is not None or len(inputs) != 1 or self.foreign_hooks:
             return
         if not all(self.of(p).const for p in list(module.parameters(recurse=False)) + list(module.buffers(False))):
-            return   # its weights come from the inputs (torch.func.functional_call): not the class's theorem
+            return  # its weights come from the inputs (torch.func.functional_call): not the class's theorem
         x = inputs[0]
         if not isinstance(x, torch.Tensor) or not isinstance(output, torch.Tensor):
             return
@@ -239,10 +240,12 @@ class Walk:
             return
         from torch.utils._python_dispatch import _disable_current_modes
 
-        with _disable_current_modes():   # made outside the walk, and reading the kernel: not operations of the call
+        with _disable_current_modes():  # made outside the walk, and reading the kernel: not operations of the call
             blind = (_without_values(x), _without_values(output))
-            per = [i if mv.wrapped(m) else unit_moves(found, module, m, i, blind, self.place())   # padded: no unit
-                   for m, i in zip(a.per, inner.per)]
+            per = [
+                i if mv.wrapped(m) else unit_moves(found, module, m, i, blind, self.place())  # padded: no unit
+                for m, i in zip(a.per, inner.per)
+            ]
         self.values[output] = Abstract(False, per, free=a.free)
         if all(not isinstance(m, Halt) for m in per) and any(isinstance(m, Halt) for m in inner.per):
             turns = any(isinstance(m, mv.Moves) and m.order is not None for m in a.per)
@@ -255,12 +258,12 @@ class Walk:
     def _apply(self, found, func, args, kwargs, out, before: dict) -> None:
         """Each output's moves, per generator: the rule gives one per top-level output (a tensor,
         a None, or a list of tensors for a split), in order."""
-        if any(t.is_nested for t in _tensors((args, kwargs, out))):   # ragged: no rule sees its shape
+        if any(t.is_nested for t in _tensors((args, kwargs, out))):  # ragged: no rule sees its shape
             halt = Halt(self.place() or _op_text(func), f"{_op_text(func)} (on a nested tensor)", "no_op_rule")
             return self._halt_outputs(list(_tensors(out)), halt)
         bound = bind(func, args, kwargs)
-        for name in out_arguments(func) + overwritten(func):   # an out= buffer, or copy_'s self, is written
-            bound.pop(name, None)                               # whole: its old values do not count
+        for name in out_arguments(func) + overwritten(func):  # an out= buffer, or copy_'s self, is written
+            bound.pop(name, None)  # whole: its old values do not count
             before.pop(name, None)
         slots = [out] if not isinstance(out, (tuple, list)) else list(out)
         per_out: list[list] = [[] for _ in slots]
@@ -268,17 +271,17 @@ class Walk:
         # says then holds for every value of the inputs, not only for this draw's
         blind = {name: self.blind(value) for name, value in bound.items()}
         blind_out = _without_values(out)
-        seen = {**blind, **before}   # the rule sees written constants as they were before the write
+        seen = {**blind, **before}  # the rule sees written constants as they were before the write
         for k in range(len(self.gens)):
             moves, halted = {}, None
             for name, value in bound.items():
                 m, h = self._moves_of(value, k)
                 if h is not None:
                     halted = halted or h
-                moves[name] = None if name == self.vacuous else m   # unwritten: they move as needed
+                moves[name] = None if name == self.vacuous else m  # unwritten: they move as needed
             if halted is not None:
                 result = [halted] * len(slots)
-            else:   # where it refuses, given values this generator leaves as they are are constants
+            else:  # where it refuses, given values this generator leaves as they are are constants
                 result = held.retried(self, found, func, seen, moves, blind_out, k, len(slots))
             for slot, r in zip(per_out, result):
                 slot.append(r)
@@ -290,7 +293,7 @@ class Walk:
         for slot, per in zip(slots, per_out):
             if isinstance(slot, torch.Tensor):
                 self.values[slot] = Abstract(False, per)
-            elif slot is not None:   # a list of tensors under one output: each piece moves alike
+            elif slot is not None:  # a list of tensors under one output: each piece moves alike
                 for t in _tensors(slot):
                     self.values[t] = Abstract(False, per)
 
@@ -328,14 +331,24 @@ class Walk:
 
     def _one(self, found, func, bound, moves, out, k: int, count: int) -> list:
         where = self.place() or _op_text(func)
-        found = for_moves(found, func, moves)   # a move that swaps axes reaches only the rules that follow it
+        found = for_moves(found, func, moves)  # a move that swaps axes reaches only the rules that follow it
         if found is None:
-            return [Halt(where, f"{_op_text(func)} (the generator swaps axes here: the rule follows each axis on its "
-                                "own)", "no_op_rule")] * count
+            return [
+                Halt(
+                    where,
+                    f"{_op_text(func)} (the generator swaps axes here: the rule follows each axis on its own)",
+                    "no_op_rule",
+                )
+            ] * count
         if not getattr(found, "wrapped", False) and any(mv.wrapped(m) for m in moves.values()):
             # an axis padded circularly is no permutation of its entries: only the rules written for it
-            return [Halt(where, f"{_op_text(func)} (of an axis padded circularly, which only a convolution reads)",
-                         "no_op_rule")] * count
+            return [
+                Halt(
+                    where,
+                    f"{_op_text(func)} (of an axis padded circularly, which only a convolution reads)",
+                    "no_op_rule",
+                )
+            ] * count
         try:
             result = found(Call(func, bound, moves, out, self.gens[k]))
         except NoRule as why:
@@ -365,8 +378,12 @@ class Walk:
         value = c.tensor
         axes = {a % max(value.dim(), 1): p for a, p in c.axes.items() if p is not None and value.shape[a] != 1}
         if any(isinstance(p, mv.Unordered) for p in axes.values()):
-            return Halt(where, f"a constant laid along an axis in an order not known "
-                               f"({next(p for p in axes.values() if isinstance(p, mv.Unordered)).what})", "no_op_rule")
+            return Halt(
+                where,
+                f"a constant laid along an axis in an order not known "
+                f"({next(p for p in axes.values() if isinstance(p, mv.Unordered)).what})",
+                "no_op_rule",
+            )
         name = self.of(value).origin or "a constant"
         if not axes:
             return None
@@ -374,8 +391,7 @@ class Walk:
             return Halt(where, f"{name}: laid along a moving axis with another size", "no_op_rule")
         entry = conditions.first_moved(value, axes)
         what = c.what if c.what != CONSTANT else ("constant_rows" if len(axes) == 1 else "constant_pairs")
-        condition = Condition(what, self.names[k], entry is None, name,
-                              *(() if entry is None else entry))
+        condition = Condition(what, self.names[k], entry is None, name, *(() if entry is None else entry))
         self.steps.append((where, _op_text(func), "constant", [condition]))
         if entry is None:
             return None

@@ -22,5 +22,11 @@ from gdlcheck.verification.measure.symbolic_pass import symbolic_applies, symbol
 from gdlcheck.verification.measure.trials import check_trial_budget, default_law, trial_residuals
 from gdlcheck.verification.measure.weights import weight_residuals
 
-__all__ = ["check_trial_budget", "default_law", "symbolic_applies", "symbolic_residuals", "trial_residuals",
-           "weight_residuals"]
+__all__ = [
+    "check_trial_budget",
+    "default_law",
+    "symbolic_applies",
+    "symbolic_residuals",
+    "trial_residuals",
+    "weight_residuals",
+]

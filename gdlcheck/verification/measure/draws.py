@@ -30,10 +30,12 @@ def _kept(key: tuple, size: int, make):
 
 def trial_input(seed: int, t: int, n: int, channels: int) -> np.ndarray:
     """Trial ``t``'s input, ``default_rng([seed, t]).standard_normal((n, channels))`` (read-only)."""
+
     def draw():
         X = np.random.default_rng([seed, t]).standard_normal((n, channels))
         X.flags.writeable = False
         return X
+
     return _kept(("input", seed, t, n, channels), n * channels, draw)
 
 
@@ -42,10 +44,18 @@ def random_elements(group: PermGroup, count: int, seed: int, gens) -> list[np.nd
     leaving out the identity and the elements already checked (a small group may give them)."""
     if count <= 0 or not group.gens:
         return []
-    key = ("elements", group.name, group.n, None if group.shape is None else tuple(group.shape),
-           None if group.family is None else group.family.name, count, seed,
-           b"".join(np.asarray(g, dtype=np.int64).tobytes() for g in group.gen_arrays()), b"|",
-           b"".join(np.asarray(s, dtype=np.int64).tobytes() for s in gens))
+    key = (
+        "elements",
+        group.name,
+        group.n,
+        None if group.shape is None else tuple(group.shape),
+        None if group.family is None else group.family.name,
+        count,
+        seed,
+        b"".join(np.asarray(g, dtype=np.int64).tobytes() for g in group.gen_arrays()),
+        b"|",
+        b"".join(np.asarray(s, dtype=np.int64).tobytes() for s in gens),
+    )
     return list(_kept(key, count * group.n, lambda: _random_elements(group, count, seed, gens)))
 
 

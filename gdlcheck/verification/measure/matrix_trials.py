@@ -32,24 +32,36 @@ def matrix_trials(linear, gens, law: Law, n: int, channels: int, trial_ids, seed
         return None
     T = len(trial_ids)
     Xs = [trial_input(seed, t, n, channels) for t in trial_ids]
-    X = np.concatenate(Xs, axis=1)                      # (n, T c): trial t in columns t c .. (t + 1) c
+    X = np.concatenate(Xs, axis=1)  # (n, T c): trial t in columns t c .. (t + 1) c
     with np.errstate(all="ignore"):
-        try:   # a bias that does not broadcast over the trials side by side: the loop runs
+        try:  # a bias that does not broadcast over the trials side by side: the loop runs
             FX = _per_trial(_affine(f, X, post), T)
-            moved = _affine(f, np.concatenate([act(s, X) for s in gens], axis=1), post) if gens \
+            moved = (
+                _affine(f, np.concatenate([act(s, X) for s in gens], axis=1), post)
+                if gens
                 else np.zeros((FX.shape[1], 0))
+            )
         except ValueError:
             return None
-        if not (np.all(np.isfinite(FX)) and np.all(np.isfinite(moved))) or moved.shape[0] != FX.shape[1] \
-                or (law.output != "none" and FX.shape[1] != n):
+        if (
+            not (np.all(np.isfinite(FX)) and np.all(np.isfinite(moved)))
+            or moved.shape[0] != FX.shape[1]
+            or (law.output != "none" and FX.shape[1] != n)
+        ):
             return None
         scales = [bound(x) for x in Xs]
-        seen = [max(largest_value(x), unscaled(float(np.max(np.abs(fx))), e) or 0.0 if fx.size else 0.0,
-                    largest_value(np.array([scale]), e)) for x, fx, scale in zip(Xs, FX, scales)]
+        seen = [
+            max(
+                largest_value(x),
+                unscaled(float(np.max(np.abs(fx))), e) or 0.0 if fx.size else 0.0,
+                largest_value(np.array([scale]), e),
+            )
+            for x, fx, scale in zip(Xs, FX, scales)
+        ]
         worst, largest = [], []
         width = FX.shape[2] * T
         for k_gen, s in enumerate(gens):
-            FGX = _per_trial(moved[:, k_gen * width:(k_gen + 1) * width], T)
+            FGX = _per_trial(moved[:, k_gen * width : (k_gen + 1) * width], T)
             target = FX
             if law.output != "none":
                 target = np.empty_like(FX)
@@ -64,8 +76,13 @@ def matrix_trials(linear, gens, law: Law, n: int, channels: int, trial_ids, seed
                 rel = err / scales[k] if err > 0 and scales[k] > 0 else 0.0
                 if rel > best[1]:
                     entry = np.unravel_index(int(np.argmax(diff[k])), FX.shape[1:])
-                    witness = TrialWitness(t, seed, tuple(int(i) for i in entry),
-                                           unscaled(float(target[k][entry]), e), unscaled(float(FGX[k][entry]), e))
+                    witness = TrialWitness(
+                        t,
+                        seed,
+                        tuple(int(i) for i in entry),
+                        unscaled(float(target[k][entry]), e),
+                        unscaled(float(FGX[k][entry]), e),
+                    )
                     best = (unscaled(err, e), rel, witness)
             worst.append(best)
     return worst, largest
@@ -86,7 +103,7 @@ def _affine(f: Linear, X: np.ndarray, post: int = 0) -> np.ndarray:
     else:
         Y = np.empty((W.shape[0], X.shape[1]))
         for start in range(0, W.shape[0], rows):
-            np.matmul(W[start:start + rows], X, out=Y[start:start + rows])
+            np.matmul(W[start : start + rows], X, out=Y[start : start + rows])
     if f.b is not None:
         b = np.asarray(f.b, dtype=np.float64)
         Y = Y + (b[:, None] if b.ndim == 1 else b)
@@ -145,8 +162,11 @@ def _form_parts(form):
     if form is None:
         return None
     W, b = form
-    if (isinstance(W, np.ndarray) and W.dtype == object) or hasattr(b, "free_symbols") or \
-            (isinstance(b, np.ndarray) and b.dtype == object):
+    if (
+        (isinstance(W, np.ndarray) and W.dtype == object)
+        or hasattr(b, "free_symbols")
+        or (isinstance(b, np.ndarray) and b.dtype == object)
+    ):
         return None
     W = np.asarray(W, dtype=np.float64)
     bias = None if b is None else np.asarray(b, dtype=np.float64)
@@ -166,6 +186,7 @@ def _bound(top: float, has_bias: bool):
         # |(D X)[i, c]| <= max|D| * sum_j |X[j, c]|, and a bias adds at most max|d b|
         columns = float(np.max(np.sum(np.abs(X), axis=0))) if X.size else 0.0
         return top * (columns + (1.0 if has_bias else 0.0))
+
     return bound
 
 

@@ -90,8 +90,9 @@ def symbolic_residuals(layer: Layer, group: PermGroup, expect: str, channels: in
 def _compare_symbolic(s, got: np.ndarray, target: np.ndarray) -> Residual:
     gen = generator_name(s)
     if got.shape != target.shape:
-        return Residual(gen, Method.EXACT, exact=False, witness=ShapeWitness(tuple(got.shape), tuple(target.shape)),
-                        symbolic=True)
+        return Residual(
+            gen, Method.EXACT, exact=False, witness=ShapeWitness(tuple(got.shape), tuple(target.shape)), symbolic=True
+        )
     differ = [idx for idx in np.ndindex(got.shape) if got[idx] != target[idx]]
     undecided = []
     rng = np.random.default_rng(0)
@@ -104,5 +105,12 @@ def _compare_symbolic(s, got: np.ndarray, target: np.ndarray) -> Residual:
         reason = why_not_zero(diff)
         if reason is not None:
             return Residual(gen, Method.EXACT, exact=None, detail=reason, symbolic=True)
-    return Residual(gen, Method.EXACT, max_abs_error=0.0, relative_error=0.0, exact=True, symbolic=True,
-                    detail="symbolic_simplified" if undecided else "symbolic_identical")
+    return Residual(
+        gen,
+        Method.EXACT,
+        max_abs_error=0.0,
+        relative_error=0.0,
+        exact=True,
+        symbolic=True,
+        detail="symbolic_simplified" if undecided else "symbolic_identical",
+    )

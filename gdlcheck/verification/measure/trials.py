@@ -49,8 +49,10 @@ def _finite_output(f: Layer, X: np.ndarray, A, trial: int, seed: int) -> np.ndar
         except (OverflowError, FloatingPointError) as err:
             raise LayerError(f"the layer overflows on random input (trial {trial}, seed {seed}): {err}") from None
     if not np.all(np.isfinite(out)):
-        raise LayerError(f"the layer's output is not finite (inf or NaN) on random input (trial {trial}, "
-                         f"default_rng([{seed}, {trial}])): float64 overflows; scale the weights down")
+        raise LayerError(
+            f"the layer's output is not finite (inf or NaN) on random input (trial {trial}, "
+            f"default_rng([{seed}, {trial}])): float64 overflows; scale the weights down"
+        )
     return out
 
 
@@ -58,8 +60,10 @@ def points_output(fx: np.ndarray, n: int) -> None:
     """An equivariant output's first axis must be the n points."""
     if fx.ndim == 0 or fx.shape[0] != n:
         rows = fx.shape[0] if fx.ndim else 0
-        raise SpecError(f"the layer's output has {rows} row(s), not n = {n}: a pooled output is invariant; "
-                        "use expect: invariant", where="expect")
+        raise SpecError(
+            f"the layer's output has {rows} row(s), not n = {n}: a pooled output is invariant; use expect: invariant",
+            where="expect",
+        )
 
 
 def check_trial_budget(layer: Layer, n: int, channels: int, trials: int, generators: int) -> None:
@@ -71,22 +75,28 @@ def check_trial_budget(layer: Layer, n: int, channels: int, trials: int, generat
     of each channel weight.
     """
     if n * channels > MAX_MATRIX_ENTRIES:
-        raise LimitError(f"the random inputs would be {n} x {channels} = {n * channels:.3g} entries, over the limit "
-                         f"of {MAX_MATRIX_ENTRIES}")
+        raise LimitError(
+            f"the random inputs would be {n} x {channels} = {n * channels:.3g} entries, over the limit "
+            f"of {MAX_MATRIX_ENTRIES}"
+        )
     cost = 0
     for leaf in _leaves(layer):
         leaf_cost = leaf.pass_cost(n, channels)
         if leaf_cost is None:
             continue  # user code: its cost is the user's
         if leaf.holds_point_matrices() and n * n > MAX_MATRIX_ENTRIES:
-            raise LimitError(f"the {leaf.kind} layer's n x n matrices at n = {n} would have {n * n:.3g} entries, "
-                             f"over the limit of {MAX_MATRIX_ENTRIES}")
-        cost += leaf_cost + TRIAL_PASS_OPS   # the arithmetic, and the calls themselves
+            raise LimitError(
+                f"the {leaf.kind} layer's n x n matrices at n = {n} would have {n * n:.3g} entries, "
+                f"over the limit of {MAX_MATRIX_ENTRIES}"
+            )
+        cost += leaf_cost + TRIAL_PASS_OPS  # the arithmetic, and the calls themselves
     total = trials * (generators + 1) * cost
     if total > MAX_TRIAL_OPS:
-        raise LimitError(f"the numeric check would take about {total:.3g} operations ({trials} trial(s) x "
-                         f"{generators + 1} forward passes x {cost:.3g}), over the limit of {MAX_TRIAL_OPS}; "
-                         f"lower {param('trials')}, n or the channels")
+        raise LimitError(
+            f"the numeric check would take about {total:.3g} operations ({trials} trial(s) x "
+            f"{generators + 1} forward passes x {cost:.3g}), over the limit of {MAX_TRIAL_OPS}; "
+            f"lower {param('trials')}, n or the channels"
+        )
 
 
 def _leaves(layer: Layer) -> list[Layer]:
@@ -101,9 +111,18 @@ def _leaves(layer: Layer) -> list[Layer]:
     return out
 
 
-def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, trials: int, seed: int,
-                    gens: list[np.ndarray] | None = None, first_trial: int = 0, form=None,
-                    elements: int = 0) -> list[Residual]:
+def trial_residuals(
+    layer: Layer,
+    group: PermGroup,
+    law: Law,
+    channels: int,
+    trials: int,
+    seed: int,
+    gens: list[np.ndarray] | None = None,
+    first_trial: int = 0,
+    form=None,
+    elements: int = 0,
+) -> list[Residual]:
     """Probe ``f(g.X)`` against the law's target with seeded random inputs, per generator, and
     per each of ``elements`` uniformly random elements of the group
     (:func:`~gdlcheck.verification.measure.draws.random_elements`):
@@ -139,11 +158,21 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
     if form is None and not syms:
         form = layer.linear_form()
     matrix = matrix_form(form) if not syms and A is None and moves is None else None
-    if matrix is not None:   # a plain matrix of numbers
+    if matrix is not None:  # a plain matrix of numbers
         fast = matrix_trials(matrix, gens, law, n, channels, range(first_trial, first_trial + trials), seed)
         if fast is not None:
-            return [Residual(generator_name(s), Method.NUMERIC, max_abs_error=err, relative_error=rel, witness=witness,
-                             trials=trials, magnitude=top) for s, (err, rel, witness), top in zip(gens, *fast)]
+            return [
+                Residual(
+                    generator_name(s),
+                    Method.NUMERIC,
+                    max_abs_error=err,
+                    relative_error=rel,
+                    witness=witness,
+                    trials=trials,
+                    magnitude=top,
+                )
+                for s, (err, rel, witness), top in zip(gens, *fast)
+            ]
     fixed_form = numeric_form(form) if not syms else None
     for t in range(first_trial, first_trial + trials):
         rng = np.random.default_rng([seed, t])
@@ -156,16 +185,16 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
         else:
             e, scale = 0, None
         fx = _finite_output(f, X, A, t, seed)
-        seen = max(largest_value(X), largest_value(fx, e),
-                   largest_value(np.array([scale if scale is not None else 0.0]), e))
+        seen = max(
+            largest_value(X), largest_value(fx, e), largest_value(np.array([scale if scale is not None else 0.0]), e)
+        )
         if law.output != "none" and moves is None:
             points_output(fx, n)
         floor = SUBNORMAL_ULPS * (n + channels) * SUBNORMAL_STEP
         for k, s in enumerate(gens):
             gA = moved[k] if moved is not None else _moved_graph(law, s, A, moves)
             fgx = _finite_output(f, act(s, X), gA, t, seed)
-            target = fx if law.output == "none" else _moved_output(s if law.output == "P" else np.argsort(s), fx,
-                                                                   moves)
+            target = fx if law.output == "none" else _moved_output(s if law.output == "P" else np.argsort(s), fx, moves)
             if fgx.shape != target.shape:
                 raise ValueError(f"output shape changed under the permutation: {fgx.shape} vs {target.shape}")
             largest[k] = max(largest[k], seen, largest_value(fgx, e))
@@ -180,15 +209,33 @@ def trial_residuals(layer: Layer, group: PermGroup, law: Law, channels: int, tri
             else:
                 rel = err / max(float(np.max(np.abs(fgx))), float(np.max(np.abs(target))))
             if rel > worst[k][1]:
-                entry = np.unravel_index(int(np.argmax(np.where(np.isnan(diff), np.inf, diff))), diff.shape) \
-                    if diff.size else ()
+                entry = (
+                    np.unravel_index(int(np.argmax(np.where(np.isnan(diff), np.inf, diff))), diff.shape)
+                    if diff.size
+                    else ()
+                )
                 output, where = moves.locate(entry) if moves is not None else (None, entry)
-                witness = TrialWitness(t, seed, tuple(int(e_) for e_ in where),
-                                       unscaled(float(target[entry]), e) if diff.size else None,
-                                       unscaled(float(fgx[entry]), e) if diff.size else None, output=output)
+                witness = TrialWitness(
+                    t,
+                    seed,
+                    tuple(int(e_) for e_ in where),
+                    unscaled(float(target[entry]), e) if diff.size else None,
+                    unscaled(float(fgx[entry]), e) if diff.size else None,
+                    output=output,
+                )
                 worst[k] = (unscaled(err, e), rel, witness)
-    return [Residual(generator_name(s), Method.NUMERIC, max_abs_error=err, relative_error=rel, witness=witness,
-                     trials=trials, magnitude=top) for s, (err, rel, witness), top in zip(gens, worst, largest)]
+    return [
+        Residual(
+            generator_name(s),
+            Method.NUMERIC,
+            max_abs_error=err,
+            relative_error=rel,
+            witness=witness,
+            trials=trials,
+            magnitude=top,
+        )
+        for s, (err, rel, witness), top in zip(gens, worst, largest)
+    ]
 
 
 def _trial_values(syms, rng) -> dict:

@@ -21,8 +21,9 @@ from gdlcheck.verification.result import Residual, WeightWitness, generator_name
 from gdlcheck.verification.symbolic import Budget, equal_exactly
 
 
-def weight_residuals(W: np.ndarray, b, group: PermGroup, expect: str,
-                     witness_tol: float) -> tuple[list[Residual], list]:
+def weight_residuals(
+    W: np.ndarray, b, group: PermGroup, expect: str, witness_tol: float
+) -> tuple[list[Residual], list]:
     """Compare the weights with their images under each generator.
 
     A numeric witness is the first pair in row-major order that deviates by more than
@@ -34,12 +35,15 @@ def weight_residuals(W: np.ndarray, b, group: PermGroup, expect: str,
     """
     if W.shape[1] != group.n or (expect != "invariant" and W.shape[0] != group.n):
         if expect != "invariant" and W.shape[1] == group.n:
-            raise SpecError(f"the layer's output has {W.shape[0]} row(s), not n = {group.n}: a pooled output is "
-                            "invariant; use expect: invariant", where="expect")
+            raise SpecError(
+                f"the layer's output has {W.shape[0]} row(s), not n = {group.n}: a pooled output is "
+                "invariant; use expect: invariant",
+                where="expect",
+            )
         raise SpecError(f"the layer acts on {W.shape[1]} points but the group on n = {group.n}")
     symbolic = W.dtype == object or (isinstance(b, np.ndarray) and b.dtype == object) or hasattr(b, "free_symbols")
     residuals, equations = [], []
-    budget = Budget()   # one budget for the whole check: every generator and every pair of entries
+    budget = Budget()  # one budget for the whole check: every generator and every pair of entries
     for s in group.gen_arrays():
         if symbolic:
             residual, eqs = _symbolic_weights(W, b, s, expect, budget)
@@ -92,8 +96,14 @@ def _numeric_weights(W, b, s, expect, witness_tol) -> Residual:
         scale = max(scale, float(np.max(np.abs(bs))))
         worst = max(dev, bias_dev)
     rel = worst / scale if scale > 0 else 0.0
-    return Residual(generator_name(s), Method.EXACT, max_abs_error=unscaled(worst, e), relative_error=rel,
-                    exact=worst == 0, witness=witness)
+    return Residual(
+        generator_name(s),
+        Method.EXACT,
+        max_abs_error=unscaled(worst, e),
+        relative_error=rel,
+        exact=worst == 0,
+        witness=witness,
+    )
 
 
 def _pair(W, image, s, expect, flat: int, largest: WeightWitness | None = None) -> WeightWitness:
@@ -108,8 +118,7 @@ def _symbolic_weights(W, b, s, expect, budget: Budget | None = None) -> tuple[Re
         W = exact_array(W)  # numeric weights beside a symbolic bias: their differences are equations too
     image = _image(W, s, expect)
     differ = np.argwhere(image != W)
-    pairs: list[tuple[Any, Any, tuple[int, ...]]] = [(image[i, j], W[i, j], (int(i), int(j)))
-                                                     for i, j in differ]
+    pairs: list[tuple[Any, Any, tuple[int, ...]]] = [(image[i, j], W[i, j], (int(i), int(j))) for i, j in differ]
     if b is not None and expect != "invariant" and isinstance(b, np.ndarray) and b.ndim == 1:
         pairs += [(b[s[k]], b[k], (int(k),)) for k in np.argwhere(b[s] != b).ravel()]
     first_bad, undecided, equations = None, False, []

@@ -70,8 +70,7 @@ def _queries_keys_values(call, q, k, v):
     if not mv.same(ps, pv) or any(not mv.same(a, b) for a, b in zip(kb, vb)):
         raise NoRule("keys and values that move differently")
     conditions: list = []
-    batch = _batch([(q, call.moves["query"], qb), (k, call.moves["key"], kb), (v, call.moves["value"], vb)],
-                   conditions)
+    batch = _batch([(q, call.moves["query"], qb), (k, call.moves["key"], kb), (v, call.moves["value"], vb)], conditions)
     return batch, pl, ps, conditions
 
 
@@ -122,7 +121,7 @@ def encoder_layer(call):
         mask_type = call.args.get("mask_type")
         if mask_type == 1:
             axes = {0: b, -1: pl}
-        elif mask_type == 2:   # merged (B, H, L, L): the batch too
+        elif mask_type == 2:  # merged (B, H, L, L): the batch too
             axes = {0: b, -2: pl, -1: pl}
         else:
             axes = {-2: pl, -1: pl}
@@ -158,5 +157,5 @@ def _sdpa(call, q, k, v, mask, m_mask, causal):
         if extra.dim() == len(batch) + 1:
             result.append(mv.Moves(tuple(batch) + (pl,)))
         else:
-                    result.append(Halt("", "an attention statistic laid out otherwise", "no_op_rule"))
+            result.append(Halt("", "an attention statistic laid out otherwise", "no_op_rule"))
     return Out(tuple(result), conditions)

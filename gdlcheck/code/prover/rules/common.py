@@ -45,7 +45,7 @@ def broadcast(operands: list, out_ndim: int, allow_labels: bool = False):
             if t.shape[a] == 1 or not mv.moving(p) or axes[a] is not None:
                 continue
             if m is not None:
-                if uniform(t, m, a):   # every entry along the axis is one entry: any permutation keeps it
+                if uniform(t, m, a):  # every entry along the axis is one entry: any permutation keeps it
                     continue
                 raise NoRule("a value that depends on the inputs but does not move where the others do")
             need[a] = p

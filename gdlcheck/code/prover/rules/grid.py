@@ -182,9 +182,7 @@ def select(call):
         return Out(None, [Broken(f"entry {k} of an axis the generator moves (to {int(p[k])})")])
     axes = list(m.axes)
     axes[d] = None
-    return _drop(mv.Moves(tuple(axes), order=m.order), shape[:d] + (1,) + shape[d + 1:], {d})
-
-
+    return _drop(mv.Moves(tuple(axes), order=m.order), shape[:d] + (1,) + shape[d + 1 :], {d})
 
 
 def _flat(m, o, group, old):
@@ -212,12 +210,12 @@ def view(call):
     whole = {gi[0]: gj[0] for gi, gj in found if len(gi) == len(gj) == 1}
     axes, order = [None] * len(new), list(range(len(new)))
     for gi, gj in found:
-        if all(o[a] in gi for a in gi):   # the order keeps the group: a permutation of its points
+        if all(o[a] in gi for a in gi):  # the order keeps the group: a permutation of its points
             if all(o[a] == a and m.axes[a] is None for a in gi):
                 continue
             flat = _flat(m, o, gi, old)
             parts = mv.factor(flat, [new[b] for b in gj])
-            if parts is False:   # not axis by axis: a grid that turns, split back out of its pixels
+            if parts is False:  # not axis by axis: a grid that turns, split back out of its pixels
                 found = mv.turn(flat, [new[b] for b in gj]) if len(gj) > 1 else None
                 if found is None:
                     raise NoRule("a reshape that splits a moving axis otherwise than into a grid")
@@ -226,7 +224,7 @@ def view(call):
                     order[b] = gj[inner[k]]
             for b, q in zip(gj, parts):
                 axes[b] = q
-        elif len(gi) == len(gj) == 1 and o[gi[0]] in whole:   # passed through whole, and its partner too
+        elif len(gi) == len(gj) == 1 and o[gi[0]] in whole:  # passed through whole, and its partner too
             axes[gj[0]] = m.axes[gi[0]]
             order[gj[0]] = whole[o[gi[0]]]
         else:
@@ -276,7 +274,7 @@ def elementwise(call):
     if sorted(order) != list(range(nd)):
         raise NoRule("operands whose axes are swapped otherwise")
     swapped = {a for a in range(nd) if order[a] != a}
-    for t, m in _operands(call):   # an operand that moves swaps them alike (above)
+    for t, m in _operands(call):  # an operand that moves swaps them alike (above)
         shift = nd - t.dim()
         if m is None and any(a >= shift and t.shape[a - shift] != 1 and t.stride(a - shift) != 0 for a in swapped):
             raise NoRule("a constant laid along axes the generator swaps")
@@ -287,9 +285,20 @@ def elementwise(call):
 turned(POINTWISE, aten._prelu_kernel.default, aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)(elementwise)
 
 
-@turned(aten.sum.dim_IntList, aten.sum.default, aten.mean.dim, aten.mean.default, aten.amax.default,
-        aten.amin.default, aten.var.correction, aten.std.correction, aten.logsumexp.default,
-        aten.linalg_vector_norm.default, aten.max.default, aten.min.default)
+@turned(
+    aten.sum.dim_IntList,
+    aten.sum.default,
+    aten.mean.dim,
+    aten.mean.default,
+    aten.amax.default,
+    aten.amin.default,
+    aten.var.correction,
+    aten.std.correction,
+    aten.logsumexp.default,
+    aten.linalg_vector_norm.default,
+    aten.max.default,
+    aten.min.default,
+)
 def reduction(call):
     """A reduction over axes that the order maps onto themselves (both of the swapped axes, or
     neither) does not see the entries' order: the reduced axes' moves disappear."""
@@ -308,15 +317,19 @@ def reduction(call):
     return _drop(m, tuple(1 if a in dims else s for a, s in enumerate(shape)), dims)
 
 
-def convolution(call):   # the rule under swapped axes: grid_conv.convolution, which also reads padded axes
+def convolution(call):  # the rule under swapped axes: grid_conv.convolution, which also reads padded axes
     """A convolution with a kernel of width 1, stride 1 and no padding maps each position on its
     own: the spatial axes keep their moves, swapped or not.  Batch and channels stay in place."""
     w = call.args["weight"]
     m = plain(call.moves["input"])
     if call.moves.get("weight") is not None or call.moves.get("bias") is not None:
         raise NoRule("a convolution whose kernel depends on the inputs")
-    pointwise = (all(int(k) == 1 for k in w.shape[2:]) and all(int(s) == 1 for s in call.args["stride"])
-                 and all(int(p) == 0 for p in call.args["padding"]) and not call.args["transposed"])
+    pointwise = (
+        all(int(k) == 1 for k in w.shape[2:])
+        and all(int(s) == 1 for s in call.args["stride"])
+        and all(int(p) == 0 for p in call.args["padding"])
+        and not call.args["transposed"]
+    )
     if not pointwise:
         raise NoRule("a convolution with a kernel wider than 1 under swapped axes")
     o = normal_order(m, call.shape("input"))

@@ -107,7 +107,7 @@ def turned_convolution(module, moves, x, out):
     w = module.weight.detach().cpu().numpy()
     bias = None if module.bias is None else module.bias.detach().cpu().numpy()
     turned_w = turned_kernel(w, sp_order, tuple(signs))
-    if mv.moving(rho):   # turned W[o, rho(c)] = turned W[o, c] before: the input channels moved
+    if mv.moving(rho):  # turned W[o, rho(c)] = turned W[o, c] before: the input channels moved
         moved = np.empty_like(turned_w)
         moved[:, np.asarray(rho)] = turned_w
         turned_w = moved
@@ -128,7 +128,7 @@ def convolution(call):
     return grid.convolution(call)
 
 
-convolution.wrapped = True   # it reads axes padded circularly (gdlcheck.code.prover.rules.pad)
+convolution.wrapped = True  # it reads axes padded circularly (gdlcheck.code.prover.rules.pad)
 
 
 def padded_convolution(call):
@@ -175,7 +175,7 @@ def padded_convolution(call):
         if not isinstance(p, mv.Wrapped):
             if o[a] != a or isinstance(p, mv.Unordered) or mv.moving(p):
                 raise NoRule("a convolution along an axis that moves without circular padding")
-            sources.append(np.arange(k))   # a tap of an axis left alone stays
+            sources.append(np.arange(k))  # a tap of an axis left alone stays
             out_axes.append(None)
             continue
         src = m.axes[o[a]]
@@ -188,7 +188,7 @@ def padded_convolution(call):
         found = affine(p.base)
         if found is None:
             raise NoRule("a circular convolution commutes with maps j -> a j + b mod n, not with this permutation")
-        image = (found[0] * (np.arange(ks[o[a] - 2]) - src.left) + p.left) % p.period   # t'_a from t_o[a]
+        image = (found[0] * (np.arange(ks[o[a] - 2]) - src.left) + p.left) % p.period  # t'_a from t_o[a]
         if (image >= k).any():
             raise NoRule("the map carries an offset of the kernel outside it")
         sources.append(image)
@@ -197,9 +197,10 @@ def padded_convolution(call):
     bias = call.args.get("bias")
     b = None if bias is None else bias.detach().cpu().numpy()
     taps = np.meshgrid(*[np.arange(k) for k in ks], indexing="ij")
-    turned_w = np.zeros_like(weight)   # turned_w[o, c, t'] = w[o, c, t], with t'_a = sources[a](t_o[a])
-    turned_w[(slice(None), slice(None)) + tuple(sources[a - 2][taps[o[a] - 2]] for a in range(2, nd))] = \
-        weight[(slice(None), slice(None)) + tuple(taps)]
+    turned_w = np.zeros_like(weight)  # turned_w[o, c, t'] = w[o, c, t], with t'_a = sources[a](t_o[a])
+    turned_w[(slice(None), slice(None)) + tuple(sources[a - 2][taps[o[a] - 2]] for a in range(2, nd))] = weight[
+        (slice(None), slice(None)) + tuple(taps)
+    ]
     pi = channel_match(weight, turned_w, b, int(call.args["groups"]))
     swapped = any(o[a] != a for a in range(nd))
     if pi is None and swapped:

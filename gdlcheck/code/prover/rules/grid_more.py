@@ -39,7 +39,7 @@ def _one_order(tensors, moves, nd: int, keep: set) -> tuple:
     if found is None or any(found[a] != a for a in keep):
         raise NoRule("an operation along an axis the generator swaps")
     swapped = [a for a in range(nd) if found[a] != a]
-    for t, m in zip(tensors, moves):   # a constant broadcast along them (one entry of memory) stays as it is
+    for t, m in zip(tensors, moves):  # a constant broadcast along them (one entry of memory) stays as it is
         if m is None and any(t.shape[a] != 1 and t.stride(a) != 0 for a in swapped):
             raise NoRule("a constant laid along axes the generator swaps")
     return found
@@ -120,5 +120,5 @@ def layer_norm(call):
     order = _one_order([x], [m], nd, set(range(nd - k, nd)))
     out = _again(linalg.layer_norm, call, {**call.moves, "input": _stripped(m)})
     first, stats, _ = out.moves
-    stats = _ordered(stats, order[:nd - k] + tuple(range(nd - k, nd)))
+    stats = _ordered(stats, order[: nd - k] + tuple(range(nd - k, nd)))
     return Out((_ordered(first, order), stats, stats), out.conditions)

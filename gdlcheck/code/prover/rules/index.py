@@ -98,8 +98,9 @@ def redescribed(t, axes: tuple, d: int, m_mask) -> tuple:
         return axes
     values = t.detach().cpu().numpy()
     n = values.shape[d]
-    moved = [np.ascontiguousarray(np.take(values, np.arange(n) if r is None else mv.inverse(r), axis=d))
-             for r in (p, q)]
+    moved = [
+        np.ascontiguousarray(np.take(values, np.arange(n) if r is None else mv.inverse(r), axis=d)) for r in (p, q)
+    ]
     if moved[0].tobytes() != moved[1].tobytes():
         return axes
     out = list(axes)
@@ -215,7 +216,7 @@ def _scatter(call, base, index, src, dim, one_dimensional):
     if not mv.same(src_axes[d], along):
         if ms is None and along is not None:
             return _with(Fixed(s, {d: along}), t, mt, nd, d, lam, src_axes)
-        if mi is None:   # a constant index (a batch vector held) the generator maps onto itself
+        if mi is None:  # a constant index (a batch vector held) the generator maps onto itself
             return _with(_index_kept(idx, s, src_axes, d, one_dimensional), t, mt, nd, d, None, src_axes)
         raise NoRule("values scattered that do not move as their index does")
     if not one_dimensional and any(not mv.same(a, b) for k, (a, b) in enumerate(zip(idx_axes, src_axes)) if k != d):

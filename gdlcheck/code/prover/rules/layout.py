@@ -37,17 +37,27 @@ def cast(call):
     return _same(call)
 
 
-@rule(aten.alias.default, aten.detach.default, aten.clone.default, aten.lift_fresh.default,
-      aten.lift_fresh_copy.default)
+@rule(
+    aten.alias.default, aten.detach.default, aten.clone.default, aten.lift_fresh.default, aten.lift_fresh_copy.default
+)
 def same_entries(call):
     """(``contiguous``, ``reshape``, ``resolve_conj`` and ``resolve_neg`` never reach the walk: torch
     decomposes them into these before the dispatcher's Python modes.)"""
     return _same(call)
 
 
-@rule(aten.new_zeros.default, aten.new_ones.default, aten.new_full.default, aten.new_empty.default,
-      aten.zeros_like.default, aten.ones_like.default, aten.full_like.default, aten.empty_like.default,
-      aten.new_empty_strided.default, aten.empty_strided.default)
+@rule(
+    aten.new_zeros.default,
+    aten.new_ones.default,
+    aten.new_full.default,
+    aten.new_empty.default,
+    aten.zeros_like.default,
+    aten.ones_like.default,
+    aten.full_like.default,
+    aten.empty_like.default,
+    aten.new_empty_strided.default,
+    aten.empty_strided.default,
+)
 @constant
 def shaped_like(call):
     """A new tensor of the shape of another, filled with a constant: it does not depend on the
@@ -110,8 +120,9 @@ def view(call):
     m = call.moves["self"]
     old, new = call.shape("self"), tuple(call.out.shape)
     axes = reshape(old, new, m.axes)
-    if axes is None:   # perhaps the pixels of a grid that turns, split back into its axes
+    if axes is None:  # perhaps the pixels of a grid that turns, split back into its axes
         from gdlcheck.code.prover.rules import grid
+
         try:
             return grid.view(call)
         except NoRule:
@@ -157,7 +168,7 @@ def select(call):
     p = m.axes[d]
     if p is not None and int(p[k]) != k:
         return Out(None, [Broken(f"entry {k} of an axis the generator moves (to {int(p[k])})")])
-    return mv.Moves(m.axes[:d] + m.axes[d + 1:], m.labels)
+    return mv.Moves(m.axes[:d] + m.axes[d + 1 :], m.labels)
 
 
 def _range(call, name="self"):
@@ -215,7 +226,7 @@ def unbind(call):
     p = m.axes[d]
     if mv.moving(p):
         raise NoRule("unbind of an axis the generator moves")
-    return tuple(mv.Moves(m.axes[:d] + m.axes[d + 1:], m.labels) for _ in range(call.shape("self")[d]))
+    return tuple(mv.Moves(m.axes[:d] + m.axes[d + 1 :], m.labels) for _ in range(call.shape("self")[d]))
 
 
 @rule(aten.cat.default)

@@ -36,8 +36,10 @@ def contract(a, ma, b, mb, conditions: list) -> list:
     free = [None, None]
     if mv.same(pa, pb):
         return free
-    sides = ((a, ma, pb, a.dim() - 1, a.dim() - 2 if a.dim() >= 2 else None),
-             (b, mb, pa, ib, b.dim() - 1 if b.dim() >= 2 else None))
+    sides = (
+        (a, ma, pb, a.dim() - 1, a.dim() - 2 if a.dim() >= 2 else None),
+        (b, mb, pa, ib, b.dim() - 1 if b.dim() >= 2 else None),
+    )
     for side, (t, m, p_other, axis, other) in enumerate(sides):
         mine = axes_or_still(m, t.dim())[axis]
         if mine is None and mv.moving(p_other):
@@ -156,7 +158,7 @@ def layer_norm(call):
         need = {a: m.axes[x.dim() - k + a] for a in range(k) if mv.moving(m.axes[x.dim() - k + a])}
         if need:
             conditions.append(Fixed(w, need))
-    stats = mv.Moves(m.axes[:x.dim() - k] + (None,) * k)
+    stats = mv.Moves(m.axes[: x.dim() - k] + (None,) * k)
     return Out((mv.Moves(m.axes), stats, stats), conditions)
 
 
@@ -177,13 +179,17 @@ def convolution(call):
     permutations.  The channels must not move; the batch axis may."""
     w = call.args["weight"]
     m = call.moves["input"]
-    if mv.wrapped(m):   # padded circularly first (F.pad): a circular convolution
+    if mv.wrapped(m):  # padded circularly first (F.pad): a circular convolution
         return padded_convolution(call)
     _plain(m)
     if call.moves.get("weight") is not None or call.moves.get("bias") is not None:
         raise NoRule("a convolution whose kernel depends on the inputs")
-    pointwise = (all(int(k) == 1 for k in w.shape[2:]) and all(int(s) == 1 for s in call.args["stride"])
-                 and all(int(p) == 0 for p in call.args["padding"]) and not call.args["transposed"])
+    pointwise = (
+        all(int(k) == 1 for k in w.shape[2:])
+        and all(int(s) == 1 for s in call.args["stride"])
+        and all(int(p) == 0 for p in call.args["padding"])
+        and not call.args["transposed"]
+    )
     if not pointwise:
         raise NoRule("a convolution with a kernel wider than 1, a stride or padding: it mixes neighbouring positions")
     if mv.moving(m.axes[1]):
@@ -191,7 +197,7 @@ def convolution(call):
     return mv.Moves((m.axes[0], None) + tuple(m.axes[2:]))
 
 
-convolution.wrapped = True   # it reads axes padded circularly (gdlcheck.code.prover.rules.pad)
+convolution.wrapped = True  # it reads axes padded circularly (gdlcheck.code.prover.rules.pad)
 
 
 @rule(aten.linalg_cross.default)

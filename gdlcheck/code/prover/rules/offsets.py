@@ -19,9 +19,15 @@ aten = torch.ops.aten
 def add(call):
     m, other, mo = call.moves["self"], call.args["other"], call.moves.get("other")
     t = call.args["self"]
-    if m is not None and m.labels is not None and mo is None and tuple(call.out.shape) == tuple(t.shape) \
-            and call.out.dtype == t.dtype and _zero(other):   # (labels + 0.0 are floats: elementwise refuses)
-        return mv.Moves(m.axes, m.labels)   # labels + 0: the same labels, in the same places
+    if (
+        m is not None
+        and m.labels is not None
+        and mo is None
+        and tuple(call.out.shape) == tuple(t.shape)
+        and call.out.dtype == t.dtype
+        and _zero(other)
+    ):  # (labels + 0.0 are floats: elementwise refuses)
+        return mv.Moves(m.axes, m.labels)  # labels + 0: the same labels, in the same places
     return elementwise(call)
 
 

@@ -32,8 +32,13 @@ def law(t, axis: int, p, other: int | None):
     """The condition on constant ``t`` contracted along ``axis`` with a tensor moved by ``p``, and
     the permutation of its ``other`` axis in the product (None: it does not move)."""
     rows = Fixed(t, {axis: p})
-    if (other is None or t.shape[other] == 1 or isinstance(p, mv.Unordered) or t.device.type == "meta"
-            or len(p) != t.shape[axis]):
+    if (
+        other is None
+        or t.shape[other] == 1
+        or isinstance(p, mv.Unordered)
+        or t.device.type == "meta"
+        or len(p) != t.shape[axis]
+    ):
         return rows, None
     if cond.first_moved(t, {axis: p}) is None:
         return rows, None
@@ -81,9 +86,9 @@ def _points_in(p) -> list:
             parts = mv.factor(p, sizes)
             if parts is not False and parts[1 - at] is None and parts[at] is not None:
                 found.append(parts[at])
-    for k in (2, 3, 4):   # an order-k tensor flattened: the same permutation on each of its k indices
+    for k in (2, 3, 4):  # an order-k tensor flattened: the same permutation on each of its k indices
         n = round(total ** (1 / k))
-        if n < 2 or n ** k != total:
+        if n < 2 or n**k != total:
             continue
         each = mv.factor(p, [n] * k)
         if each is not False and each[0] is not None and all(mv.same(each[0], q) for q in each[1:]):

@@ -22,6 +22,7 @@ that reads what it padded (Theorem 1 without ``nn.ConvNd``).
   (:func:`gdlcheck.code.prover.rules.grid_conv.padded_convolution`, which works the index algebra out for
   every such move).  Axes the generator leaves alone may be convolved in any way.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,7 +35,7 @@ from gdlcheck.code.prover.table import NoRule, function
 _PAD_ARGS = ("input", "pad", "mode", "value")
 
 
-@function(torch._C._nn.pad)   # what F.pad calls (and nn.ConvNd, nn.CircularPadNd through it)
+@function(torch._C._nn.pad)  # what F.pad calls (and nn.ConvNd, nn.CircularPadNd through it)
 def circular_pad(args, kwargs, moves, x, out):
     """Each axis padded circularly and moved by ``p`` becomes a :class:`~gdlcheck.code.prover.moves.Wrapped`
     axis; the others keep their moves.  Other modes are not this theorem (None)."""
@@ -65,7 +66,7 @@ def circular_pad(args, kwargs, moves, x, out):
     return mv.with_order(axes, o)
 
 
-circular_pad.turns = True   # it follows moves that swap axes (the padded axes keep the order)
+circular_pad.turns = True  # it follows moves that swap axes (the padded axes keep the order)
 
 
 def affine(p: np.ndarray):

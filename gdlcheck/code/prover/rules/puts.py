@@ -76,7 +76,7 @@ def _put(t, mt, idx, mi, v, mv_, d: int, accumulate: bool = False):
     if not accumulate:
         _once(idx)
     src_axes = axes_or_still(mv_, v.dim())
-    if mi is not None and mi.labels is not None:   # labels: as a scatter of the rows
+    if mi is not None and mi.labels is not None:  # labels: as a scatter of the rows
         if not mv.same(mi.axes[0], src_axes[d]):
             raise NoRule("values written that do not move as their index does")
         return _with(None, t, mt, t.dim(), d, mi.labels, src_axes)
@@ -94,7 +94,7 @@ def _put(t, mt, idx, mi, v, mv_, d: int, accumulate: bool = False):
     r[rows] = rows[mv.known(p)]
     out: list[np.ndarray | None] = [None] * t.dim()
     out[d] = None if mv.is_identity(r) else r
-    if accumulate and out[d] is not None:   # the rows are added to T's: those must move alike
+    if accumulate and out[d] is not None:  # the rows are added to T's: those must move alike
         return Out(mv.Moves(tuple(out)), [Fixed(t, {d: r})])
     return mv.Moves(tuple(out))
 

@@ -22,17 +22,39 @@ def _reduced(m, nd, dims, keepdim):
     return tuple(p for a, p in enumerate(m.axes) if a not in dims)
 
 
-@rule(aten.sum.dim_IntList, aten.sum.default, aten.mean.dim, aten.mean.default, aten.amax.default,
-      aten.amin.default, aten.var.correction, aten.std.correction, aten.prod.dim_int, aten.prod.default,
-      aten.logsumexp.default, aten.linalg_vector_norm.default, aten.all.dim, aten.any.dim, aten.all.default,
-      aten.any.default, aten.max.default, aten.min.default, aten.nansum.default, aten.count_nonzero.dim_IntList)
+@rule(
+    aten.sum.dim_IntList,
+    aten.sum.default,
+    aten.mean.dim,
+    aten.mean.default,
+    aten.amax.default,
+    aten.amin.default,
+    aten.var.correction,
+    aten.std.correction,
+    aten.prod.dim_int,
+    aten.prod.default,
+    aten.logsumexp.default,
+    aten.linalg_vector_norm.default,
+    aten.all.dim,
+    aten.any.dim,
+    aten.all.default,
+    aten.any.default,
+    aten.max.default,
+    aten.min.default,
+    aten.nansum.default,
+    aten.count_nonzero.dim_IntList,
+)
 def reduction(call):
     m = call.moves["self"]
     nd = call.ndim("self")
     dims = reduced_axes(call, nd)
     keep = bool(call.args.get("keepdim"))
-    if m.labels is not None and call.func in _EXTREMES and dims == set(range(nd)) \
-            and _keeps_its_labels(call.args["self"], m.labels):
+    if (
+        m.labels is not None
+        and call.func in _EXTREMES
+        and dims == set(range(nd))
+        and _keeps_its_labels(call.args["self"], m.labels)
+    ):
         return mv.Moves((None,) * nd if keep else ())
     return mv.Moves(_reduced(m, nd, dims, keep))
 

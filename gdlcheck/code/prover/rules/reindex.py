@@ -54,10 +54,10 @@ def gather(call):
             continue
         if t.shape[a] != idx.shape[a]:
             raise NoRule("a gather whose index is shorter than its values on an axis that moves")
-        if p is None and mt is None:   # constant values read at an index that moves
+        if p is None and mt is None:  # constant values read at an index that moves
             conditions.append(Fixed(t, {a: q}))
             out[a] = q
-        elif q is None and mi is None:   # a constant index reading values that move
+        elif q is None and mi is None:  # a constant index reading values that move
             conditions.append(Fixed(idx, {a: p}, "index"))
             out[a] = p
         else:

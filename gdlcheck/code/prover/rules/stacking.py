@@ -75,7 +75,7 @@ def roll(call):
     m = call.moves["self"]
     shifts, dims = list(call.args["shifts"]), list(call.args["dims"] or [])
     shape = call.shape("self")
-    if not dims:   # the flattened tensor rolled: no axis's permutation survives but a still one
+    if not dims:  # the flattened tensor rolled: no axis's permutation survives but a still one
         if any(mv.moving(p) for p in m.axes):
             raise NoRule("a roll of the flattened entries of a moving tensor")
         return mv.Moves(m.axes, m.labels)

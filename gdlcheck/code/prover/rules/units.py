@@ -41,9 +41,9 @@ def circular_convolution(module, moves, x, out):
     lead = x.dim() - spatial - 1
     if moves is not None and moves.labels is not None:
         raise NoRule("a convolution of node labels")
-    if mv.turned(moves) or mv.moving(axes[lead]) or not all(rotation(p) for p in axes[lead + 1:]):
-        return grid_conv.turned_convolution(module, moves, x, out)   # by the kernel's symmetry
-    return mv.Moves(tuple(axes[:lead]) + (None,) + tuple(axes[lead + 1:]))
+    if mv.turned(moves) or mv.moving(axes[lead]) or not all(rotation(p) for p in axes[lead + 1 :]):
+        return grid_conv.turned_convolution(module, moves, x, out)  # by the kernel's symmetry
+    return mv.Moves(tuple(axes[:lead]) + (None,) + tuple(axes[lead + 1 :]))
 
 
-circular_convolution.turns = True   # the walker may hand it moves that swap axes
+circular_convolution.turns = True  # the walker may hand it moves that swap axes

@@ -79,7 +79,7 @@ def trilinear(call):
     nd = operands[0][0].dim()
     perms, conditions = broadcast(operands, nd)
     back = []
-    for c in conditions:   # on the operand itself: its expand axes have size 1 and never appear
+    for c in conditions:  # on the operand itself: its expand axes have size 1 and never appear
         t, expand = views[id(c.tensor)]
         back.append(Fixed(t, {a - sum(d < a for d in expand): p for a, p in c.axes.items()}, c.what))
     summed = {int(d) % nd for d in call.args["sumdim"]}
@@ -167,8 +167,9 @@ def embedding_bag(call):
     return tuple(outs) + (Halt("", "an embedding bag's positions of maxima", "no_op_rule"),)
 
 
-@rule(aten.dropout.default, aten.feature_dropout.default, aten.alpha_dropout.default,
-      aten.feature_alpha_dropout.default)
+@rule(
+    aten.dropout.default, aten.feature_dropout.default, aten.alpha_dropout.default, aten.feature_alpha_dropout.default
+)
 def dropout_off(call):
     """A dropout outside training (kept whole in inference mode) returns its input."""
     if call.args.get("train") is not False:
@@ -192,4 +193,3 @@ def sdpa_whole(call):
     q, k, v = call.args["query"], call.args["key"], call.args["value"]
     causal = bool(call.args.get("is_causal"))
     return _sdpa(call, q, k, v, call.args.get("attn_mask"), call.moves.get("attn_mask"), causal)
-
