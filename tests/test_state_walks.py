@@ -79,3 +79,44 @@ def test_gdlcheck_s_own_code_is_trusted_wherever_the_prover_sits():
     from gdlcheck.code.prover import values
 
     assert values._HERE == os.path.dirname(os.path.abspath(gdlcheck.__file__))
+
+
+class _Origin:
+    """An alias's origin that is no class: the alias answers its attributes as its own."""
+
+    def __init__(self):
+        self.count = 0
+
+
+def test_an_alias_is_read_as_the_long_way_reads_it():
+    """typing's aliases skip the chain of kinds, with the fingerprint the chain gives each (an
+    origin's attributes too, where the alias answers an instance's)."""
+    import collections.abc
+    import types
+
+    origin = _Origin()
+    aliases = [list[int], dict[str, list[int]], int | None, tuple[int, ...], types.GenericAlias(origin, (int,))]
+    aliases += [list[torch.Tensor] | None, collections.abc.Callable[[int], int]]
+    for alias in aliases:
+        quick, long = state._Fingerprint(), state._Fingerprint()
+        long._visit(alias)
+        assert quick.of(alias) == long._fields(alias), alias
+    before = state._Fingerprint().of(aliases[4])
+    origin.count += 1  # the instance an alias answers for: its attributes count
+    assert state._Fingerprint().of(aliases[4]) != before
+
+
+def test_a_users_function_set_on_a_submodule_is_walked():
+    """The user's functions set on a submodule (not its class's) are read with their state, in the
+    walk's one pass over the submodule's attributes."""
+    box = [0]
+
+    def scale(x):
+        return x * box[0]
+
+    module = torch.nn.Sequential(torch.nn.Linear(D, D))
+    module[0].scale = scale
+    before = state.snapshot(module)
+    assert ("0", "<code scale>") in before
+    box[0] = 1
+    assert state.changed(before, state.snapshot(module)) == ["0.scale"]
