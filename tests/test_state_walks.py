@@ -120,3 +120,36 @@ def test_a_users_function_set_on_a_submodule_is_walked():
     assert ("0", "<code scale>") in before
     box[0] = 1
     assert state.changed(before, state.snapshot(module)) == ["0.scale"]
+
+
+def test_a_function_of_the_users_set_on_torchs_class_is_walked_after_a_walk(monkeypatch):
+    """torch's classes' functions are read once and kept while the class holds the same objects: a
+    function of the user's set on one later (or a trusted function given the user's code) is walked."""
+    from gdlcheck.code.prover import own
+
+    box = [0]
+
+    def extra(self):
+        return box[0]
+
+    module = torch.nn.Linear(D, D)
+    first = state.snapshot(module)
+    assert not any("<code Linear." in key for _, key in first)
+    monkeypatch.setattr(torch.nn.Linear, "extra", extra, raising=False)
+    before = state.snapshot(module)
+    assert ("", "<code Linear.extra>") in before
+    box[0] = 1
+    assert state.changed(before, state.snapshot(module)) == ["<code Linear.extra>"]
+
+    def trusted(self):  # torch's file: the user's code set as its __code__ below
+        return 0
+
+    trusted.__code__ = trusted.__code__.replace(co_filename=torch.nn.modules.linear.__file__)
+    monkeypatch.setattr(torch.nn.Linear, "extra", trusted)
+    assert own.class_functions(torch.nn.Linear) == []
+
+    def plain(self):  # this file's: the user's
+        return 1
+
+    monkeypatch.setattr(trusted, "__code__", plain.__code__)
+    assert own.class_functions(torch.nn.Linear) == [("extra", trusted)]

@@ -116,7 +116,7 @@ def _prove(layer, group, seed: int, sight: Sight, watch: patches.Watch) -> Proof
     # the moved call takes a random element of what is proved: the group, or the subgroup of the
     # generators whose proofs went on (one that is no automorphism stops only its own)
     g = _element(group if unseen or len(kept) == len(names) else group.subgroup(kept), seed)
-    moved = _moved_call(watch, walk, layer, module, signature, X, g, out)
+    moved = _moved_call(walk, layer, module, signature, X, g, out, watch)
     if walk.everywhere is not None:
         proof = _everywhere(top, names, walk.everywhere)
     if moved is not None:  # one numeric trial shows the module does not commute with g
@@ -150,7 +150,7 @@ def _element(group, seed: int) -> np.ndarray:
     return np.asarray(g, dtype=np.int64)
 
 
-def _moved_call(watch, walk: Walk, layer, module, signature, X, g, out) -> tuple | None:
+def _moved_call(walk: Walk, layer, module, signature, X, g, out, watch) -> tuple | None:
     """Call the module on ``g . X`` for a uniformly random element ``g`` of the group (not a
     generator), also under a dispatch mode: the operations dispatched must be the same (else its
     path depends on the values or on state kept elsewhere).  Returns, where its output is not

@@ -34,7 +34,7 @@ from typing import cast
 import numpy as np
 
 from gdlcheck.code.prover.kept import c_state, digest, function, functions, pickled, slots
-from gdlcheck.code.prover.own import code_names, users, users_class
+from gdlcheck.code.prover.own import class_functions, code_names, users, users_class
 from gdlcheck.code.prover.sight import cache_entries
 from gdlcheck.code.prover.values import content_digest
 
@@ -64,20 +64,7 @@ _PLAIN = _AS_VALUE | _CONTAINERS  # no function among them
 # its own __class__; 3.10's list[int] passed for a type): the long chain cost most of nn.Module's annotations' walk
 _ALIASES = frozenset((types.GenericAlias, types.UnionType)) if sys.version_info >= (3, 11) else frozenset()
 # the exact types of _BY_IDENTITY (a class's methods, most of its dict): no isinstance chain
-_IDENTITY_KINDS = frozenset(
-    (
-        types.ModuleType,
-        types.FunctionType,
-        types.BuiltinFunctionType,
-        types.MethodType,
-        type,
-        types.CodeType,
-        types.FrameType,
-        staticmethod,
-        classmethod,
-        property,
-    )
-)
+_IDENTITY_KINDS = frozenset(_BY_IDENTITY)
 
 
 class StateTooLarge(Exception):
@@ -127,12 +114,7 @@ def _snapshot(module) -> dict:
     for (name, m), functions_set in zip(modules, bound):
         for cls in type(m).__mro__[:-1]:
             if id(cls) not in own:
-                own[id(cls)] = [
-                    (attr if i == 0 else f"{attr}#{i}", fn)
-                    for attr, v in list(vars(cls).items())
-                    for i, fn in enumerate(functions(v))
-                    if users(fn)
-                ]
+                own[id(cls)] = class_functions(cls)
             for attr, fn in own[id(cls)]:
                 out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
         for key, fn in functions_set:
