@@ -10,8 +10,6 @@ import operator
 import sys
 import types
 
-from gdlcheck.code.prover.kept import functions
-
 
 def code_names(code) -> tuple:
     """The global and attribute names a code object uses, with those of the code inside it
@@ -43,8 +41,9 @@ def users_class(cls) -> bool:
 _CLASSES: dict[int, tuple] = {}
 
 
-def class_functions(cls) -> list:
-    """``(attr, function)`` for each of the user's functions among a class's attributes.  A class not
+def class_functions(cls, functions) -> list:
+    """``(attr, function)`` for each of the user's functions among a class's attributes (``functions(value)``:
+    those behind a value, :func:`~gdlcheck.code.prover.kept.functions`).  A class not
     of the user's code (torch's) is answered once and the answer kept while its dictionary holds the
     same objects under the same names and each function behind them keeps its code (a function's
     ``__code__`` can be set, and its file is what makes it the user's; a property's, static or class

@@ -114,7 +114,7 @@ def _snapshot(module) -> dict:
     for (name, m), functions_set in zip(modules, bound):
         for cls in type(m).__mro__[:-1]:
             if id(cls) not in own:
-                own[id(cls)] = class_functions(cls)
+                own[id(cls)] = class_functions(cls, functions)
             for attr, fn in own[id(cls)]:
                 out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
         for key, fn in functions_set:
