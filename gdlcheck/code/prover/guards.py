@@ -186,6 +186,12 @@ def _aliasing(walk, op: Op) -> bool:
     return False
 
 
+def _rounding(walk, op: Op) -> bool:
+    if not walk.rounded:
+        walk.rounded = any(t.dtype in _BELOW_FLOAT64 for t in op.outs)
+    return False
+
+
 def _selection(walk, op: Op) -> bool:
     if walk.everywhere is None:
         effects.shape_read(walk, op.func, op.args, op.kwargs, op.out)
@@ -282,6 +288,13 @@ GUARDS = (
         unwritten.wrote,
         after=True,
     ),
+    Guard(
+        "rounding",
+        "An operation that makes a floating tensor below float64 rounds at its precision: the moved "
+        "call's output is compared with float32's rounding, else with float64's.",
+        _rounding,
+        after=True,
+    ),
 )
 # the guards the walk runs before an operation's rule applies, and those it runs after (the effects)
 BEFORE = tuple(g for g in GUARDS if not g.after)
@@ -343,3 +356,14 @@ def _dropouts():
 
 
 _DROPOUTS = _dropouts()
+
+
+def _below_float64():
+    import torch
+
+    return frozenset(
+        t for t in vars(torch).values() if isinstance(t, torch.dtype) and t.is_floating_point and t.itemsize < 8
+    ) | frozenset({torch.complex64, torch.complex32})
+
+
+_BELOW_FLOAT64 = _below_float64()

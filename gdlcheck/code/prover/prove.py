@@ -213,14 +213,15 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out, watch) -> tuple
         except Exception:  # an output the trials cannot compare: they report it
             walk.stop_everywhere("the moved call's output cannot be compared with the first", "moved")
             return None
-        return _disagreement(layer, signature, g, X, first, second)
+        return _disagreement(layer, signature, g, X, first, second, walk.rounded or again.rounded)
     return None
 
 
-def _disagreement(layer, signature, g, X, first: np.ndarray, second: np.ndarray) -> tuple | None:
+def _disagreement(layer, signature, g, X, first: np.ndarray, second: np.ndarray, low: bool) -> tuple | None:
     """``f(g X)`` (``second``, flat) against ``g f(X)`` (``first`` moved), where they differ past the
-    tolerance of the layer's dtype (the trials' measure) and past rounding (float32's ulps of the
-    largest magnitude on the way: the inputs, the outputs, the module's parameters): the first
+    tolerance of the layer's dtype (the trials' measure) and past rounding (ulps of the largest
+    magnitude on the way: the inputs, the outputs, the module's parameters; float32's where an
+    operation of the calls made a float below float64, ``low``, else float64's): the first
     entry that differs so, in the output's own coordinates, its two values, the largest error,
     the relative error and the magnitude; else None."""
     target = first if signature.invariant else signature.move_output(g, first)
@@ -238,7 +239,11 @@ def _disagreement(layer, signature, g, X, first: np.ndarray, second: np.ndarray)
         err = float(np.max(diff)) if finite.all() else float("inf")
         magnitude = max(scale, float(np.max(np.abs(X))) if X.size else 0.0, torch_bridge.largest_entry(layer.f))
         tol = DEFAULT_TOL.get(layer.dtype, DEFAULT_TOL["float64"])
-        bound = max(ROUNDING["float32"] * magnitude, SUBNORMAL_ULPS * second.size * SUBNORMAL_STEP, tol * scale)
+        bound = max(
+            ROUNDING["float32" if low else "float64"] * magnitude,
+            SUBNORMAL_ULPS * second.size * SUBNORMAL_STEP,
+            tol * scale,
+        )
         if err <= bound:
             return None
         same = (second == target) | (np.isnan(second) & np.isnan(target))

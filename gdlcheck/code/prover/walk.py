@@ -79,7 +79,7 @@ class Walk:
         self.busy = False  # inside the walk's own bookkeeping
         self.foreign_hooks = False  # global module hooks besides the walk's: no units
         self.given_ids: set = set()  # the call's own arguments (never foreign)
-        self.grad_read = False  # the code asked torch.is_grad_enabled()
+        self.grad_read = self.rounded = False  # the code asked is_grad_enabled(); a float below float64 made
         self.foreign: list = []  # content of each foreign tensor, in the order met
         self.made = Storages()  # storages of every tensor an operation returned
         self.reads: list = []  # every value the code read into Python, in order
