@@ -1,0 +1,90 @@
+"""Sixth soundness hunt: a ``torch.nn`` unit whose class's code was replaced at run time.
+
+A circular ``Conv1d`` is proved whole by its class's theorem (``code/prover/rules/units.py``), in
+place of the operations inside it.  The theorem is about torch's own code: where the program
+replaced ``torch.nn.Conv1d.forward``, its ``_conv_forward``, or the ``F.conv1d`` that code calls
+(a patch a quantisation or adapter library may make), the unit ran other code and the theorem
+still spoke for it.  Here the replacement adds ``x * mask`` with a mask of period 2 along the
+positions: equivariant under even shifts only.  The rules alone proved it under the cyclic group,
+and with the moved call on, every seed whose element is an even shift said ``holds``.  A unit now
+stands for its class only where the class's methods and the functions their code names are
+torch's own; otherwise the operations inside are followed (and refused)."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import gdlcheck  # noqa: E402
+from gdlcheck.code.prover import prove  # noqa: E402
+
+F = torch.nn.functional
+ORIGINAL_FORWARD = torch.nn.Conv1d.forward
+ORIGINAL_CONV_FORWARD = torch.nn.Conv1d._conv_forward
+ORIGINAL_CONV1D = F.conv1d
+
+
+def _period_two(x):
+    return x * (torch.arange(x.shape[-1]) % 2).to(x.dtype)
+
+
+def _forward(self, input):
+    return ORIGINAL_FORWARD(self, input) + _period_two(input)
+
+
+def _conv_forward(self, input, weight, bias):
+    return ORIGINAL_CONV_FORWARD(self, input, weight, bias) + _period_two(input)
+
+
+def _conv1d(input, *args, **kwargs):
+    return ORIGINAL_CONV1D(input, *args, **kwargs) + _period_two(input)[..., : input.shape[-1] - 2]
+
+
+PATCHES = {
+    "forward": (torch.nn.Conv1d, "forward", _forward),
+    "_conv_forward": (torch.nn.Conv1d, "_conv_forward", _conv_forward),
+    "F.conv1d": (F, "conv1d", _conv1d),
+}
+
+
+class Positions(torch.nn.Module):
+    """A circular convolution along the points: ``x : (n, c)``."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = torch.nn.Conv1d(2, 2, 3, padding=1, padding_mode="circular", bias=False).double()
+
+    def forward(self, x):
+        return self.conv(x.T[None])[0].T
+
+
+def _shift_commutes(module, n: int, shift: int) -> bool:
+    x = torch.as_tensor(np.random.default_rng(0).standard_normal((n, 2)))
+    with torch.no_grad():
+        return bool(torch.allclose(module(x.roll(shift, 0)), module(x).roll(shift, 0)))
+
+
+@pytest.mark.parametrize("patch", PATCHES.values(), ids=PATCHES.keys())
+def test_a_replaced_unit_is_not_proved_by_its_class(patch, monkeypatch):
+    monkeypatch.setattr(*patch)
+    module = Positions()
+    assert not _shift_commutes(module, 8, 1) and _shift_commutes(module, 8, 2)
+    for seed in range(6):  # some seeds' moved call is an even shift, which does not see it
+        for method in ("exact", "auto"):
+            verdict = gdlcheck.verify_callable(Positions(), "cyclic", shape=(8, 2), method=method, seed=seed).verdict
+            assert verdict != "holds", (seed, method)
+
+
+@pytest.mark.parametrize("patch", PATCHES.values(), ids=PATCHES.keys())
+def test_the_rules_alone_do_not_prove_it(patch, monkeypatch):
+    monkeypatch.setattr(*patch)
+    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)
+    assert gdlcheck.verify_callable(Positions(), "cyclic", shape=(8, 2), method="exact").verdict != "holds"
+
+
+def test_torchs_own_unit_stays_proved(monkeypatch):
+    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)  # by its theorem alone
+    module = Positions()
+    assert _shift_commutes(module, 8, 1)
+    assert gdlcheck.verify_callable(module, "cyclic", shape=(8, 2), method="exact").verdict == "holds"
