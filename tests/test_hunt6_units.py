@@ -88,3 +88,43 @@ def test_torchs_own_unit_stays_proved(monkeypatch):
     module = Positions()
     assert _shift_commutes(module, 8, 1)
     assert gdlcheck.verify_callable(module, "cyclic", shape=(8, 2), method="exact").verdict == "holds"
+
+
+# ------------------------------------------------------------------ a function proved whole
+# ``torch._C._nn.pad`` (what ``F.pad`` calls) has a theorem of its own: the proof replaced it, for
+# the call, by torch's function with the walk watching.  Where the program had replaced it first,
+# the proof ran torch's pad in its place, proved that, and then put torch's back: the module was
+# proved for every seed, and the program lost its own pad.
+
+ORIGINAL_PAD = torch._C._nn.pad
+
+
+def _pad(input, pad, mode="constant", value=None):
+    out = ORIGINAL_PAD(input, pad, mode) if value is None else ORIGINAL_PAD(input, pad, mode, value)
+    return out + _period_two(out)
+
+
+class PaddedByHand(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.kernel = torch.randn(2, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+
+    def forward(self, x):
+        return F.conv1d(F.pad(x.T[None], (1, 1), mode="circular"), self.kernel)[0].T
+
+
+def test_a_replaced_function_is_run_and_not_proved_by_its_theorem(monkeypatch):
+    import gdlcheck.code.prover.rules  # noqa: F401  (the theorem registered for torch's own pad)
+
+    monkeypatch.setattr(torch._C._nn, "pad", _pad)
+    assert not _shift_commutes(PaddedByHand(), 8, 1)
+    for seed in range(3):
+        for method in ("exact", "auto"):
+            verdict = gdlcheck.verify_callable(PaddedByHand(), "cyclic", shape=(8, 2), method=method, seed=seed).verdict
+            assert verdict != "holds", (seed, method)
+    assert torch._C._nn.pad is _pad  # the program's own function, still in place
+
+
+def test_torchs_own_pad_stays_proved():
+    assert _shift_commutes(PaddedByHand(), 8, 1)
+    assert gdlcheck.verify_callable(PaddedByHand(), "cyclic", shape=(8, 2), method="exact").verdict == "holds"
