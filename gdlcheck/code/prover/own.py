@@ -100,7 +100,7 @@ def installed(cls) -> bool:
             for found in (f.__globals__.get(name) for name in names):
                 if not isinstance(found, types.ModuleType):
                     continue
-                for used in (u for u in names if u[:2] != "__"):
+                for used in names:
                     read[id(found), used] = (found, used, getattr(found, used, None))
     answer = not any(_foreign(obj) for _, _, obj in read.values())
     _INSTALLED[cls] = (answer, list(read.values()))
