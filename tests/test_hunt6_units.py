@@ -10,6 +10,8 @@ and with the moved call on, every seed whose element is an even shift said ``hol
 stands for its class only where the class's methods and the functions their code names are
 torch's own; otherwise the operations inside are followed (and refused)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -128,3 +130,48 @@ def test_a_replaced_function_is_run_and_not_proved_by_its_theorem(monkeypatch):
 def test_torchs_own_pad_stays_proved():
     assert _shift_commutes(PaddedByHand(), 8, 1)
     assert gdlcheck.verify_callable(PaddedByHand(), "cyclic", shape=(8, 2), method="exact").verdict == "holds"
+
+
+# ------------------------------------------------------------------ a kernel of the program's
+# torch.library lets a program register its own kernel for an aten operation on the CPU: the walk
+# saw aten.sigmoid, applied the elementwise rule, and the program's kernel ran (here adding a term
+# of period 2 along the points): proved by the rules alone, and by the moved call at seed 3.
+
+
+@pytest.fixture
+def sigmoid_of_the_programs():
+    library = torch.library.Library("aten", "IMPL")
+
+    def kernel(x):
+        with torch._C._AutoDispatchBelowAutograd():
+            y = torch.exp(-x).add(1).reciprocal()
+        return y + _period_two(x.T).T
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch says it overrides its own kernel
+        library.impl("sigmoid", kernel, "CPU")
+    try:
+        yield
+    finally:
+        library._destroy()
+
+
+class Sigmoid(torch.nn.Module):
+    def forward(self, x):
+        return torch.sigmoid(x) * 2.0
+
+
+def test_an_operation_with_a_kernel_of_the_programs_is_not_proved(sigmoid_of_the_programs, monkeypatch):
+    assert not _shift_commutes(Sigmoid(), 8, 1)
+    for seed in range(4):
+        for method in ("exact", "auto"):
+            verdict = gdlcheck.verify_callable(Sigmoid(), "cyclic", shape=(8, 2), method=method, seed=seed).verdict
+            assert verdict != "holds", (seed, method)
+    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)
+    result = gdlcheck.verify_callable(Sigmoid(), "cyclic", shape=(8, 2), method="exact")
+    assert result.verdict == "inconclusive"
+    assert "a kernel the program registered for it" in str(result.proof.stops)
+
+
+def test_torchs_own_sigmoid_stays_proved():
+    assert gdlcheck.verify_callable(Sigmoid(), "cyclic", shape=(8, 2), method="exact").verdict == "holds"

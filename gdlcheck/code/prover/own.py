@@ -121,3 +121,35 @@ def _foreign(obj) -> bool:
     if isinstance(f, type):
         return users_class(f)
     return users(f) if hasattr(f, "__code__") else True
+
+
+def kernels_of_the_program() -> frozenset:
+    """The aten operations (``aten::sigmoid``, ``aten::add.Tensor``) with a kernel registered from
+    Python (``torch.library``) for a dispatch key a CPU tensor reaches: the program's code runs in
+    place of torch's.  Read again when torch's table of Python kernels changes size."""
+    import torch
+
+    impls = getattr(torch.library, "_impls", ())
+    if _REGISTERED[0] != len(impls):
+        _REGISTERED[:] = [len(impls), None]
+        _REGISTERED[1] = frozenset(
+            "aten::" + key.split("/")[1] for key in impls if key.startswith("aten/") and key.split("/")[-1] in _CPU_KEYS
+        )
+    return _REGISTERED[1]
+
+
+# the dispatch keys whose kernels a CPU tensor's operation may run
+_CPU_KEYS = frozenset(
+    {
+        "CPU",
+        "AutogradCPU",
+        "Autograd",
+        "CompositeImplicitAutograd",
+        "CompositeExplicitAutograd",
+        "CompositeExplicitAutogradNonFunctional",
+        "BackendSelect",
+        "ADInplaceOrView",
+        "AutocastCPU",
+    }
+)
+_REGISTERED: list = [-1, frozenset()]  # the table's size when read, and what it held
