@@ -209,6 +209,10 @@ def _signal_state(pid: int) -> str:
         return "(no /proc)"
 
 
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 def test_a_real_ctrl_c_while_the_code_runs_is_still_an_interrupt(folder, tmp_path):
     marker = tmp_path / "started"
@@ -234,6 +238,9 @@ def test_a_real_ctrl_c_while_the_code_runs_is_still_an_interrupt(folder, tmp_pat
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=user_env(MARKER=str(marker)),
+        # a terminal's foreground process starts with SIGINT at its default; a test run started in the
+        # background of a script inherits it ignored (POSIX), and Python then keeps it ignored
+        preexec_fn=_interruptible,
     )
     try:
         deadline = time.monotonic() + 120

@@ -151,3 +151,40 @@ def test_a_change_behind_an_alias_is_still_seen():
         assert state.changed(before, state.snapshot(module))
     finally:
         _helper.count -= 1
+
+
+def _moved_entries(value, axes):
+    """The entries a permutation of the axes moves to another value, bit for bit, the long way."""
+    moved = value
+    for a, p in axes.items():
+        moved = moved.index_select(a, torch.as_tensor(p))
+    real = torch.view_as_real if value.is_complex() else (lambda t: t)
+    bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}
+    as_bits = [real(t).contiguous() for t in (moved, value)]
+    if as_bits[0].is_floating_point():
+        as_bits = [t.view(bits[t.element_size()]) for t in as_bits]
+    differs = as_bits[0] != as_bits[1]
+    return differs.any(-1) if value.is_complex() else differs
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([0.0, -0.0, 1.0, float("nan"), float("inf"), -float("inf")]), min_size=4, max_size=4),
+    st.permutations(range(4)),
+    st.sampled_from([torch.float64, torch.float32, torch.complex64, torch.int64, torch.bool]),
+)
+def test_a_fixed_constant_is_told_in_one_comparison_as_the_mask_tells_it(entries, p, dtype):
+    """``first_moved`` answers None at once where the moved constant's bits equal its own, and
+    otherwise names the first entry the mask of differing bits names (-0.0 is not 0.0, a NaN is
+    the same NaN)."""
+    from gdlcheck.code.prover import conditions
+
+    raw = torch.tensor(entries, dtype=torch.float64)
+    value = raw.nan_to_num(0.0).to(dtype) if dtype in (torch.int64, torch.bool) else raw.to(dtype)
+    value = torch.stack([value, value.flip(0)], 1)  # (4, 2): the rows move
+    axes = {0: np.asarray(p)}
+    found = conditions.first_moved(value, axes)
+    differs = _moved_entries(value, axes)
+    assert (found is None) == (not bool(differs.any()))
+    if found is not None:
+        assert found[0] == (int(torch.nonzero(differs)[0][0]),)

@@ -79,3 +79,77 @@ def test_gdlcheck_s_own_code_is_trusted_wherever_the_prover_sits():
     from gdlcheck.code.prover import values
 
     assert values._HERE == os.path.dirname(os.path.abspath(gdlcheck.__file__))
+
+
+class _Origin:
+    """An alias's origin that is no class: the alias answers its attributes as its own."""
+
+    def __init__(self):
+        self.count = 0
+
+
+def test_an_alias_is_read_as_the_long_way_reads_it():
+    """typing's aliases skip the chain of kinds, with the fingerprint the chain gives each (an
+    origin's attributes too, where the alias answers an instance's)."""
+    import collections.abc
+    import types
+
+    origin = _Origin()
+    aliases = [list[int], dict[str, list[int]], int | None, tuple[int, ...], types.GenericAlias(origin, (int,))]
+    aliases += [list[torch.Tensor] | None, collections.abc.Callable[[int], int]]
+    for alias in aliases:
+        quick, long = state._Fingerprint(), state._Fingerprint()
+        long._visit(alias)
+        assert quick.of(alias) == long._fields(alias), alias
+    before = state._Fingerprint().of(aliases[4])
+    origin.count += 1  # the instance an alias answers for: its attributes count
+    assert state._Fingerprint().of(aliases[4]) != before
+
+
+def test_a_users_function_set_on_a_submodule_is_walked():
+    """The user's functions set on a submodule (not its class's) are read with their state, in the
+    walk's one pass over the submodule's attributes."""
+    box = [0]
+
+    def scale(x):
+        return x * box[0]
+
+    module = torch.nn.Sequential(torch.nn.Linear(D, D))
+    module[0].scale = scale
+    before = state.snapshot(module)
+    assert ("0", "<code scale>") in before
+    box[0] = 1
+    assert state.changed(before, state.snapshot(module)) == ["0.scale"]
+
+
+def test_a_function_of_the_users_set_on_torchs_class_is_walked_after_a_walk(monkeypatch):
+    """torch's classes' functions are read once and kept while the class holds the same objects: a
+    function of the user's set on one later (or a trusted function given the user's code) is walked."""
+    from gdlcheck.code.prover import kept, own
+
+    box = [0]
+
+    def extra(self):
+        return box[0]
+
+    module = torch.nn.Linear(D, D)
+    first = state.snapshot(module)
+    assert not any("<code Linear." in key for _, key in first)
+    monkeypatch.setattr(torch.nn.Linear, "extra", extra, raising=False)
+    before = state.snapshot(module)
+    assert ("", "<code Linear.extra>") in before
+    box[0] = 1
+    assert state.changed(before, state.snapshot(module)) == ["<code Linear.extra>"]
+
+    def trusted(self):  # torch's file: the user's code set as its __code__ below
+        return 0
+
+    trusted.__code__ = trusted.__code__.replace(co_filename=torch.nn.modules.linear.__file__)
+    monkeypatch.setattr(torch.nn.Linear, "extra", trusted)
+    assert own.class_functions(torch.nn.Linear, kept.functions) == []
+
+    def plain(self):  # this file's: the user's
+        return 1
+
+    monkeypatch.setattr(trusted, "__code__", plain.__code__)
+    assert own.class_functions(torch.nn.Linear, kept.functions) == [("extra", trusted)]

@@ -6,6 +6,7 @@ and the names a function's code uses."""
 from __future__ import annotations
 
 import functools
+import operator
 import sys
 import types
 
@@ -38,6 +39,41 @@ def users_class(cls) -> bool:
 
 
 _CLASSES: dict[int, tuple] = {}
+
+
+def class_functions(cls, functions) -> list:
+    """``(attr, function)`` for each of the user's functions among a class's attributes (``functions(value)``:
+    those behind a value, :func:`~gdlcheck.code.prover.kept.functions`).  A class not
+    of the user's code (torch's) is answered once and the answer kept while its dictionary holds the
+    same objects under the same names and each function behind them keeps its code (a function's
+    ``__code__`` can be set, and its file is what makes it the user's; a property's, static or class
+    method's function cannot be), so that torch's classes are not read again at every walk.  The
+    class is kept beside its answer (its id is its own while it lives)."""
+    names, held = tuple(vars(cls)), tuple(vars(cls).values())
+    found = _OWN.get(id(cls))
+    if (
+        found is not None
+        and found[0] is cls
+        and len(found[2]) == len(held)
+        and all(map(operator.is_, found[1], names))
+        and all(map(operator.is_, found[2], held))
+        and all(map(operator.is_, map(_CODE, found[3]), found[4]))
+    ):
+        return found[5]
+    fns = [fn for v in held for fn in functions(v)]
+    out = [
+        (attr if i == 0 else f"{attr}#{i}", fn)
+        for attr, v in zip(names, held)
+        for i, fn in enumerate(functions(v))
+        if users(fn)
+    ]
+    if not users_class(cls):  # (the user's classes change, and come and go, more often)
+        _OWN[id(cls)] = (cls, names, held, fns, tuple(map(_CODE, fns)), out)
+    return out
+
+
+_OWN: dict[int, tuple] = {}
+_CODE = operator.attrgetter("__code__")
 
 
 def users(fn) -> bool:

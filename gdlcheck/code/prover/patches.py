@@ -1,8 +1,9 @@
-"""Every process-wide patch a proof makes, opened in one place, behind one lock: :func:`traced_call`
-(the watches of values read outside torch's operations are written in :mod:`~gdlcheck.code.prover.reads`).
+"""Every process-wide patch a proof makes, opened in one place, behind one lock: :func:`patched`, once
+per proof, around :func:`traced_call` for each of its calls (the watches of values read outside
+torch's operations are written in :mod:`~gdlcheck.code.prover.reads`).
 
-A traced call (:mod:`gdlcheck.code.prover.prove`) runs the module under the walk's dispatch mode, and
-around it changes what every thread of the process sees, for the call only:
+A traced call (:mod:`gdlcheck.code.prover.prove`) runs the module under the walk's dispatch mode; around
+it, the patches change what every thread of the process sees, and report to that call's walk:
 
 * the tensor methods that read values without an operation the dispatcher sees (``tolist``,
   ``numpy``, ``repr``, ``data_ptr``, storages, ...), on the class that defines each one: the
@@ -23,7 +24,10 @@ around it changes what every thread of the process sees, for the call only:
 * torch's random state, forked: a call that draws leaves it as it was (and the proof says so).
 
 A second proof in another thread waits for the lock; each patch acts only for the thread that
-holds it (``owner``), and everything is put back as it was, whatever the call raises.
+holds it (``owner``) and only while a traced call runs (between a proof's calls, each passes through
+to torch's own method: the proof's own code reads its tensors as any code would), and everything is
+put back as it was when the proof ends, whatever its calls raise.  Set once per proof rather than
+around each call: setting and restoring them cost about as much as a small module's call.
 """
 
 from __future__ import annotations
@@ -40,19 +44,31 @@ from gdlcheck.code.prover.reads import data_set, number_reads, split_reads, valu
 LOCK = threading.RLock()
 
 
-def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
-    """``module(*args, **kwargs)`` under the walk's dispatch mode and every patch, without grad,
-    torch's random state forked: its output, and whether the call changed torch's random state."""
-    import torch
+class Watch:
+    """The walk the patches report to: the traced call's while it runs, None between a proof's calls
+    (every patch then only passes through, as torch's own method would)."""
 
+    walk = None
+    ours: tuple = ()  # the ids of the walk's own global module hooks
+
+
+@contextlib.contextmanager
+def patched():
+    """Every process-wide patch, set once for a proof's calls under one hold of the lock, put back
+    as it was whatever the calls raise: ``with patched() as watch:`` then :func:`traced_call` for
+    each call.  Between the calls nothing is watched (``watch.walk`` is None): the proof's own code
+    and other threads reach torch's methods through patches that only pass through."""
     owner = threading.get_ident()  # the patches are process-wide; the walk is this thread's
+    watch = Watch()
 
     def pre(mod, _inputs):
-        if threading.get_ident() == owner:
+        walk = watch.walk
+        if walk is not None and threading.get_ident() == owner:
             walk.stack.append(walk.module_names.get(id(mod), type(mod).__name__))
 
     def post(mod, inputs, output):
-        if threading.get_ident() != owner:
+        walk = watch.walk
+        if walk is None or threading.get_ident() != owner:
             return
         walk.busy = True  # the unit's theorem reads as the walk, not as the code
         try:
@@ -62,34 +78,49 @@ def traced_call(walk, module, args, kwargs) -> tuple[object, bool]:
         if walk.stack:
             walk.stack.pop()
 
-    with LOCK, torch.random.fork_rng(devices=[]):
+    with (
+        LOCK,
+        _module_hooks(watch, pre, post),
+        _grad_mode(watch, owner),
+        value_reads(watch, owner),
+        data_set(watch, owner),
+        number_reads(watch, owner),
+        split_reads(watch, owner),
+        _functions(watch, owner),
+    ):
+        yield watch
+
+
+def traced_call(watch: Watch, walk, module, args, kwargs) -> tuple[object, bool]:
+    """``module(*args, **kwargs)`` under the walk's dispatch mode and the patches of ``watch``
+    (:func:`patched`) reporting to ``walk``, without grad, torch's random state forked: its output,
+    and whether the call changed torch's random state."""
+    import torch
+
+    hooks = torch.nn.modules.module
+    walk.foreign_hooks = bool(  # global module hooks besides the walk's own
+        set(hooks._global_forward_hooks).difference(watch.ours)
+        or set(hooks._global_forward_pre_hooks).difference(watch.ours)
+        or getattr(hooks, "_global_forward_hooks_always_called", None)
+    )
+    with torch.random.fork_rng(devices=[]):
         rng_before = torch.get_rng_state()
-        with (
-            _module_hooks(walk, pre, post),
-            _grad_mode(walk, owner),
-            value_reads(walk, owner),
-            data_set(walk, owner),
-            number_reads(walk, owner),
-            split_reads(walk, owner),
-            torch.no_grad(),
-            walk.mode(),
-            _functions(walk, owner),
-        ):
-            out = module(*args, **kwargs)
+        watch.walk = walk
+        try:
+            with torch.no_grad(), walk.mode():
+                out = module(*args, **kwargs)
+        finally:
+            watch.walk = None
         return out, not torch.equal(rng_before, torch.get_rng_state())
 
 
 @contextlib.contextmanager
-def _module_hooks(walk, pre, post):
+def _module_hooks(watch, pre, post):
     import torch
 
     hooks = torch.nn.modules.module
-    walk.foreign_hooks = bool(
-        hooks._global_forward_hooks
-        or hooks._global_forward_pre_hooks
-        or getattr(hooks, "_global_forward_hooks_always_called", None)
-    )
     handles = [hooks.register_module_forward_pre_hook(pre), hooks.register_module_forward_hook(post)]
+    watch.ours = tuple(h.id for h in handles)
     try:
         yield
     finally:
@@ -98,7 +129,7 @@ def _module_hooks(walk, pre, post):
 
 
 @contextlib.contextmanager
-def _functions(walk, owner: int):
+def _functions(watch, owner: int):
     """The torch functions proved whole (:data:`~gdlcheck.code.prover.table.FUNCTIONS`: ``torch._C._nn.pad``,
     which ``F.pad`` calls), each replaced in its module, for the call, by one that hands its result
     to the walk, whose theorem then says how it moves.  A patch, not a torch function mode: an active
@@ -109,7 +140,8 @@ def _functions(walk, owner: int):
         @functools.wraps(func)
         def call(*args, **kwargs):
             out = func(*args, **kwargs)
-            if threading.get_ident() == owner and not walk.busy:
+            walk = watch.walk
+            if walk is not None and threading.get_ident() == owner and not walk.busy:
                 walk.busy = True  # the theorem reads as the walk, not as the code
                 try:
                     _function_result(walk, FUNCTIONS[func], args, kwargs, out)
@@ -162,14 +194,19 @@ def _function_result(walk, theorem, args, kwargs, output) -> None:
 
 
 @contextlib.contextmanager
-def _grad_mode(walk, owner: int):
+def _grad_mode(watch, owner: int):
     """The code branches on grad mode (attention's fast path): the proof says it ran without."""
     import torch
 
     grad_enabled = torch.is_grad_enabled
 
     def asked():
-        if threading.get_ident() == owner and not sys._getframe(1).f_code.co_filename.endswith("grad_mode.py"):
+        walk = watch.walk
+        if (
+            walk is not None
+            and threading.get_ident() == owner
+            and not sys._getframe(1).f_code.co_filename.endswith("grad_mode.py")
+        ):
             walk.grad_read = True
         return grad_enabled()
 

@@ -61,11 +61,12 @@ PROOF_ELEMENT = (1 << 29) + 1
 def prove_call(layer, group, seed: int = 0) -> Proof:
     """Prove the torch module of ``layer`` (a :class:`~gdlcheck.code.user_code.CallableLayer`)
     against ``group``, for the call its signature describes."""
-    with Sight() as sight:  # which tensors the proof's calls make out of the walk's sight
-        return _prove(layer, group, seed, sight)
+    # which tensors the proof's calls make out of the walk's sight; the patches, set once for both calls
+    with Sight() as sight, patches.patched() as watch:
+        return _prove(layer, group, seed, sight, watch)
 
 
-def _prove(layer, group, seed: int, sight: Sight) -> Proof:
+def _prove(layer, group, seed: int, sight: Sight, watch: patches.Watch) -> Proof:
     import gdlcheck.code.prover.rules  # noqa: F401  (fills the rule table)
 
     module, signature = layer.f, layer.signature
@@ -91,7 +92,7 @@ def _prove(layer, group, seed: int, sight: Sight) -> Proof:
         return _everywhere(top, names, halt)
     before = state.snapshot(module)
     try:
-        out, rng_changed = patches.traced_call(walk, module, args, kwargs)
+        out, rng_changed = patches.traced_call(watch, walk, module, args, kwargs)
     except OverBudget:
         halt = walk.everywhere
         assert halt is not None, "the budget stops the walk everywhere before it raises"
@@ -115,7 +116,7 @@ def _prove(layer, group, seed: int, sight: Sight) -> Proof:
     # the moved call takes a random element of what is proved: the group, or the subgroup of the
     # generators whose proofs went on (one that is no automorphism stops only its own)
     g = _element(group if unseen or len(kept) == len(names) else group.subgroup(kept), seed)
-    moved = _moved_call(walk, layer, module, signature, X, g, out)
+    moved = _moved_call(walk, layer, module, signature, X, g, out, watch)
     if walk.everywhere is not None:
         proof = _everywhere(top, names, walk.everywhere)
     if moved is not None:  # one numeric trial shows the module does not commute with g
@@ -149,7 +150,7 @@ def _element(group, seed: int) -> np.ndarray:
     return np.asarray(g, dtype=np.int64)
 
 
-def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None:
+def _moved_call(walk: Walk, layer, module, signature, X, g, out, watch) -> tuple | None:
     """Call the module on ``g . X`` for a uniformly random element ``g`` of the group (not a
     generator), also under a dispatch mode: the operations dispatched must be the same (else its
     path depends on the values or on state kept elsewhere).  Returns, where its output is not
@@ -174,7 +175,7 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out) -> tuple | None
     again.made.update(values._tensors((moved_args, moved_kwargs)))
     before = state.snapshot(module)
     try:
-        moved_out, _ = patches.traced_call(again, module, moved_args, moved_kwargs)
+        moved_out, _ = patches.traced_call(watch, again, module, moved_args, moved_kwargs)
     except OverBudget:
         walk.stop_everywhere("the moved call dispatches more operations than the first", "path")
         return None

@@ -40,7 +40,7 @@ PYTHON_WRITERS = ("apply_", "map_", "map2_")
 
 
 @contextlib.contextmanager
-def value_reads(walk, owner: int):
+def value_reads(watch, owner: int):
     """For the call only, each tensor method that reads values outside torch's operations checks
     first whether the tensor depends on the inputs: the proof stops there (the path may depend on
     the values read).  A profile hook would see every call but costs a Python call per call."""
@@ -49,7 +49,10 @@ def value_reads(walk, owner: int):
     def watched(original, name):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
-            if threading.get_ident() != owner:
+            walk = watch.walk
+            if walk is None:  # between a proof's calls: nothing is watched
+                pass
+            elif threading.get_ident() != owner:
                 _another_thread(walk, self, name)
             elif not walk.busy and walk.everywhere is None and not _ours(sys._getframe(1)):
                 walk.busy = True  # the walk's own look at the tensor reads nothing of the code's
@@ -75,7 +78,8 @@ def value_reads(walk, owner: int):
     def refused(original, _name):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
-            if threading.get_ident() == owner and not walk.busy:
+            walk = watch.walk
+            if walk is not None and threading.get_ident() == owner and not walk.busy:
                 walk.stop_everywhere("the code computes values in Python (Tensor.apply_ / map_)", "asks_value")
             return original(self, *args, **kwargs)
 
@@ -98,7 +102,7 @@ def value_reads(walk, owner: int):
 
 
 @contextlib.contextmanager
-def data_set(walk, owner: int):
+def data_set(watch, owner: int):
     """``t.data = other`` swaps a tensor's memory for another's with no operation dispatched: the
     walk would still say ``t`` holds what it held (the points' values, say) while it holds
     ``other`` (a constant).  For the call, the setter of ``Tensor.data`` stops the proof."""
@@ -107,7 +111,8 @@ def data_set(walk, owner: int):
     descriptor = vars(torch._C.TensorBase)["data"]
 
     def set_data(self, value):
-        if threading.get_ident() == owner and not walk.busy and not _ours(sys._getframe(1)):
+        walk = watch.walk
+        if walk is not None and threading.get_ident() == owner and not walk.busy and not _ours(sys._getframe(1)):
             walk.stop_everywhere(
                 "the code sets a tensor's .data: its memory is swapped with no operation", "asks_value"
             )
@@ -133,7 +138,7 @@ NUMBERS = ("__index__", "__int__", "__float__", "__bool__", "__complex__", "item
 
 
 @contextlib.contextmanager
-def number_reads(walk, owner: int):
+def number_reads(watch, owner: int):
     """For the call, a tensor's number protocol stops the proof where torch's C++ reads a value
     that depends on the inputs out of the walk's sight (the Python dispatch key off, or no dispatch
     mode on): the constructor may make another tensor for another draw.  Where the walk sees the
@@ -143,7 +148,10 @@ def number_reads(walk, owner: int):
     def watched(original, name):
         @functools.wraps(original)
         def method(self, *args, **kwargs):
-            if threading.get_ident() != owner:
+            walk = watch.walk
+            if walk is None:  # between a proof's calls: nothing is watched
+                pass
+            elif threading.get_ident() != owner:
                 _another_thread(walk, self, name)
             elif not walk.busy and walk.everywhere is None and _unseen():
                 walk.busy = True
@@ -221,7 +229,7 @@ def _out_of_sight(walk, t) -> bool:
 
 
 @contextlib.contextmanager
-def split_reads(walk, owner: int):
+def split_reads(watch, owner: int):
     """``tensor_split`` by a 1-D tensor of indices reads them in C++ through a pointer, with no
     operation dispatched, then slices at constant bounds.  For the call, the operation's kernel
     (``aten::tensor_split.tensor_indices_or_sections``, the composite one every caller reaches,
@@ -236,7 +244,8 @@ def split_reads(walk, owner: int):
     aten = torch.ops.aten
 
     def tensor_split(self, indices, dim=0):
-        if threading.get_ident() == owner and not walk.busy and walk.everywhere is None:
+        walk = watch.walk
+        if walk is not None and threading.get_ident() == owner and not walk.busy and walk.everywhere is None:
             walk.busy = True
             try:
                 if not walk.read([indices], values.outside_digest(indices)):

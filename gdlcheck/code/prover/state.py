@@ -34,7 +34,7 @@ from typing import cast
 import numpy as np
 
 from gdlcheck.code.prover.kept import c_state, digest, function, functions, pickled, slots
-from gdlcheck.code.prover.own import code_names, users, users_class
+from gdlcheck.code.prover.own import class_functions, code_names, users, users_class
 from gdlcheck.code.prover.sight import cache_entries
 from gdlcheck.code.prover.values import content_digest
 
@@ -59,25 +59,12 @@ _BY_IDENTITY = (
 # a subclass, a tensor or an array goes the long way)
 _AS_VALUE = frozenset((int, float, str, bool, type(None), complex, bytes))
 _CONTAINERS = frozenset((list, tuple, set, frozenset, dict, collections.OrderedDict))
-# typing's aliases (list[int], int | None), which no isinstance below matches from Python 3.11 on (an alias
-# answers its own __class__; 3.10's list[int] passed for a type): the long chain cost most of a small module's
-# walk, in nn.Module's annotations
+_PLAIN = _AS_VALUE | _CONTAINERS  # no function among them
+# typing's aliases (list[int], int | None), which no isinstance below matches from Python 3.11 on (an alias answers
+# its own __class__; 3.10's list[int] passed for a type): the long chain cost most of nn.Module's annotations' walk
 _ALIASES = frozenset((types.GenericAlias, types.UnionType)) if sys.version_info >= (3, 11) else frozenset()
 # the exact types of _BY_IDENTITY (a class's methods, most of its dict): no isinstance chain
-_IDENTITY_KINDS = frozenset(
-    (
-        types.ModuleType,
-        types.FunctionType,
-        types.BuiltinFunctionType,
-        types.MethodType,
-        type,
-        types.CodeType,
-        types.FrameType,
-        staticmethod,
-        classmethod,
-        property,
-    )
-)
+_IDENTITY_KINDS = frozenset(_BY_IDENTITY)
 
 
 class StateTooLarge(Exception):
@@ -101,7 +88,9 @@ def _snapshot(module) -> dict:
     for _, m in modules:  # a submodule met as a value is named by its place; its own keys walk it
         walk._visit(m)
     out = {}
+    bound: list[list] = []  # per submodule, the user's functions set on it (key, function), in order
     for name, m in modules:
+        bound.append([])
         for key, value in list(vars(m).items()):
             if isinstance(value, script_method):  # a scripted module binds its compiled methods on
                 continue  # first use: code, not state (its tensors are walked as any module's)
@@ -110,6 +99,9 @@ def _snapshot(module) -> dict:
                     out[(name, k)] = of(v)
             else:
                 out[(name, key)] = of(value)
+                fn = function(value) if type(value) not in _PLAIN else None
+                if fn is not None and users(fn):
+                    bound[-1].append((key, fn))
         for i, cls in enumerate(type(m).__mro__[:-1]):  # every class but object; a subclass named as its
             key = (name, f"<class {cls.__qualname__}>")  # base (class Linear(nn.Linear)) is a key of its own
             if key in out:
@@ -119,21 +111,14 @@ def _snapshot(module) -> dict:
     # read once in this walk (nn.Module is in every submodule's MRO), by its id (a metaclass's
     # __hash__ is the user's code)
     own: dict[int, list] = {}
-    for name, m in modules:
+    for (name, m), functions_set in zip(modules, bound):
         for cls in type(m).__mro__[:-1]:
             if id(cls) not in own:
-                own[id(cls)] = [
-                    (attr if i == 0 else f"{attr}#{i}", fn)
-                    for attr, v in list(vars(cls).items())
-                    for i, fn in enumerate(functions(v))
-                    if users(fn)
-                ]
+                own[id(cls)] = class_functions(cls, functions)
             for attr, fn in own[id(cls)]:
                 out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
-        for key, value in list(vars(m).items()):
-            fn = function(value)
-            if fn is not None and users(fn):
-                out[(name, f"<code {key}>")] = walk.code(fn)
+        for key, fn in functions_set:
+            out[(name, f"<code {key}>")] = walk.code(fn)
     # torch's hooks on every module (register_module_forward_hook): they run in the call too
     tables = vars(walk.torch.nn.modules.module)
     for key in [k for k in tables if k.startswith("_global_") and isinstance(tables[k], dict)]:
@@ -192,8 +177,11 @@ class _Fingerprint:
             key = self._visit(value)
             return key if key.__class__ is tuple else self._tensor(value)
         if kind in _ALIASES:  # typing's aliases (nn.Module's annotations): none of the kinds below, by their type
-            key = self._visit(value)
-            return key if key.__class__ is tuple else self._fields(value)
+            key = self._visit(value)  # as _fields reads one (no slots, nothing pickled, not the user's class),
+            attrs = getattr(value, "__dict__", None)  # without its chain: list[int] answers its origin's dict
+            if key.__class__ is tuple or isinstance(attrs, dict):
+                return key if key.__class__ is tuple else self._fields(value)
+            return ("object", kind.__qualname__, () if attrs is not None else id(value))
         if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):  # a subclass: its attributes
             extra = getattr(value, "__dict__", None)
             return (value, self.of(extra)) if extra else value
