@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gdlcheck.code.prover import effects, held, sight, unwritten
+from gdlcheck.code.prover import effects, held, own, sight, unwritten
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover.table import Halt, bind, lookup, writes
 from gdlcheck.code.prover.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
@@ -82,6 +82,13 @@ def _foreign_type(walk, op: Op) -> bool:
         walk.stop_everywhere(
             f"a tensor of type {type(odd).__qualname__} with its own __torch_dispatch__ or "
             f"__torch_function__ ({_op_text(op.func)})",
+            "foreign_type",
+        )
+        return True
+    registered = own.kernels_of_the_program()
+    if registered and op.func.name() in registered:  # none registered, the common case: one lookup
+        walk.stop_everywhere(
+            f"{_op_text(op.func)} runs a kernel the program registered for it (torch.library), not torch's",
             "foreign_type",
         )
         return True
@@ -216,8 +223,9 @@ GUARDS = (
     ),
     Guard(
         "foreign type",
-        "A tensor whose class has its own __torch_dispatch__ or __torch_function__ runs that "
-        "class's code, not the operation a rule is about: the proof stops.",
+        "A tensor whose class has its own __torch_dispatch__ or __torch_function__, or an aten "
+        "operation with a kernel the program registered (torch.library), runs that code, not the "
+        "operation a rule is about: the proof stops.",
         _foreign_type,
     ),
     Guard(

@@ -114,3 +114,78 @@ def trusted_roots() -> tuple[str, ...]:
         root = os.path.dirname(root)
     trusted.add(root)
     return tuple(os.path.abspath(t) + os.sep for t in trusted)
+
+
+def installed(cls) -> bool:
+    """Whether torch's class ``cls`` runs the installed code: no method of it or of its bases up to
+    ``Module``, and no function their code names through a module of their globals (``F.conv1d``,
+    ``F.pad``), is the user's code or a callable of no known kind (a ``functools.partial``).  A
+    patch at run time (``torch.nn.Conv1d.forward = ...``) makes it other code.  The answer is kept
+    with the objects it read, and given again while each is still where it was."""
+    import torch
+
+    known = _INSTALLED.get(cls)
+    if known is not None and all(getattr(holder, name, None) is obj for holder, name, obj in known[1]):
+        return known[0]
+    read: dict = {}  # (holder, name) by their ids -> (holder, name, what it held)
+    for klass in cls.__mro__[: cls.__mro__.index(torch.nn.Module)]:
+        for key, value in vars(klass).items():
+            read[id(klass), key] = (klass, key, value)
+            f = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
+            names = getattr(getattr(f, "__code__", None), "co_names", ())
+            for found in (f.__globals__.get(name) for name in names):
+                if not isinstance(found, types.ModuleType):
+                    continue
+                for used in names:
+                    read[id(found), used] = (found, used, getattr(found, used, None))
+    answer = not any(_foreign(obj) for _, _, obj in read.values())
+    _INSTALLED[cls] = (answer, list(read.values()))
+    return answer
+
+
+_INSTALLED: dict = {}
+# C functions, the modules they live in, and descriptors: the installed code's
+_BUILTIN = (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType, types.ModuleType)
+
+
+def _foreign(obj) -> bool:
+    """``obj`` (a class's attribute, or a function a method names) is code other than the installed
+    packages': the user's function or class, or a callable of no known kind."""
+    f = getattr(obj, "__func__", None) or getattr(obj, "fget", None) or obj
+    if f is None or isinstance(f, _BUILTIN) or not callable(f):
+        return False
+    if isinstance(f, type):
+        return users_class(f)
+    return users(f) if hasattr(f, "__code__") else True
+
+
+def kernels_of_the_program() -> frozenset:
+    """The aten operations (``aten::sigmoid``, ``aten::add.Tensor``) with a kernel registered from
+    Python (``torch.library``) for a dispatch key a CPU tensor reaches: the program's code runs in
+    place of torch's.  Read again when torch's table of Python kernels changes size."""
+    import torch
+
+    impls = getattr(torch.library, "_impls", ())
+    if _REGISTERED[0] != len(impls):
+        _REGISTERED[:] = [len(impls), None]
+        _REGISTERED[1] = frozenset(
+            "aten::" + key.split("/")[1] for key in impls if key.startswith("aten/") and key.split("/")[-1] in _CPU_KEYS
+        )
+    return _REGISTERED[1]
+
+
+# the dispatch keys whose kernels a CPU tensor's operation may run
+_CPU_KEYS = frozenset(
+    {
+        "CPU",
+        "AutogradCPU",
+        "Autograd",
+        "CompositeImplicitAutograd",
+        "CompositeExplicitAutograd",
+        "CompositeExplicitAutogradNonFunctional",
+        "BackendSelect",
+        "ADInplaceOrView",
+        "AutocastCPU",
+    }
+)
+_REGISTERED: list = [-1, frozenset()]  # the table's size when read, and what it held

@@ -152,6 +152,8 @@ def _functions(watch, owner: int):
         return call
 
     saved = [(sys.modules[func.__module__], func.__name__, func) for func in FUNCTIONS]
+    # one the program replaced is its own code, which runs as it is: its operations are followed
+    saved = [(home, name, func) for home, name, func in saved if getattr(home, name, None) is func]
     for home, name, func in saved:
         setattr(home, name, watched(func))
     try:

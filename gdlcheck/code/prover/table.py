@@ -296,7 +296,9 @@ def unit_of(module):
     cls = type(module)
     if any(callable(getattr(cls, name, None)) for name in vars(module)):
         return None  # forward, _conv_forward ... replaced on the instance
-    return found
+    from gdlcheck.code.prover.own import installed
+
+    return found if installed(cls) else None  # forward, F.conv1d ... replaced on torch's class: other code
 
 
 def unit_moves(found, module, m, inner, blind, where: str):
