@@ -9,20 +9,20 @@ unknown, or stops the proof where the path itself may differ.
 from __future__ import annotations
 
 from gdlcheck.code.prover import regions
-from gdlcheck.code.prover.table import _INDEXED, _SELECTING, Halt, bind, lookup, writes
+from gdlcheck.code.prover.table import _INDEXED, _SELECTING, Halt, lookup, writes
 from gdlcheck.code.prover.values import Abstract, _op_text, _tensors, storage
 
 
-def aliases(walk, func, args, kwargs, out, constant: bool) -> None:
+def aliases(walk, op, constant: bool) -> None:
     """An in-place write changes every view of the written tensor: those the walk has seen
     (other than the written one) are no longer known, nor is a written argument the operation
     does not return (``_foreach_add_``, batch norm's running statistics)."""
 
-    written = writes(func, args, kwargs)
+    func, bound = op.func, op.bound
+    written = writes(func, op.args, op.kwargs)
     if not written:
         return
-    bound = bind(func, args, kwargs)
-    outs = {id(t) for t in _tensors(out)}
+    outs = {id(t) for t in op.outs}
     for name in written:
         for t in _tensors(bound.get(name)):
             if id(t) not in outs and not constant:
@@ -73,15 +73,15 @@ def _views_of(walk, t, func, constant: bool = False, constant_block: bool = Fals
             )
 
 
-def unknown_index(walk, func, args, kwargs) -> None:
+def unknown_index(walk, op) -> None:
     """An index whose values the proof does not know (neither constant nor labels it follows)
     may be out of range in the moved call: whether the operation raises, and so the path,
     may depend on it."""
+    func = op.func
     if func not in _SELECTING and func not in _INDEXED:
         return
-    bound = bind(func, args, kwargs)
     for name in ("index", "indices"):
-        for t in _tensors(bound.get(name)):
+        for t in _tensors(op.bound.get(name)):
             a = walk.of(t)
             if not a.const and any(isinstance(m, Halt) for m in a.per):
                 walk.stop_each(
@@ -93,7 +93,7 @@ def unknown_index(walk, func, args, kwargs) -> None:
                 return
 
 
-def shape_read(walk, func, args, kwargs, out) -> None:
+def shape_read(walk, op) -> None:
     """An operation whose output's shape depends on the values (a bool mask's selection,
     ``nonzero`` and ``argwhere`` whatever the dtype, ``masked_select``, and those without a rule
     that torch tags of a dynamic output shape: ``unique``, ``unique_consecutive``): where its moves
@@ -101,7 +101,8 @@ def shape_read(walk, func, args, kwargs, out) -> None:
     moved call."""
     import torch
 
-    bools = any(t.dtype == torch.bool for t in _tensors((args, kwargs)))
+    func = op.func
+    bools = any(t.dtype == torch.bool for t in op.tensors)
     # ``nonzero`` has a rule for its moves, yet its length is the count of the values not zero
     dynamic = torch.Tag.data_dependent_output in func.tags or (
         torch.Tag.dynamic_output_shape in func.tags and (lookup(func) is None or func not in _SELECTING)
@@ -111,7 +112,7 @@ def shape_read(walk, func, args, kwargs, out) -> None:
     # the shape comes from the masks (a selection by bools) or from every input: where it depends on
     # the random points, another draw has another shape, which the code may read (``.shape``, ``len``)
     # and branch on without any operation the walk or the moved call (which keeps the count) sees
-    deciding = [t for t in _tensors((args, kwargs)) if t.dtype == torch.bool] if bools else _tensors((args, kwargs))
+    deciding = [t for t in op.tensors if t.dtype == torch.bool] if bools else op.tensors
     if any(walk.of(t).free for t in deciding):
         walk.stop_everywhere(
             f"a shape that depends on the values of the points ({_op_text(func)}): another "
@@ -119,7 +120,7 @@ def shape_read(walk, func, args, kwargs, out) -> None:
             "asks_value",
         )
         return
-    for a in (walk.values.get(t) for t in _tensors(out)):
+    for a in (walk.values.get(t) for t in op.outs):
         if a is not None and not a.const and any(isinstance(m, Halt) for m in a.per):
             walk.stop_each(f"a shape that depends on the values ({_op_text(func)})", "asks_value", a.per)
             return

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from gdlcheck.code.prover import effects, held, own, sight, unwritten
 from gdlcheck.code.prover import moves as mv
+from gdlcheck.code.prover.facts import BELOW_FLOAT64, may_write, no_dropout, selects, tagged
 from gdlcheck.code.prover.table import Halt, bind, lookup, writes
 from gdlcheck.code.prover.values import _SHAPE_ONLY, Abstract, _op_text, _scalar_result, own_dispatch, user_line
 from gdlcheck.layers.proofs import Role
@@ -43,11 +45,19 @@ class Op:
     outs: list
     inputs: list = field(default_factory=list)  # the walk's abstract value of each tensor argument
 
-    @property
+    # what several guards read, found once per operation (the guards do not change the call's arguments)
+    @cached_property
     def seeded(self) -> bool:
-        import torch
+        return tagged(self.func, "nondeterministic_seeded") and not no_dropout(self.func, self.bound)
 
-        return torch.Tag.nondeterministic_seeded in self.func.tags and not _no_dropout(self)
+    @cached_property
+    def bound(self) -> dict:
+        """The arguments by name (:func:`~gdlcheck.code.prover.table.bind`); read, never changed."""
+        return bind(self.func, self.args, self.kwargs)
+
+    @cached_property
+    def rule(self):
+        return lookup(self.func)
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,9 @@ class Guard:
     sentence: str
     check: Callable[..., bool]
     after: bool = False
+    # whether the check can do anything for an overload, by its schema and tags alone (None: it may, for
+    # any): where it says no, the walk does not run the check for that overload (:func:`plan`)
+    applies: Callable[[OpOverload], bool] | None = None
 
 
 def _budget(walk, op: Op) -> bool:
@@ -117,7 +130,7 @@ def _foreign_write(walk, op: Op) -> bool:
     import torch
 
     for name in writes(op.func, op.args, op.kwargs):
-        target = bind(op.func, op.args, op.kwargs).get(name)
+        target = op.bound.get(name)
         if isinstance(target, torch.Tensor) and walk.of(target).foreign:  # the next call sees the write
             name = walk.of(target).origin or "a tensor the call did not make"
             walk.stop_everywhere(f"the call changes state: {name} (written by {_op_text(op.func)})", "state")
@@ -145,9 +158,7 @@ def _made_here() -> str:
 
 
 def _data_shape(walk, op: Op) -> bool:
-    import torch
-
-    if torch.Tag.data_dependent_output not in op.func.tags or lookup(op.func) is not None:
+    if not tagged(op.func, "data_dependent_output") or op.rule is not None:
         return False
     if not all(walk.knowable(t) for t in op.tensors):
         walk.stop_everywhere(f"the code asks for a value ({_op_text(op.func)})", "asks_value")
@@ -162,7 +173,7 @@ def _random(walk, op: Op) -> bool:
 
 
 def _shape_only_rule(walk, op: Op) -> bool:
-    found = lookup(op.func)
+    found = op.rule
     if found is None or not getattr(found, "constant", False):
         return False
     for t in op.outs:
@@ -171,7 +182,7 @@ def _shape_only_rule(walk, op: Op) -> bool:
 
 
 def _no_rule(walk, op: Op) -> bool:
-    if lookup(op.func) is not None:
+    if op.rule is not None:
         return False
     halt = Halt(walk.place() or _op_text(op.func), _op_text(op.func), "no_op_rule")
     for t in op.outs:  # but for a generator that leaves every input as it is: the output stays too
@@ -183,26 +194,26 @@ def _no_rule(walk, op: Op) -> bool:
 
 
 def _rule(walk, op: Op) -> bool:
-    walk._apply(lookup(op.func), op.func, op.args, op.kwargs, op.out, op.before or {})
+    walk._apply(op.rule, op.func, op.args, op.kwargs, op.out, op.before or {})
     return True
 
 
 def _aliasing(walk, op: Op) -> bool:
     if walk.everywhere is None:
-        effects.aliases(walk, op.func, op.args, op.kwargs, op.out, all(a.const for a in op.inputs))
+        effects.aliases(walk, op, all(a.const for a in op.inputs))
     return False
 
 
 def _rounding(walk, op: Op) -> bool:
     if not walk.rounded:
-        walk.rounded = any(t.dtype in _BELOW_FLOAT64 for t in op.outs)
+        walk.rounded = any(t.dtype in BELOW_FLOAT64 for t in op.outs)
     return False
 
 
 def _selection(walk, op: Op) -> bool:
     if walk.everywhere is None:
-        effects.shape_read(walk, op.func, op.args, op.kwargs, op.out)
-        effects.unknown_index(walk, op.func, op.args, op.kwargs)
+        effects.shape_read(walk, op)
+        effects.unknown_index(walk, op)
     return False
 
 
@@ -244,12 +255,14 @@ GUARDS = (
         "where it is, a count or a maximum over every moving axis, is the same in the moved call, "
         "which must read it alike).",
         _value_read,
+        applies=lambda func: func not in _SHAPE_ONLY,  # a shape's value is the same in every call
     ),
     Guard(
         "foreign write",
         "A write into a tensor the call did not make is seen by the next call, which may then "
         "compute something else: the proof stops.",
         _foreign_write,
+        applies=may_write,  # writes nothing: nothing to check
     ),
     Guard("constant", "An operation of constants gives a constant, the same in the moved call.", _constant),
     Guard(
@@ -257,8 +270,14 @@ GUARDS = (
         "An operation whose output's shape depends on values, with no rule, is followed only "
         "where those values are the same in every call.",
         _data_shape,
+        applies=lambda func: tagged(func, "data_dependent_output"),  # its check starts with this tag
     ),
-    Guard("random", "A random draw differs between calls: what it reaches is not known.", _random),
+    Guard(
+        "random",
+        "A random draw differs between calls: what it reaches is not known.",
+        _random,
+        applies=lambda func: tagged(func, "nondeterministic_seeded"),  # what torch tags random (Op.seeded)
+    ),
     Guard("shape only", "An operation whose result depends only on shapes gives a constant.", _shape_only_rule),
     Guard("no rule", "An operation without a rule: what it returns is not known.", _no_rule),
     Guard(
@@ -273,6 +292,7 @@ GUARDS = (
         "A write changes every view of what it writes: those views are no longer known.",
         _aliasing,
         after=True,
+        applies=may_write,  # writes nothing: no view changes
     ),
     Guard(
         "selection",
@@ -280,6 +300,7 @@ GUARDS = (
         "call: the proof stops where its moves are not known.",
         _selection,
         after=True,
+        applies=selects,  # the cases effects.shape_read and unknown_index look at
     ),
     Guard(
         "writes seen",
@@ -287,6 +308,7 @@ GUARDS = (
         "once the operation returns.",
         _writes_seen,
         after=True,
+        applies=lambda func: func.is_view or may_write(func),  # sight.count_writes counts these only
     ),
     Guard(
         "written",
@@ -295,6 +317,9 @@ GUARDS = (
         "under the buffer's moves.",
         unwritten.wrote,
         after=True,
+        # writes nothing: no cell is written (the fresh buffer's mark, walk.vacuous, is set only for a
+        # write, whose own "written" clears it)
+        applies=may_write,
     ),
     Guard(
         "rounding",
@@ -307,6 +332,27 @@ GUARDS = (
 # the guards the walk runs before an operation's rule applies, and those it runs after (the effects)
 BEFORE = tuple(g for g in GUARDS if not g.after)
 AFTER = tuple(g for g in GUARDS if g.after)
+
+
+def plan(func) -> tuple[tuple[Guard, ...], tuple[Guard, ...]]:
+    """The guards of :data:`BEFORE` and :data:`AFTER` the walk runs for an overload: all but those
+    whose ``applies`` says they can do nothing for it, found once per overload (where that cannot be
+    found, every guard)."""
+    try:
+        return _PLANS[func]
+    except KeyError:
+        pass
+    except TypeError:  # not hashable
+        return BEFORE, AFTER
+    try:
+        found = tuple(tuple(g for g in gs if g.applies is None or g.applies(func)) for gs in (BEFORE, AFTER))
+    except Exception:  # an operation without a schema or tags: every guard runs
+        return BEFORE, AFTER
+    _PLANS[func] = found
+    return found  # type: ignore[return-value]
+
+
+_PLANS: dict = {}
 
 # What the proof checks around the call (gdlcheck.code.prover.prove), for what no guard of an operation sees
 CALL_CHECKS = (
@@ -342,36 +388,3 @@ CALL_CHECKS = (
         "does not, the module does not commute with g: the check fails, with this counterexample.",
     ),
 )
-
-
-def _no_dropout(op: Op) -> bool:
-    """An operation torch tags random only for its dropout (attention kernels) draws nothing when
-    its dropout probability is 0; a dropout outside training (``train=False``) draws nothing."""
-    bound = bind(op.func, op.args, op.kwargs)
-    names = bound  # every argument of the schema, by name
-    if op.func.overloadpacket in _DROPOUTS and "train" in names:  # dropout kept whole (inference mode)
-        return bound.get("train") is False
-    if "dropout_p" not in names:
-        return False
-    return not bound.get("dropout_p")
-
-
-def _dropouts():
-    import torch
-
-    aten = torch.ops.aten
-    return frozenset({aten.dropout, aten.feature_dropout, aten.alpha_dropout, aten.feature_alpha_dropout})
-
-
-_DROPOUTS = _dropouts()
-
-
-def _below_float64():
-    import torch
-
-    return frozenset(
-        t for t in vars(torch).values() if isinstance(t, torch.dtype) and t.is_floating_point and t.itemsize < 8
-    ) | frozenset({torch.complex64, torch.complex32})
-
-
-_BELOW_FLOAT64 = _below_float64()

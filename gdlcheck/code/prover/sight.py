@@ -37,7 +37,7 @@ import bisect
 import functools
 import gc
 
-from gdlcheck.code.prover.table import Halt, bind
+from gdlcheck.code.prover.table import Halt
 from gdlcheck.code.prover.values import Abstract, _op_text, _storage_object, _tensors, content_digest, user_line
 from gdlcheck.layers.proofs import Role
 
@@ -210,7 +210,7 @@ def count_writes(walk, op) -> None:
             walk.values.share_version(t, op.tensors[0])
     if not names:
         return
-    bound = bind(op.func, op.args, op.kwargs)
+    bound = op.bound
     values = walk.values
     for t in _tensors([bound.get(name) for name in names]):
         family = values.family(t)

@@ -35,7 +35,7 @@ import numpy as np
 
 from gdlcheck.code.prover import moves as mv
 from gdlcheck.code.prover import regions
-from gdlcheck.code.prover.table import Halt, bind, out_arguments, writes
+from gdlcheck.code.prover.table import Halt, out_arguments, writes
 from gdlcheck.code.prover.values import _SHAPE_ONLY, Abstract, _tensors
 
 
@@ -210,7 +210,7 @@ def reads(walk, op) -> bool:
         return True
     if not walk.unwritten or op.func.is_view or op.func in _SHAPE_ONLY:
         return False
-    bound = bind(op.func, op.args, op.kwargs)
+    bound = op.bound
     targets = _targets(op, bound)
     for t in op.tensors:
         if not any(t is w for w in targets) and walk.unwritten.touches(t):
@@ -231,7 +231,7 @@ def wrote(walk, op) -> bool:
     walk.vacuous = None
     if not walk.unwritten or walk.everywhere is not None:
         return False
-    bound = bind(op.func, op.args, op.kwargs)
+    bound = op.bound
     targets = _targets(op, bound)
     chosen = [t for name in ("index", "indices") for t in _tensors(bound.get(name))]
     known = not any(walk.of(t).free for t in chosen)

@@ -27,7 +27,7 @@ import numpy as np
 
 from gdlcheck.code.prover import conditions, held
 from gdlcheck.code.prover import moves as mv
-from gdlcheck.code.prover.guards import AFTER, BEFORE, Op
+from gdlcheck.code.prover.guards import Op, plan
 from gdlcheck.code.prover.sight import Sight, meet, stop_if_written
 from gdlcheck.code.prover.table import (
     CONSTANT,
@@ -203,8 +203,8 @@ class Walk:
         return out
 
     def step(self, func, args, kwargs, out, before=None) -> None:
-        """One operation: the guards of :data:`~gdlcheck.code.prover.guards.GUARDS`, in order, until one
-        settles it (the last applies its rule), then the guards that run after."""
+        """One operation: the guards of :func:`~gdlcheck.code.prover.guards.plan` (those of ``GUARDS`` that
+        apply to its overload), in order, until one settles it (the last applies its rule), then the after ones."""
         op = Op(func, args, kwargs, out, before or {}, list(_tensors((args, kwargs))), list(_tensors(out)))
         for t in [t for t in op.tensors if all(t is not o for o in op.outs)]:  # met before the outputs join
             self.of(t)  # `made`, where a view of a tensor there before the proof would look made by the call
@@ -212,14 +212,14 @@ class Walk:
         self.signature.append((func, tuple(_shape(t) for t in op.outs), path_key(func, args, kwargs)))
         # before the rule: an in-place operation's output is its argument, which the rule rewrites
         free = any(a is not None and a.free for a in (self.values.get(t) for t in op.tensors))
-        for guard in BEFORE:
+        for guard in plan(func)[0]:
             if guard.check(self, op):
                 break
         for t in op.outs:  # before the effects: a container refilled by a write reads it
             a = self.values.get(t)
             if a is not None and not a.const:
                 a.free = free
-        for guard in AFTER:
+        for guard in plan(func)[1]:
             guard.check(self, op)
 
     def unit(self, module, inputs, output) -> None:
