@@ -111,6 +111,8 @@ def _foreign_type(walk, op: Op) -> bool:
 
 def _unseen_write(walk, op: Op) -> bool:
     walk.returned = op.outs
+    if not any(sight.written_unseen(walk, t) for t in op.tensors):  # the usual answer, without the message
+        return False
     return sight.stop_if_written(walk, op.tensors, f"used by {_op_text(op.func)}")
 
 
@@ -194,7 +196,7 @@ def _no_rule(walk, op: Op) -> bool:
 
 
 def _rule(walk, op: Op) -> bool:
-    walk._apply(op.rule, op.func, op.args, op.kwargs, op.out, op.before or {})
+    walk._apply(op.rule, op)
     return True
 
 

@@ -255,13 +255,13 @@ class Walk:
         for t in outs:
             self.values[t] = Abstract(False, [halt] * len(self.gens))
 
-    def _apply(self, found, func, args, kwargs, out, before: dict) -> None:
+    def _apply(self, found, op) -> None:
         """Each output's moves, per generator: the rule gives one per top-level output (a tensor,
         a None, or a list of tensors for a split), in order."""
-        if any(t.is_nested for t in _tensors((args, kwargs, out))):  # ragged: no rule sees its shape
+        func, out, before, bound = op.func, op.out, op.before, dict(op.bound)  # (the guards' bound: a copy)
+        if any(t.is_nested for t in op.tensors + op.outs):  # ragged: no rule sees its shape
             halt = Halt(self.place() or _op_text(func), f"{_op_text(func)} (on a nested tensor)", "no_op_rule")
-            return self._halt_outputs(list(_tensors(out)), halt)
-        bound = bind(func, args, kwargs)
+            return self._halt_outputs(op.outs, halt)
         for name in out_arguments(func) + overwritten(func):  # an out= buffer, or copy_'s self, is written
             bound.pop(name, None)  # whole: its old values do not count
             before.pop(name, None)
