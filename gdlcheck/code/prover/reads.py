@@ -1,9 +1,10 @@
 """The patches of a traced call that watch values read outside torch's operations
-(:func:`~gdlcheck.code.prover.patches.traced_call` opens them, under its lock): the tensor
-methods that read values or run Python on them, the setter of ``Tensor.data``, a tensor's number
-protocol, and the kernel of ``tensor_split`` by a tensor of indices.  Reading a tensor that
-depends on the inputs stops the proof; each patch acts only for the thread that holds the lock
-(``owner``) and is put back as it was, whatever the call raises.
+(:func:`~gdlcheck.code.prover.patches.patched` opens them once per proof, under its lock): the
+tensor methods that read values or run Python on them, the setter of ``Tensor.data``, a tensor's
+number protocol, and the kernel of ``tensor_split`` by a tensor of indices.  Reading a tensor that
+depends on the inputs stops the proof; each patch reports to the walk of the traced call running
+(``watch.walk``; between a proof's calls, none: it passes through), acts only for the thread that
+holds the lock (``owner``), and is put back as it was, whatever the calls raise.
 """
 
 from __future__ import annotations
