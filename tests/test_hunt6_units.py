@@ -175,3 +175,24 @@ def test_an_operation_with_a_kernel_of_the_programs_is_not_proved(sigmoid_of_the
 
 def test_torchs_own_sigmoid_stays_proved():
     assert gdlcheck.verify_callable(Sigmoid(), "cyclic", shape=(8, 2), method="exact").verdict == "holds"
+
+
+class Agreeable(str):
+    """A padding mode equal to every string and different from none: torch's code reads "zeros"
+    (no padding of its own), the theorem read "circular"."""
+
+    __hash__ = str.__hash__
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+
+def test_a_unit_reads_its_attributes_as_torchs_types(monkeypatch):
+    monkeypatch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)  # the rules alone
+    module = Positions()
+    module.conv.padding_mode = Agreeable("circular")
+    assert not _shift_commutes(module, 8, 1)
+    assert gdlcheck.verify_callable(module, "cyclic", shape=(8, 2), method="exact").verdict != "holds"

@@ -156,7 +156,18 @@ def _foreign(obj) -> bool:
         return False
     if isinstance(f, type):
         return users_class(f)
-    return users(f) if hasattr(f, "__code__") else True
+    if not hasattr(f, "__code__"):
+        return True
+    return not f.__code__.co_filename.startswith(_torchs_folder()) and users(f)  # torch wherever installed
+
+
+@functools.lru_cache(maxsize=1)
+def _torchs_folder() -> str:
+    import os
+
+    import torch
+
+    return os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 
 
 def kernels_of_the_program() -> frozenset:

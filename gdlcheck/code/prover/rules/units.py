@@ -33,7 +33,8 @@ def circular_convolution(module, moves, x, out):
     that move (a group convolution's rotation axis), are followed where the kernel keeps them
     (:func:`grid_conv.turned_convolution`)."""
     spatial = len(module.kernel_size)
-    if module.padding_mode != "circular" or any(s != 1 for s in module.stride):
+    plain = type(module.padding_mode) is str and all(type(s) is int for s in module.stride)  # compared as torch's
+    if not plain or module.padding_mode != "circular" or any(s != 1 for s in module.stride):
         raise NotUnit("not a circular convolution of stride 1")
     if tuple(out.shape[-spatial:]) != tuple(x.shape[-spatial:]):
         raise NotUnit("a circular convolution that changes the length")
