@@ -307,8 +307,6 @@ def prepare_module(module, dtype: str = "float64"):
         parameters are on the ``meta`` device (no values), or if its device cannot run
         ``dtype``.
     """
-    import torch
-
     depth = check_size(module)
     _check_device(module, dtype)
     try:
@@ -319,7 +317,7 @@ def prepare_module(module, dtype: str = "float64"):
             f"cannot copy the module {type(module).__name__} to run it in {dtype} ({type(err).__name__}: {err})"
         ) from err
     with torch_bridge.room_for(depth, _COPY_FRAMES_PER_LEVEL):
-        clone = clone.to(dtype=getattr(torch, dtype)).eval()
+        clone = torch_bridge.in_dtype(clone, dtype).eval()
     torch_bridge.remember_nesting(clone, depth)
     return clone
 

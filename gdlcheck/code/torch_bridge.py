@@ -196,6 +196,29 @@ def sparse_to_torch(A, layout: Layout | str = Layout.COO, dtype=None, device=Non
     return T.to(device=device) if device is not None else T
 
 
+def in_dtype(module, dtype: str):
+    """``module.to(dtype)`` (``module`` is gdlcheck's own copy) with its complex parameters and
+    buffers kept complex, in the complex type of the same precision: torch's ``Module.to`` with a
+    real dtype drops their imaginary parts, and the copy would compute something else."""
+    torch = _torch()
+    complex_ = {"float64": torch.complex128, "float32": torch.complex64}[dtype]
+    params = [(p, p.detach().clone()) for p in module.parameters() if p.is_complex()]
+    buffers = [
+        (module.get_submodule(name.rpartition(".")[0]), name.rpartition(".")[2], b.detach().clone())
+        for name, b in module.named_buffers()
+        if b.is_complex()
+    ]
+    with warnings.catch_warnings():  # the parts dropped here are put back below
+        warnings.filterwarnings("ignore", message="Casting complex values to real")
+        module = module.to(dtype=_dtype(dtype))
+    with torch.no_grad():
+        for p, value in params:
+            p.data = value.to(complex_)
+    for owner, name, value in buffers:
+        setattr(owner, name, value.to(complex_))
+    return module
+
+
 def largest_entry(module) -> float:
     """The largest finite ``|entry|`` of a torch module's floating parameters and buffers: the
     magnitude rounding is measured against."""
