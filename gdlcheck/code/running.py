@@ -317,7 +317,9 @@ def prepare_module(module, dtype: str = "float64"):
             f"cannot copy the module {type(module).__name__} to run it in {dtype} ({type(err).__name__}: {err})"
         ) from err
     with torch_bridge.room_for(depth, _COPY_FRAMES_PER_LEVEL):
-        clone = torch_bridge.in_dtype(clone, dtype).eval()
+        clone = torch_bridge.in_dtype(clone, dtype)
+    torch_bridge.check_same(module, clone)
+    clone = clone.eval()
     torch_bridge.remember_nesting(clone, depth)
     return clone
 

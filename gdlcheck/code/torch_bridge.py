@@ -18,6 +18,7 @@ hooks on every submodule, for finding the one that breaks the symmetry.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sys
 import threading
 import types
@@ -217,6 +218,34 @@ def in_dtype(module, dtype: str):
     for owner, name, value in buffers:
         setattr(owner, name, value.to(complex_))
     return module
+
+
+_PLAIN = (bool, int, float, complex, str, bytes, type(None))
+
+
+def check_same(module, clone) -> None:
+    """The copy that runs is the module: the same classes, and each plain attribute (a number, a
+    string, a flag) the same, submodule by submodule.  A class's own ``__deepcopy__``,
+    ``__reduce_ex__``, ``__getstate__``, ``to`` or ``_apply`` could make another module (a flag
+    cleared), and the check would be of that one."""
+    pairs = itertools.zip_longest(
+        module.named_modules(remove_duplicate=False), clone.named_modules(remove_duplicate=False)
+    )
+    for mine, copied in pairs:
+        if mine is None or copied is None or mine[0] != copied[0] or type(mine[1]) is not type(copied[1]):
+            raise CallableError(f"the copy of the module {type(module).__name__} is not the module (its submodules)")
+        ours, theirs = vars(mine[1]), vars(copied[1])
+        for name, value in ours.items():
+            if isinstance(value, _PLAIN) and not _alike(value, theirs.get(name, _MISSING)):
+                where = f"{mine[0]}.{name}" if mine[0] else name
+                raise CallableError(f"the copy of the module {type(module).__name__} is not the module ({where})")
+
+
+_MISSING = object()
+
+
+def _alike(a, b) -> bool:
+    return type(a) is type(b) and (a == b or (a != a and b != b))  # NaN is NaN here
 
 
 def largest_entry(module) -> float:
