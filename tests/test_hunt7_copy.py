@@ -2,11 +2,12 @@
 
 gdlcheck checks a copy of the user's module (``copy.deepcopy``, then ``Module.to(float64)``).
 A class of the program can make that copy another module: its own ``__deepcopy__``,
-``__reduce_ex__`` or ``__getstate__``, or a ``to`` or ``_apply`` that clears a flag on the way.
+``__reduce_ex__`` or ``__getstate__``, or a ``to`` or ``_apply`` that clears a flag (or fills a
+mask buffer) on the way.
 Each module below adds the first point's row, ``x[0]``, to every row (not equivariant) while its
 flag ``bad`` is set, and its copy had the flag cleared, lost the attribute, or was of another
 class: both methods said ``holds``.  The copy is now compared with the module, submodule by
-submodule (the classes and each plain attribute), and a copy that differs is an input error.
+submodule (the classes, each plain attribute, each parameter and buffer), and a copy that differs is an input error.
 ``eval`` is left out of the comparison: the check is of the module in eval mode (docs/code.md)."""
 
 import copy
@@ -74,6 +75,24 @@ class OwnReduce(Flagged):
         return (Plain, ())
 
 
+class OwnApplyFillsAMask(torch.nn.Module):
+    """``lin(x)`` on the first point only (a mask laid along the points); its ``_apply`` fills the
+    mask with ones on the way, and the copy is ``lin(x)``, which the proof proved."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 3)
+        self.register_buffer("mask", (torch.arange(8) == 0).float()[:, None])
+
+    def forward(self, x):
+        return self.lin(x) * self.mask
+
+    def _apply(self, fn, recurse=True):
+        out = super()._apply(fn, recurse)
+        self.mask.fill_(1.0)
+        return out
+
+
 def _moves(module) -> bool:
     x = torch.randn(8, 3, generator=torch.Generator().manual_seed(0))
     g = torch.tensor([1, 0, 2, 3, 4, 5, 6, 7])
@@ -81,7 +100,9 @@ def _moves(module) -> bool:
         return torch.allclose(module(x[g]), module(x)[g])
 
 
-@pytest.mark.parametrize("cls", [OwnDeepcopy, OwnGetstate, OwnTo, OwnApply, OwnReduce], ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", [OwnDeepcopy, OwnGetstate, OwnTo, OwnApply, OwnReduce, OwnApplyFillsAMask], ids=lambda c: c.__name__
+)
 @pytest.mark.parametrize("method", ["exact", "auto"])
 def test_a_copy_that_is_another_module_is_refused(cls, method):
     module = cls()

@@ -18,7 +18,6 @@ hooks on every submodule, for finding the one that breaks the symmetry.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import sys
 import threading
 import types
@@ -224,33 +223,36 @@ _PLAIN = (bool, int, float, complex, str, bytes, type(None))
 
 
 def check_same(module, clone) -> None:
-    """The copy that runs is the module: the same classes, and each plain attribute (a number, a
-    string, a flag) the same, submodule by submodule.  A class's own ``__deepcopy__``,
-    ``__reduce_ex__``, ``__getstate__``, ``to`` or ``_apply`` could make another module (a flag
-    cleared), and the check would be of that one."""
-    pairs = itertools.zip_longest(
-        module.named_modules(remove_duplicate=False), clone.named_modules(remove_duplicate=False)
-    )
-    compiled = _torch().jit.ScriptModule  # copied by torch's own code, into another jit class
-    for mine, copied in pairs:
-        if mine is None or copied is None or mine[0] != copied[0]:
-            raise CallableError(f"the copy of the module {type(module).__name__} is not the module (its submodules)")
-        if isinstance(mine[1], compiled) and isinstance(copied[1], compiled):
+    """The copy that runs is the module: the same classes, each plain attribute (a number, a
+    string, a flag) and each parameter and buffer the same, submodule by submodule.  A class's own
+    ``__deepcopy__``, ``__reduce_ex__``, ``__getstate__``, ``to`` or ``_apply`` could make another
+    module (a flag cleared, a mask filled), and the check would be of that one.  A jit module is
+    copied by torch's own code, into another jit class: its attributes are jit's."""
+    torch, said = _torch(), f"the copy of the module {type(module).__name__} is not the module"
+    mine, copied = (list(m.named_modules(remove_duplicate=False)) for m in (module, clone))
+    if [key for key, _ in mine] != [key for key, _ in copied]:
+        raise CallableError(f"{said} (its submodules)")
+    for (key, a), (_, b) in zip(mine, copied):
+        if isinstance(a, torch.jit.ScriptModule) and isinstance(b, torch.jit.ScriptModule):
             continue
-        if type(mine[1]) is not type(copied[1]):
-            raise CallableError(f"the copy of the module {type(module).__name__} is not the module (its submodules)")
-        ours, theirs = vars(mine[1]), vars(copied[1])
-        for name, value in ours.items():
-            if isinstance(value, _PLAIN) and not _alike(value, theirs.get(name, _MISSING)):
-                where = f"{mine[0]}.{name}" if mine[0] else name
-                raise CallableError(f"the copy of the module {type(module).__name__} is not the module ({where})")
-
-
-_MISSING = object()
+        if type(a) is not type(b):
+            raise CallableError(f"{said} ({key or 'its class'})")
+        for name, value in vars(a).items():
+            if isinstance(value, _PLAIN) and not _alike(value, vars(b).get(name, _alike)):
+                raise CallableError(f"{said} ({key + '.' if key else ''}{name})")
+    theirs = dict((*clone.named_parameters(), *clone.named_buffers()))
+    for key, value in (*module.named_parameters(), *module.named_buffers()):
+        if key not in theirs or not _same_values(value, theirs[key]):
+            raise CallableError(f"{said} ({key})")
 
 
 def _alike(a, b) -> bool:
     return type(a) is type(b) and (a == b or (a != a and b != b))  # NaN is NaN here
+
+
+def _same_values(a, b) -> bool:
+    a, b = (t.detach().to_dense() if t.layout != _torch().strided else t.detach() for t in (a, b.to(a.dtype)))
+    return a.shape == b.shape and bool(_torch().equal(a, b) or (a.is_floating_point() and a.allclose(b, 0, 0, True)))
 
 
 def largest_entry(module) -> float:
