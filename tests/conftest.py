@@ -22,6 +22,22 @@ settings.register_profile("explore", deadline=None, max_examples=200)
 settings.load_profile("default-derandomized")
 
 
+WHOLE_MODULE_SLOW = "\npytestmark = pytest.mark.slow\n"
+
+
+def pytest_ignore_collect(collection_path: pathlib.Path, config) -> bool | None:
+    """The fast loop (``pytest -m "not slow"``) does not import a test module marked slow as a whole
+    (``pytestmark = pytest.mark.slow`` at its top level): all its tests would be deselected, and its
+    imports (PyG's catalogue, the coverage models: seconds) would be paid by every worker for none.
+    Any other mark expression collects everything."""
+    if config.getoption("markexpr", "").split() != ["not", "slow"]:
+        return None
+    if collection_path.suffix == ".py" and collection_path.name.startswith("test_"):
+        if WHOLE_MODULE_SLOW in collection_path.read_text(encoding="utf-8"):
+            return True
+    return None
+
+
 def newcomer_env(**extra: str) -> dict[str, str]:
     """The environment for a gdlcheck (or python) subprocess: the parent's, without any
     ``PYTHON*`` variable, as a newcomer's shell has it (no ``PYTHONUNBUFFERED``: standard output
