@@ -13,7 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from rule_samples import F64, D, N, Sample, c  # noqa: E402
-from test_hunt7_broken_rules import _both, _constant, _moving, _square, _verdict  # noqa: E402
+from test_hunt7_broken_rules import _both, _moving, _square, _verdict  # noqa: E402
 
 from gdlcheck.code.prover import moves as mv  # noqa: E402
 from gdlcheck.code.prover import table  # noqa: E402
@@ -40,11 +40,21 @@ def _normed(call):
     return (m, None, None)
 
 
+def _first(call):
+    """A one-axis output said to move as the first axis of the moving input."""
+    return mv.Moves(_moving(call).axes[:1])
+
+
+def _swapped(call):
+    """The moves of a two-axis input, its axes swapped: a layout that undoes a transpose it did not."""
+    return mv.Moves(tuple(reversed(_moving(call).axes)))
+
+
 def _zeros():
     return torch.zeros(N, D, dtype=F64)
 
 
-# key -> (a use that is not equivariant (or not invariant), a subtly wrong rule; None: _constant(key))
+# key -> (a use that is not equivariant (or not invariant), a subtly wrong rule; None: _still)
 CASES = {
     # scans along the points read as elementwise, or as moving their values and indices alike
     aten.cumprod.default: (Sample(lambda x: x.cumprod(0)), elementwise),
@@ -92,6 +102,26 @@ CASES = {
     aten.std.correction: (_inv(lambda x: x.std(1)), None),
     aten.any.dim: (_inv(lambda x: (x > 0).any(1).double()), None),
     aten.all.dim: (_inv(lambda x: (x < 1).all(1).double()), None),
+    aten.masked_fill_.Tensor: (
+        Sample(lambda x: x.clone().masked_fill_(c(N, D) > 0.5, torch.tensor(0.5, dtype=F64))),
+        _moving,
+    ),
+    aten.index_put.default: (Sample(lambda x: aten.index_put(x, [ROWS[:1]], torch.tensor(0.0, dtype=F64))), _moving),
+    aten.scatter.value: (Sample(lambda x: x.scatter(1, CYCLE[:, None] % D, 0.0)), _moving),
+    aten.scatter_.value: (Sample(lambda x: x.clone().scatter_(1, CYCLE[:, None] % D, 0.0)), _moving),
+    aten.embedding.default: (Sample(lambda x: aten.embedding(x, ROWS)), _moving),
+    aten.diagonal.default: (Sample(lambda x: torch.diagonal(x @ c(D, N))[:, None] + x), _first),
+    # a layout read with the wrong axis moving
+    aten.view.default: (Sample(lambda x: x.T.contiguous().view(N, D)), _swapped),
+    aten.expand.default: (Sample(lambda x: x[:, :1].T.expand(N, N).contiguous()[:, :D]), _swapped),
+    # a piece of the points read as fixed
+    aten.split.Tensor: (_inv(lambda x: x.split(3)[0]), None),
+    aten.slice.Tensor: (_inv(lambda x: x[1:3]), None),
+    aten.unbind.int: (_inv(lambda x: x.unbind(0)[0]), None),
+    aten.max.dim: (_inv(lambda x: x.max(1).values), None),
+    aten.min.dim: (_inv(lambda x: x.min(1).values), None),
+    aten.var_mean.correction: (_inv(lambda x: torch.var_mean(x, 1)[1]), None),
+    aten.count_nonzero.dim_IntList: (_inv(lambda x: torch.count_nonzero(x > 0, dim=[1])), None),
     # a reduction over the channels read as one over the points: its output said fixed
     aten.mean.dim: (_inv(lambda x: x.mean(1)), None),
     aten.amax.default: (_inv(lambda x: x.amax(1)), None),
@@ -106,9 +136,17 @@ CASES = {
 }
 
 
+def _still(call):
+    """Every output said to be fixed: a reduction over the channels read as one over the points,
+    or a piece of the points read as if it did not depend on which points are where."""
+    if isinstance(call.out, (list, tuple)):
+        return type(call.out)(mv.still(t.dim()) for t in call.out)
+    return mv.still(call.out.dim())
+
+
 def _broken(key):
     wrong = CASES[key][1]
-    return wrong if wrong is not None else _constant(key)
+    return wrong if wrong is not None else _still
 
 
 @pytest.mark.parametrize("key", list(CASES), ids=str)
