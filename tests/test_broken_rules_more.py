@@ -40,6 +40,16 @@ def _normed(call):
     return (m, None, None)
 
 
+def _inference(fn):
+    """The sample in inference mode, where torch keeps ``layer_norm`` whole."""
+
+    def run(x):
+        with torch.inference_mode():
+            return fn(x)
+
+    return run
+
+
 def _first(call):
     """A one-axis output said to move as the first axis of the moving input."""
     return mv.Moves(_moving(call).axes[:1])
@@ -114,6 +124,14 @@ CASES = {
     # a layout read with the wrong axis moving
     aten.view.default: (Sample(lambda x: x.T.contiguous().view(N, D)), _swapped),
     aten.expand.default: (Sample(lambda x: x[:, :1].T.expand(N, N).contiguous()[:, :D]), _swapped),
+    aten._unsafe_view.default: (Sample(lambda x: aten._unsafe_view((x.T * 2).contiguous(), (N, D))), _swapped),
+    # an elementwise operation (where, add) with a fixed operand laid along the points, read as one
+    # with constants broadcast along the channels only
+    table.POINTWISE: (Sample(lambda x: torch.where(c(N, D) > 0.5, x, 0.0)), _moving),
+    aten.add.Tensor: (Sample(lambda x: aten.add.Tensor(x, c(N, D))), _moving),
+    aten.glu.default: (_inv(lambda x: aten.glu(x, 0)), None),
+    aten.layer_norm.default: (Sample(_inference(lambda x: F.layer_norm(x.t(), (N,), c(N), c(N)).t())), _moving),
+    aten.linear.default: (Sample(_inference(lambda x: F.linear(x.t(), c(N, N)).t())), _moving),
     # a piece of the points read as fixed
     aten.split.Tensor: (_inv(lambda x: x.split(3)[0]), None),
     aten.slice.Tensor: (_inv(lambda x: x[1:3]), None),
@@ -144,12 +162,16 @@ def _still(call):
     return mv.still(call.out.dim())
 
 
+def _name(key):
+    return "POINTWISE" if key is table.POINTWISE else str(key)
+
+
 def _broken(key):
     wrong = CASES[key][1]
     return wrong if wrong is not None else _still
 
 
-@pytest.mark.parametrize("key", list(CASES), ids=str)
+@pytest.mark.parametrize("key", list(CASES), ids=_name)
 def test_the_negative_sample_is_not_equivariant_and_its_rule_does_not_prove_it(key, monkeypatch):
     sample = CASES[key][0]
     x = torch.as_tensor(np.random.default_rng(3).standard_normal((N, D)))
@@ -161,7 +183,7 @@ def test_the_negative_sample_is_not_equivariant_and_its_rule_does_not_prove_it(k
     assert _verdict(sample, rules_alone=True, monkeypatch=monkeypatch) != "holds"
 
 
-@pytest.mark.parametrize("key", list(CASES), ids=str)
+@pytest.mark.parametrize("key", list(CASES), ids=_name)
 def test_a_broken_rule_proves_the_negative_sample_and_the_moved_call_refutes_it(key, monkeypatch):
     sample = CASES[key][0]
     with monkeypatch.context() as patch:
