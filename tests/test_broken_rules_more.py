@@ -35,7 +35,7 @@ def _stacked(call):
 
 
 def _normed(call):
-    """``layer_norm`` over the points read as elementwise (its mean and rstd too)."""
+    """A norm whose statistics or weights are along the points, read as elementwise (its other outputs fixed)."""
     m = _moving(call)
     return (m, None, None)
 
@@ -132,12 +132,32 @@ CASES = {
     aten.glu.default: (_inv(lambda x: aten.glu(x, 0)), None),
     aten.layer_norm.default: (Sample(_inference(lambda x: F.layer_norm(x.t(), (N,), c(N), c(N)).t())), _moving),
     aten.linear.default: (Sample(_inference(lambda x: F.linear(x.t(), c(N, N)).t())), _moving),
+    aten.index_reduce_.default: (
+        Sample(lambda x: _zeros().index_reduce_(0, ROWS, x, "amax", include_self=False)),
+        _moving,
+    ),
+    aten._sparse_addmm.default: (Sample(lambda x: torch.sparse.mm(c(N, N).to_sparse(), x)), _moving),
+    aten._trilinear.default: (Sample(lambda x: F.bilinear(x, c(N, D), c(3, D, D), c(3))), _moving),
+    aten._prelu_kernel.default: (Sample(lambda x: aten._prelu_kernel(x.t(), c(N)).t()), _moving),
+    aten._native_batch_norm_legit_no_training.default: (
+        Sample(
+            lambda x: aten._native_batch_norm_legit_no_training(x[None], c(N), c(N), c(N), c(N).abs() + 1, 0.1, 1e-5)[
+                0
+            ][0]
+        ),
+        _normed,
+    ),
+    aten.native_batch_norm.default: (
+        Sample(lambda x: aten.native_batch_norm(x[None], c(N), c(N), c(N), c(N).abs() + 1, False, 0.1, 1e-5)[0][0]),
+        _normed,
+    ),
     # a piece of the points read as fixed
     aten.split.Tensor: (_inv(lambda x: x.split(3)[0]), None),
     aten.slice.Tensor: (_inv(lambda x: x[1:3]), None),
     aten.unbind.int: (_inv(lambda x: x.unbind(0)[0]), None),
     aten.max.dim: (_inv(lambda x: x.max(1).values), None),
     aten.min.dim: (_inv(lambda x: x.min(1).values), None),
+    aten.std_mean.correction: (_inv(lambda x: torch.std_mean(x, 1)[0]), None),
     aten.var_mean.correction: (_inv(lambda x: torch.var_mean(x, 1)[1]), None),
     aten.count_nonzero.dim_IntList: (_inv(lambda x: torch.count_nonzero(x > 0, dim=[1])), None),
     # a reduction over the channels read as one over the points: its output said fixed
