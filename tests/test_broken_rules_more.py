@@ -7,13 +7,18 @@ structural), or to be fixed (a reduction read over the wrong axis).  The real ru
 call's cross-check off, must not prove the sample; the broken rule in its place proves it (so the
 first check would catch the break), and the moved call says ``fails``."""
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
 from rule_samples import F64, D, N, Sample, c  # noqa: E402
-from test_hunt7_broken_rules import _both, _moving, _square, _verdict  # noqa: E402
+from test_hunt7_broken_rules import (  # noqa: E402
+    _both,
+    _moving,
+    _square,
+    assert_break_caught,
+    assert_not_equivariant_nor_proved,
+)
 
 from gdlcheck.code.prover import moves as mv  # noqa: E402
 from gdlcheck.code.prover import table  # noqa: E402
@@ -196,20 +201,9 @@ def _broken(key):
 
 @pytest.mark.parametrize("key", list(CASES), ids=_name)
 def test_the_negative_sample_is_not_equivariant_and_its_rule_does_not_prove_it(key, monkeypatch):
-    sample = CASES[key][0]
-    x = torch.as_tensor(np.random.default_rng(3).standard_normal((N, D)))
-    g = torch.tensor([1, 0] + list(range(2, N)))  # the transposition (0 1), a generator of the group
-    with torch.no_grad():
-        fx, fgx = sample.fn(x), sample.fn(x[g])
-    want = fx if sample.expect == "invariant" else fx[g]
-    assert not torch.allclose(fgx, want)
-    assert _verdict(sample, rules_alone=True, monkeypatch=monkeypatch) != "holds"
+    assert_not_equivariant_nor_proved(CASES[key][0], monkeypatch)
 
 
 @pytest.mark.parametrize("key", list(CASES), ids=_name)
 def test_a_broken_rule_proves_the_negative_sample_and_the_moved_call_refutes_it(key, monkeypatch):
-    sample = CASES[key][0]
-    with monkeypatch.context() as patch:
-        patch.setitem(table.RULES, key, _broken(key))
-        assert _verdict(sample, rules_alone=True, monkeypatch=monkeypatch) == "holds"
-        assert _verdict(sample, rules_alone=False, seed=1, monkeypatch=monkeypatch) == "fails"
+    assert_break_caught(key, _broken(key), CASES[key][0], monkeypatch)

@@ -91,9 +91,9 @@ def _broken(key):
     return wrong if wrong is not None else _constant(key)
 
 
-@pytest.mark.parametrize("key", list(CASES), ids=str)
-def test_the_negative_sample_is_not_equivariant_and_its_rule_does_not_prove_it(key, monkeypatch):
-    sample = CASES[key][0]
+def assert_not_equivariant_nor_proved(sample, monkeypatch) -> None:
+    """A float64 trial under the transposition (0 1) shows the negative sample does not commute, and
+    the rules alone do not prove it."""
     x = torch.as_tensor(np.random.default_rng(3).standard_normal((N, D)))
     g = torch.tensor([1, 0] + list(range(2, N)))  # the transposition (0 1), a generator of the group
     with torch.no_grad():
@@ -103,11 +103,20 @@ def test_the_negative_sample_is_not_equivariant_and_its_rule_does_not_prove_it(k
     assert _verdict(sample, rules_alone=True, monkeypatch=monkeypatch) != "holds"
 
 
-@pytest.mark.parametrize("key", list(CASES), ids=str)
-def test_a_broken_rule_proves_the_negative_sample_and_the_moved_call_refutes_it(key, monkeypatch):
-    sample = CASES[key][0]
-    wrong = _broken(key)
+def assert_break_caught(key, wrong, sample, monkeypatch) -> None:
+    """With ``wrong`` in place of the rule of ``key`` the rules alone prove the negative sample (so
+    the check above catches the break), and the moved call refutes it."""
     with monkeypatch.context() as patch:
         patch.setitem(table.RULES, key, wrong)
         assert _verdict(sample, rules_alone=True, monkeypatch=monkeypatch) == "holds"
         assert _verdict(sample, rules_alone=False, seed=1, monkeypatch=monkeypatch) == "fails"
+
+
+@pytest.mark.parametrize("key", list(CASES), ids=str)
+def test_the_negative_sample_is_not_equivariant_and_its_rule_does_not_prove_it(key, monkeypatch):
+    assert_not_equivariant_nor_proved(CASES[key][0], monkeypatch)
+
+
+@pytest.mark.parametrize("key", list(CASES), ids=str)
+def test_a_broken_rule_proves_the_negative_sample_and_the_moved_call_refutes_it(key, monkeypatch):
+    assert_break_caught(key, _broken(key), CASES[key][0], monkeypatch)
