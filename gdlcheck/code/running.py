@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from gdlcheck.code import torch_bridge
+from gdlcheck.code import copies, torch_bridge
 from gdlcheck.code.boundary import Run, describe, raised_by_code
 from gdlcheck.code.input_shape import shape_text
 from gdlcheck.code.trained import load_weights
@@ -318,7 +318,7 @@ def prepare_module(module, dtype: str = "float64"):
         ) from err
     with torch_bridge.room_for(depth, _COPY_FRAMES_PER_LEVEL):
         clone = torch_bridge.in_dtype(clone, dtype)
-    torch_bridge.check_same(module, clone)
+    copies.check_same(module, clone)
     clone = clone.eval()
     torch_bridge.remember_nesting(clone, depth)
     return clone

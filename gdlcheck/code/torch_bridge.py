@@ -219,42 +219,6 @@ def in_dtype(module, dtype: str):
     return module
 
 
-_PLAIN = (bool, int, float, complex, str, bytes, type(None))
-
-
-def check_same(module, clone) -> None:
-    """The copy that runs is the module: the same classes, each plain attribute (a number, a
-    string, a flag) and each parameter and buffer the same, submodule by submodule.  A class's own
-    ``__deepcopy__``, ``__reduce_ex__``, ``__getstate__``, ``to`` or ``_apply`` could make another
-    module (a flag cleared, a mask filled), and the check would be of that one.  A jit module is
-    copied by torch's own code, into another jit class: its attributes are jit's."""
-    torch, said = _torch(), f"the copy of the module {type(module).__name__} is not the module"
-    mine, copied = (list(m.named_modules(remove_duplicate=False)) for m in (module, clone))
-    if [key for key, _ in mine] != [key for key, _ in copied]:
-        raise CallableError(f"{said} (its submodules)")
-    for (key, a), (_, b) in zip(mine, copied):
-        if isinstance(a, torch.jit.ScriptModule) and isinstance(b, torch.jit.ScriptModule):
-            continue
-        if type(a) is not type(b):
-            raise CallableError(f"{said} ({key or 'its class'})")
-        for name, value in vars(a).items():
-            if isinstance(value, _PLAIN) and not _alike(value, vars(b).get(name, _alike)):
-                raise CallableError(f"{said} ({key + '.' if key else ''}{name})")
-    theirs = dict((*clone.named_parameters(), *clone.named_buffers()))
-    for key, value in (*module.named_parameters(), *module.named_buffers()):
-        if key not in theirs or not _same_values(value, theirs[key]):
-            raise CallableError(f"{said} ({key})")
-
-
-def _alike(a, b) -> bool:
-    return type(a) is type(b) and (a == b or (a != a and b != b))  # NaN is NaN here
-
-
-def _same_values(a, b) -> bool:
-    a, b = (t.detach().to_dense() if t.layout != _torch().strided else t.detach() for t in (a, b.to(a.dtype)))
-    return a.shape == b.shape and bool(_torch().equal(a, b) or (a.is_floating_point() and a.allclose(b, 0, 0, True)))
-
-
 def largest_entry(module) -> float:
     """The largest finite ``|entry|`` of a torch module's floating parameters and buffers: the
     magnitude rounding is measured against."""

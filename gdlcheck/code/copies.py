@@ -1,0 +1,166 @@
+"""The copy of a torch module that runs is the module: compared with it once it is made.
+
+gdlcheck checks a copy of the user's module (``copy.deepcopy``, then ``Module.to`` the run's
+dtype, :mod:`gdlcheck.code.running`).  A class of the program can make that copy another module:
+its own ``__deepcopy__``, ``__reduce_ex__`` or ``__getstate__``, or a ``to`` or ``_apply`` that
+clears a flag, fills a mask, or changes an entry of a config object on the way; the check would
+then be of that other module.  :func:`check_same` compares the two, submodule by submodule: the
+classes, every attribute at any depth (plain values, tensors and arrays, inside lists, tuples,
+dicts, sets and the attributes of other objects), each parameter and buffer.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+
+import numpy as np
+
+from gdlcheck.errors import CallableError
+
+_PLAIN = (bool, int, float, complex, str, bytes, type(None))
+# shared, never copied: compared by their type only (a copy of a function is the function)
+_OPAQUE = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.ModuleType,
+    type,
+    staticmethod,
+    classmethod,
+    property,
+)
+# the module's own tables that are compared elsewhere (named_modules, parameters and buffers)
+_TORCH_TABLES = frozenset({"_modules", "_parameters", "_buffers"})
+# objects (containers, tensors, other objects: not plain values) compared at most per check; past
+# it the rest is not compared.  A module holding more stops the proof anyway: its state is past
+# what the prover fingerprints (code.prover.state.MAX_STATE_NODES, the same number)
+MAX_COMPARED = 200_000
+
+
+def _torch():
+    return sys.modules.get("torch")
+
+
+def check_same(module, clone) -> None:
+    """The copy that runs is the module: the same classes, the same attributes at any depth (a
+    flag in a list, a dict or a config object too), and each parameter and buffer the same,
+    submodule by submodule.  A jit module is copied by torch's own code, into another jit class:
+    its attributes are jit's.
+
+    Raises
+    ------
+    CallableError
+        where the copy differs, naming the attribute.
+    """
+    torch, said = _torch(), f"the copy of the module {type(module).__name__} is not the module"
+    mine, copied = (list(m.named_modules(remove_duplicate=False)) for m in (module, clone))
+    if [key for key, _ in mine] != [key for key, _ in copied]:
+        raise CallableError(f"{said} (its submodules)")
+    walk = _Walk()
+    for (key, a), (_, b) in zip(mine, copied):
+        if isinstance(a, torch.jit.ScriptModule) and isinstance(b, torch.jit.ScriptModule):
+            continue
+        if type(a) is not type(b):
+            raise CallableError(f"{said} ({key or 'its class'})")
+        ours, theirs = vars(a), vars(b)
+        for name in sorted(set(ours) ^ set(theirs), key=str):
+            raise CallableError(f"{said} ({key + '.' if key else ''}{name})")
+        for name, value in ours.items():
+            if name not in _TORCH_TABLES and walk.differs(value, theirs[name]):
+                raise CallableError(f"{said} ({key + '.' if key else ''}{name})")
+    theirs = dict((*clone.named_parameters(), *clone.named_buffers()))
+    for key, value in (*module.named_parameters(), *module.named_buffers()):
+        if key not in theirs or not _same_tensor(value, theirs[key]):
+            raise CallableError(f"{said} ({key})")
+
+
+class _Walk:
+    """Two values compared in step, at any depth; a pair met before (a cycle, a shared object) is
+    not compared again, and past :data:`MAX_COMPARED` objects nothing is."""
+
+    def __init__(self) -> None:
+        self.seen: set = set()
+        self.kept: list = []  # the pairs seen, alive until the walk ends (their ids stay theirs)
+        self.left = MAX_COMPARED
+
+    def differs(self, a, b) -> bool:
+        todo = [(a, b)]  # a stack, not recursion: a chain of objects may be deeper than Python recurses
+        while todo:
+            a, b = todo.pop()
+            if type(a) is not type(b):
+                return True
+            if isinstance(a, _PLAIN):
+                if not (a == b or (a != a and b != b)):  # NaN is NaN here
+                    return True
+                continue
+            if isinstance(a, _OPAQUE) or (id(a), id(b)) in self.seen or self.left <= 0:
+                continue
+            self.left -= 1
+            self.seen.add((id(a), id(b)))
+            self.kept.append((a, b))
+            parts = _parts(a, b)
+            if parts is None:
+                return True
+            todo.extend(reversed(parts))
+        return False
+
+
+def _parts(a, b) -> list | None:
+    """The pairs of parts of two objects of one type to compare next (entries, then attributes), or
+    None where they differ already: a tensor's or an array's values, a set's, a container's length."""
+    torch = _torch()
+    if torch is not None and isinstance(a, torch.Tensor):
+        return _pairs(_own_dict(a), _own_dict(b)) if _same_tensor(a, b) else None
+    if isinstance(a, (np.ndarray, np.generic)):
+        return [] if _same_array(a, b) else None
+    if isinstance(a, (set, frozenset)):  # plain entries as a whole; copied objects by their count
+        plain = all(type(x) in _PLAIN for x in a)
+        return [] if (a == b if plain else len(a) == len(b)) else None
+    if isinstance(a, functools.partial):
+        return [((a.func, a.args, a.keywords), (b.func, b.args, b.keywords))]
+    attributes = _pairs(_own_dict(a), _own_dict(b))
+    if attributes is None or (isinstance(a, (list, tuple, dict)) and len(a) != len(b)):
+        return None
+    if isinstance(a, (list, tuple)):
+        return list(zip(a, b)) + attributes
+    if isinstance(a, dict):  # in order: a deep copy keeps it (keys that are objects are copies)
+        return list(zip(a.keys(), b.keys())) + list(zip(a.values(), b.values())) + attributes
+    return attributes
+
+
+def _pairs(ours: dict, theirs: dict) -> list | None:
+    """An object's own attributes (its ``__dict__`` and slots) side by side, or None when their names
+    differ; a value with neither (a C type's object) has none, and is compared by its type only."""
+    if list(ours) != list(theirs):
+        return None
+    return [(ours[k], theirs[k]) for k in ours]
+
+
+def _own_dict(obj) -> dict:
+    out = dict(getattr(obj, "__dict__", None) or {})
+    for cls in type(obj).__mro__:
+        slots = vars(cls).get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
+                out[f"slot {name}"] = getattr(obj, name)
+    return out
+
+
+def _same_array(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    try:
+        return bool(np.array_equal(a, b, equal_nan=bool(np.issubdtype(a.dtype, np.inexact))))
+    except Exception:  # an object array whose entries do not compare: not known to be the same
+        return False
+
+
+def _same_tensor(a, b) -> bool:
+    torch = _torch()
+    if a.device.type == "meta" or b.device.type == "meta":  # no values: the shape and the dtype
+        return a.shape == b.shape and a.dtype == b.dtype
+    a, b = (t.detach().to_dense() if t.layout != torch.strided else t.detach() for t in (a, b.to(a.dtype)))
+    return a.shape == b.shape and bool(torch.equal(a, b) or (a.is_floating_point() and a.allclose(b, 0, 0, True)))

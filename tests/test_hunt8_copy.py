@@ -1,0 +1,188 @@
+"""Eighth soundness hunt (issue 28): a flag inside a container or a config object, changed by the
+class's copy hooks.
+
+The copy that runs (``copy.deepcopy``, then ``Module.to``) was compared with the module on its
+classes, plain attributes, parameters and buffers only.  A flag kept one level down (in a list, a
+dict, a config object's attributes, a tensor attribute that is no buffer), which the class's own
+``__deepcopy__``, ``_apply`` or ``to`` changes on the way, made the copy another module, and the
+check was of that one.  Each module below adds the first point's row ``x[0]`` to every row (not
+equivariant) while its flag is set; the copy has it cleared.  The copy is now compared at any
+depth (plain values, tensors and arrays, in containers and objects' attributes, cycles met once),
+and a copy that differs is an input error."""
+
+import copy
+import types
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import gdlcheck  # noqa: E402
+from gdlcheck.code import copies  # noqa: E402
+from gdlcheck.errors import CallableError  # noqa: E402
+
+
+@dataclass
+class Config:
+    bad: bool = True
+    scale: float = 1.0
+
+
+class Holder(torch.nn.Module):
+    """``lin(x) + x[0]`` while the flag that ``flag()`` reads is set; ``clear`` clears it."""
+
+    def __init__(self, kind: str):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 3)
+        self.kind = kind
+        self.state = {
+            "list": [[True]],
+            "dict": {"opts": {"bad": True}},
+            "config": Config(),
+            "namespace": types.SimpleNamespace(inner=types.SimpleNamespace(bad=True)),
+            "tuple": ({"bad": True},),
+            "tensor": torch.ones(1),
+            "array": np.ones(1),
+        }[kind]
+
+    def flag(self) -> bool:
+        s = self.state
+        return bool(
+            {
+                "list": lambda: s[0][0],
+                "dict": lambda: s["opts"]["bad"],
+                "config": lambda: s.bad,
+                "namespace": lambda: s.inner.bad,
+                "tuple": lambda: s[0]["bad"],
+                "tensor": lambda: s[0] > 0,
+                "array": lambda: s[0] > 0,
+            }[self.kind]()
+        )
+
+    def clear(self) -> None:
+        s = self.state
+        if self.kind == "list":
+            s[0][0] = False
+        elif self.kind == "dict":
+            s["opts"]["bad"] = False
+        elif self.kind == "config":
+            s.bad = False
+        elif self.kind == "namespace":
+            s.inner.bad = False
+        elif self.kind == "tuple":
+            s[0]["bad"] = False
+        else:
+            s[0] = 0
+
+    def forward(self, x):
+        return self.lin(x) + (x[0] if self.flag() else 0)
+
+
+class ClearsOnDeepcopy(Holder):
+    def __deepcopy__(self, memo):
+        new = type(self).__new__(type(self))
+        new.__dict__ = copy.deepcopy(self.__dict__, memo)
+        new.clear()
+        return new
+
+
+class ClearsOnApply(Holder):
+    def _apply(self, fn, recurse=True):
+        self.clear()  # on the copy: gdlcheck calls it on its own copy
+        return super()._apply(fn, recurse)
+
+
+class ClearsOnTo(Holder):
+    def to(self, *args, **kwargs):
+        out = super().to(*args, **kwargs)
+        out.clear()
+        return out
+
+
+KINDS = ["list", "dict", "config", "namespace", "tuple", "tensor", "array"]
+
+
+def _moves(module) -> bool:
+    x = torch.randn(8, 3, generator=torch.Generator().manual_seed(0))
+    g = torch.tensor([1, 0, 2, 3, 4, 5, 6, 7])
+    with torch.no_grad():
+        return torch.allclose(module(x[g]), module(x)[g])
+
+
+@pytest.mark.parametrize("cls", [ClearsOnDeepcopy, ClearsOnApply, ClearsOnTo], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_a_flag_inside_a_container_cleared_by_the_copy_is_refused(cls, kind, method):
+    module = cls(kind)
+    assert module.flag() and not _moves(module)
+    with pytest.raises(CallableError, match=r"is not the module \(state\)"):
+        gdlcheck.verify_callable(module, "symmetric", shape=(8, 3), method=method)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_same_module_copied_faithfully_is_checked_as_it_is(kind):
+    module = Holder(kind)
+    assert gdlcheck.verify_callable(module, "symmetric", shape=(8, 3), method="exact").verdict != "holds"
+    module.clear()
+    assert gdlcheck.verify_callable(module, "symmetric", shape=(8, 3), method="exact").verdict == "holds"
+
+
+class Key:
+    """Hashed by identity: its copy is another key."""
+
+
+class Cycles(torch.nn.Module):
+    """Containers that hold themselves, a shared config, keys that are objects, a set of objects."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 3)
+        loop: list = [1.0]
+        loop.append(loop)
+        shared = Config()
+        self.state = {"loop": loop, "a": shared, "b": shared, Key(): "key", "set": {Key(), "x"}}
+        self.state["self"] = self.state
+
+    def forward(self, x):
+        return self.lin(x)
+
+
+def test_cycles_shared_objects_and_object_keys_are_the_same_in_the_copy():
+    assert gdlcheck.verify_callable(Cycles(), "symmetric", shape=(8, 3), method="exact").verdict == "holds"
+
+
+def test_an_attribute_the_copy_adds_is_refused():
+    class Adds(Holder):
+        def _apply(self, fn, recurse=True):
+            self.extra = 1
+            return super()._apply(fn, recurse)
+
+    with pytest.raises(CallableError, match=r"is not the module \(extra\)"):
+        gdlcheck.verify_callable(Adds("list"), "symmetric", shape=(8, 3), method="exact")
+
+
+def test_a_chain_deeper_than_python_recurses_is_compared():
+    a, b = Holder("list"), Holder("list")
+    b.load_state_dict(a.state_dict())
+    for module in (a, b):
+        chain: list = [True]
+        for _ in range(20_000):
+            chain = [chain]
+        module.chain = chain
+    copies.check_same(a, b)
+    b.chain = b.chain[0]  # one level shorter: False where a list was
+    with pytest.raises(CallableError, match=r"\(chain\)"):
+        copies.check_same(a, b)
+
+
+def test_the_comparison_is_bounded(monkeypatch):
+    """Past the bound nothing more is compared (a module that large stops the proof anyway)."""
+    a, b = Holder("list"), Holder("list")
+    b.load_state_dict(a.state_dict())
+    b.clear()
+    with pytest.raises(CallableError):
+        copies.check_same(a, b)
+    monkeypatch.setattr(copies, "MAX_COMPARED", 1)  # the first object compared: a table of the module's own
+    copies.check_same(a, b)
