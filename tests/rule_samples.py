@@ -203,6 +203,8 @@ SAMPLES = {
     ),  # of the points' values: stops
     aten.ones_like.default: eq(lambda x: torch.ones_like(x) + x),
     aten.permute.default: eq(lambda x: x[None].permute(1, 0, 2)[:, 0]),
+    aten.numpy_T.default: eq(_inference(lambda x: x.T.T + (x.T * 2).T)),
+    aten.contiguous.default: eq(_inference(lambda x: x.T.contiguous().T.contiguous())),
     aten.prod.default: inv(lambda x: x.prod()),
     aten.prod.dim_int: eq(lambda x: x.prod(1)),
     aten.scatter_add.default: inv(
@@ -328,6 +330,8 @@ GRID_SAMPLES = {
     aten._to_copy.default: geq(lambda x: x.float()),
     aten.transpose.int: geq(lambda x: x.transpose(1, 2).transpose(2, 1)),
     aten.t.default: geq(lambda x: x[0].t().t()[None]),
+    aten.numpy_T.default: geq(_inference(lambda x: x * x[0].T.T[None])),
+    aten.contiguous.default: geq(_inference(lambda x: x.transpose(1, 2).contiguous().transpose(1, 2).contiguous())),
     aten.permute.default: geq(lambda x: x.permute(2, 0, 1).permute(1, 2, 0)),
     aten.unsqueeze.default: geq(lambda x: x.unsqueeze(3)[..., 0]),
     aten.squeeze.default: geq(lambda x: x[None].squeeze()),

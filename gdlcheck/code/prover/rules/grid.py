@@ -97,7 +97,7 @@ def flip(call):
     return _flipped(m, {int(d) % max(len(shape), 1) for d in call.args["dims"]}, shape)
 
 
-@turned(aten.alias.default, aten.detach.default, aten.clone.default, aten._to_copy.default)
+@turned(aten.alias.default, aten.detach.default, aten.clone.default, aten._to_copy.default, aten.contiguous.default)
 def same_entries(call):
     m = plain(call.moves["self"])
     return mv.with_order(m.axes, m.order)
@@ -113,7 +113,7 @@ def transpose(call):
     return _permuted(m, rho, nd)
 
 
-@turned(aten.t.default)
+@turned(aten.t.default, aten.numpy_T.default)
 def transpose_2d(call):
     m = plain(call.moves["self"])
     return _permuted(m, list(reversed(range(call.ndim("self")))), call.ndim("self"))

@@ -38,11 +38,16 @@ def cast(call):
 
 
 @rule(
-    aten.alias.default, aten.detach.default, aten.clone.default, aten.lift_fresh.default, aten.lift_fresh_copy.default
+    aten.alias.default,
+    aten.detach.default,
+    aten.clone.default,
+    aten.lift_fresh.default,
+    aten.lift_fresh_copy.default,
+    aten.contiguous.default,
 )
 def same_entries(call):
-    """(``contiguous``, ``reshape``, ``resolve_conj`` and ``resolve_neg`` never reach the walk: torch
-    decomposes them into these before the dispatcher's Python modes.)"""
+    """The same entries (``contiguous`` reaches the walk in inference mode only; ``resolve_conj`` and
+    ``resolve_neg`` never do: torch decomposes them before the dispatcher's Python modes.)"""
     return _same(call)
 
 
@@ -64,8 +69,9 @@ def shaped_like(call):
     other's values, so it is a constant of the call (never called: the walker reads the mark)."""
 
 
-@rule(aten.t.default)
+@rule(aten.t.default, aten.numpy_T.default)  # numpy_T: ``x.T`` kept whole (inference mode)
 def transpose_2d(call):
+    """The axes reversed (``t`` of at most two axes, ``x.T`` of any number)."""
     m = call.moves["self"]
     return mv.Moves(tuple(reversed(m.axes)), m.labels)
 
