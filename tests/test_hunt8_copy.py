@@ -186,3 +186,67 @@ def test_the_comparison_is_bounded(monkeypatch):
         copies.check_same(a, b)
     monkeypatch.setattr(copies, "MAX_COMPARED", 1)  # the first object compared: a table of the module's own
     copies.check_same(a, b)
+
+
+# A class may redefine how torch lists its parts: the copy's checks read torch's own tables.
+def _nothing(self, *args, **kwargs):
+    return iter(())
+
+
+def _itself(self, memo=None, prefix="", remove_duplicate=True):
+    yield prefix, self
+
+
+HIDING = {"named_modules": _itself, "parameters": _nothing, "named_parameters": _nothing}
+HIDING |= {"buffers": _nothing, "named_buffers": _nothing}
+
+
+class Inner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bad = True
+        shift = torch.zeros(8, 1, dtype=torch.complex64)
+        shift[0] = 1j  # on the first point only: |x + i| there
+        self.register_buffer("shift", shift)
+        self.scale = torch.nn.Parameter(torch.full((1,), 1j, dtype=torch.complex64))
+
+
+class ClearsItsFlag(Inner):
+    def _apply(self, fn, recurse=True):
+        self.bad = False
+        return super()._apply(fn, recurse)
+
+
+class Outer(torch.nn.Module):
+    """``lin(x)`` plus ``x[0]`` while the part's flag is set (``part`` is ``"flag"``), or the modulus
+    of ``x`` shifted by ``i`` on the first point and scaled by ``i`` (``"complex"``)."""
+
+    def __init__(self, part: str):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 3)
+        self.inner = ClearsItsFlag() if part == "flag" else Inner()
+        self.part = part
+
+    def forward(self, x):
+        if self.part == "complex":
+            return ((x + self.inner.shift[: x.shape[0]]) * self.inner.scale).abs()
+        return self.lin(x) + (x[0] if self.inner.bad else 0)
+
+
+@pytest.mark.parametrize("name", list(HIDING))
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_a_class_that_hides_its_parts_hides_no_flag_from_the_comparison(name, method):
+    cls = type("Hides", (Outer,), {name: HIDING[name]})
+    module = cls("flag")
+    assert not _moves(module)
+    with pytest.raises(CallableError, match=r"is not the module \(inner\.bad\)"):
+        gdlcheck.verify_callable(module, "symmetric", shape=(8, 3), method=method)
+
+
+@pytest.mark.parametrize("name", list(HIDING))
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_a_class_that_hides_its_parts_keeps_its_complex_weights_complex(name, method):
+    cls = type("Hides", (Outer,), {name: HIDING[name]})
+    module = cls("complex")
+    assert not _moves(module)
+    assert gdlcheck.verify_callable(module, "symmetric", shape=(8, 3), method=method).verdict != "holds"

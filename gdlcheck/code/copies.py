@@ -17,6 +17,7 @@ import types
 
 import numpy as np
 
+from gdlcheck.code.torch_bridge import parts, tensors_of
 from gdlcheck.errors import CallableError
 
 _PLAIN = (bool, int, float, complex, str, bytes, type(None))
@@ -55,7 +56,7 @@ def check_same(module, clone) -> None:
         where the copy differs, naming the attribute.
     """
     torch, said = _torch(), f"the copy of the module {type(module).__name__} is not the module"
-    mine, copied = (list(m.named_modules(remove_duplicate=False)) for m in (module, clone))
+    mine, copied = parts(module), parts(clone)  # torch's tables: a class's own named_modules may hide parts
     if [key for key, _ in mine] != [key for key, _ in copied]:
         raise CallableError(f"{said} (its submodules)")
     walk = _Walk()
@@ -70,8 +71,8 @@ def check_same(module, clone) -> None:
         for name, value in ours.items():
             if name not in _TORCH_TABLES and walk.differs(value, theirs[name]):
                 raise CallableError(f"{said} ({key + '.' if key else ''}{name})")
-    theirs = dict((*clone.named_parameters(), *clone.named_buffers()))
-    for key, value in (*module.named_parameters(), *module.named_buffers()):
+    theirs = {key: t for key, *_, t in tensors_of(clone)}
+    for key, *_, value in tensors_of(module):
         if key not in theirs or not _same_tensor(value, theirs[key]):
             raise CallableError(f"{said} ({key})")
 

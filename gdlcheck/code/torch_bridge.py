@@ -196,26 +196,50 @@ def sparse_to_torch(A, layout: Layout | str = Layout.COO, dtype=None, device=Non
     return T.to(device=device) if device is not None else T
 
 
+def parts(module) -> list:
+    """``(qualified name, submodule)`` of the module and each submodule, once each, in the order of
+    ``named_modules``, read from torch's own table (``_modules``): a class that redefines
+    ``named_modules`` or ``parameters`` hides no part from the copy's checks."""
+    out, todo, seen = [], [("", module)], set()
+    while todo:
+        name, m = todo.pop()
+        if id(m) in seen:
+            continue
+        seen.add(id(m))
+        out.append((name, m))
+        children = vars(m).get("_modules") or getattr(m, "_modules", None) or {}
+        todo.extend(reversed([(f"{name}.{k}" if name else k, c) for k, c in children.items() if c is not None]))
+    return out
+
+
+def tensors_of(module) -> list:
+    """``(qualified name, owner, name, tensor)`` of each parameter and buffer, by :func:`parts`."""
+    out = []
+    for key, m in parts(module):
+        for table in ("_parameters", "_buffers"):
+            for name, t in (vars(m).get(table) or getattr(m, table, None) or {}).items():
+                if t is not None:
+                    out.append((f"{key}.{name}" if key else name, m, table, name, t))
+    return out
+
+
 def in_dtype(module, dtype: str):
     """``module.to(dtype)`` (``module`` is gdlcheck's own copy) with its complex parameters and
     buffers kept complex, in the complex type of the same precision: torch's ``Module.to`` with a
     real dtype drops their imaginary parts, and the copy would compute something else."""
     torch = _torch()
     complex_ = {"float64": torch.complex128, "float32": torch.complex64}[dtype]
-    params = [(p, p.detach().clone()) for p in module.parameters() if p.is_complex()]
-    buffers = [
-        (module.get_submodule(name.rpartition(".")[0]), name.rpartition(".")[2], b.detach().clone())
-        for name, b in module.named_buffers()
-        if b.is_complex()
-    ]
+    found = [(t, owner, table, name, t.detach().clone()) for _, owner, table, name, t in tensors_of(module)]
+    found = [item for item in found if item[0].is_complex()]
     with warnings.catch_warnings():  # the parts dropped here are put back below
         warnings.filterwarnings("ignore", message="Casting complex values to real")
         module = module.to(dtype=_dtype(dtype))
-    with torch.no_grad():
-        for p, value in params:
-            p.data = value.to(complex_)
-    for owner, name, value in buffers:
-        setattr(owner, name, value.to(complex_))
+    for p, owner, table, name, value in found:
+        if table == "_parameters":
+            with torch.no_grad():
+                p.data = value.to(complex_)
+        else:
+            getattr(owner, table)[name] = value.to(complex_)
     return module
 
 
