@@ -250,3 +250,72 @@ def test_a_class_that_hides_its_parts_keeps_its_complex_weights_complex(name, me
     module = cls("complex")
     assert not _moves(module)
     assert gdlcheck.verify_callable(module, "symmetric", shape=(8, 3), method=method).verdict != "holds"
+
+
+class Liar(str):
+    """A string equal to every string (its own ``==``), with an attribute of its own."""
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = str.__hash__
+
+
+class Tagged(float):
+    def __eq__(self, other):
+        return True
+
+
+class Mode(torch.nn.Module):
+    """``lin(x) + x[0]`` while ``mode`` reads ``"bad"``, or while its ``strict`` attribute is set."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 3)
+        self.mode = Liar("bad")
+        self.mode.strict = True
+        self.scale = Tagged(1.0)
+
+    def forward(self, x):
+        bad = str.__eq__(self.mode, "bad") or getattr(self.mode, "strict", False)
+        return self.lin(x) * float(self.scale) + (x[0] if bad else 0)
+
+
+class ModeChangedOnApply(Mode):
+    def _apply(self, fn, recurse=True):
+        self.mode = Liar("good")
+        self.mode.strict = True
+        return super()._apply(fn, recurse)
+
+
+class StrictClearedOnApply(Mode):
+    def _apply(self, fn, recurse=True):
+        self.mode.strict = False
+        return super()._apply(fn, recurse)
+
+
+class ScaleChangedOnApply(Mode):
+    def _apply(self, fn, recurse=True):
+        self.scale = Tagged(2.0)
+        return super()._apply(fn, recurse)
+
+
+@pytest.mark.parametrize(
+    ("cls", "where"),
+    [(ModeChangedOnApply, "mode"), (StrictClearedOnApply, "mode"), (ScaleChangedOnApply, "scale")],
+    ids=lambda v: getattr(v, "__name__", v),
+)
+def test_a_plain_value_of_a_subclass_is_compared_by_its_plain_type_and_its_attributes(cls, where):
+    """The subclass's own ``==`` says every value is equal: it does not decide."""
+    with pytest.raises(CallableError, match=rf"is not the module \({where}\)"):
+        gdlcheck.verify_callable(cls(), "symmetric", shape=(8, 3), method="exact")
+
+
+def test_a_subclass_value_copied_faithfully_is_the_same():
+    module = Mode()
+    module.mode.strict = False
+    module.mode = Liar("good")
+    assert gdlcheck.verify_callable(module, "symmetric", shape=(8, 3), method="exact").verdict == "holds"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import sys
 import types
+from typing import Any
 
 import numpy as np
 
@@ -92,10 +93,12 @@ class _Walk:
             a, b = todo.pop()
             if type(a) is not type(b):
                 return True
-            if isinstance(a, _PLAIN):
+            if type(a) in _PLAIN:
                 if not (a == b or (a != a and b != b)):  # NaN is NaN here
                     return True
                 continue
+            if isinstance(a, _PLAIN) and not _same_plain(a, b):  # a subclass: its own == may lie
+                return True
             if isinstance(a, _OPAQUE) or (id(a), id(b)) in self.seen or self.left <= 0:
                 continue
             self.left -= 1
@@ -106,6 +109,13 @@ class _Walk:
                 return True
             todo.extend(reversed(parts))
         return False
+
+
+def _same_plain(a, b) -> bool:
+    """Two values of one subclass of a plain type, by the plain type's own ``==`` (a subclass's
+    ``__eq__`` is the program's: a ``str`` equal to every string); their attributes come next."""
+    base: Any = next(t for t in type(a).__mro__ if t in _PLAIN)
+    return base.__eq__(a, b) is True or (base.__ne__(a, a) is True and base.__ne__(b, b) is True)
 
 
 def _parts(a, b) -> list | None:
