@@ -265,9 +265,11 @@ def largest_entry(module) -> float:
             if values.layout != _torch().strided:  # a sparse buffer (a stored adjacency): its stored entries
                 values = values.to_dense()
             values = values.abs()
-            values = values[values.isfinite()]
-            if values.numel():
-                largest = max(largest, float(values.max()))
+            top = float(values.max())  # finite unless an entry is inf or NaN (max keeps a NaN)
+            if top != top or top == float("inf"):  # then the finite ones, picked out
+                values = values[values.isfinite()]
+                top = float(values.max()) if values.numel() else 0.0
+            largest = max(largest, top)
     return largest
 
 
