@@ -8,6 +8,7 @@ entry (a NaN against a NaN) never disagree."""
 import types
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -78,3 +79,21 @@ def test_the_error_and_its_scale_are_the_masked_definitions(data):
     *_, found_err, found_rel, found_magnitude = found
     assert (found_err, found_magnitude) == (err, magnitude)
     assert found_rel == (err / scale if scale > 0 and np.isfinite(err) else float("inf"))
+
+
+def test_a_module_with_infinite_outputs_that_round_otherwise_elsewhere_is_proved():
+    """Its sums round otherwise in the moved call (another order), its infinities are the same: the
+    comparison saw an infinite error with no entry past the bound, and the proof raised."""
+    torch = pytest.importorskip("torch")
+    import gdlcheck
+
+    class SumAndItsSign(torch.nn.Module):
+        def forward(self, x):
+            s = x.sum(0)
+            return torch.stack([s, s * float("inf")])
+
+    for seed in range(3):
+        found = gdlcheck.verify_callable(
+            SumAndItsSign(), "symmetric", shape=(64, 3), expect="invariant", method="exact", seed=seed
+        )
+        assert found.verdict == "holds"
