@@ -97,3 +97,18 @@ def test_a_module_with_infinite_outputs_that_round_otherwise_elsewhere_is_proved
             SumAndItsSign(), "symmetric", shape=(64, 3), expect="invariant", method="exact", seed=seed
         )
         assert found.verdict == "holds"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(ENTRIES, min_size=1, max_size=6), st.lists(ENTRIES, min_size=1, max_size=3))
+def test_the_largest_entry_is_the_largest_finite_magnitude_of_the_parameters_and_buffers(weights, kept):
+    """The magnitude rounding is read against: the largest finite ``|entry|`` (0 where none is finite)."""
+    torch = pytest.importorskip("torch")
+    from gdlcheck.code import torch_bridge
+
+    module = torch.nn.Module()
+    module.weight = torch.nn.Parameter(torch.tensor(weights, dtype=torch.float64))
+    module.register_buffer("kept", torch.tensor(kept, dtype=torch.float32))
+    module.register_buffer("count", torch.tensor([2**40]))  # not floating: not a magnitude of rounding
+    every = np.abs(np.array(weights + [float(np.float32(v)) for v in kept]))
+    assert torch_bridge.largest_entry(module) == float(np.max(every, initial=0.0, where=np.isfinite(every)))

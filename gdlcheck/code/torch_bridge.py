@@ -264,11 +264,10 @@ def largest_entry(module) -> float:
             values = tensor.detach()
             if values.layout != _torch().strided:  # a sparse buffer (a stored adjacency): its stored entries
                 values = values.to_dense()
-            values = values.abs()
-            top = float(values.max())  # finite unless an entry is inf or NaN (max keeps a NaN)
+            top = float(values.abs().max())  # finite unless an entry is inf or NaN (max keeps a NaN)
             if top != top or top == float("inf"):  # then the finite ones, picked out
-                values = values[values.isfinite()]
-                top = float(values.max()) if values.numel() else 0.0
+                finite = values.abs()[values.isfinite()]
+                top = float(finite.max()) if finite.numel() else 0.0
             largest = max(largest, top)
     return largest
 
