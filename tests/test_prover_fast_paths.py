@@ -5,6 +5,8 @@ sorted and distinct; ``table.bind`` and ``table.writes`` read each operation's s
 ``values._tensors`` is a list.  Each is checked against the plain computation it replaces.
 """
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -188,3 +190,34 @@ def test_a_fixed_constant_is_told_in_one_comparison_as_the_mask_tells_it(entries
     assert (found is None) == (not bool(differs.any()))
     if found is not None:
         assert found[0] == (int(torch.nonzero(differs)[0][0]),)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data(), st.integers(2, 12), st.integers(0, 2), st.booleans())
+def test_a_constant_is_read_where_a_permutation_moves_it_as_the_mask_tells_it(data, n, axis, swap_only):
+    """Along one axis, ``first_moved`` reads only the slices a permutation moving at most half of it
+    moves: the same answer, and the same first entry, as the mask over the whole constant."""
+    from gdlcheck.code.prover import conditions
+
+    shape = [3, 3, 3]
+    shape[axis] = n
+    kinds = data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))  # slices alike where kinds agree
+    value = torch.stack([torch.full(shape[:axis] + shape[axis + 1 :], float(k)) for k in kinds], axis)
+    value = value.to(torch.float64)
+    if data.draw(st.booleans()):  # one entry of one slice otherwise (-0.0: its bits differ)
+        at = tuple(data.draw(st.integers(0, s - 1)) for s in shape)
+        value[at] = -0.0 if value[at] == 0 else float("nan")
+    if swap_only:  # a few transpositions: the support path
+        p = np.arange(n)
+        for _ in range(data.draw(st.integers(0, 2))):
+            i, j = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
+            p[[i, j]] = p[[j, i]]
+    else:
+        p = np.asarray(data.draw(st.permutations(range(n))))
+    axes = {axis: p}
+    with mock.patch.object(conditions, "SUPPORT_FROM", 0):  # read on their own at any size
+        found = conditions.first_moved(value, axes)
+    differs = _moved_entries(value, axes)
+    assert (found is None) == (not bool(differs.any()))
+    if found is not None:
+        assert found[0] == (int(torch.nonzero(differs)[0][axis]),)

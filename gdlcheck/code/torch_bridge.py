@@ -252,10 +252,11 @@ def largest_entry(module) -> float:
             values = tensor.detach()
             if values.layout != _torch().strided:  # a sparse buffer (a stored adjacency): its stored entries
                 values = values.to_dense()
-            values = values.abs()
-            values = values[values.isfinite()]
-            if values.numel():
-                largest = max(largest, float(values.max()))
+            top = float(values.abs().max())  # finite unless an entry is inf or NaN (max keeps a NaN)
+            if top != top or top == float("inf"):  # then the finite ones, picked out
+                finite = values.abs()[values.isfinite()]
+                top = float(finite.max()) if finite.numel() else 0.0
+            largest = max(largest, top)
     return largest
 
 

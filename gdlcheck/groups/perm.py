@@ -73,8 +73,12 @@ def identity(n: int) -> Perm:
 
 
 def shift(n: int) -> Perm:
-    """The unit shift ``j -> j + 1 mod n``."""
-    return tuple((j + 1) % n for j in range(n))
+    """The unit shift ``j -> j + 1 mod n``.
+
+    >>> shift(4)
+    (1, 2, 3, 0)
+    """
+    return (*range(1, n), 0) if n else ()
 
 
 def then(p: Perm, q: Perm) -> Perm:

@@ -12,6 +12,8 @@ def first_moved(value, axes: dict):
 
     if value.layout != torch.strided:  # a sparse constant (a stored adjacency): compared as the matrix it is
         value = value.to_dense()
+    if len(axes) == 1 and _fixed_off_support(value, *next(iter(axes.items()))):
+        return None
     moved = value
     for a, p in axes.items():
         moved = moved.index_select(a, torch.as_tensor(p, dtype=torch.long, device=value.device))
@@ -29,6 +31,32 @@ def first_moved(value, axes: dict):
     for a in axes:
         at[a] = int(axes[a][where[a]])
     return entry, image, (_number(value[tuple(where)]), _number(value[tuple(at)]))
+
+
+# entries of a constant from which the slices a permutation moves are read on their own (below, the whole
+# comparison costs no more than finding them)
+SUPPORT_FROM = 16_384
+
+
+def _fixed_off_support(value, axis: int, p) -> bool:
+    """Along one axis, only the slices a permutation moves can differ (a transposition moves two of
+    4,000 nodes; a relabelling leaves most edges where they are): True when each of them holds what
+    its image holds, bit for bit, read where the permutation moves at most half the axis (else, and
+    where one differs, the whole comparison below decides and finds the entry)."""
+    import numpy as np
+    import torch
+
+    if value.numel() < SUPPORT_FROM or not -value.dim() <= axis < value.dim():
+        return False
+    p = np.asarray(p)
+    if p.ndim != 1 or len(p) != value.shape[axis]:
+        return False
+    moving = np.flatnonzero(p != np.arange(len(p)))
+    if 2 * len(moving) > len(p):
+        return False
+    index = torch.as_tensor(moving, dtype=torch.long, device=value.device)
+    image = torch.as_tensor(p[moving], dtype=torch.long, device=value.device)
+    return torch.equal(_bits(value.index_select(axis, image)), _bits(value.index_select(axis, index)))
 
 
 def _bits(t):

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gdlcheck.code import torch_bridge
 from gdlcheck.code.prover import arguments, patches, state, values
 from gdlcheck.code.prover import moves as mv
+from gdlcheck.code.prover.compare import disagreement as _disagreement
 from gdlcheck.code.prover.guards import OverBudget
 from gdlcheck.code.prover.sight import Sight, stop_if_written
 from gdlcheck.code.prover.table import Halt
@@ -46,8 +46,6 @@ from gdlcheck.layers.proofs import (
     Untraced,
     generator_text,
 )
-from gdlcheck.scale import SUBNORMAL_STEP
-from gdlcheck.tolerances import DEFAULT_TOL, ROUNDING, SUBNORMAL_ULPS
 
 # operations one traced call may dispatch; past them the call is stopped (a 5,000-layer Sequential
 # of activations dispatches 5,000)
@@ -215,48 +213,6 @@ def _moved_call(walk: Walk, layer, module, signature, X, g, out, watch) -> tuple
             return None
         return _disagreement(layer, signature, g, X, first, second, walk.rounded or again.rounded)
     return None
-
-
-def _disagreement(layer, signature, g, X, first: np.ndarray, second: np.ndarray, low: bool) -> tuple | None:
-    """``f(g X)`` (``second``, flat) against ``g f(X)`` (``first`` moved), where they differ past the
-    tolerance of the layer's dtype (the trials' measure) and past rounding (ulps of the largest
-    magnitude on the way: the inputs, the outputs, the module's parameters; float32's where an
-    operation of the calls made a float below float64, ``low``, else float64's): the first
-    entry that differs so, in the output's own coordinates, its two values, the largest error,
-    the relative error and the magnitude; else None."""
-    target = first if signature.invariant else signature.move_output(g, first)
-    if target.shape != second.shape:
-        return (), None, None, None, float("inf"), float("inf"), 0.0
-    with np.errstate(all="ignore"):
-        diff = np.abs(second - target)
-        if not diff.size or np.array_equal(second, target, equal_nan=True):
-            return None
-        finite = np.isfinite(diff)
-        scale = max(
-            float(np.max(np.abs(second), initial=0.0, where=np.isfinite(second))),
-            float(np.max(np.abs(target), initial=0.0, where=np.isfinite(target))),
-        )
-        err = float(np.max(diff)) if finite.all() else float("inf")
-        magnitude = max(scale, float(np.max(np.abs(X))) if X.size else 0.0, torch_bridge.largest_entry(layer.f))
-        tol = DEFAULT_TOL.get(layer.dtype, DEFAULT_TOL["float64"])
-        bound = max(
-            ROUNDING["float32" if low else "float64"] * magnitude,
-            SUBNORMAL_ULPS * second.size * SUBNORMAL_STEP,
-            tol * scale,
-        )
-        if err <= bound:
-            return None
-        same = (second == target) | (np.isnan(second) & np.isnan(target))
-        k = int(np.flatnonzero(~same & ~(diff <= bound))[0])
-    entry = np.unravel_index(k, diff.shape)
-    output, where = signature.locate(entry)
-    rel = err / scale if scale > 0 and np.isfinite(err) else float("inf")
-    return (tuple(int(v) for v in where), output, _number(target[entry]), _number(second[entry]), err, rel, magnitude)
-
-
-def _number(x) -> float | None:
-    x = float(x)
-    return x if np.isfinite(x) else None
 
 
 # --------------------------------------------------------------------------- the conclusion
