@@ -1,12 +1,12 @@
 """Eighth soundness hunt (issue 28): code that tells gdlcheck's copy from the module.
 
 gdlcheck proves a copy of the user's module.  Code that asks whether it is *the* module (a
-``weakref.WeakSet`` of instances its ``__init__`` filled, a set of ``id(self)``, ``self is
-MODELS[0]``) and adds the first point's row ``x[0]`` when it is (not equivariant) runs the other
-branch in the copy, which no registry holds: exact and auto said ``holds`` (n = 8 and 1400).
-The state the proof fingerprints (what the module's code reaches) is now searched for the user's
-module and its parts, a weak reference to one, or the id of one; found, the proof stops with
-that reason."""
+``weakref.WeakSet`` of instances its ``__init__`` filled, a set of ``id(self)`` or of
+``hash(self)``, ``self is MODELS[-1]``, a submodule as a weak key) and adds the first point's row
+``x[0]`` when it is (not equivariant) runs the other branch in the copy, which no registry holds:
+exact and auto said ``holds`` (n = 8 and 1400).  The state the proof fingerprints (what the
+module's code reaches) is now searched for the user's module and its parts, a weak reference to
+one, or the id or default hash of one; found, the proof stops with that reason."""
 
 import weakref
 
@@ -43,6 +43,19 @@ class ItsId(torch.nn.Module):
 
     def forward(self, x):
         return self.lin(x) + (x[0] if id(self) in IDS else 0)
+
+
+HASHES: set = set()
+
+
+class ItsHash(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 3)
+        HASHES.add(hash(self))
+
+    def forward(self, x):
+        return self.lin(x) + (x[0] if hash(self) in HASHES else 0)
 
 
 class Itself(torch.nn.Module):
@@ -83,7 +96,7 @@ def _moves(module, n=8) -> bool:
         return torch.allclose(module(x[g]), module(x)[g])
 
 
-@pytest.mark.parametrize("cls", [InRegistry, ItsId, Itself, ItsPart], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", [InRegistry, ItsId, ItsHash, Itself, ItsPart], ids=lambda c: c.__name__)
 @pytest.mark.parametrize("n", [8, 1400])
 @pytest.mark.parametrize("method", ["exact", "auto"])
 def test_code_that_can_tell_the_copy_from_the_module_is_not_proved(cls, n, method):

@@ -63,9 +63,11 @@ def remember_original(clone, module) -> None:
     """Keep the identities of the user's module, its submodules, parameters and buffers for the
     copy made of it (those the copy shares left out): code that holds one of them (a registry its
     ``__init__`` filled, ``id(self)`` kept, ``self is MODEL``) can tell the copy from the module."""
-    shared = {id(m) for _, m in parts(clone)} | {id(t) for *_, t in tensors_of(clone)}
-    ours = {id(m) for _, m in parts(module)} | {id(t) for *_, t in tensors_of(module)}
-    _ORIGINALS[clone] = frozenset(ours - shared)
+    mine = [m for _, m in parts(clone)] + [t for *_, t in tensors_of(clone)]
+    theirs = [m for _, m in parts(module)] + [t for *_, t in tensors_of(module)]
+    shared = {id(x) for x in mine}
+    # by id, and by the default hash (id rotated), which code may keep as well
+    _ORIGINALS[clone] = frozenset(key for x in theirs if id(x) not in shared for key in (id(x), object.__hash__(x)))
 
 
 def originals(clone) -> frozenset:
