@@ -319,3 +319,57 @@ def test_a_subclass_value_copied_faithfully_is_the_same():
     module.mode.strict = False
     module.mode = Liar("good")
     assert gdlcheck.verify_callable(module, "symmetric", shape=(8, 3), method="exact").verdict == "holds"
+
+
+class HidesItsEntries(dict):
+    """A dict that lists no entry through its own methods."""
+
+    def keys(self):
+        return iter(())
+
+    def values(self):
+        return iter(())
+
+    def items(self):
+        return iter(())
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 0
+
+
+class HidingList(list):
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 0
+
+
+class Hidden(torch.nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 3)
+        self.kind = kind
+        self.box = HidesItsEntries(bad=True) if kind == "dict" else HidingList([True])
+
+    def flag(self):
+        return dict.__getitem__(self.box, "bad") if self.kind == "dict" else list.__getitem__(self.box, 0)
+
+    def forward(self, x):
+        return self.lin(x) + (x[0] if self.flag() else 0)
+
+    def _apply(self, fn, recurse=True):
+        if self.kind == "dict":
+            dict.__setitem__(self.box, "bad", False)
+        elif list.__len__(self.box):  # (deepcopy itself, iterating it, copied no entry)
+            list.__setitem__(self.box, 0, False)
+        return super()._apply(fn, recurse)
+
+
+@pytest.mark.parametrize("kind", ["dict", "list"])
+def test_a_container_that_hides_its_entries_from_its_own_methods_is_compared_by_its_base_type(kind):
+    with pytest.raises(CallableError, match=r"is not the module \(box\)"):
+        gdlcheck.verify_callable(Hidden(kind), "symmetric", shape=(8, 3), method="exact")

@@ -160,18 +160,27 @@ def _parts(a, b) -> list | None:
     if isinstance(a, (np.ndarray, np.generic)):
         return [] if _same_array(a, b) else None
     if isinstance(a, (set, frozenset)):  # plain entries as a whole; copied objects by their count
-        plain = all(type(x) in _PLAIN for x in a)
-        return [] if (a == b if plain else len(a) == len(b)) else None
+        left, right = frozenset(_entries(a)), frozenset(_entries(b))  # a subclass's own methods may lie
+        plain = all(type(x) in _PLAIN for x in left)
+        return [] if (frozenset.__eq__(left, right) if plain else len(left) == len(right)) else None
     if isinstance(a, functools.partial):
         return [((a.func, a.args, a.keywords), (b.func, b.args, b.keywords))]
     attributes = _pairs(_own_dict(a), _own_dict(b))
-    if attributes is None or (isinstance(a, (list, tuple, dict)) and len(a) != len(b)):
+    if attributes is None:
         return None
-    if isinstance(a, (list, tuple)):
-        return list(zip(a, b)) + attributes
-    if isinstance(a, dict):  # in order: a deep copy keeps it (keys that are objects are copies)
-        return list(zip(a.keys(), b.keys())) + list(zip(a.values(), b.values())) + attributes
+    if isinstance(a, (list, tuple, dict)):  # the entries as the base type holds them (a subclass's may lie)
+        ours, theirs = _entries(a), _entries(b)
+        return None if len(ours) != len(theirs) else list(zip(ours, theirs)) + attributes
     return attributes
+
+
+def _entries(value: Any) -> list:
+    """A container's entries (a dict's keys and values, in order) read with its base type's own
+    methods: a subclass may redefine its iteration, ``keys`` or ``len`` to hide an entry."""
+    if isinstance(value, dict):
+        return [x for pair in dict.items(value) for x in pair]
+    base: Any = next((t for t in (list, tuple, set, frozenset) if isinstance(value, t)), None)
+    return [] if base is None else list(base.__iter__(value))
 
 
 def _pairs(ours: dict, theirs: dict) -> list | None:
