@@ -351,6 +351,9 @@ class _Fingerprint:
     def _container(self, value):
         """A list, tuple, set or dict (or a subclass) by its items: a set's sorted, the others in order."""
         of = self.of
+        if type(value) not in _CONTAINERS:  # a subclass's own methods may hide an entry: its base type's read it
+            base = next(t for t in (list, tuple, set, frozenset, collections.OrderedDict, dict) if isinstance(value, t))
+            value = base(base.items(value)) if issubclass(base, dict) else base(base.__iter__(value))
         if isinstance(value, (list, tuple)):
             return (type(value).__name__, tuple([of(v) for v in value]))
         if isinstance(value, (set, frozenset)):
