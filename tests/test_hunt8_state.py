@@ -4,7 +4,9 @@ The state fingerprint read a container subclass's entries through its own ``item
 iteration.  A ``dict`` (or ``list``) subclass that lists no entry that way, and copies faithfully,
 kept a call counter the fingerprint never saw: the module returned ``x`` for three calls and
 ``x + x[0]`` after, and exact and auto said ``holds`` (n = 8 and 1400).  The entries of a
-subclass are now read with its base type's own methods."""
+subclass are now read with its base type's own methods.  Likewise a counter rebound to values of
+a ``str`` or ``int`` subclass whose ``==`` says every value is equal: the snapshots compared
+equal; such a value is now read by its base type's ``repr``."""
 
 import copy
 
@@ -73,3 +75,47 @@ class Counter(torch.nn.Module):
 @pytest.mark.parametrize("method", ["exact", "auto"])
 def test_a_counter_hidden_from_the_containers_own_methods_stops_the_proof(kind, n, method):
     assert gdlcheck.verify_callable(Counter(kind), "symmetric", shape=(n, 3), method=method).verdict != "holds"
+
+
+class EqualToAll(str):
+    """A string equal to every value by its own ``==``."""
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = str.__hash__
+
+
+class IntEqualToAll(int):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = int.__hash__
+
+
+class Rebinds(torch.nn.Module):
+    """The counter rebound to a new value of a subclass whose ``==`` says every value is equal:
+    the snapshots compared equal before and after the call."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        self.k = EqualToAll("0") if kind == "str" else IntEqualToAll(0)
+
+    def forward(self, x):
+        k = int(str.__str__(self.k)) if self.kind == "str" else int.__int__(self.k)
+        self.k = EqualToAll(str(k + 1)) if self.kind == "str" else IntEqualToAll(k + 1)
+        return x if k < 3 else x + x[0]
+
+
+@pytest.mark.parametrize("kind", ["str", "int"])
+@pytest.mark.parametrize("n", [8, 1400])
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_a_counter_in_a_value_whose_equality_lies_stops_the_proof(kind, n, method):
+    assert gdlcheck.verify_callable(Rebinds(kind), "symmetric", shape=(n, 3), method=method).verdict != "holds"

@@ -193,9 +193,9 @@ class _Fingerprint:
             if key.__class__ is tuple or isinstance(attrs, dict):
                 return key if key.__class__ is tuple else self._fields(value)
             return ("object", kind.__qualname__, () if attrs is not None else id(value))
-        if isinstance(value, (int, float, str, bool, type(None), complex, bytes)):  # a subclass: its attributes
-            extra = getattr(value, "__dict__", None)
-            return (value, self.of(extra)) if extra else value
+        if isinstance(value, (int, float, str, complex, bytes)):  # a subclass: its value by its base type's repr
+            base = next(t for t in (int, float, complex, str, bytes) if isinstance(value, t))  # (its == may lie)
+            return (kind.__qualname__, base.__repr__(value), self.of(getattr(value, "__dict__", None) or {}))
         if isinstance(value, _BY_IDENTITY):
             return self._callable(value)
         key = self._visit(value)
