@@ -68,6 +68,19 @@ def channel_match(w: np.ndarray, turned_w: np.ndarray, bias, groups: int):
     return pi
 
 
+def _as_torch_reads(module) -> None:
+    """The kernel's values and sizes the condition reads are those torch computes with: a tensor
+    subclass's ``detach`` or an ``int`` subclass's ``int()`` is the program's code (torch reads the
+    values underneath), so only torch's own types are read."""
+    if any(t is not None and type(t) not in (torch.nn.Parameter, torch.Tensor) for t in (module.weight, module.bias)):
+        raise NoRule("a convolution whose kernel is a tensor subclass")
+    sizes = (module.kernel_size, module.dilation, module._reversed_padding_repeated_twice)
+    if type(module.groups) is not int or any(
+        type(f) not in (tuple, list) or any(type(v) is not int for v in f) for f in sizes
+    ):
+        raise NoRule("a convolution whose sizes are not plain ints")
+
+
 def turned_convolution(module, moves, x, out):
     """A circular convolution under a move of its spatial axes that is affine on each
     (``i -> +-i + t``, perhaps swapping axes): output position ``p`` reads ``x`` at ``p + delta``
@@ -78,6 +91,7 @@ def turned_convolution(module, moves, x, out):
     centred (symmetric padding) and alike on swapped axes.  Input channels that move by ``rho`` (a
     P4 group convolution reads the lifting layer's rotations) ask ``W[pi(o), rho(c), A d] =
     W[o, c, d]``: the turned kernel's input channels are moved by ``rho`` before the match."""
+    _as_torch_reads(module)
     spatial = len(module.kernel_size)
     nd = x.dim()
     lead = nd - spatial - 1

@@ -41,11 +41,14 @@ def circular_pad(args, kwargs, moves, x, out):
     axis; the others keep their moves.  Other modes are not this theorem (None)."""
     bound = dict(zip(_PAD_ARGS, args))
     bound.update({k: v for k, v in (kwargs or {}).items() if k in _PAD_ARGS})
-    if bound.get("mode", "constant") != "circular":
+    mode = bound.get("mode", "constant")
+    if type(mode) is not str or mode != "circular":  # a str subclass's == is the program's: torch reads the str
         return None
     if moves.labels is not None:
         raise NoRule("circular padding of node labels")
-    pad = [int(v) for v in bound["pad"]]
+    if type(bound["pad"]) not in (list, tuple, torch.Size) or any(type(v) is not int for v in bound["pad"]):
+        raise NoRule("circular padding by amounts that are not plain ints")  # int() of a subclass is its own
+    pad = list(bound["pad"])
     axes = list(moves.axes)
     nd = x.dim()
     o = normal_order(moves, tuple(x.shape))
