@@ -6,14 +6,17 @@ invariant) and a plausible broken rule: the new axis appended at the end whateve
 the last axis dropped whatever axis was squeezed, the copies of a repeated axis left in place
 but the first, ``copy_`` read as keeping its destination, ``x.T`` read as keeping its axes, ``contiguous`` as a constant.  The
 real rule, the moved call's cross-check off, must not prove the sample; the broken rule in its
-place proves it (so the first check catches the break), and the moved call says ``fails``."""
+place proves it (so the first check catches the break), and the moved call says ``fails``.
+Twenty-one more keys (in-place squeezes, ``rot90``, copies and views, ``add_``, ``hardswish``,
+``log_sigmoid``, group norm, ``linalg_cross``, label comparisons, and what inference mode keeps
+whole) are read as fixed by their broken rule: a use along the points then looks invariant."""
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from rule_samples import F64, D, N, Sample  # noqa: E402
+from rule_samples import F64, D, N, Sample, c  # noqa: E402
 from test_hunt7_broken_rules import (  # noqa: E402
     _moving,
     _square,
@@ -24,6 +27,7 @@ from test_hunt7_broken_rules import (  # noqa: E402
 from gdlcheck.code.prover import moves as mv  # noqa: E402
 
 aten = torch.ops.aten
+F = torch.nn.functional
 
 
 def _inv(fn):
@@ -55,6 +59,13 @@ def _first_copy_moves(call):
     return mv.Moves(tuple(axes))
 
 
+def _still(call):
+    """Every output said to be fixed: a use along the points read as if it did not depend on them."""
+    if isinstance(call.out, (list, tuple)):
+        return type(call.out)(mv.still(t.dim()) for t in call.out)
+    return mv.still(call.out.dim())
+
+
 def _destination(call):
     """``copy_`` read as keeping its destination (a constant): the source forgotten."""
     return mv.still(call.out.dim())
@@ -79,6 +90,31 @@ CASES = {
     aten.copy_.default: (_inv(lambda x: torch.zeros(N, D, dtype=F64).copy_(x)), _destination),
     aten.numpy_T.default: (Sample(_inference(lambda x: _square(x).T[:, :D] * 1.0)), _moving),
     aten.contiguous.default: (_inv(_inference(lambda x: x.T.contiguous()[:, :2] * 1.0)), _destination),
+    # entry by entry, a copy or a view, read as fixed: its output said not to move with the points
+    aten.squeeze_.dim: (_inv(lambda x: x[None].clone().squeeze_(0)), _still),
+    aten.squeeze_.dims: (_inv(lambda x: x[None].clone().squeeze_((0,))), _still),
+    aten.squeeze_.default: (_inv(lambda x: x[None].clone().squeeze_()), _still),
+    aten.unsqueeze_.default: (_inv(lambda x: x.clone().unsqueeze_(1)[:, 0]), _still),
+    aten.rot90.default: (_inv(lambda x: torch.rot90(x, 2, (0, 1))), _still),
+    aten._to_copy.default: (_inv(lambda x: x.float().double()), _still),
+    aten.clone.default: (_inv(lambda x: x.clone()), _still),
+    aten.detach.default: (_inv(lambda x: x.detach()), _still),
+    aten.alias.default: (_inv(lambda x: aten.alias(x)), _still),
+    aten.add_.Tensor: (_inv(lambda x: x.clone().add_(c(1, D))), _still),
+    aten.hardswish.default: (_inv(lambda x: F.hardswish(x)), _still),
+    aten.log_sigmoid_forward.default: (_inv(lambda x: F.logsigmoid(x)), _still),
+    aten.native_group_norm.default: (_inv(lambda x: F.group_norm(x.T[None], 1)[0].T), _still),
+    aten.linalg_cross.default: (_inv(lambda x: torch.linalg.cross(x[:, :3], c(1, 3).expand(N, 3))), _still),
+    aten.eq.Tensor: (_inv(lambda x: ((x > 0) == (c(1, D) > 0.5)).double()), _still),
+    aten.ne.Tensor: (_inv(lambda x: ((x > 0) != (c(1, D) > 0.5)).double()), _still),
+    aten.reshape.default: (_inv(_inference(lambda x: x.reshape(D, N) * 1.0)), _still),
+    aten.dropout.default: (_inv(_inference(lambda x: torch.dropout(x, 0.5, False) * 1.0)), _still),
+    aten.feature_dropout.default: (_inv(_inference(lambda x: torch.feature_dropout(x, 0.5, False) * 1.0)), _still),
+    aten.alpha_dropout.default: (_inv(_inference(lambda x: torch.alpha_dropout(x, 0.5, False) * 1.0)), _still),
+    aten.feature_alpha_dropout.default: (
+        _inv(_inference(lambda x: torch.feature_alpha_dropout(x, 0.5, False) * 1.0)),
+        _still,
+    ),
 }
 
 

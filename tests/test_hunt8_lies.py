@@ -150,3 +150,42 @@ def test_no_seed_says_holds(name, method, monkeypatch):
 def test_the_same_convolutions_with_torchs_own_values_are_proved(name, monkeypatch):
     assert not _reflection_breaks(HONEST[name]())
     assert _verdict(HONEST[name](), rules_alone=True, monkeypatch=monkeypatch) == "holds"
+
+
+def _channels_conv(kernel_size):
+    """A circular ``Conv1d`` over 8 channels, the points: its weight ``A[(o - c) mod 8, o mod 2]``
+    commutes with the even shifts of the channels only."""
+    conv = torch.nn.Conv1d(N, N, 3, padding=1, padding_mode="circular", bias=False).double()
+    a = torch.randn(N, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    o, c = torch.meshgrid(torch.arange(N), torch.arange(N), indexing="ij")
+    with torch.no_grad():
+        conv.weight.copy_(a[(o - c) % N, o % 2])
+    conv.kernel_size = kernel_size
+    return Channels(conv)
+
+
+class Channels(torch.nn.Module):
+    def __init__(self, conv):
+        super().__init__()
+        self.conv = conv
+
+    def forward(self, x):  # x : (points, 5): the points are the convolution's channels
+        return self.conv(x[None])[0]
+
+
+def test_a_kernel_size_attribute_of_another_length_does_not_move_the_channels_axis(monkeypatch):
+    """``kernel_size = (3, 3)`` on a ``Conv1d`` made the unit count two spatial axes, so it took the
+    batch axis for the channels and said the channels move as the input's: the rules alone proved
+    a convolution that commutes with even shifts only, and the moved call missed it whenever it
+    drew one.  The spatial axes are the class's (``conv1d`` is what its forward calls)."""
+    module = _channels_conv((3, 3))
+    x = torch.randn(N, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        assert not torch.allclose(module(x.roll(1, 0)), module(x).roll(1, 0))
+        assert torch.allclose(module(x.roll(2, 0)), module(x).roll(2, 0))
+    with monkeypatch.context() as patch:
+        patch.setattr(prove, "_disagreement", lambda *args, **kwargs: None)
+        assert gdlcheck.verify_callable(module, "cyclic", shape=(N, 5), method="exact").verdict != "holds"
+    for seed in range(8):
+        verdict = gdlcheck.verify_callable(_channels_conv((3, 3)), "cyclic", shape=(N, 5), method="exact", seed=seed)
+        assert verdict.verdict != "holds"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import sys
 import types
+import weakref
 from typing import Any
 
 import numpy as np
@@ -41,8 +42,40 @@ _TORCH_TABLES = frozenset({"_modules", "_parameters", "_buffers"})
 MAX_COMPARED = 200_000
 
 
+_ORIGINALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _torch():
     return sys.modules.get("torch")
+
+
+class TellsTheCopy(Exception):
+    """What the copy's code reaches holds the user's module or a part of it, a weak reference to one,
+    or the id of one (:func:`remember_original`): it could tell the copy from the module."""
+
+
+TELLS_WHY = (
+    "the module's code can tell the copy from the module (it holds the module, a weak reference to it, or its id)"
+)
+
+
+def remember_original(clone, module) -> None:
+    """Keep the identities of the user's module, its submodules, parameters and buffers for the
+    copy made of it (those the copy shares left out): code that holds one of them (a registry its
+    ``__init__`` filled, ``id(self)`` kept, ``self is MODEL``) can tell the copy from the module."""
+    mine = [m for _, m in parts(clone)] + [t for *_, t in tensors_of(clone)]
+    theirs = [m for _, m in parts(module)] + [t for *_, t in tensors_of(module)]
+    shared = {id(x) for x in mine}
+    # by id, and by the default hash (id rotated), which code may keep as well
+    _ORIGINALS[clone] = frozenset(key for x in theirs if id(x) not in shared for key in (id(x), object.__hash__(x)))
+
+
+def originals(clone) -> frozenset:
+    """The identities :func:`remember_original` kept for ``clone`` (none for another object)."""
+    try:
+        return _ORIGINALS.get(clone, frozenset())
+    except TypeError:  # not weakly referable: no copy gdlcheck made
+        return frozenset()
 
 
 def check_same(module, clone) -> None:

@@ -319,6 +319,7 @@ def prepare_module(module, dtype: str = "float64"):
     with torch_bridge.room_for(depth, _COPY_FRAMES_PER_LEVEL):
         clone = torch_bridge.in_dtype(clone, dtype)
     copies.check_same(module, clone)
+    copies.remember_original(clone, module)
     clone = clone.eval()
     torch_bridge.remember_nesting(clone, depth)
     return clone

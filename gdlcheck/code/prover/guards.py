@@ -369,7 +369,8 @@ CALL_CHECKS = (
     (
         "state",
         "The module's state (every attribute of every submodule and its classes, at any depth, tensors by "
-        "content) and the random states are the same before and after each call.",
+        "content) and the random states are the same before and after each call; it holds neither the "
+        "user's module (of which the module is a copy) nor a part of it, a weak reference to one or its id.",
     ),
     (
         "foreign tensors",

@@ -89,6 +89,8 @@ def _prove(layer, group, seed: int, sight: Sight, watch: patches.Watch) -> Proof
     if halt is not None:
         return _everywhere(top, names, halt)
     before = state.snapshot(module)
+    if state.TELLS in before:
+        return _everywhere(top, names, Halt("call", state.TELLS[1], "state"))
     try:
         out, rng_changed = patches.traced_call(watch, walk, module, args, kwargs)
     except OverBudget:

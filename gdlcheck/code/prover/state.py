@@ -29,10 +29,12 @@ import functools
 import random
 import sys
 import types
+import weakref
 from typing import cast
 
 import numpy as np
 
+from gdlcheck.code.copies import TELLS_WHY, TellsTheCopy, originals
 from gdlcheck.code.prover.kept import c_state, digest, function, functions, pickled, slots
 from gdlcheck.code.prover.own import class_functions, code_names, users, users_class
 from gdlcheck.code.prover.sight import cache_entries
@@ -71,17 +73,23 @@ class StateTooLarge(Exception):
     """The module's state has more objects than one fingerprint visits."""
 
 
+TELLS = ("", TELLS_WHY)  # a snapshot's only key where the code can tell the copy from the module: the proof stops
+
+
 def snapshot(module) -> dict:
     """What a call may change, by place: every attribute of every submodule and of the classes of
     the submodules, and the random states."""
     try:
         return _snapshot(module)
+    except TellsTheCopy:
+        return {TELLS: object()}
     except StateTooLarge:  # never equal to another snapshot: the proof stops, saying why
         return {("", f"its state (more than {MAX_STATE_NODES:,} objects, not compared)"): object()}
 
 
 def _snapshot(module) -> dict:
     walk = _Fingerprint()
+    walk.originals = originals(module)
     of = walk.of
     script_method = walk.torch._C.ScriptMethod
     modules = list(module.named_modules())
@@ -145,6 +153,7 @@ class _Fingerprint:
         self.codes: set[int] = set()  # the functions whose code state was taken
         self.modules: set[tuple] = set()  # (module, names) whose attributes were taken
         self.caches: list = []  # the user's functions' lru_caches met, in order
+        self.originals: frozenset = frozenset()  # ids of the user's module and its parts (the module is a copy)
 
     def of_class(self, cls):
         key = self._visit(cls)
@@ -166,6 +175,8 @@ class _Fingerprint:
     def of(self, value):
         kind = type(value)
         if kind in _AS_VALUE:
+            if kind is int and value in self.originals:  # id() of the user's module or a part of it
+                raise TellsTheCopy
             return value
         if kind in _CONTAINERS:  # most of a module's attributes (its hook tables): what the chain below gives
             key = self._visit(value)
@@ -214,6 +225,8 @@ class _Fingerprint:
             return ("number", repr(value))
         if isinstance(value, functools._lru_cache_wrapper):
             return self._cache(value)
+        if isinstance(value, weakref.ref) and id(value()) in self.originals:  # a WeakSet's, a WeakKeyDictionary's
+            raise TellsTheCopy
         return self._fields(value)
 
     def _fields(self, value):
@@ -354,6 +367,8 @@ class _Fingerprint:
         count = len(seen)
         if count >= MAX_STATE_NODES:
             raise StateTooLarge(f"more than {MAX_STATE_NODES:,} objects")
+        if key in self.originals:
+            raise TellsTheCopy
         seen[key] = count
         self.keep.append(value)
         return count

@@ -68,6 +68,12 @@ def channel_match(w: np.ndarray, turned_w: np.ndarray, bias, groups: int):
     return pi
 
 
+def spatial_axes(module) -> int:
+    """The spatial axes of a ``Conv1d``/``Conv2d``/``Conv3d`` by its class, whose forward calls
+    ``conv1d``/``conv2d``/``conv3d`` (its ``kernel_size`` attribute is read by no computation)."""
+    return {torch.nn.Conv1d: 1, torch.nn.Conv2d: 2, torch.nn.Conv3d: 3}[type(module)]
+
+
 def _as_torch_reads(module) -> None:
     """The kernel's values and sizes the condition reads are those torch computes with: a tensor
     subclass's ``detach`` or an ``int`` subclass's ``int()`` is the program's code (torch reads the
@@ -92,7 +98,7 @@ def turned_convolution(module, moves, x, out):
     P4 group convolution reads the lifting layer's rotations) ask ``W[pi(o), rho(c), A d] =
     W[o, c, d]``: the turned kernel's input channels are moved by ``rho`` before the match."""
     _as_torch_reads(module)
-    spatial = len(module.kernel_size)
+    spatial = spatial_axes(module)
     nd = x.dim()
     lead = nd - spatial - 1
     m = plain(moves)
@@ -109,7 +115,9 @@ def turned_convolution(module, moves, x, out):
         if found is None:
             raise NoRule("a circular convolution under a move that is not a turn, mirror or shift")
         signs.append(found[0])
-    ks, dil = tuple(module.kernel_size), tuple(module.dilation)
+    ks, dil = tuple(int(k) for k in module.weight.shape[2:]), tuple(module.dilation)  # the kernel torch convolves with
+    if len(ks) != spatial or len(dil) != spatial:
+        raise NoRule("a convolution whose kernel or dilation has another number of axes")
     # the padding the forward pass applies (F.pad's order: the last axis first, left then right)
     pads = [int(v) for v in module._reversed_padding_repeated_twice]
     left = [pads[2 * (spatial - 1 - k)] for k in range(spatial)]

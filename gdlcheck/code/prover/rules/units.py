@@ -32,7 +32,7 @@ def circular_convolution(module, moves, x, out):
     shifts the output alike; the batch axis may move.  A turn or mirror of the grid, and channels
     that move (a group convolution's rotation axis), are followed where the kernel keeps them
     (:func:`grid_conv.turned_convolution`)."""
-    spatial = len(module.kernel_size)
+    spatial = grid_conv.spatial_axes(module)  # by the class: the kernel_size attribute is read by no computation
     plain = type(module.padding_mode) is str and all(type(s) is int for s in module.stride)  # compared as torch's
     if not plain or module.padding_mode != "circular" or any(s != 1 for s in module.stride):
         raise NotUnit("not a circular convolution of stride 1")
