@@ -10,6 +10,7 @@ equivariant) while its flag is set; the copy has it cleared.  The copy is now co
 depth (plain values, tensors and arrays, in containers and objects' attributes, cycles met once),
 and a copy that differs is an input error."""
 
+import collections
 import copy
 import types
 from dataclasses import dataclass
@@ -161,6 +162,24 @@ def test_an_attribute_the_copy_adds_is_refused():
 
     with pytest.raises(CallableError, match=r"is not the module \(extra\)"):
         gdlcheck.verify_callable(Adds("list"), "symmetric", shape=(8, 3), method="exact")
+
+
+def test_empty_builtin_tables_are_the_same_but_an_attribute_on_one_is_compared():
+    """Two empty builtin containers with no attributes are the same at once (most of a module's
+    hook tables); an empty ``OrderedDict`` that carries a flag is still compared by it."""
+    a, b = Holder("list"), Holder("list")
+    b.load_state_dict(a.state_dict())
+    for module in (a, b):
+        module.table = collections.OrderedDict()
+        module.table.bad = True
+        module.empties = [[], {}, (), set(), frozenset()]
+    copies.check_same(a, b)
+    b.table.bad = False
+    with pytest.raises(CallableError, match=r"\(table\)"):
+        copies.check_same(a, b)
+    b.table.bad, b.empties[1]["k"] = True, 1
+    with pytest.raises(CallableError, match=r"\(empties\)"):
+        copies.check_same(a, b)
 
 
 def test_a_chain_deeper_than_python_recurses_is_compared():

@@ -11,6 +11,7 @@ dicts, sets and the attributes of other objects), each parameter and buffer.
 
 from __future__ import annotations
 
+import collections
 import functools
 import sys
 import types
@@ -34,6 +35,8 @@ _OPAQUE = (
     classmethod,
     property,
 )
+# builtin containers (exact types, whose len is Python's own) that, both empty and with no attributes, are the same
+_EMPTIED = frozenset((dict, list, tuple, set, frozenset, collections.OrderedDict))
 # the module's own tables that are compared elsewhere (named_modules, parameters and buffers)
 _TORCH_TABLES = frozenset({"_modules", "_parameters", "_buffers"})
 # objects (containers, tensors, other objects: not plain values) compared at most per check; past
@@ -130,6 +133,14 @@ class _Walk:
                 if not (a == b or (a != a and b != b)):  # NaN is NaN here
                     return True
                 continue
+            if (
+                type(a) in _EMPTIED
+                and not a
+                and not b
+                and not getattr(a, "__dict__", None)
+                and not getattr(b, "__dict__", None)
+            ):
+                continue  # two empty containers of a builtin type (most of a module's hook tables)
             if isinstance(a, _PLAIN) and not _same_plain(a, b):  # a subclass: its own == may lie
                 return True
             if isinstance(a, _OPAQUE) or (id(a), id(b)) in self.seen or self.left <= 0:
