@@ -199,7 +199,7 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
     open_gens = [s for s in group.gen_arrays() if generator_name(s) not in proved]
     equations: list = []
     why_not: Fact | None = None
-    if open_gens and form is not None:
+    if open_gens and form is not None and layer.form_is_exact():  # a rounded product decides nothing
         W, b = form
         found, equations = weight_residuals(W, b, _restricted(group, open_gens), expect, witness_tol=options.tol)
         residuals.update((r.generator, r) for r in found)
