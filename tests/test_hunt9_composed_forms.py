@@ -4,7 +4,8 @@ after ``[[1e17, 1e17, 0], [1, 0, 0], [-1e17, -1e17, 0]]`` computes ``y = x_0`` w
 given, yet its rounded column sums are all 0 and the layer was proved invariant (exact and auto);
 ``X + W X`` with ``W[0, 0] = 1e-17`` rounded to ``X``; a circular convolution followed by a mean
 pool is invariant under every permutation, and its rounded column sums called it broken (exit 1).
-A rounded product now decides nothing: the exact symbolic pass (exact rationals) or the trials do.
+the same for a fixed graph's ``w G(A)`` (``A + I``, a degree's root) and a DeepSets diagonal
+``alpha + beta``, whose symbolic pass also read the rounded matrix.  A rounded form now decides nothing: the exact symbolic pass (exact rationals) or the trials do.
 """
 
 from fractions import Fraction
@@ -46,7 +47,23 @@ ROUNDED_AWAY = {
             {"kind": "linear", "weight": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "bias": -1e17},
         ],
     },
+    "a DeepSets diagonal alpha + beta that rounds, then a matrix": {
+        "symmetry": {"group": "symmetric", "n": 2},
+        "layer": [{"kind": "deepsets", "alpha": 1e-17, "beta": 1}, {"kind": "linear", "weight": [[2, 0], [1, 1]]}],
+    },
 }
+for _norm in ("none", "random_walk", "symmetric"):
+    ROUNDED_AWAY[f"a fixed graph whose A + I rounds ({_norm})"] = {
+        "symmetry": {"group": "symmetric", "n": 2},
+        "layer": {
+            "kind": "gcn",
+            "graph": "fixed",
+            "activation": "identity",
+            "normalization": _norm,
+            "weight": [[1]],
+            "adjacency": [[1e-17, 1], [1, 0]],
+        },
+    }
 
 
 @pytest.mark.parametrize("method", ["exact", "auto"])

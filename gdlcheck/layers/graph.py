@@ -10,6 +10,7 @@ from gdlcheck.groups.perm import is_sparse
 from gdlcheck.layers.activations import activate
 from gdlcheck.layers.base import Composite, Fact, Layer, exact_array, is_symbolic_array, shape_text
 from gdlcheck.layers.build import register
+from gdlcheck.layers.exactness import exact_entries, exact_product, exact_sum
 from gdlcheck.layers.proofs import Rule, conjugation_condition
 
 
@@ -119,6 +120,19 @@ class GCN(Composite):
         ):
             return self.W[0, 0] * self._G(None), None
         return None
+
+    def form_is_exact(self) -> bool:
+        """``w G(A)`` holds the exact values where float64 formed it without rounding: a degree's
+        square root or inverse rounds, and so can ``A + I`` (``1e-17 + 1`` is 1)."""
+        form = self.linear_form()
+        if form is None or form[0].dtype == object:
+            return form is None or exact_entries(form[0])
+        A = np.asarray(self.A, dtype=np.float64)
+        return (
+            self.normalization == "none"
+            and (not self.self_loops or exact_sum(A, np.ones(1)))
+            and exact_product(self.W[:1, :1].astype(np.float64), (A + np.eye(len(A)) * self.self_loops).reshape(1, -1))
+        )
 
     def rule(self, group, gens):
         """Theorem 3: ``G(P A P^T) = P G(A) P^T`` for every normalisation, so with the graph
