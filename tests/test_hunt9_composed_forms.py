@@ -105,3 +105,18 @@ def test_an_exact_verdict_on_a_product_is_the_exact_product_s(first, second, poo
     holds = all((W[:, list(g)] == W).all() if pooled else (W[np.ix_(g, g)] == W).all() for g in ([1, 2, 0], [1, 0, 2]))
     if verdict in ("holds", "fails"):
         assert (verdict == "holds") == holds
+
+
+def test_a_fixed_graph_that_is_not_an_automorphism_still_fails_exactly():
+    # its normalised entries round, but by far less than the gap between them
+    spec = {
+        "symmetry": {"group": "symmetric", "n": 4},
+        "layer": {
+            "kind": "gcn",
+            "graph": "fixed",
+            "activation": "identity",
+            "weight": [[1.5]],
+            "adjacency": [[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 0], [1, 0, 0, 0]],
+        },
+    }
+    assert gdlcheck.verify(spec, method="exact").verdict.value == "fails"

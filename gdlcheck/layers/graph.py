@@ -134,6 +134,20 @@ class GCN(Composite):
             and exact_product(self.W[:1, :1].astype(np.float64), (A + np.eye(len(A)) * self.self_loops).reshape(1, -1))
         )
 
+    def form_rounding(self) -> float | None:
+        """With ``A + I`` non-negative, each entry of ``w G(A)`` is a few correctly rounded operations
+        of a degree (a sum of at most n non-negative terms) and its entry: off by a relative
+        ``(n + 8) u`` at most.  Entries of either sign can cancel in a degree: no bound."""
+        if self.form_is_exact():
+            return 0.0
+        A = np.asarray(self.A)
+        if A.dtype == object or self.W.dtype == object:
+            return None
+        loops = A + np.eye(len(A)) * self.self_loops
+        if np.any(loops < 0) or np.any(loops.sum(axis=1) <= 0):
+            return None
+        return (len(A) + 8) * 2.0**-53 * 2  # twice over: the bound's own rounding
+
     def rule(self, group, gens):
         """Theorem 3: ``G(P A P^T) = P G(A) P^T`` for every normalisation, so with the graph
         permuted with the features the layer commutes with every permutation; with the graph
