@@ -97,6 +97,14 @@ class Layer:
         """``(W, b)`` when ``f(X) = W X + b`` exactly (W is n x n, b None, scalar or length n)."""
         return None
 
+    def form_is_exact(self) -> bool:
+        """The entries of ``linear_form`` are the map's exact values (a composed form may round)."""
+        return True
+
+    def form_rounding(self) -> float | None:
+        """A bound on the relative rounding of each entry of ``linear_form`` (None: none known)."""
+        return 0.0 if self.form_is_exact() else None
+
     def rule(self, group, gens: list[np.ndarray]) -> Rule | None:
         """The rule that makes this layer commute with each generator in ``gens`` (array forms
         of ``group``'s generators), with its side conditions; None: no rule for this kind."""

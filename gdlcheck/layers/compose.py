@@ -15,6 +15,7 @@ from gdlcheck.errors import LimitError
 from gdlcheck.layers.attention import Attention
 from gdlcheck.layers.base import Composite, Layer, is_symbolic_array, points_of, run
 from gdlcheck.layers.build import build_layer, register
+from gdlcheck.layers.exactness import exact_entries, exact_product, exact_sum
 from gdlcheck.layers.proofs import EQUIVARIANT, INVARIANT, Rule
 from gdlcheck.layers.rowwise import MLP, LayerNorm
 from gdlcheck.limits import MAX_ENCODER_BLOCKS, MAX_MATRIX_ENTRIES, MAX_PRODUCT_OPS, MAX_SYMBOLIC_PRODUCT_OPS
@@ -55,6 +56,16 @@ class Residual(Composite):
             return None
         W, b = form
         return W + np.eye(W.shape[0], dtype=np.int64), b  # integer I keeps sympy entries exact
+
+    def form_is_exact(self) -> bool:
+        """``I + W`` did not round (``1 + 1e-17`` is 1 in float64)."""
+        form = self.linear_form()
+        if form is None:
+            return True
+        if not self.layer.form_is_exact():
+            return False
+        inner = self.layer.linear_form()[0]
+        return exact_entries(form[0]) if inner.dtype == object else exact_sum(inner, np.ones(1))
 
 
 @register("residual", keys=("layer",), required=("layer",))
@@ -112,22 +123,41 @@ class Sequential(Composite):
         return X
 
     def linear_form(self):
+        return self._composed()[0]
+
+    def form_is_exact(self) -> bool:
+        """The product (and the biases carried through it) did not round: see
+        :mod:`~gdlcheck.layers.exactness`."""
+        form, exact = self._composed()
+        return form is None or exact
+
+    def _composed(self):
+        """The product of the layers' forms, and whether float64 computed it without rounding."""
         forms = [c.linear_form() for c in self.layers]
         if any(f is None for f in forms):
-            return None
+            return None, True
         _check_product_cost(forms)
+        exact = all(c.form_is_exact() for c in self.layers)
         W, b = forms[0]
         for W2, b2 in forms[1:]:
             if W2.shape[1] != W.shape[0]:
-                return None
+                return None, True
             if b is not None:
                 if not (isinstance(b, np.ndarray) and b.ndim == 1):
                     b = np.full(W.shape[0], b, dtype=object if hasattr(b, "free_symbols") else np.float64)
+                exact = exact and (W2.dtype == object or b.dtype == object or exact_product(W2, b[:, None]))
                 b = W2 @ b
+            exact = exact and (W2.dtype == object or W.dtype == object or exact_product(W2, W))
             W = W2 @ W
             if b2 is not None:
+                if b is not None:
+                    exact = exact and (_symbolic(b) or _symbolic(b2) or exact_sum(b, b2))
                 b = b2 if b is None else b + b2
-        return W, b
+        return (W, b), exact and exact_entries(W) and exact_entries(b)
+
+
+def _symbolic(b) -> bool:
+    return (isinstance(b, np.ndarray) and b.dtype == object) or hasattr(b, "free_symbols")
 
 
 def _check_product_cost(forms) -> None:

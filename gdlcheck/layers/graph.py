@@ -10,6 +10,7 @@ from gdlcheck.groups.perm import is_sparse
 from gdlcheck.layers.activations import activate
 from gdlcheck.layers.base import Composite, Fact, Layer, exact_array, is_symbolic_array, shape_text
 from gdlcheck.layers.build import register
+from gdlcheck.layers.exactness import exact_entries, exact_product, exact_sum
 from gdlcheck.layers.proofs import Rule, conjugation_condition
 
 
@@ -119,6 +120,33 @@ class GCN(Composite):
         ):
             return self.W[0, 0] * self._G(None), None
         return None
+
+    def form_is_exact(self) -> bool:
+        """``w G(A)`` holds the exact values where float64 formed it without rounding: a degree's
+        square root or inverse rounds, and so can ``A + I`` (``1e-17 + 1`` is 1)."""
+        form = self.linear_form()
+        if form is None or form[0].dtype == object:
+            return form is None or exact_entries(form[0])
+        A = np.asarray(self.A, dtype=np.float64)
+        return (
+            self.normalization == "none"
+            and (not self.self_loops or exact_sum(A, np.ones(1)))
+            and exact_product(self.W[:1, :1].astype(np.float64), (A + np.eye(len(A)) * self.self_loops).reshape(1, -1))
+        )
+
+    def form_rounding(self) -> float | None:
+        """With ``A + I`` non-negative, each entry of ``w G(A)`` is a few correctly rounded operations
+        of a degree (a sum of at most n non-negative terms) and its entry: off by a relative
+        ``(n + 8) u`` at most.  Entries of either sign can cancel in a degree: no bound."""
+        if self.form_is_exact():
+            return 0.0
+        A = np.asarray(self.A)
+        if A.dtype == object or self.W.dtype == object:
+            return None
+        loops = A + np.eye(len(A)) * self.self_loops
+        if np.any(loops < 0) or np.any(loops.sum(axis=1) <= 0):
+            return None
+        return (len(A) + 8) * 2.0**-53 * 2  # twice over: the bound's own rounding
 
     def rule(self, group, gens):
         """Theorem 3: ``G(P A P^T) = P G(A) P^T`` for every normalisation, so with the graph

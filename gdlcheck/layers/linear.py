@@ -18,6 +18,7 @@ from gdlcheck.layers.base import (
     shape_text,
 )
 from gdlcheck.layers.build import BuildContext, register
+from gdlcheck.layers.exactness import exact_entries, exact_sum
 from gdlcheck.layers.proofs import Rule, commutes_condition, vector_condition
 from gdlcheck.limits import MAX_MATRIX_ENTRIES
 from gdlcheck.text import parse_shape
@@ -220,9 +221,25 @@ class DeepSets(Linear):
         alpha, beta = numeric(self._parameters, values)
         return type(self)(float(alpha), float(beta), self.n)
 
+    def form_is_exact(self) -> bool:
+        """The diagonal ``alpha + beta`` did not round (``1e-17 + 1`` is 1)."""
+        return _diagonal_exact(self.alpha, self.beta, self.W)
+
+    def forward_symbolic(self, X, A=None):
+        # from alpha and beta, not from the float64 matrix, whose diagonal alpha + beta may round
+        total = np.repeat(X.sum(axis=0, keepdims=True), X.shape[0], axis=0)
+        return exact_array(self.alpha) * X + exact_array(self.beta) * total
+
     def rule(self, group, gens):
         """Theorem 2: ``alpha*I + beta*11^T`` commutes with every permutation (it is built so)."""
         return Rule("theorem2", "Theorem 2")
+
+
+def _diagonal_exact(alpha, beta, W: np.ndarray) -> bool:
+    """``alpha*I + beta*11^T`` holds the exact values: its diagonal ``alpha + beta`` did not round."""
+    if W.dtype == object:
+        return exact_entries(W)
+    return exact_sum(np.float64(alpha), np.float64(beta))
 
 
 def identity_plus_ones(alpha, beta, n: int) -> np.ndarray:
@@ -254,6 +271,11 @@ class ChannelDeepSets(Composite):
         if self.lam.shape == (1, 1) and self.n is not None and self.n * self.n <= MAX_MATRIX_ENTRIES:
             return identity_plus_ones(self.lam[0, 0], self.gamma[0, 0], self.n), None
         return None
+
+    def form_is_exact(self) -> bool:
+        """The diagonal ``lambda + gamma`` did not round (``1e-17 + 1`` is 1)."""
+        form = self.linear_form()
+        return form is None or _diagonal_exact(self.lam[0, 0], self.gamma[0, 0], form[0])
 
     def rule(self, group, gens):
         """Theorem 2 with channels: ``X Lambda + 11^T X Gamma`` commutes with every permutation."""

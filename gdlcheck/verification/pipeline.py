@@ -199,7 +199,8 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
     open_gens = [s for s in group.gen_arrays() if generator_name(s) not in proved]
     equations: list = []
     why_not: Fact | None = None
-    if open_gens and form is not None:
+    rounding = None if form is None else layer.form_rounding()
+    if open_gens and form is not None and rounding == 0.0:  # entries that did not round (docs/design.md)
         W, b = form
         found, equations = weight_residuals(W, b, _restricted(group, open_gens), expect, witness_tol=options.tol)
         residuals.update((r.generator, r) for r in found)
@@ -211,6 +212,12 @@ def _exact_residuals(layer, group, expect, channels, options, form, proof: Proof
         elif layer.rule(group, []) is None and (proof is None or not proof.traced):
             # no rule for the layer as a whole (code) and no other exact method: no exact check
             return [], equations, Fact("no_rule", {"kind": layer.kind})
+        if form is not None and rounding is not None:  # rounded entries: only a gap past the rounding
+            rounded, _ = weight_residuals(form[0], form[1], _restricted(group, open_gens), expect, options.tol)
+            for r in rounded:
+                known = residuals.get(r.generator)
+                if r.exact is False and r.relative_error > 2 * rounding and (known is None or known.exact is None):
+                    residuals[r.generator] = r
         for s in open_gens:
             residuals.setdefault(
                 generator_name(s),
