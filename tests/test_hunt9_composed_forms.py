@@ -120,3 +120,13 @@ def test_a_fixed_graph_that_is_not_an_automorphism_still_fails_exactly():
         },
     }
     assert gdlcheck.verify(spec, method="exact").verdict.value == "fails"
+
+
+def test_a_rounded_product_still_fails_where_its_entries_differ_past_the_rounding():
+    rng = np.random.default_rng(0)
+    first, second = (np.round(rng.normal(size=(6, 6)), 2).tolist() for _ in range(2))
+    spec = {
+        "symmetry": {"group": "cyclic", "n": 6},
+        "layer": [{"kind": "linear", "weight": w} for w in (first, second)],
+    }
+    assert gdlcheck.verify(spec, method="exact").verdict.value == "fails"

@@ -15,7 +15,7 @@ from gdlcheck.errors import LimitError
 from gdlcheck.layers.attention import Attention
 from gdlcheck.layers.base import Composite, Layer, is_symbolic_array, points_of, run
 from gdlcheck.layers.build import build_layer, register
-from gdlcheck.layers.exactness import exact_entries, exact_product, exact_sum
+from gdlcheck.layers.exactness import exact_entries, exact_product, exact_sum, product_rounding
 from gdlcheck.layers.proofs import EQUIVARIANT, INVARIANT, Rule
 from gdlcheck.layers.rowwise import MLP, LayerNorm
 from gdlcheck.limits import MAX_ENCODER_BLOCKS, MAX_MATRIX_ENTRIES, MAX_PRODUCT_OPS, MAX_SYMBOLIC_PRODUCT_OPS
@@ -130,6 +130,16 @@ class Sequential(Composite):
         :mod:`~gdlcheck.layers.exactness`."""
         form, exact = self._composed()
         return form is None or exact
+
+    def form_rounding(self) -> float | None:
+        """Bound the product's rounding (:func:`~gdlcheck.layers.exactness.product_rounding`)."""
+        form, exact = self._composed()
+        if form is None or exact:
+            return 0.0
+        forms = [c.linear_form() for c in self.layers]
+        if any(b is not None or W.dtype == object for W, b in forms):
+            return None
+        return product_rounding(forms, [c.form_rounding() for c in self.layers])
 
     def _composed(self):
         """The product of the layers' forms, and whether float64 computed it without rounding."""

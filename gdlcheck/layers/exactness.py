@@ -62,3 +62,29 @@ def exact_entries(a) -> bool:
         if isinstance(x, (float, np.floating)) or (isinstance(x, sympy.Basic) and x.has(sympy.Float)):
             return False
     return True
+
+
+def product_rounding(forms, roundings) -> float | None:
+    """A bound on how far each entry of the float64 product of ``forms`` (matrices, applied first
+    to last) is from the exact product, as a fraction of the product's largest entry (None: no
+    bound).  Each factor is off by at most its own rounding times its largest entry; a product of
+    inner size k rounds by ``gamma_k |A| |B|`` at most (``gamma_k = k u / (1 - k u)``), so
+    ``fl(A2 A) - A2' A'`` is bounded by ``gamma_k |A2| |A| + |A2| E + e2 1 1^T (|A| + E)``.  The bound is
+    computed in float64 and widened by 1% for its own rounding."""
+    if any(r is None for r in roundings):
+        return None
+    W = np.asarray(forms[0][0], dtype=np.float64)
+    E = np.full(W.shape, roundings[0] * float(np.abs(W).max(initial=0.0)))
+    for (W2, _), r2 in zip(forms[1:], roundings[1:]):
+        W2 = np.asarray(W2, dtype=np.float64)
+        k = W2.shape[1]
+        gamma = k * 2.0**-53 / (1 - k * 2.0**-53)
+        e2 = r2 * float(np.abs(W2).max(initial=0.0))
+        A2 = np.abs(W2)
+        E = gamma * (A2 @ np.abs(W)) + A2 @ E + e2 * (np.abs(W) + E).sum(axis=0, keepdims=True)
+        W = W2 @ W
+    top = float(np.abs(W).max(initial=0.0))
+    bound = float(E.max(initial=0.0)) * 1.01
+    if not (np.isfinite(bound) and top > 0):
+        return None
+    return bound / top

@@ -225,6 +225,12 @@ class DeepSets(Linear):
         """The diagonal ``alpha + beta`` did not round (``1e-17 + 1`` is 1)."""
         return _diagonal_exact(self.alpha, self.beta, self.W)
 
+    def form_rounding(self) -> float | None:
+        """A rounded diagonal ``alpha + beta`` is off by half an ulp of itself at most."""
+        if self.form_is_exact():
+            return 0.0
+        return None if self.W.dtype == object else 2.0**-52
+
     def forward_symbolic(self, X, A=None):
         # from alpha and beta, not from the float64 matrix, whose diagonal alpha + beta may round
         total = np.repeat(X.sum(axis=0, keepdims=True), X.shape[0], axis=0)
