@@ -142,7 +142,16 @@ class Sequential(Composite):
         return product_rounding(forms, [c.form_rounding() for c in self.layers])
 
     def _composed(self):
-        """The product of the layers' forms, and whether float64 computed it without rounding."""
+        """The product of the layers' forms, and whether float64 computed it without rounding; once
+        per list of layers (``linear_form``, ``form_is_exact`` and ``form_rounding`` each ask, and a
+        nested sequence asks its parts again)."""
+        key = tuple(map(id, self.layers))
+        kept = getattr(self, "_kept", None)
+        if kept is None or kept[0] != key:
+            kept = self._kept = (key, self._compose())
+        return kept[1]
+
+    def _compose(self):
         forms = [c.linear_form() for c in self.layers]
         if any(f is None for f in forms):
             return None, True

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gdlcheck.errors import GdlcheckError
+from gdlcheck.errors import GdlcheckError, LayerError
 from gdlcheck.groups import is_translation
 from gdlcheck.layers.base import (
+    NOT_FINITE,
     Composite,
     Fact,
     Layer,
@@ -232,7 +233,10 @@ class DeepSets(Linear):
         return None if self.W.dtype == object else 2.0**-52
 
     def forward_symbolic(self, X, A=None):
-        # from alpha and beta, not from the float64 matrix, whose diagonal alpha + beta may round
+        # from alpha and beta, not from the float64 matrix, whose diagonal alpha + beta may round; a
+        # diagonal that overflows is still the input error it is for every other exact pass
+        if self.W.dtype != object and not np.all(np.isfinite(self.W)):
+            raise LayerError(NOT_FINITE)
         total = np.repeat(X.sum(axis=0, keepdims=True), X.shape[0], axis=0)
         return exact_array(self.alpha) * X + exact_array(self.beta) * total
 
