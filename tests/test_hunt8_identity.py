@@ -120,3 +120,41 @@ def test_the_snapshot_of_the_copy_says_so_and_of_the_module_does_not():
     assert state.TELLS in state.snapshot(clone)
     assert state.TELLS not in state.snapshot(module)  # the module itself: nothing to tell apart
     assert state.TELLS not in state.snapshot(running.prepare_module(Plain()))
+
+
+def _built_from_a_closure(asks: bool):
+    """A class a test writes around a layer it built (``self.lin = lin`` from the closure): its
+    ``__init__`` holds the user's part, which only construction reads; with ``asks`` its forward
+    holds the same closure too (``self.lin is lin``: the copy's part is not)."""
+    lin = torch.nn.Linear(3, 3)
+
+    class Around(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lin
+
+        def forward(self, x):
+            return self.lin(x)
+
+    class Asks(Around):
+        def forward(self, x):
+            return self.lin(x) + (x[0] if self.lin is lin else 0)
+
+    return Asks() if asks else Around()
+
+
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_a_part_held_only_by_init_s_closure_is_still_proved(method):
+    module = _built_from_a_closure(asks=False)
+    assert gdlcheck.verify_callable(module, "symmetric", shape=(8, 3), method=method).verdict == "holds"
+
+
+@pytest.mark.parametrize("n", [8, 1400])
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_a_part_a_forward_reads_from_the_same_closure_tells_the_copy(n, method):
+    module = _built_from_a_closure(asks=True)
+    assert not _moves(module, n)
+    result = gdlcheck.verify_callable(module, "symmetric", shape=(n, 3), method=method)
+    assert result.verdict != "holds"
+    if method == "exact":
+        assert any(REASON in str(fact.args) for fact in result.notes)

@@ -1,25 +1,21 @@
 """What a call may change: a fingerprint of the module's state, before and after.
 
-State is every attribute of every submodule and of its classes (a counter kept on the class and
-read through ``type(self)``), followed through containers (a subclass's attributes too, as a
-number's) and objects at any depth (their ``__dict__`` and ``__slots__``, their classes of the
-user's own code, and what pickling reads of the state a C type keeps outside them: an
-``itertools.count``, an iterator's position, a ``deque``, a ``bytearray``), once per object (a
-cycle ends where it began): tensors by content and their Python attributes (a buffer rebound
-through ``.data`` is the same object with new values), numpy arrays by their bytes, random
-generators by their state, numbers and strings by value; classes and Python modules met as
-values by identity.  The user's own functions the module holds, wherever (its classes' methods
-and properties, attributes, containers, hook tables, a ``partial``; a bound method with its
-object), add what they keep outside it: their closures' cells, their defaults (a mutable default
-argument) and attributes, and the globals their code names (``OTHER.n`` of another module too,
-through chains of modules, the modules they import inside, a string that could be a name),
-through the user's functions they name in turn, and what their ``lru_cache``s hold (an entry
-whose value a call changes is a change; one a call adds is the cache at work); torch's, the
-standard library's and installed packages' functions are trusted to keep none.  torch's tables
-of hooks on every module, Python's and numpy's global random states are part of it; torch's
-generator is compared by the caller.  A call that changes any of it is not proved: its next
-call may compute something else.  Past :data:`MAX_STATE_NODES` objects the fingerprint is
-refused rather than cut short (the proof stops, saying so).
+State is every attribute of every submodule and of its classes (a counter kept on the class and read through
+``type(self)``), followed through containers (a subclass's attributes too, as a number's) and objects at any depth
+(their ``__dict__`` and ``__slots__``, their classes of the user's own code, and what pickling reads of the state a
+C type keeps outside them: an ``itertools.count``, an iterator's position, a ``deque``, a ``bytearray``), once per
+object (a cycle ends where it began): tensors by content and their Python attributes (a buffer rebound through
+``.data`` is the same object with new values), numpy arrays by their bytes, random generators by their state,
+numbers and strings by value; classes and Python modules met as values by identity. The user's own functions the
+module holds, wherever (its classes' methods and properties, attributes, containers, hook tables, a ``partial``; a
+bound method with its object), add what they keep outside it: their closures' cells, their defaults (a mutable
+default argument) and attributes, and the globals their code names (``OTHER.n`` of another module too, through
+chains of modules, the modules they import inside, a string that could be a name), through the user's functions they
+name in turn, and what their ``lru_cache``s hold (an entry whose value a call changes is a change; one a call adds
+is the cache at work); torch's, the standard library's and installed packages' functions are trusted to keep none.
+torch's tables of hooks on every module, Python's and numpy's global random states are part of it; torch's generator
+is compared by the caller. A call that changes any of it is not proved: its next call may compute something else.
+Past :data:`MAX_STATE_NODES` objects the fingerprint is refused rather than cut short (the proof stops, saying so).
 """
 
 from __future__ import annotations
@@ -43,18 +39,8 @@ from gdlcheck.code.prover.values import content_digest
 # objects one fingerprint visits at most; past it the proof stops (a cut-short walk could miss a change)
 MAX_STATE_NODES = 200_000
 
-_BY_IDENTITY = (
-    types.ModuleType,
-    types.FunctionType,
-    types.BuiltinFunctionType,
-    types.MethodType,
-    type,
-    types.CodeType,
-    types.FrameType,
-    staticmethod,
-    classmethod,
-    property,
-)
+_BY_IDENTITY: tuple = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)
+_BY_IDENTITY += (types.CodeType, types.FrameType, staticmethod, classmethod, property)
 
 
 # the plain values and containers by their exact type, ahead of the isinstance chain (same fingerprint;
@@ -119,18 +105,27 @@ def _snapshot(module) -> dict:
     # read once in this walk (nn.Module is in every submodule's MRO), by its id (a metaclass's
     # __hash__ is the user's code)
     own: dict[int, list] = {}
+    inits = []  # each class's __init__, last: what it holds tells the copy only where other code reaches it too
     for (name, m), functions_set in zip(modules, bound):
         for cls in type(m).__mro__[:-1]:
             if id(cls) not in own:
                 own[id(cls)] = class_functions(cls, functions)
             for attr, fn in own[id(cls)]:
-                out[(name, f"<code {cls.__qualname__}.{attr}>")] = walk.code(fn)
+                key = (name, f"<code {cls.__qualname__}.{attr}>")
+                if attr == "__init__":
+                    inits.append((key, fn))
+                else:
+                    out[key] = walk.code(fn)
         for key, fn in functions_set:
             out[(name, f"<code {key}>")] = walk.code(fn)
     # torch's hooks on every module (register_module_forward_hook): they run in the call too
     tables = vars(walk.torch.nn.modules.module)
     for key in [k for k in tables if k.startswith("_global_") and isinstance(tables[k], dict)]:
         out[("", f"<torch {key}>")] = of(tables[key])
+    # a test's class that sets `self.attn = attn` from its closure holds the user's module there, which
+    # only construction reads (a forward that ran __init__ again would rebind a part: a change)
+    walk.originals = frozenset()
+    out.update((key, walk.code(fn)) for key, fn in inits)
     for place, key, value in walk.cached():  # outside the walk: each with its own numbering
         out[(place, key)] = _Fingerprint().of(value)
     out[("", "python random")] = random.getstate()
