@@ -46,6 +46,7 @@ EXTERNAL = {
     "coo",
     "__dict__",
     "__weakref__",
+    "__init__",
     "<lambda>",
     "__main__",
     "typing",
