@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch")
 import gdlcheck  # noqa: E402
 from gdlcheck.code import running  # noqa: E402
 from gdlcheck.code.prover import state  # noqa: E402
+from tests.test_hunt7_copy import Plain  # noqa: E402  (a Linear, nothing else)
 
 INSTANCES: weakref.WeakSet = weakref.WeakSet()
 IDS: set = set()
@@ -78,15 +79,6 @@ class ItsPart(torch.nn.Module):
 
     def forward(self, x):
         return self.lin(x) + (x[0] if BY_MODULE.get(self.lin) else 0)
-
-
-class Plain(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.lin = torch.nn.Linear(3, 3)
-
-    def forward(self, x):
-        return self.lin(x)
 
 
 def _moves(module, n=8) -> bool:
