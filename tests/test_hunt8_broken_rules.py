@@ -17,6 +17,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from rule_samples import F64, D, N, Sample, c  # noqa: E402
+from test_broken_rules_more import _inv, _still  # noqa: E402  (an invariant sample; every output fixed)
 from test_hunt7_broken_rules import (  # noqa: E402
     _moving,
     _square,
@@ -28,10 +29,6 @@ from gdlcheck.code.prover import moves as mv  # noqa: E402
 
 aten = torch.ops.aten
 F = torch.nn.functional
-
-
-def _inv(fn):
-    return Sample(fn, "invariant")
 
 
 def _appended(call):
@@ -57,13 +54,6 @@ def _first_copy_moves(call):
             None if p is None else np.concatenate([np.asarray(p)] + [np.arange(n) + k * n for k in range(1, r)])
         )
     return mv.Moves(tuple(axes))
-
-
-def _still(call):
-    """Every output said to be fixed: a use along the points read as if it did not depend on them."""
-    if isinstance(call.out, (list, tuple)):
-        return type(call.out)(mv.still(t.dim()) for t in call.out)
-    return mv.still(call.out.dim())
 
 
 def _destination(call):
